@@ -1,0 +1,76 @@
+/**
+ * The bus port (DESIGN §5). Sagas consume at least once through durable consumers; they make effects
+ * exactly once themselves, by keying every effect on the event that caused it. Two adapters implement
+ * this: NATS JetStream, and an in-process bus kept durable in the embedded database.
+ */
+
+export interface PublishOptions {
+  /** Deduplication id: a second publish with the same id is dropped (JetStream `Nats-Msg-Id`). */
+  msgId: string;
+  headers?: Record<string, string>;
+}
+
+export interface BusMessage {
+  subject: string;
+  /** The JSON body as published. */
+  data: unknown;
+  msgId: string;
+  headers: Record<string, string>;
+  /** 1 on first delivery, 2 on the first redelivery, … */
+  deliveryCount: number;
+  /** Done: never deliver again. */
+  ack(): Promise<void>;
+  /** Not done: deliver again after `delayMs` (0 = now), unless this was the last allowed delivery. */
+  nak(delayMs?: number): Promise<void>;
+  /** Still working: push the redelivery deadline out by the consumer's ack wait. */
+  working(): Promise<void>;
+}
+
+export interface ConsumerOptions {
+  /** Durable name: consumers with the same name share progress, across processes and restarts. */
+  durable: string;
+  /** One subject filter with NATS wildcards (`events.email.*`, `events.>`). NATS 2.9 takes only one. */
+  filterSubject: string;
+  /** Deliveries before the message goes to the dead-letter subject. */
+  maxDeliver: number;
+  /** A delivered message not acked, nak'ed or `working()` within this time is redelivered. */
+  ackWaitMs?: number;
+  /** How many messages may be in the handler at once. Defaults to 1, which keeps subject order. */
+  concurrency?: number;
+}
+
+/**
+ * Called once per delivery. Returning normally without settling acks the message; throwing naks it
+ * with the consumer's backoff. After `maxDeliver` failed deliveries the message is published to
+ * `deadLetterSubject(durable)` with its original subject in the `tidings-original-subject` header, and acked.
+ */
+export type MessageHandler = (message: BusMessage) => Promise<void>;
+
+export interface Consumer {
+  stop(): Promise<void>;
+}
+
+export interface Bus {
+  publish(subject: string, data: unknown, options: PublishOptions): Promise<void>;
+  consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /** Messages that exhausted their tries, per durable consumer, for `tidings` status. */
+  deadLetters(durable: string, limit?: number): Promise<DeadLetter[]>;
+  close(): Promise<void>;
+}
+
+export interface DeadLetter {
+  subject: string;
+  msgId: string;
+  data: unknown;
+  deliveryCount: number;
+  error: string;
+  deadAt: Date;
+}
+
+export const deadLetterSubject = (durable: string) => `deadletter.${durable}`;
+
+/** Retry delays after a thrown handler: 1 s, 5 s, 30 s, 2 min, then 10 min. */
+export function backoffDelayMs(deliveryCount: number): number {
+  const steps = [1_000, 5_000, 30_000, 120_000];
+  return steps[deliveryCount - 1] ?? 600_000;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+const secret = "x".repeat(32);
+
+describe("loadConfig", () => {
+  it("defaults to embedded mode on port 3000", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ mode: "embedded", eventStoreKind: "pglite", PORT: 3000, HOST: "127.0.0.1", DATA_DIR: "./data" });
+    expect(c.PUBLIC_URL).toBe("http://localhost:3000");
+    expect(c.MAIL_TRANSPORT).toBe("outbox");
+  });
+  it("uses the event store's database for read models in the Postgres-only deployment", () => {
+    const c = loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret });
+    expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db" });
+  });
+  it.each([
+    [{ PORT: "abc" }, /^PORT must be an integer from 1 to 65535.*got "abc"$/],
+    [{ MAIL_TRANSPORT: "pigeon" }, /^MAIL_TRANSPORT must be outbox, smtp or mx/],
+    [{ EVENTSTORE_URL: "mysql://x" }, /^EVENTSTORE_URL must be postgres:\/\/… or esdb:\/\//],
+    [{ EVENTSTORE_URL: "esdb://x:2113", TIDINGS_SECRET: secret }, /^DATABASE_URL must be/],
+    [{ EVENTSTORE_URL: "postgres://x/db" }, /^TIDINGS_SECRET must be/],
+    [{ MAIL_TRANSPORT: "smtp" }, /^SMTP_URL must be/],
+    [{ TIDINGS_SECRET: "short" }, /^TIDINGS_SECRET must be at least 32 characters.*got "…"$/],
+    [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL must be fatal, error/],
+  ])("stops on %j with one line naming the variable", (env, message) => {
+    try {
+      loadConfig(env);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain("\n");
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { z } from "zod";
+
+/**
+ * Settings come only from the environment. Every variable has a description of what it accepts, used
+ * both in the one-line start-up error and in the README's settings table, so the two cannot drift.
+ */
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const transports = ["outbox", "smtp", "mx"] as const;
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  });
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const settings = {
+  PORT: { schema: int(1, 65535).default(3000), accepts: "an integer from 1 to 65535 (default 3000)" },
+  HOST: { schema: z.string().min(1).default("127.0.0.1"), accepts: "an interface address to listen on (default 127.0.0.1)" },
+  DATA_DIR: { schema: z.string().min(1).default("./data"), accepts: "a directory for embedded data, secret and outbox (default ./data)" },
+  PUBLIC_URL: { schema: url(["http:", "https:"]).optional(), accepts: "the http(s) URL clients reach (default http://localhost:$PORT)" },
+  EVENTSTORE_URL: {
+    schema: url(["postgres:", "postgresql:", "esdb:", "esdb+discover:", "kurrentdb:"]).optional(),
+    accepts: "postgres://… or esdb://… (unset: embedded PGlite in DATA_DIR)",
+  },
+  DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
+  NATS_URL: { schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(), accepts: "nats://host:port (unset: the bus lives in the database)" },
+  MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
+  SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
+  TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
+  TIDINGS_BOOTSTRAP_TOKEN: {
+    schema: z.string().regex(/^re_[0-9A-Za-z]{32,}$/).optional(),
+    accepts: "re_ followed by at least 32 base62 characters",
+  },
+  LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
+  READ_YOUR_WRITES_TIMEOUT_MS: {
+    schema: int(0, 60000).default(2000),
+    accepts: "milliseconds a write waits for its projections, 0 to 60000 (default 2000)",
+  },
+} as const;
+
+type Settings = typeof settings;
+type Raw = { [K in keyof Settings]: z.output<Settings[K]["schema"]> };
+
+export type Mode = "embedded" | "server";
+
+export interface Config extends Omit<Raw, "PUBLIC_URL"> {
+  PUBLIC_URL: string;
+  mode: Mode;
+  eventStoreKind: "pglite" | "postgres" | "esdb";
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Parses the environment. Throws a ConfigError whose message is one line naming the variable and what
+ * it accepts: that line is all an operator sees when start-up stops.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(settings)) {
+    const value = env[name] === "" ? undefined : env[name];
+    const parsed = (setting.schema as z.ZodType).safeParse(value);
+    if (!parsed.success) {
+      const shown = value === undefined ? "nothing" : JSON.stringify(name.includes("SECRET") || name.includes("TOKEN") ? "…" : value);
+      throw new ConfigError(`${name} must be ${setting.accepts}; got ${shown}`);
+    }
+    raw[name] = parsed.data;
+  }
+  const r = raw as Raw;
+  const eventStoreKind = !r.EVENTSTORE_URL ? "pglite" : /^postgres(ql)?:/.test(r.EVENTSTORE_URL) ? "postgres" : "esdb";
+  const mode: Mode = eventStoreKind === "pglite" ? "embedded" : "server";
+  const databaseUrl = r.DATABASE_URL ?? (eventStoreKind === "postgres" ? r.EVENTSTORE_URL : undefined);
+
+  if (mode === "server" && !databaseUrl) {
+    throw new ConfigError(`DATABASE_URL must be ${settings.DATABASE_URL.accepts}; got nothing while EVENTSTORE_URL is esdb`);
+  }
+  if (mode === "embedded" && r.DATABASE_URL) {
+    throw new ConfigError("DATABASE_URL must be unset in embedded mode (EVENTSTORE_URL unset); set EVENTSTORE_URL too for server mode");
+  }
+  if (mode === "server" && !r.TIDINGS_SECRET) {
+    throw new ConfigError(`TIDINGS_SECRET must be ${settings.TIDINGS_SECRET.accepts}; got nothing in server mode`);
+  }
+  if (r.MAIL_TRANSPORT === "smtp" && !r.SMTP_URL) {
+    throw new ConfigError(`SMTP_URL must be ${settings.SMTP_URL.accepts}; got nothing`);
+  }
+  return {
+    ...r,
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, ""),
+    mode,
+    eventStoreKind,
+  };
+}

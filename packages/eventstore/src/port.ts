@@ -1,0 +1,141 @@
+/**
+ * The event store port. The event store is the only source of truth (DESIGN §1); everything else can be
+ * rebuilt from it. Two adapters implement this: PostgreSQL (pg or PGlite) and EventStoreDB.
+ */
+
+/**
+ * A global position in `$all`, ordered by `commit` then `prepare`. This is EventStoreDB's own shape. The
+ * PostgreSQL adapter puts the appending transaction's id (xid8) in `commit` and the event's sequence
+ * number in `prepare`: ordering by transaction id is what lets a reader never skip an event committed
+ * late by a concurrent transaction (DESIGN §4).
+ */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const START: Position = { commit: 0n, prepare: 0n };
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+/** `commit/prepare`, for checkpoints and logs. */
+export function formatPosition(p: Position): string {
+  return `${p.commit}/${p.prepare}`;
+}
+
+export function parsePosition(text: string): Position {
+  const m = /^(\d+)\/(\d+)$/.exec(text);
+  if (!m) throw new Error(`not a position: ${text}`);
+  return { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
+}
+
+export type ExpectedRevision = "any" | "no_stream" | "stream_exists" | bigint;
+
+export interface EventMetadata {
+  teamId?: string;
+  correlationId?: string;
+  causationId?: string;
+  actor?: string;
+  requestId?: string;
+  occurredAt?: string;
+  [key: string]: unknown;
+}
+
+export interface EventToAppend {
+  /** A uuid. Re-appending the same ids at the same expected revision is an idempotent retry. */
+  id: string;
+  type: string;
+  data: unknown;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  streamId: string;
+  /** 0-based revision of the event within its stream. */
+  revision: bigint;
+  position: Position;
+  createdAt: Date;
+}
+
+export interface AppendResult {
+  /** The revision of the last event now in the stream. */
+  nextExpectedRevision: bigint;
+  /** The position of the last appended event. */
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  direction?: "forwards" | "backwards";
+  /** Inclusive start revision; "start" or "end". Defaults to the start (forwards) or the end (backwards). */
+  fromRevision?: bigint | "start" | "end";
+  /** At most this many events. Defaults to all. */
+  maxCount?: number;
+}
+
+/** Filters `$all` by event-type prefix or by stream category (the part of the stream id before the first `-`). */
+export type AllFilter = { eventTypePrefix: string[] } | { streamCategory: string[] };
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. Defaults to the start. */
+  after?: Position;
+  maxCount?: number;
+  filter?: AllFilter;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events strictly after this position. Defaults to the start. */
+  after?: Position;
+  filter?: AllFilter;
+}
+
+/**
+ * A catch-up subscription: it delivers everything after `after`, then goes live. Events come in `$all`
+ * order, each exactly once. Iterate it with `for await`; `stop()` ends the iteration.
+ */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Returns [] for a stream that does not exist or was deleted. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options?: SubscribeOptions): Subscription;
+  /**
+   * Deletes a stream (erasure, DESIGN §4). Afterwards the stream reads as empty and appending to it with
+   * `any` starts it again. The PostgreSQL adapter removes the events from `$all` at once; EventStoreDB
+   * hides them from the stream at once and drops them from `$all` at its next scavenge.
+   */
+  deleteStream(streamId: string): Promise<void>;
+  /** The position of the newest event in `$all`, or START when empty. */
+  headPosition(): Promise<Position>;
+  close(): Promise<void>;
+}
+
+/** Thrown when the stream is not at the expected revision. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = "WrongExpectedRevisionError";
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual last revision, or "no_stream". */
+    readonly actual: bigint | "no_stream",
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** The category of a stream id: `email-<uuid>` → `email`. */
+export function streamCategory(streamId: string): string {
+  const dash = streamId.indexOf("-");
+  return dash < 0 ? streamId : streamId.slice(0, dash);
+}

@@ -1,0 +1,128 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { PGlite } from "@electric-sql/pglite";
+import { PGliteDialect } from "kysely-pglite-dialect";
+
+/**
+ * One handle on PostgreSQL, whether it is a server reached through `pg` or PGlite embedded in this
+ * process. Everything that keeps state in SQL (event store, bus, read models) goes through it, so the
+ * same code runs in embedded and server mode.
+ *
+ * Bigint columns (positions, counts) must be selected as text: `pg` returns int8 as a string and PGlite
+ * as a lossy JS number.
+ */
+export interface Database {
+  readonly kind: "pglite" | "postgres";
+  readonly db: Kysely<any>;
+  /** Runs SQL text that may hold several statements (migrations, functions). */
+  exec(text: string): Promise<void>;
+  /** Calls `onNotify` for each NOTIFY on `channel`, delivered after commit. Resolves to an unlisten function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Takes a session-level advisory lock on a connection kept for the lock's lifetime, or returns
+   * undefined when another session holds it. Used to keep one instance of a projection or forwarder.
+   */
+  tryLock(name: string): Promise<HeldLock | undefined>;
+  close(): Promise<void>;
+}
+
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** `postgres://…`, or a PGlite location: a directory path, or `memory://` for a throw-away instance. */
+  url: string;
+  /** Pool size for a server connection. */
+  poolSize?: number;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return isPostgresUrl(options.url) ? openServer(options.url, options.poolSize ?? 10) : openEmbedded(options.url);
+}
+
+async function openServer(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client that loses its server must not crash the process; the next query reports the error.
+  pool.on("error", () => {});
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const dedicated = new Set<pg.Client>();
+  const client = async () => {
+    const c = new pg.Client({ connectionString: url });
+    c.on("error", () => {});
+    await c.connect();
+    dedicated.add(c);
+    return c;
+  };
+  const end = async (c: pg.Client) => {
+    dedicated.delete(c);
+    await c.end().catch(() => {});
+  };
+  return {
+    kind: "postgres",
+    db,
+    async exec(text) {
+      await pool.query(text);
+    },
+    async listen(channel, onNotify) {
+      const c = await client();
+      c.on("notification", (n) => {
+        if (n.channel === channel) onNotify(n.payload ?? "");
+      });
+      await c.query(`LISTEN ${quoteIdent(channel)}`);
+      return () => end(c);
+    },
+    async tryLock(name) {
+      const c = await client();
+      const { rows } = await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [name]);
+      if (!rows[0]?.ok) {
+        await end(c);
+        return undefined;
+      }
+      return { release: () => end(c) };
+    },
+    async close() {
+      await Promise.all([...dedicated].map(end));
+      await db.destroy();
+    },
+  };
+}
+
+async function openEmbedded(location: string): Promise<Database> {
+  const pglite = location === "memory://" ? new PGlite() : new PGlite(location);
+  await pglite.waitReady;
+  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  // PGlite is a single session, so a session advisory lock would always succeed; the lock file on
+  // DATA_DIR already keeps other processes out, and this set keeps duplicate holders out of this one.
+  const held = new Set<string>();
+  return {
+    kind: "pglite",
+    db,
+    async exec(text) {
+      // Holding kysely's connection queues this behind any open transaction on the single session.
+      await db.connection().execute(async () => {
+        await pglite.exec(text);
+      });
+    },
+    async listen(channel, onNotify) {
+      const unsubscribe = await pglite.listen(channel, onNotify);
+      return unsubscribe;
+    },
+    async tryLock(name) {
+      if (held.has(name)) return undefined;
+      held.add(name);
+      return { release: async () => void held.delete(name) };
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
