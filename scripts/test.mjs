@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// `npm test`: type-check (and build, for the child processes that run built code), the unit tier, then the
+// integration and e2e tiers in embedded mode, then again in server mode against PostgreSQL and NATS.
+// Prints one closing line "tests: N passed, N failed" summed over every run.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const postgresUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const reports = mkdtempSync(join(tmpdir(), "tidings-test-"));
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let failedRuns = 0;
+
+function run(label, command, args, env = {}) {
+  console.log(`\n== ${label} ==`);
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  if (result.status !== 0) failedRuns++;
+  return result.status === 0;
+}
+
+function vitest(label, projects, env) {
+  const report = join(reports, `${label.replace(/\W+/g, "-")}.json`);
+  const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const ok = run(label, "npx", args, env);
+  try {
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    totals.passed += json.numPassedTests;
+    totals.failed += json.numFailedTests;
+    totals.skipped += json.numPendingTests + json.numTodoTests;
+    if (json.numTotalTests === 0) failedRuns++;
+  } catch {
+    if (ok) failedRuns++;
+  }
+}
+
+function reachable(url, defaultPort) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || defaultPort) });
+    socket.setTimeout(1000);
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => (socket.destroy(), resolve(false)));
+  });
+}
+
+if (!run("type-check and build (tsc -b)", "npx", ["tsc", "-b"])) {
+  console.log("tests: 0 passed, 1 failed");
+  process.exit(1);
+}
+vitest("unit", ["unit"], {});
+vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" });
+
+const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
+if (serverUp) {
+  vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], {
+    TIDINGS_TEST_MODE: "server",
+    TEST_POSTGRES_URL: postgresUrl,
+    NATS_URL: natsUrl,
+  });
+} else if (process.env.CI) {
+  console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
+  failedRuns++;
+} else {
+  console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
+}
+
+rmSync(reports, { recursive: true, force: true });
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+process.exit(failedRuns > 0 || totals.failed > 0 ? 1 : 0);
