@@ -1,0 +1,29 @@
+import { describe, it } from "vitest";
+import { given } from "../scenario.js";
+import { teamDecider } from "./decider.js";
+import type { TeamEvent } from "./events.js";
+
+const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
+const now = "2026-11-23 10:00:00.000000+00";
+const created: TeamEvent = { type: "TeamCreated", data: { teamId, name: "Acme", createdAt: now } };
+
+describe("team decider", () => {
+  it("creates a team", () => given(teamDecider).when({ type: "CreateTeam", teamId, name: "Acme", now }).then([created]));
+
+  it("treats a repeated create of the same team as done", () =>
+    given(teamDecider, [created]).when({ type: "CreateTeam", teamId, name: "Acme", now }).then([]));
+
+  it("sets a rate limit", () =>
+    given(teamDecider, [created])
+      .when({ type: "SetTeamRateLimit", teamId, requestsPerSecond: 50 })
+      .then([{ type: "TeamRateLimitSet", data: { teamId, requestsPerSecond: 50 } }]));
+
+  it("records nothing when the limit is unchanged", () =>
+    given(teamDecider, [created]).when({ type: "SetTeamRateLimit", teamId, requestsPerSecond: 10 }).then([]));
+
+  it("rejects a limit below one", () =>
+    given(teamDecider, [created]).when({ type: "SetTeamRateLimit", teamId, requestsPerSecond: 0 }).thenError("validation_error"));
+
+  it("rejects a limit for a team that does not exist", () =>
+    given(teamDecider).when({ type: "SetTeamRateLimit", teamId, requestsPerSecond: 5 }).thenError("not_found"));
+});
