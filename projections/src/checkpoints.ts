@@ -1,0 +1,115 @@
+import { sql, type Kysely } from "kysely";
+import { migrate, type Database, type Migration } from "@tidings/postgres";
+import { formatPosition, parsePosition, type Position } from "@tidings/eventstore";
+
+/** NOTIFY channel: every checkpoint change, as a JSON `CheckpointNotice`, delivered on commit. */
+export const CHECKPOINT_CHANNEL = "projection_checkpoints";
+
+/**
+ * `live` is the version readers see (its tables are behind the views); `rebuilding` is a version being
+ * built from the first event into shadow tables. A projection has at most one row of each.
+ */
+export type CheckpointState = "live" | "rebuilding";
+
+export interface Checkpoint {
+  name: string;
+  state: CheckpointState;
+  version: number;
+  position: Position;
+  /** The logical tables of this version, so a later version can drop tables it no longer declares. */
+  tables: string[];
+  updatedAt: Date;
+}
+
+export interface CheckpointNotice {
+  name: string;
+  state: CheckpointState;
+  version: number;
+  position: string;
+}
+
+export const checkpointMigrations: Migration[] = [
+  {
+    id: "0001_projection_checkpoints",
+    sql: `
+CREATE TABLE projection_checkpoints (
+  name text NOT NULL,
+  state text NOT NULL CHECK (state IN ('live', 'rebuilding')),
+  version integer NOT NULL,
+  position text NOT NULL,
+  tables jsonb NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (name, state)
+);
+`,
+  },
+];
+
+export async function ensureCheckpointTable(database: Database): Promise<void> {
+  await migrate(database, "projections", checkpointMigrations);
+}
+
+interface CheckpointRow {
+  name: string;
+  state: CheckpointState;
+  version: number;
+  position: string;
+  tables: string[] | string;
+  updated_at: Date | string;
+}
+
+function toCheckpoint(row: CheckpointRow): Checkpoint {
+  return {
+    name: row.name,
+    state: row.state,
+    version: Number(row.version),
+    position: parsePosition(row.position),
+    tables: typeof row.tables === "string" ? (JSON.parse(row.tables) as string[]) : row.tables,
+    updatedAt: row.updated_at instanceof Date ? row.updated_at : new Date(row.updated_at),
+  };
+}
+
+/** The rows of these projections (all projections when `names` is omitted). `lock` takes them FOR UPDATE. */
+export async function readCheckpoints(db: Kysely<any>, names?: string[], lock = false): Promise<Checkpoint[]> {
+  if (names && names.length === 0) return [];
+  const { rows } = await sql<CheckpointRow>`
+    SELECT name, state, version, position, tables, updated_at FROM projection_checkpoints
+     ${names ? sql`WHERE name IN (${sql.join(names)})` : sql``}
+     ORDER BY name, state
+     ${lock ? sql`FOR UPDATE` : sql``}`.execute(db);
+  return rows.map(toCheckpoint);
+}
+
+export function notifyCheckpoint(checkpoint: Pick<Checkpoint, "name" | "state" | "version" | "position">) {
+  const notice: CheckpointNotice = { ...checkpoint, position: formatPosition(checkpoint.position) };
+  return sql`SELECT pg_notify(${CHECKPOINT_CHANNEL}, ${JSON.stringify(notice)})`;
+}
+
+/** Thrown inside a batch's transaction when its checkpoint is no longer where the batch started. */
+export class CheckpointMovedError extends Error {
+  override readonly name = "CheckpointMovedError";
+  constructor(projection: string, state: CheckpointState) {
+    super(`projection ${projection}: the ${state} checkpoint moved under this instance`);
+  }
+}
+
+/**
+ * Moves a checkpoint from `from` to `to`, as the first statement of a batch's transaction. The guard
+ * makes a second writer (a runner that lost its lock's connection, or a rebuild that switched under a
+ * runner) fail instead of applying a batch twice, and the row lock it takes orders every batch before or
+ * after a switch, never across it.
+ */
+export async function advanceCheckpoint(
+  trx: Kysely<any>,
+  target: { name: string; state: CheckpointState; version: number },
+  from: Position,
+  to: Position,
+): Promise<void> {
+  const { rows } = await sql`
+    UPDATE projection_checkpoints SET position = ${formatPosition(to)}, updated_at = now()
+     WHERE name = ${target.name} AND state = ${target.state} AND version = ${target.version}
+       AND position = ${formatPosition(from)}
+    RETURNING 1 AS ok`.execute(trx);
+  if (rows.length === 0) throw new CheckpointMovedError(target.name, target.state);
+  await notifyCheckpoint({ ...target, position: to }).execute(trx);
+}

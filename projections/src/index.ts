@@ -1,0 +1,17 @@
+export type { BatchContext, ColumnDefinition, EventHandler, MergeRule, Projection, Row, TableDefinition } from "./projection.js";
+export { startProjections, type ProjectionRunnerStatus, type RunningProjections, type StartProjectionsOptions } from "./runner.js";
+export { createCheckpointWaiter, type CheckpointWaiter, type CheckpointWaiterOptions } from "./checkpointWaiter.js";
+export {
+  CHECKPOINT_CHANNEL,
+  checkpointMigrations,
+  ensureCheckpointTable,
+  readCheckpoints,
+  type Checkpoint,
+  type CheckpointState,
+} from "./checkpoints.js";
+export { projectionStatus, type ProjectionStatus, type ProjectionStatusOptions } from "./status.js";
+export { rebuildProjection, type RebuildOptions, type RebuildResult } from "./rebuild.js";
+export type { RebuildProgress } from "./shadowBuild.js";
+export { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
+export { physicalTable } from "./readModelTables.js";
+export { streamsProjection } from "./streams.js";

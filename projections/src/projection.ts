@@ -1,0 +1,60 @@
+import type { RecordedEvent } from "@tidings/eventstore";
+
+/**
+ * How a write meets a value already in the row (or already buffered in the same batch):
+ * - `replace`: the new value wins (the default);
+ * - `add`: the values are summed, a NULL counting as 0 (counters);
+ * - `keep`: the first non-NULL value wins (`first_seen_at`);
+ * - `max` / `min`: the greater / lesser wins, NULLs ignored (`last_revision`).
+ * Every rule is associative, which is what lets a batch fold many writes to one row into one.
+ */
+export type MergeRule = "replace" | "add" | "keep" | "max" | "min";
+
+export interface ColumnDefinition {
+  /** A PostgreSQL type: `text`, `bigint`, `timestamptz`, `jsonb`, `text[]`, … (also used for casts). */
+  type: string;
+  /** Columns are NOT NULL unless this is true. */
+  nullable?: boolean;
+  merge?: MergeRule;
+}
+
+export interface TableDefinition {
+  /** Column name → definition, in the order the physical table (and the checksum) uses. */
+  columns: Record<string, ColumnDefinition>;
+  primaryKey: string[];
+  /** Index name → what follows `ON <table>`, e.g. `(team_id, created_at DESC)`. Built before a switch. */
+  indexes?: Record<string, string>;
+}
+
+export type Row = Record<string, unknown>;
+
+/**
+ * What a handler writes through. Nothing reaches the database until the batch ends: writes to one row
+ * are folded together in memory, then each table gets one multi-row statement per kind of write, all in
+ * the batch's transaction with the checkpoint. A handler therefore never waits on a round trip, and it
+ * has no way to read or to cause anything outside its tables (DESIGN §1: no side effects).
+ */
+export interface BatchContext {
+  /** Inserts the row, or merges it into the existing one column by column (see MergeRule). */
+  upsert(table: string, row: Row): void;
+  /** Merges `changes` into the row with this key if it exists; does nothing otherwise. */
+  update(table: string, key: Row, changes: Row): void;
+  delete(table: string, key: Row): void;
+}
+
+/** Synchronous on purpose: a handler turns one event into writes, with no I/O of its own. */
+export type EventHandler = (event: RecordedEvent, context: BatchContext) => void;
+
+export interface Projection {
+  /** Stable, and the key of its checkpoint and lock. */
+  name: string;
+  /**
+   * Bump it whenever the tables or the handlers change meaning: the runner then rebuilds into new
+   * tables from the first event while the current ones keep serving, and switches once caught up.
+   */
+  version: number;
+  /** Logical table name → definition. Readers query the logical name, a view on the live version. */
+  tables: Record<string, TableDefinition>;
+  /** Event type → handler. `"*"` sees every event, after the handler for its type if there is one. */
+  handlers: Record<string, EventHandler>;
+}

@@ -1,0 +1,57 @@
+import type { Database } from "@tidings/postgres";
+import type { EventStore } from "@tidings/eventstore";
+import { ensureCheckpointTable } from "./checkpoints.js";
+import { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
+import { rebuildLock } from "./locks.js";
+import type { Projection } from "./projection.js";
+import { prepareShadow } from "./readModelVersions.js";
+import { buildShadow, type RebuildProgress } from "./shadowBuild.js";
+
+export interface RebuildOptions {
+  store: EventStore;
+  database: Database;
+  projection: Projection;
+  /** Events per transaction (default 5,000). */
+  batchSize?: number;
+  onProgress?: (progress: RebuildProgress) => void;
+}
+
+export interface RebuildResult {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  checksum: ReadModelChecksum;
+}
+
+/**
+ * Rebuilds a projection from the first event into fresh tables, then switches readers to them (`tidings
+ * projections rebuild`). The current tables keep serving meanwhile, and a runner may keep them live:
+ * the switch waits until the build has caught up with it. Handlers only write rows, so the replay sends
+ * nothing and calls nothing (DESIGN §1).
+ */
+export async function rebuildProjection(options: RebuildOptions): Promise<RebuildResult> {
+  const { store, database, projection } = options;
+  await ensureCheckpointTable(database);
+  const lock = await database.tryLock(rebuildLock(projection.name));
+  if (!lock) throw new Error(`projection ${projection.name} is already being rebuilt by another process`);
+  try {
+    const from = await prepareShadow(database, projection);
+    const build = await buildShadow({
+      store,
+      database,
+      projection,
+      from,
+      batchSize: options.batchSize ?? 5_000,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const checksum = await readModelChecksum(database, projection);
+    return {
+      events: build.events,
+      seconds: build.seconds,
+      eventsPerSecond: build.seconds > 0 ? build.events / build.seconds : 0,
+      checksum,
+    };
+  } finally {
+    await lock.release();
+  }
+}
