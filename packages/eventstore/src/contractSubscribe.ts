@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import type { ContractContext } from "./contract.js";
+import { aCategory, aStreamId, events, expectStrictlyIncreasing, SubscriptionReader } from "./contractBuilders.js";
+
+const WRITERS = 8;
+const APPENDS_PER_WRITER = 40;
+
+export function subscribeContract(context: ContractContext): void {
+  describe("subscribeToAll", () => {
+    it("catches up on past events, then delivers live ones", async () => {
+      const store = context.store();
+      const category = aCategory();
+      const before = await store.headPosition();
+      const stream = aStreamId(category);
+      const past = events(3);
+      await store.append(stream, past, "no_stream");
+
+      const subscription = store.subscribeToAll({ after: before, filter: { streamCategory: [category] } });
+      try {
+        const reader = new SubscriptionReader(subscription);
+        expect((await reader.take(3)).map((e) => e.id)).toEqual(past.map((e) => e.id));
+        const live = events(2);
+        await store.append(stream, live, 2n);
+        expect((await reader.take(2)).map((e) => e.id)).toEqual(live.map((e) => e.id));
+      } finally {
+        await subscription.stop();
+      }
+    });
+
+    it("resumes after a checkpoint with the next event", async () => {
+      const store = context.store();
+      const category = aCategory();
+      const before = await store.headPosition();
+      const stream = aStreamId(category);
+      const appended = events(5);
+      await store.append(stream, appended, "no_stream");
+      const filter = { streamCategory: [category] };
+
+      const first = store.subscribeToAll({ after: before, filter });
+      const taken = await new SubscriptionReader(first).take(2);
+      await first.stop();
+      const resumed = store.subscribeToAll({ after: taken[1]!.position, filter });
+      try {
+        const rest = await new SubscriptionReader(resumed).take(3);
+        expect(rest.map((e) => e.id)).toEqual(appended.slice(2).map((e) => e.id));
+      } finally {
+        await resumed.stop();
+      }
+    });
+
+    it("filters a live subscription by event-type prefix", async () => {
+      const store = context.store();
+      const prefix = aCategory().toUpperCase();
+      const subscription = store.subscribeToAll({ after: await store.headPosition(), filter: { eventTypePrefix: [prefix] } });
+      try {
+        const reader = new SubscriptionReader(subscription);
+        const stream = aStreamId();
+        const wanted = events(1, { type: `${prefix}Sent` });
+        await store.append(stream, [...events(2, { type: "Unrelated" }), ...wanted], "no_stream");
+        expect((await reader.take(1)).map((e) => e.id)).toEqual(wanted.map((e) => e.id));
+      } finally {
+        await subscription.stop();
+      }
+    });
+
+    it("ends a for-await loop waiting for live events when stopped", async () => {
+      const store = context.store();
+      const subscription = store.subscribeToAll({ after: await store.headPosition(), filter: { streamCategory: [aCategory()] } });
+      const loop = (async () => {
+        let count = 0;
+        for await (const _ of subscription) count++;
+        return count;
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await subscription.stop();
+      expect(await loop).toBe(0);
+    });
+
+    it(`delivers every event exactly once, in stream and position order, while ${WRITERS} writers append concurrently`, async () => {
+      const store = context.store();
+      const category = aCategory();
+      const streams = Array.from({ length: WRITERS }, () => aStreamId(category));
+      const batchSizes = Array.from({ length: APPENDS_PER_WRITER }, (_, i) => (i % 5 === 4 ? 3 : 1));
+      const total = WRITERS * batchSizes.reduce((a, b) => a + b, 0);
+      const subscription = store.subscribeToAll({ after: await store.headPosition() });
+      const reader = new SubscriptionReader(subscription, (e) => e.streamId.startsWith(`${category}-`));
+      try {
+        // The marker goes in after every writer is done, so anything delivered twice would come before it.
+        const delivered = reader.take(total + 1, 60_000);
+        const written = await Promise.all(
+          streams.map(async (stream) => {
+            const ids: string[] = [];
+            let revision: bigint | "no_stream" = "no_stream";
+            for (const size of batchSizes) {
+              const batch = events(size);
+              revision = (await store.append(stream, batch, revision)).nextExpectedRevision;
+              ids.push(...batch.map((e) => e.id));
+            }
+            return ids;
+          }),
+        );
+        const marker = events(1);
+        await store.append(aStreamId(category), marker, "no_stream");
+        const received = await delivered;
+
+        expect(received.at(-1)!.id).toBe(marker[0]!.id);
+        const receivedIds = received.slice(0, -1).map((e) => e.id);
+        expect(new Set(receivedIds).size).toBe(total);
+        expect([...receivedIds].sort()).toEqual(written.flat().sort());
+        expectStrictlyIncreasing(received.map((e) => e.position));
+        streams.forEach((stream, i) => {
+          const ofStream = received.filter((e) => e.streamId === stream);
+          expect(ofStream.map((e) => e.id)).toEqual(written[i]);
+          expect(ofStream.map((e) => e.revision)).toEqual(ofStream.map((_, r) => BigInt(r)));
+        });
+      } finally {
+        await subscription.stop();
+      }
+    });
+  });
+}

@@ -1,0 +1,3 @@
+export * from "./port.js";
+export * from "./postgres/index.js";
+export * from "./open.js";

@@ -1,0 +1,2 @@
+export { createPostgresEventStore, type PostgresEventStoreOptions } from "./postgresEventStore.js";
+export { eventStoreMigrations } from "./migrations.js";

@@ -1,0 +1,136 @@
+import { sql } from "kysely";
+import type { Database } from "@tidings/postgres";
+import {
+  START,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from "../port.js";
+import { readAllPage } from "./allReader.js";
+import { AppendSignal } from "./appendSignal.js";
+import { APPENDED_CHANNEL, WRONG_EXPECTED_REVISION } from "./migrations.js";
+import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
+import { postgresSubscription } from "./subscription.js";
+
+export interface PostgresEventStoreOptions {
+  /** Events per page a subscription reads (default 500). */
+  batchSize?: number;
+  /** How often a live subscription polls besides waiting for NOTIFY (default 500 ms). */
+  pollIntervalMs?: number;
+  /** `close()` also closes `database` (default false: in embedded mode read models and the bus share it). */
+  ownsDatabase?: boolean;
+}
+
+/**
+ * The event store on PostgreSQL or PGlite. The database must have `eventStoreMigrations` applied.
+ */
+export function createPostgresEventStore(database: Database, options: PostgresEventStoreOptions = {}): EventStore {
+  const { db } = database;
+  const batchSize = options.batchSize ?? 500;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const signal = new AppendSignal();
+  const subscriptions = new Set<Subscription>();
+  let listening: Promise<() => Promise<void>> | undefined;
+  let closed = false;
+
+  const open = () => {
+    if (closed) throw new Error("the event store is closed");
+  };
+
+  return {
+    async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+      open();
+      const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })));
+      try {
+        const { rows } = await sql<{ next_revision: string; commit_position: string; prepare_position: string }>`
+          SELECT * FROM eventstore.append(${streamId}, ${String(expectedRevision)}, ${payload}::jsonb)`.execute(db);
+        const row = rows[0]!;
+        return {
+          nextExpectedRevision: BigInt(row.next_revision),
+          position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
+        };
+      } catch (error) {
+        throw appendError(error, streamId, expectedRevision);
+      }
+    },
+
+    async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+      open();
+      const backwards = options.direction === "backwards";
+      const from = options.fromRevision ?? (backwards ? "end" : "start");
+      if (!backwards && from === "end") return [];
+      const bound =
+        from === "end" ? sql`TRUE`
+        : from === "start" ? (backwards ? sql`e.revision <= 0` : sql`TRUE`)
+        : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
+      const { rows } = await sql<EventRow>`
+        SELECT ${sql.raw(eventColumns)} FROM eventstore.events e
+         WHERE e.stream_id = ${streamId} AND ${bound}
+         ORDER BY e.revision ${sql.raw(backwards ? "DESC" : "ASC")}
+         ${options.maxCount === undefined ? sql`` : sql`LIMIT ${options.maxCount}`}`.execute(db);
+      return rows.map(toRecordedEvent);
+    },
+
+    async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+      open();
+      const page = await readAllPage(db, options.after ?? START, options.maxCount, options.filter);
+      return page.events;
+    },
+
+    subscribeToAll(options: SubscribeOptions = {}): Subscription {
+      open();
+      listening ??= database.listen(APPENDED_CHANNEL, (payload) => signal.notify(payload));
+      const { subscription, stopped } = postgresSubscription(
+        { db, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
+        options,
+      );
+      subscriptions.add(subscription);
+      void stopped.then(() => subscriptions.delete(subscription));
+      return subscription;
+    },
+
+    async deleteStream(streamId: string): Promise<void> {
+      open();
+      await sql`SELECT eventstore.delete_stream(${streamId})`.execute(db);
+    },
+
+    async headPosition(): Promise<Position> {
+      open();
+      // Only what readers can see: subscribing after this position never skips an event in flight.
+      const { rows } = await sql<{ tx_id: string; seq: string }>`
+        SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM eventstore.events e
+         WHERE e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`.execute(db);
+      const row = rows[0];
+      return row ? { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) } : START;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      if (listening) await (await listening)();
+      if (options.ownsDatabase) await database.close();
+    },
+  };
+}
+
+function appendError(error: unknown, streamId: string, expected: ExpectedRevision): unknown {
+  const { code, detail, constraint } = error as { code?: string; detail?: string; constraint?: string };
+  if (code === WRONG_EXPECTED_REVISION) {
+    const actual = BigInt(detail ?? "-1");
+    return new WrongExpectedRevisionError(streamId, expected, actual < 0n ? "no_stream" : actual);
+  }
+  if (code === "23505" && constraint === "events_event_id_key") {
+    return new Error(`stream ${streamId}: an event id of this append is already used by another event`, { cause: error });
+  }
+  return error;
+}

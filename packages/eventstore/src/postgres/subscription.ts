@@ -1,0 +1,93 @@
+import type { Kysely } from "kysely";
+import { START, type RecordedEvent, type SubscribeOptions, type Subscription } from "../port.js";
+import { readAllPage } from "./allReader.js";
+import type { AppendSignal } from "./appendSignal.js";
+
+export interface SubscriptionSettings {
+  db: Kysely<any>;
+  signal: AppendSignal;
+  /** Resolves once notifications flow, so nothing appended after the first read waits for a poll. */
+  listening: Promise<void>;
+  batchSize: number;
+  pollIntervalMs: number;
+}
+
+const FIRST_RETRY_MS = 5;
+
+/**
+ * Catch-up then live, in pages of `batchSize`, so a subscription never holds more than one page.
+ *
+ * It wakes on a NOTIFY, and polls as well: a notification can be missed, and it can arrive before the
+ * event is readable, while an older transaction is still in flight below it (see readAllPage). In that
+ * lagging state only a notification from a transaction below the horizon (the blocker itself) is news;
+ * otherwise it retries with a growing delay, because the blocker may not be an append at all.
+ */
+export function postgresSubscription(settings: SubscriptionSettings, options: SubscribeOptions): { subscription: Subscription; stopped: Promise<void> } {
+  const { db, signal, batchSize, pollIntervalMs } = settings;
+  let stopped = false;
+  let reading: Promise<unknown> = Promise.resolve();
+  let notifiedSinceRead: bigint | undefined;
+  let waiting: { wakesOn: (tx: bigint) => boolean; wake: () => void } | undefined;
+  let finish!: () => void;
+  const stoppedPromise = new Promise<void>((resolve) => (finish = resolve));
+
+  const unlisten = signal.listen((tx) => {
+    notifiedSinceRead = notifiedSinceRead === undefined || tx < notifiedSinceRead ? tx : notifiedSinceRead;
+    if (waiting?.wakesOn(tx)) waiting.wake();
+  });
+
+  const pause = (ms: number, wakesOn: (tx: bigint) => boolean) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => waiting?.wake(), ms);
+      waiting = {
+        wakesOn,
+        wake: () => {
+          clearTimeout(timer);
+          waiting = undefined;
+          resolve();
+        },
+      };
+    });
+
+  async function* run(): AsyncGenerator<RecordedEvent> {
+    try {
+      await settings.listening;
+      let cursor = options.after ?? START;
+      let retryMs = FIRST_RETRY_MS;
+      while (!stopped) {
+        notifiedSinceRead = undefined;
+        const read = readAllPage(db, cursor, batchSize, options.filter);
+        reading = read.catch(() => {});
+        const page = await read;
+        for (const event of page.events) {
+          if (stopped) return;
+          yield event;
+        }
+        cursor = page.next;
+        if (!page.exhausted || stopped) continue;
+        const lagging = signal.latest >= page.horizon;
+        const isNews = (tx: bigint) => !lagging || tx < page.horizon;
+        if (notifiedSinceRead !== undefined && isNews(notifiedSinceRead)) continue;
+        await pause(lagging ? retryMs : pollIntervalMs, isNews);
+        retryMs = lagging ? Math.min(retryMs * 2, pollIntervalMs) : FIRST_RETRY_MS;
+      }
+    } finally {
+      stopped = true;
+      unlisten();
+      finish();
+    }
+  }
+
+  const iterator = run();
+  const subscription: Subscription = {
+    [Symbol.asyncIterator]: () => iterator,
+    async stop() {
+      stopped = true;
+      waiting?.wake();
+      unlisten();
+      await reading;
+      finish();
+    },
+  };
+  return { subscription, stopped: stoppedPromise };
+}
