@@ -1,0 +1,144 @@
+import {
+  START as START_POSITION,
+  type AppendResult,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from "../port.js";
+import { fromAll, toEsdbFilter } from "./allFilter.js";
+import { BACKWARDS, END, FORWARDS, START, type AllStreamResolvedEvent, type EsdbClient } from "./client.js";
+import { isStreamNotFound, toWrongExpectedRevisionError } from "./clientErrors.js";
+import { consumeRead } from "./consumeRead.js";
+import { isSystemEvent, positionOf, toEventData, toRecordedEvent } from "./events.js";
+import { toEsdbExpectedRevision, toEsdbReadRevision } from "./revisions.js";
+import { subscriptionOf } from "./subscription.js";
+
+/**
+ * The event store port on EventStoreDB. Differences from the PostgreSQL adapter that the port allows:
+ * - `deleteStream` is a soft delete. The stream reads as empty at once, but `$all` (readAll, subscribeToAll,
+ *   headPosition) keeps its events until the next scavenge, and a stream appended to again continues its
+ *   revisions after the deleted ones instead of starting at 0.
+ * - The `$all` filters of `readAll` are applied here, not on the server: client 6.x cannot send them.
+ */
+export function createEsdbEventStore(client: EsdbClient): EventStore {
+  const subscriptions = new Set<Subscription>();
+  let closing: Promise<void> | undefined;
+
+  async function readStreamEvents(
+    streamId: string,
+    options: Parameters<EsdbClient["readStream"]>[1],
+    take: (event: RecordedEvent) => boolean,
+  ): Promise<void> {
+    try {
+      await consumeRead(client.readStream(streamId, options), (resolved) =>
+        resolved.event ? take(toRecordedEvent(resolved.event)) : true,
+      );
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+  }
+
+  async function positionOfRevision(streamId: string, revision: bigint): Promise<Position | undefined> {
+    let position: Position | undefined;
+    try {
+      await consumeRead(client.readStream(streamId, { fromRevision: revision, maxCount: 1 }), (resolved) => {
+        position = resolved.event && positionOf(resolved.event);
+        return true;
+      });
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+    return position;
+  }
+
+  return {
+    async append(streamId, events, expectedRevision): Promise<AppendResult> {
+      let appended;
+      try {
+        appended = await client.appendToStream(streamId, events.map(toEventData), {
+          expectedRevision: toEsdbExpectedRevision(expectedRevision),
+        });
+      } catch (error) {
+        throw toWrongExpectedRevisionError(error, streamId, expectedRevision) ?? error;
+      }
+      // The server answers with the position of its commit, and on an idempotent retry with one it does not
+      // document. Readers compare this position with the events' own `$all` positions, so read the last event
+      // back and take its position; servers before 22.6 report none on stream reads, and then the answer is used.
+      const position = (await positionOfRevision(streamId, appended.nextExpectedRevision)) ?? appended.position;
+      if (!position) throw new Error(`EventStoreDB reported no position for the append to ${streamId}`);
+      return { nextExpectedRevision: appended.nextExpectedRevision, position };
+    },
+
+    async readStream(streamId, options = {}) {
+      const direction = options.direction ?? "forwards";
+      if (options.maxCount !== undefined && options.maxCount <= 0) return [];
+      const events: RecordedEvent[] = [];
+      await readStreamEvents(
+        streamId,
+        {
+          direction: direction === "backwards" ? BACKWARDS : FORWARDS,
+          fromRevision: toEsdbReadRevision(options.fromRevision, direction),
+          ...(options.maxCount !== undefined && { maxCount: options.maxCount }),
+        },
+        (event) => {
+          events.push(event);
+          return true;
+        },
+      );
+      return events;
+    },
+
+    async readAll(options = {}) {
+      const { after, maxCount, filter } = options;
+      if (maxCount !== undefined && maxCount <= 0) return [];
+      const events: RecordedEvent[] = [];
+      await consumeRead(client.readAll({ fromPosition: after ?? START }), (resolved) => {
+        const event = fromAll(resolved, after, filter);
+        if (event) events.push(event);
+        return maxCount === undefined || events.length < maxCount;
+      });
+      return events;
+    },
+
+    subscribeToAll(options = {}) {
+      const { after, filter } = options;
+      const source = client.subscribeToAll({ fromPosition: after ?? START, filter: toEsdbFilter(filter) });
+      const subscription: Subscription = subscriptionOf<AllStreamResolvedEvent>(
+        source,
+        (resolved) => fromAll(resolved, after, filter),
+        () => subscriptions.delete(subscription),
+      );
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async deleteStream(streamId) {
+      try {
+        await client.deleteStream(streamId);
+      } catch (error) {
+        if (!isStreamNotFound(error)) throw error;
+      }
+    },
+
+    async headPosition() {
+      let head = START_POSITION;
+      // The newest entries of `$all` can be system events (stream metadata, scavenge records): skip them.
+      await consumeRead(client.readAll({ direction: BACKWARDS, fromPosition: END }), (resolved) => {
+        const event = resolved.event;
+        if (!event || isSystemEvent(event)) return true;
+        head = positionOf(event) ?? head;
+        return false;
+      });
+      return head;
+    },
+
+    close() {
+      closing ??= (async () => {
+        await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+        await client.dispose();
+      })();
+      return closing;
+    },
+  };
+}
