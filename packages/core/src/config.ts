@@ -24,7 +24,7 @@ export const settings = {
   DATA_DIR: { schema: z.string().min(1).default("./data"), accepts: "a directory for embedded data, secret and outbox (default ./data)" },
   PUBLIC_URL: { schema: url(["http:", "https:"]).optional(), accepts: "the http(s) URL clients reach (default http://localhost:$PORT)" },
   EVENTSTORE_URL: {
-    schema: url(["postgres:", "postgresql:", "esdb:", "esdb+discover:", "kurrentdb:"]).optional(),
+    schema: url(["postgres:", "postgresql:", "esdb:", "esdb+discover:"]).optional(),
     accepts: "postgres://… or esdb://… (unset: embedded PGlite in DATA_DIR)",
   },
   DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
