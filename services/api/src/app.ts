@@ -1,0 +1,87 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from "fastify";
+import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Logger } from "@tidings/core";
+import { acceptJsonBodies } from "./plugins/jsonBody.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.js";
+import { echoRequestId, requestId } from "./plugins/requestId.js";
+import { catalogRoutes } from "./plugins/routeCatalog.js";
+import { installNotFound } from "./plugins/notFound.js";
+import { registerOpenApi } from "./plugins/openapi.js";
+import { requireJsonReplies } from "./plugins/jsonReplies.js";
+import { RequestLog } from "./plugins/requestLog.js";
+import { zodValidatorCompiler } from "./plugins/validation.js";
+import { healthRoutes, type ReadinessChecks } from "./routes/health.js";
+
+/** The fastify instance every route file receives: zod schemas type its requests and replies. */
+export type ApiInstance = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+
+/**
+ * A resource's routes (`routes/<resource>.ts`): they declare zod schemas, call a handler or query, and
+ * reply. Each set is registered in its own encapsulated scope, after the cross-cutting plugins, so it
+ * can add its own hooks or content parsers (multipart imports) without touching the others.
+ */
+export type ApiRoutes = (app: ApiInstance) => void | Promise<void>;
+
+export interface ApiDeps {
+  logger: Logger;
+  /** Checks `/ready` runs: event store, read database, bus. */
+  readiness: ReadinessChecks;
+  routes?: readonly ApiRoutes[];
+  /** Bound on each readiness check. */
+  readinessTimeoutMs?: number;
+  /** Default request body limit; a route raises its own with the route option `bodyLimit`. */
+  bodyLimit?: number;
+}
+
+/** 1 MiB: enough for any JSON body but sends with attachments and imports, which set their own. */
+export const defaultBodyLimit = 1024 * 1024;
+
+/**
+ * The HTTP app, not yet listening: callers `listen` it, tests `inject` into it. Everything that makes the
+ * wire contract hold for every route lives here, so route files stay thin.
+ */
+export function buildApp(deps: ApiDeps): ApiInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    logController: new RequestLog(),
+    genReqId: requestId,
+    requestIdHeader: false,
+    bodyLimit: deps.bodyLimit ?? defaultBodyLimit,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // The SDK joins base URL and path as strings, so a base URL ending in `/` yields `//emails` (§1.1).
+      ignoreDuplicateSlashes: true,
+      // Email addresses arrive as path segments (`/contacts/{email}`) and may be 254 characters long.
+      maxParamLength: 320,
+    },
+    // Requests arriving on kept-alive connections during a drain are answered (with `Connection: close`)
+    // instead of getting fastify's 503, whose body is not in the contract's shape.
+    return503OnClosing: false,
+    frameworkErrors,
+    clientErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  catalogRoutes(app);
+  installErrorHandling(app);
+  installNotFound(app);
+  acceptJsonBodies(app);
+  echoRequestId(app);
+  requireJsonReplies(app);
+  registerOpenApi(app);
+
+  const routes = [healthRoutes(deps.readiness, deps.readinessTimeoutMs ?? 2000), ...(deps.routes ?? [])];
+  for (const register of routes) {
+    app.register(async (scope) => {
+      await register(scope.withTypeProvider<ZodTypeProvider>());
+    });
+  }
+  return app;
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from "fastify";
+import { errorTable } from "../errorTable.js";
+
+/**
+ * The `resend` SDK parses every 2xx body as JSON and turns an empty one (a bare 204) into a client-side
+ * error (compat-reference §1.4). A route that replies without a body is a bug: it is answered as an
+ * unexpected error, so the route's own tests fail at once.
+ */
+export function requireJsonReplies(app: FastifyInstance): void {
+  app.addHook("onSend", async (request, reply, payload) => {
+    const empty = payload === undefined || payload === null || payload === "";
+    if (!empty || request.method === "HEAD" || reply.statusCode === 304) return payload;
+    request.log.error({ url: request.url, statusCode: reply.statusCode }, "a route replied without a body");
+    reply.code(500).type("application/json");
+    return JSON.stringify({ ...errorTable.application_error, message: "The server produced an empty response." });
+  });
+}

@@ -1,0 +1,19 @@
+import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
+
+/**
+ * One log line per request, written when it completes, instead of fastify's pair of lines (arrival and
+ * completion): half the logging cost on the hot path, and the line has what an operator searches by.
+ */
+export class RequestLog extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: "requestId" });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, "request errored");
+    else reply.log.info(line, "request completed");
+  }
+}
