@@ -37,6 +37,8 @@ export interface ConsumerOptions {
   ackWaitMs?: number;
   /** How many messages may be in the handler at once. Defaults to 1, which keeps subject order. */
   concurrency?: number;
+  /** Redelivery delay after the handler throws on delivery `deliveryCount`. Defaults to `backoffDelayMs`. */
+  backoffMs?: (deliveryCount: number) => number;
 }
 
 /**

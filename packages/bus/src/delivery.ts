@@ -1,0 +1,84 @@
+import type { Logger } from "@tidings/core";
+import { backoffDelayMs, type BusMessage, type ConsumerOptions, type MessageHandler } from "./port.js";
+
+/** One delivery as an adapter sees it: the message plus the adapter's own settlement calls. */
+export interface Delivery {
+  subject: string;
+  data: unknown;
+  msgId: string;
+  headers: Record<string, string>;
+  deliveryCount: number;
+  ack(): Promise<void>;
+  nak(delayMs: number): Promise<void>;
+  working(): Promise<void>;
+}
+
+/** Records a message that exhausted its tries on `deadLetterSubject(durable)`; the caller acks it afterwards. */
+export type DeadLetterSink = (delivery: Delivery, error: string) => Promise<void>;
+
+/** Headers a dead letter carries besides the original message's own. */
+export const deadLetterHeaders = {
+  originalSubject: "tidings-original-subject",
+  msgId: "tidings-msg-id",
+  error: "tidings-error",
+  deliveryCount: "tidings-delivery-count",
+} as const;
+
+/**
+ * The port's settlement rules, shared by every adapter: returning acks, throwing naks with backoff, and
+ * the last allowed delivery goes to the dead-letter subject instead of being nak'ed.
+ *
+ * Adapters deliver up to `maxDeliver + 1` times. The extra delivery only happens when the handler of the
+ * last allowed one never settled (the process died, or it outran the ack wait); it dead-letters the
+ * message without calling the handler, so no message is ever parked silently.
+ */
+export async function handleDelivery(
+  delivery: Delivery,
+  handler: MessageHandler,
+  options: ConsumerOptions,
+  deadLetter: DeadLetterSink,
+  logger: Logger,
+): Promise<void> {
+  const bury = async (error: string) => {
+    await deadLetter(delivery, error);
+    await delivery.ack();
+    logger.warn({ durable: options.durable, subject: delivery.subject, msgId: delivery.msgId, error }, "message dead-lettered");
+  };
+  if (delivery.deliveryCount > options.maxDeliver) {
+    await bury(`not settled within the ack wait on its last allowed delivery (${options.maxDeliver})`);
+    return;
+  }
+  const isLast = delivery.deliveryCount >= options.maxDeliver;
+  let settled = false;
+  const settleOnce = async (settle: () => Promise<void>) => {
+    if (settled) return;
+    settled = true;
+    await settle();
+  };
+  const message: BusMessage = {
+    subject: delivery.subject,
+    data: delivery.data,
+    msgId: delivery.msgId,
+    headers: delivery.headers,
+    deliveryCount: delivery.deliveryCount,
+    ack: () => settleOnce(() => delivery.ack()),
+    nak: (delayMs = 0) => settleOnce(() => (isLast ? bury("nak'ed on its last allowed delivery") : delivery.nak(delayMs))),
+    working: async () => {
+      if (!settled) await delivery.working();
+    },
+  };
+  try {
+    await handler(message);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (settled) {
+      logger.error({ durable: options.durable, msgId: delivery.msgId, err: error }, "handler threw after settling its message");
+      return;
+    }
+    settled = true;
+    if (isLast) await bury(reason);
+    else await delivery.nak((options.backoffMs ?? backoffDelayMs)(delivery.deliveryCount));
+    return;
+  }
+  await settleOnce(() => delivery.ack());
+}

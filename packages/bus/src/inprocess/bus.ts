@@ -1,0 +1,92 @@
+import { createLogger, type Logger } from "@tidings/core";
+import { migrate, type Database } from "@tidings/postgres";
+import { deadLetterHeaders, type DeadLetterSink } from "../delivery.js";
+import { deadLetterSubject, type Bus, type Consumer } from "../port.js";
+import { assertValidFilter, subjectMatches } from "../subject.js";
+import { startInProcessConsumer, type InProcessConsumer } from "./consumer.js";
+import { busMigrations } from "./migrations.js";
+import { busChannel, insertMessage, pruneMessages, readDeadLetters, registerConsumer } from "./storage.js";
+
+export interface InProcessBusOptions {
+  logger?: Logger;
+  /**
+   * A msgId stays deduplicated for at least this long: a message is kept this long even once every
+   * durable has acked it. Defaults to 5 minutes, the NATS adapter's duplicate window.
+   */
+  dedupWindowMs?: number;
+  /** Messages older than this are deleted even if some durable never read them. Defaults to 7 days. */
+  maxAgeMs?: number;
+  /** How often an idle consumer checks anyway, in case a wake-up from another process was lost. Defaults to 1 s. */
+  pollIntervalMs?: number;
+  /** How often acked and expired messages are deleted. Defaults to 1 minute. */
+  pruneIntervalMs?: number;
+}
+
+/**
+ * The bus of the embedded mode (DESIGN §2, §5), durable in the same database as everything else. It keeps
+ * the JetStream semantics the sagas rely on: dedup by msgId, durables that start at the first message of
+ * their filter and resume where they left off, ack wait, nak with delay, and dead letters. Publishes in
+ * this process wake consumers at once; other processes on the same PostgreSQL are woken by NOTIFY.
+ */
+export async function createInProcessBus(database: Database, options: InProcessBusOptions = {}): Promise<Bus> {
+  await migrate(database, "bus", busMigrations);
+  const { db } = database;
+  const logger = options.logger ?? createLogger("silent");
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const retention = {
+    dedupWindowMs: options.dedupWindowMs ?? 5 * 60_000,
+    maxAgeMs: options.maxAgeMs ?? 7 * 24 * 3_600_000,
+    deadLetterPrefix: deadLetterSubject(""),
+  };
+  const consumers = new Set<InProcessConsumer>();
+  const wakeFor = (subject: string) => {
+    for (const consumer of consumers) if (subjectMatches(consumer.filterSubject, subject)) consumer.wake();
+  };
+  const unlisten = await database.listen(busChannel, wakeFor);
+
+  const publish = async (subject: string, data: unknown, msgId: string, headers: Record<string, string>) => {
+    if (await insertMessage(db, { subject, data, msgId, headers })) wakeFor(subject);
+  };
+
+  const prune = () =>
+    pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));
+  const pruneTimer = setInterval(prune, options.pruneIntervalMs ?? 60_000);
+  pruneTimer.unref();
+
+  return {
+    async publish(subject, data, { msgId, headers = {} }) {
+      await publish(subject, data, msgId, headers);
+    },
+
+    async consume(consumerOptions, handler): Promise<Consumer> {
+      assertValidFilter(consumerOptions.filterSubject);
+      const { durable } = consumerOptions;
+      await registerConsumer(db, durable, consumerOptions.filterSubject);
+      const deadLetter: DeadLetterSink = (delivery, error) =>
+        publish(deadLetterSubject(durable), delivery.data, `${durable}:${delivery.msgId}`, {
+          ...delivery.headers,
+          [deadLetterHeaders.originalSubject]: delivery.subject,
+          [deadLetterHeaders.msgId]: delivery.msgId,
+          [deadLetterHeaders.error]: error,
+          [deadLetterHeaders.deliveryCount]: String(delivery.deliveryCount),
+        });
+      const consumer = startInProcessConsumer(db, consumerOptions, handler, { deadLetter, logger, pollIntervalMs });
+      consumers.add(consumer);
+      return {
+        async stop() {
+          consumers.delete(consumer);
+          await consumer.stop();
+        },
+      };
+    },
+
+    deadLetters: (durable, limit = 100) => readDeadLetters(db, deadLetterSubject(durable), limit),
+
+    async close() {
+      clearInterval(pruneTimer);
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
+      consumers.clear();
+      await unlisten();
+    },
+  };
+}

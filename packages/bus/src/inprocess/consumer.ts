@@ -1,0 +1,107 @@
+import type { Logger } from "@tidings/core";
+import type { Kysely } from "kysely";
+import { handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
+import type { ConsumerOptions, MessageHandler } from "../port.js";
+import { subjectPattern } from "../subject.js";
+import { ackDelivery, claimDeliveries, delayDelivery, msUntilNextDue, type StoredDelivery } from "./storage.js";
+
+export interface InProcessConsumer {
+  readonly filterSubject: string;
+  /** Something may be ready: claim now instead of waiting for the next deadline or poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export const defaultAckWaitMs = 30_000;
+
+/**
+ * One durable consumer's loop: claim as many deliveries as there are free handler slots, run them, and
+ * when nothing is ready sleep until a publish wakes it, the next pending deadline, or the poll interval
+ * (the fallback for a wake-up lost between processes).
+ */
+export function startInProcessConsumer(
+  db: Kysely<any>,
+  options: ConsumerOptions,
+  handler: MessageHandler,
+  context: { deadLetter: DeadLetterSink; logger: Logger; pollIntervalMs: number },
+): InProcessConsumer {
+  const { durable } = options;
+  const ackWaitMs = options.ackWaitMs ?? defaultAckWaitMs;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const pattern = subjectPattern(options.filterSubject);
+  const { logger, pollIntervalMs } = context;
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let ready = true;
+  let interruptSleep: (() => void) | undefined;
+
+  const wake = () => {
+    ready = true;
+    interruptSleep?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (ready || stopped) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        interruptSleep = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      interruptSleep = done;
+    });
+
+  const toDelivery = (stored: StoredDelivery): Delivery => ({
+    ...stored,
+    ack: () => ackDelivery(db, durable, stored.seq),
+    nak: (delayMs) => delayDelivery(db, durable, stored, delayMs),
+    working: () => delayDelivery(db, durable, stored, ackWaitMs),
+  });
+
+  const run = (stored: StoredDelivery) => {
+    const task = handleDelivery(toDelivery(stored), handler, options, context.deadLetter, logger)
+      .catch((err) => logger.error({ err, durable, msgId: stored.msgId }, "settling a message failed; it will be redelivered"))
+      .finally(() => {
+        inFlight.delete(task);
+        wake();
+      });
+    inFlight.add(task);
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      ready = false;
+      let claimed: StoredDelivery[];
+      try {
+        claimed = await claimDeliveries(db, { durable, pattern, ackWaitMs }, free);
+      } catch (err) {
+        if (stopped) break;
+        logger.error({ err, durable }, "claiming messages failed");
+        await sleep(pollIntervalMs);
+        continue;
+      }
+      claimed.forEach(run);
+      if (stopped) break;
+      if (claimed.length === free || ready) continue;
+      const dueInMs = await msUntilNextDue(db, durable).catch(() => undefined);
+      await sleep(Math.min(Math.max(dueInMs ?? pollIntervalMs, 5), pollIntervalMs));
+    }
+  };
+  const looping = loop();
+
+  return {
+    filterSubject: options.filterSubject,
+    wake,
+    async stop() {
+      stopped = true;
+      interruptSleep?.();
+      await looping;
+      await Promise.all(inFlight);
+    },
+  };
+}

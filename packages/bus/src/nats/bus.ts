@@ -1,0 +1,128 @@
+import { createLogger, type Logger } from "@tidings/core";
+import { connect, headers as natsHeaders, type JetStreamManager, type StoredMsg } from "nats";
+import { deadLetterHeaders, type DeadLetterSink } from "../delivery.js";
+import { deadLetterSubject, type Bus, type Consumer, type DeadLetter } from "../port.js";
+import { assertValidFilter } from "../subject.js";
+import { startNatsConsumer } from "./consumer.js";
+import { ensureStream } from "./streams.js";
+
+export interface NatsBusOptions {
+  /** Defaults to nats://127.0.0.1:4222. */
+  servers?: string | string[];
+  /** The stream on `events.>`. Defaults to `EVENTS`. */
+  eventsStream?: string;
+  /** The stream on `deadletter.>`. Defaults to `DEADLETTER`. */
+  deadLetterStream?: string;
+  /**
+   * Put before every subject on the wire (`t42.` makes `events.x` travel as `t42.events.x`), and taken off
+   * again on delivery. With their own stream names, this lets test files share one server.
+   */
+  subjectPrefix?: string;
+  /**
+   * How long JetStream remembers a `Nats-Msg-Id` to drop a repeat. The forwarder republishes at most one
+   * batch after a restart, seconds later, so minutes are plenty; the server keeps every id of the window
+   * in memory, so it should not be hours. Defaults to 5 minutes.
+   */
+  duplicateWindowMs?: number;
+  /** Messages older than this leave the streams. Defaults to 7 days: everything can be replayed from the event store. */
+  maxAgeMs?: number;
+  logger?: Logger;
+}
+
+/** The bus on NATS JetStream (DESIGN §5): streams `EVENTS` and `DEADLETTER`, durable pull consumers. */
+export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> {
+  const logger = options.logger ?? createLogger("silent");
+  const prefix = options.subjectPrefix ?? "";
+  const eventsStream = options.eventsStream ?? "EVENTS";
+  const deadLetterStream = options.deadLetterStream ?? "DEADLETTER";
+  const nc = await connect({ servers: options.servers ?? "nats://127.0.0.1:4222", name: "tidings-bus", maxReconnectAttempts: -1 });
+  const js = nc.jetstream();
+  let jsm: JetStreamManager;
+  try {
+    jsm = await nc.jetstreamManager();
+    const retention = { duplicateWindowMs: options.duplicateWindowMs ?? 5 * 60_000, maxAgeMs: options.maxAgeMs ?? 7 * 24 * 3_600_000 };
+    await ensureStream(jsm, { name: eventsStream, subject: `${prefix}events.>`, ...retention });
+    await ensureStream(jsm, { name: deadLetterStream, subject: `${prefix}${deadLetterSubject(">")}`, ...retention, allowDirect: true });
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  const consumers = new Set<Consumer>();
+  const encoder = new TextEncoder();
+
+  const publish = async (subject: string, data: unknown, msgId: string, headers: Record<string, string>) => {
+    const h = natsHeaders();
+    // Header values end at a line break on the wire.
+    for (const [key, value] of Object.entries(headers)) h.set(key, value.replace(/[\r\n]+/g, " "));
+    await js.publish(prefix + subject, encoder.encode(JSON.stringify(data ?? null)), { msgID: msgId, headers: h });
+  };
+
+  const streamOf = (filter: string) => (filter.startsWith(deadLetterSubject("")) ? deadLetterStream : eventsStream);
+
+  return {
+    async publish(subject, data, { msgId, headers = {} }) {
+      await publish(subject, data, msgId, headers);
+    },
+
+    async consume(consumerOptions, handler) {
+      assertValidFilter(consumerOptions.filterSubject);
+      const { durable } = consumerOptions;
+      const deadLetter: DeadLetterSink = (delivery, error) =>
+        publish(deadLetterSubject(durable), delivery.data, `${durable}:${delivery.msgId}`, {
+          ...delivery.headers,
+          [deadLetterHeaders.originalSubject]: delivery.subject,
+          [deadLetterHeaders.msgId]: delivery.msgId,
+          [deadLetterHeaders.error]: error,
+          [deadLetterHeaders.deliveryCount]: String(delivery.deliveryCount),
+        });
+      const started = await startNatsConsumer(
+        { js, jsm, stream: streamOf(consumerOptions.filterSubject), subjectPrefix: prefix },
+        consumerOptions,
+        handler,
+        { deadLetter, logger },
+      );
+      const consumer: Consumer = {
+        async stop() {
+          consumers.delete(consumer);
+          await started.stop();
+        },
+      };
+      consumers.add(consumer);
+      return consumer;
+    },
+
+    async deadLetters(durable, limit = 100) {
+      const subject = prefix + deadLetterSubject(durable);
+      const letters: DeadLetter[] = [];
+      let seq = 1;
+      while (letters.length < limit) {
+        let stored: StoredMsg;
+        try {
+          stored = await (jsm as JetStreamManager & Partial<DirectGet> as DirectGet).direct.getMessage(deadLetterStream, { seq, next_by_subj: subject });
+        } catch (error) {
+          if ((error as { code?: string }).code === "404") break;
+          throw error;
+        }
+        letters.push({
+          subject: stored.header.get(deadLetterHeaders.originalSubject),
+          msgId: stored.header.get(deadLetterHeaders.msgId),
+          data: JSON.parse(new TextDecoder().decode(stored.data)),
+          deliveryCount: Number(stored.header.get(deadLetterHeaders.deliveryCount) || 0),
+          error: stored.header.get(deadLetterHeaders.error),
+          deadAt: stored.time,
+        });
+        seq = stored.seq + 1;
+      }
+      return letters;
+    },
+
+    async close() {
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
+      await nc.flush().catch(() => {});
+      await nc.close();
+    },
+  };
+}
+
+/** The 2.x typings leave `direct` off the JetStreamManager interface; the implementation has it. */
+type DirectGet = { direct: { getMessage(stream: string, query: { seq: number; next_by_subj: string }): Promise<StoredMsg> } };
