@@ -16,7 +16,8 @@ import { registerOpenApi } from "./plugins/openapi.js";
 import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
-import { healthRoutes, type ReadinessChecks } from "./routes/health.js";
+import type { ReadinessChecks } from "./routes/health.js";
+import { apiRoutes } from "./routes/index.js";
 
 /** The fastify instance every route file receives: zod schemas type its requests and replies. */
 export type ApiInstance = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -32,6 +33,7 @@ export interface ApiDeps {
   logger: Logger;
   /** Checks `/ready` runs: event store, read database, bus. */
   readiness: ReadinessChecks;
+  /** Routes served beside the API's own (`routes/index.ts`): for embedders and tests. */
   routes?: readonly ApiRoutes[];
   /** Bound on each readiness check. */
   readinessTimeoutMs?: number;
@@ -77,8 +79,7 @@ export function buildApp(deps: ApiDeps): ApiInstance {
   requireJsonReplies(app);
   registerOpenApi(app);
 
-  const routes = [healthRoutes(deps.readiness, deps.readinessTimeoutMs ?? 2000), ...(deps.routes ?? [])];
-  for (const register of routes) {
+  for (const register of [...apiRoutes(deps), ...(deps.routes ?? [])]) {
     app.register(async (scope) => {
       await register(scope.withTypeProvider<ZodTypeProvider>());
     });
