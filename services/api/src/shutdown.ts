@@ -34,10 +34,14 @@ export function handleShutdownSignals(options: ShutdownOptions): Shutdown {
         logger.warn({ drainTimeoutMs }, "requests still running after the drain timeout; closing their connections");
         app.server.closeAllConnections();
       }, drainTimeoutMs);
+      // A keep-alive connection whose request finished during the drain stays open, and keeps the server
+      // from closing, until the client's keep-alive ends; close each one as soon as it falls idle.
+      const reap = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
         await app.close();
       } finally {
         clearTimeout(force);
+        clearInterval(reap);
       }
       await options.closeDependencies();
       logger.info("shut down");
