@@ -70,6 +70,51 @@ describe("PostgreSQL event store", () => {
     await expect(store.append(aStreamId(), shared, "no_stream")).rejects.toThrow(/already used by another event/);
   });
 
+  it("commits appends that wait together in one transaction, and fails only an append at fault", async () => {
+    // One round trip in flight: the appends queued behind the first go together in one transaction.
+    const grouped = createPostgresEventStore(database, { appendsInFlight: 1 });
+    try {
+      const taken = events(1);
+      await grouped.append(aStreamId(), taken, "no_stream");
+      const existing = aStreamId();
+      await grouped.append(existing, events(1), "no_stream");
+      const good = Array.from({ length: 4 }, () => aStreamId());
+      const outcomes = await Promise.allSettled([
+        grouped.append(aStreamId(), events(1), "no_stream"),
+        ...good.map((stream) => grouped.append(stream, events(2), "no_stream")),
+        grouped.append(aStreamId(), taken, "no_stream"),
+        grouped.append(existing, events(1), "no_stream"),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"]);
+      expect((outcomes[5] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already used by another event/) });
+      expect((outcomes[6] as PromiseRejectedResult).reason).toMatchObject({ name: "WrongExpectedRevisionError", actual: 0n });
+      for (const stream of good) expect(await grouped.readStream(stream)).toHaveLength(2);
+
+      const together = await Promise.all([aStreamId(), ...good].map((stream, i) => grouped.append(stream, events(1), i === 0 ? "no_stream" : 1n)));
+      expect(together.slice(1).map((r) => r.nextExpectedRevision)).toEqual([2n, 2n, 2n, 2n]);
+      expect(new Set(together.slice(1).map((r) => r.position.commit)).size).toBe(1);
+      expect(new Set(together.map((r) => r.position.prepare)).size).toBe(5);
+    } finally {
+      await grouped.close();
+    }
+  });
+
+  it("delivers live events on NOTIFY, without waiting for a poll", async () => {
+    const notified = createPostgresEventStore(database, { pollIntervalMs: 600_000 });
+    const category = aCategory();
+    const subscription = notified.subscribeToAll({ after: await notified.headPosition(), filter: { streamCategory: [category] } });
+    try {
+      // The first read must be over, with the subscription waiting live, before the append.
+      const delivered = new SubscriptionReader(subscription).take(1, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const appended = events(1);
+      await store.append(aStreamId(category), appended, "no_stream");
+      expect((await delivered).map((e) => e.id)).toEqual(appended.map((e) => e.id));
+    } finally {
+      await notified.close();
+    }
+  });
+
   it("puts a large batch in $all in revision order", async () => {
     const stream = aStreamId();
     await store.append(stream, events(1000), "no_stream");

@@ -2,7 +2,6 @@ import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import {
   START,
-  WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -16,7 +15,8 @@ import {
 } from "../port.js";
 import { readAllPage } from "./allReader.js";
 import { AppendSignal } from "./appendSignal.js";
-import { APPENDED_CHANNEL, WRONG_EXPECTED_REVISION } from "./migrations.js";
+import { GroupCommit } from "./groupCommit.js";
+import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
 import { postgresSubscription } from "./subscription.js";
 
@@ -25,6 +25,8 @@ export interface PostgresEventStoreOptions {
   batchSize?: number;
   /** How often a live subscription polls besides waiting for NOTIFY (default 500 ms). */
   pollIntervalMs?: number;
+  /** Append round trips in flight at once before appends wait and commit together (default 2; 1 on PGlite). */
+  appendsInFlight?: number;
   /** `close()` also closes `database` (default false: in embedded mode read models and the bus share it). */
   ownsDatabase?: boolean;
 }
@@ -37,6 +39,11 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   const batchSize = options.batchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const signal = new AppendSignal();
+  const groupCommit = new GroupCommit(db, {
+    // PGlite is one session: a second round trip in flight would only queue behind the first.
+    inFlight: options.appendsInFlight ?? (database.kind === "pglite" ? 1 : 2),
+    maxEvents: 5_000,
+  });
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -48,18 +55,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   return {
     async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
       open();
-      const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })));
-      try {
-        const { rows } = await sql<{ next_revision: string; commit_position: string; prepare_position: string }>`
-          SELECT * FROM eventstore.append(${streamId}, ${String(expectedRevision)}, ${payload}::jsonb)`.execute(db);
-        const row = rows[0]!;
-        return {
-          nextExpectedRevision: BigInt(row.next_revision),
-          position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
-        };
-      } catch (error) {
-        throw appendError(error, streamId, expectedRevision);
-      }
+      return groupCommit.append(streamId, events, expectedRevision);
     },
 
     async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -121,16 +117,4 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       if (options.ownsDatabase) await database.close();
     },
   };
-}
-
-function appendError(error: unknown, streamId: string, expected: ExpectedRevision): unknown {
-  const { code, detail, constraint } = error as { code?: string; detail?: string; constraint?: string };
-  if (code === WRONG_EXPECTED_REVISION) {
-    const actual = BigInt(detail ?? "-1");
-    return new WrongExpectedRevisionError(streamId, expected, actual < 0n ? "no_stream" : actual);
-  }
-  if (code === "23505" && constraint === "events_event_id_key") {
-    return new Error(`stream ${streamId}: an event id of this append is already used by another event`, { cause: error });
-  }
-  return error;
 }
