@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { DomainError, type Decider } from "@tidings/domain";
+import { DomainRejection, handleCommand } from "./handleCommand.js";
+import { reservationStream, reserve } from "./reservation.js";
+
+type CounterEvent = { type: "Incremented"; data: { by: number } };
+type CounterCommand = { type: "Increment"; by: number; max: number };
+
+const counter: Decider<CounterCommand, CounterEvent, number> = {
+  initialState: 0,
+  evolve: (total, e) => total + e.data.by,
+  decide: (c, total) =>
+    total + c.by > c.max ? new DomainError("validation_error", "over the maximum") : [{ type: "Incremented", data: { by: c.by } }],
+};
+
+let test: TestDatabase;
+let store: EventStore;
+
+beforeAll(async () => {
+  test = await createTestDatabase();
+  await migrate(test.database, "eventstore", eventStoreMigrations);
+  store = createPostgresEventStore(test.database);
+});
+afterAll(async () => {
+  await store.close();
+  await test.dispose();
+});
+
+const increment = (streamId: string, by: number, max = 1000) =>
+  handleCommand({ store, streamId, decider: counter, command: { type: "Increment", by, max }, metadata: { actor: "cli" } });
+
+describe("handleCommand", () => {
+  it("decides again on the new state when a concurrent writer moved the stream", async () => {
+    await Promise.all(Array.from({ length: 10 }, () => increment("counter-race", 1)));
+    const events = await store.readStream("counter-race");
+    expect(events).toHaveLength(10);
+    expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i)));
+  });
+
+  it("enforces the rule against concurrent writers: never over the maximum", async () => {
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => increment("counter-max", 1, 3)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(rejected.every((r) => r.reason instanceof DomainRejection && r.reason.error.name === "validation_error")).toBe(true);
+    expect(await store.readStream("counter-max")).toHaveLength(3);
+  });
+
+  it("returns the position of the appended event for read-your-writes", async () => {
+    const outcome = await increment("counter-position", 2);
+    const [event] = await store.readStream("counter-position");
+    expect(outcome.position).toEqual(event!.position);
+  });
+});
+
+describe("reserve", () => {
+  it("lets exactly one of many concurrent claimants win a value", async () => {
+    const stream = reservationStream("team-a", "alias", "welcome");
+    const owners = Array.from({ length: 8 }, (_, i) => `owner-${i}`);
+    const results = await Promise.all(owners.map((o) => reserve(store, stream, o, {})));
+    expect(results.filter((r) => r.won)).toHaveLength(1);
+    const winner = owners[results.findIndex((r) => r.won)];
+    expect(results.filter((r) => !r.won).every((r) => !r.won && r.ownerId === winner)).toBe(true);
+  });
+
+  it("lets the owner claim its own value again", async () => {
+    const stream = reservationStream("team-a", "alias", "again");
+    expect(await reserve(store, stream, "me", {})).toEqual({ won: true });
+    expect(await reserve(store, stream, "me", {})).toEqual({ won: true });
+    expect(await reserve(store, stream, "you", {})).toEqual({ won: false, ownerId: "me" });
+  });
+
+  it("keeps one team's values apart from another's", async () => {
+    expect(await reserve(store, reservationStream("team-a", "alias", "same"), "a", {})).toEqual({ won: true });
+    expect(await reserve(store, reservationStream("team-b", "alias", "same"), "b", {})).toEqual({ won: true });
+  });
+});

@@ -1,0 +1,2 @@
+export * from "./handleCommand.js";
+export * from "./reservation.js";
