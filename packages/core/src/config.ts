@@ -29,6 +29,10 @@ export const settings = {
   },
   DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
   NATS_URL: { schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(), accepts: "nats://host:port (unset: the bus lives in the database)" },
+  NATS_PREFIX: {
+    schema: z.string().regex(/^[A-Za-z0-9_]{1,32}$/).optional(),
+    accepts: "1 to 32 letters, digits or _: keeps this install's streams and subjects apart on a shared NATS server",
+  },
   MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
   SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
   TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
