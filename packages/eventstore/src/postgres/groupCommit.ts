@@ -30,6 +30,7 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   private readonly queue: PendingAppend[] = [];
   private busy = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly db: Kysely<any>,
@@ -44,6 +45,12 @@ export class GroupCommit {
     });
   }
 
+  /** Resolves once every append handed in so far has its outcome. */
+  idle(): Promise<void> {
+    if (this.busy === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   private pump(): void {
     while (this.busy < this.options.inFlight && this.queue.length > 0) {
       const batch = this.take();
@@ -51,6 +58,7 @@ export class GroupCommit {
       void (batch.length === 1 ? this.single(batch[0]!) : this.together(batch)).finally(() => {
         this.busy--;
         this.pump();
+        if (this.busy === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
       });
     }
   }

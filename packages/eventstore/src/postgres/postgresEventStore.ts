@@ -83,7 +83,11 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
 
     subscribeToAll(options: SubscribeOptions = {}): Subscription {
       open();
-      listening ??= database.listen(APPENDED_CHANNEL, (payload) => signal.notify(payload));
+      // A failed LISTEN is not kept: the next subscription tries again.
+      listening ??= database.listen(APPENDED_CHANNEL, (payload) => signal.notify(payload)).catch((error: unknown) => {
+        listening = undefined;
+        throw error;
+      });
       const { subscription, stopped } = postgresSubscription(
         { db, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
         options,
@@ -112,8 +116,8 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((s) => s.stop()));
-      if (listening) await (await listening)();
+      await Promise.all([groupCommit.idle(), ...[...subscriptions].map((s) => s.stop())]);
+      if (listening) await listening.then((unlisten) => unlisten(), () => {});
       if (options.ownsDatabase) await database.close();
     },
   };
