@@ -19,7 +19,7 @@ const FIRST_RETRY_MS = 5;
  *
  * It wakes on a NOTIFY, and polls as well: a notification can be missed, and it can arrive before the
  * event is readable, while an older transaction is still in flight below it (see readAllPage). In that
- * lagging state only a notification from a transaction below the horizon (the blocker itself) is news;
+ * lagging state only a notification from the horizon's transaction or an older one (the blocker) is news;
  * otherwise it retries with a growing delay, because the blocker may not be an append at all.
  */
 export function postgresSubscription(settings: SubscriptionSettings, options: SubscribeOptions): { subscription: Subscription; stopped: Promise<void> } {
@@ -66,7 +66,7 @@ export function postgresSubscription(settings: SubscriptionSettings, options: Su
         cursor = page.next;
         if (!page.exhausted || stopped) continue;
         const lagging = signal.latest >= page.horizon;
-        const isNews = (tx: bigint) => !lagging || tx < page.horizon;
+        const isNews = (tx: bigint) => !lagging || tx <= page.horizon;
         if (notifiedSinceRead !== undefined && isNews(notifiedSinceRead)) continue;
         await pause(lagging ? retryMs : pollIntervalMs, isNews);
         retryMs = lagging ? Math.min(retryMs * 2, pollIntervalMs) : FIRST_RETRY_MS;
