@@ -41,6 +41,10 @@ export const settings = {
     accepts: "re_ followed by at least 32 base62 characters",
   },
   LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
+  LOG_RETENTION_DAYS: {
+    schema: int(1, 3650).default(30),
+    accepts: "days the API request log (GET /logs) is kept, 1 to 3650 (default 30)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     schema: int(0, 60000).default(2000),
     accepts: "milliseconds a write waits for its projections, 0 to 60000 (default 2000)",
