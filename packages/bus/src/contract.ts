@@ -53,11 +53,24 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       const s = scope();
       await bus.publish(s.subject("Thing"), { v: 1 }, { msgId: s.msgId("1") });
       await bus.publish(s.subject("Thing"), { v: 2 }, { msgId: s.msgId("1") });
-      await bus.publish(s.subject("Thing"), { v: 3 }, { msgId: s.msgId("2") });
+      await Promise.all([
+        bus.publish(s.subject("Thing"), { v: 3 }, { msgId: s.msgId("2") }),
+        bus.publish(s.subject("Thing"), { v: 4 }, { msgId: s.msgId("2") }),
+      ]);
+      await bus.publish(s.subject("Thing"), { v: 5 }, { msgId: s.msgId("3") });
       const c = await recordingConsumer(bus, { durable: s.durable("a"), filterSubject: s.subject(">"), maxDeliver: 3, ackWaitMs });
-      await waitUntil(() => c.received.some((r) => r.msgId === s.msgId("2")));
+      await waitUntil(() => c.received.some((r) => r.msgId === s.msgId("3")));
       await c.stop();
-      expect(c.received.map((r) => r.data)).toEqual([{ v: 1 }, { v: 3 }]);
+      expect(c.received.map((r) => r.data)).toEqual([{ v: 1 }, { v: 3 }, { v: 5 }]);
+    });
+
+    it("keeps the call order of publishes made without awaiting each other", async () => {
+      const s = scope();
+      await Promise.all([...Array(50).keys()].map((n) => bus.publish(s.subject("T"), n, { msgId: s.msgId(`${n}`) })));
+      const c = await recordingConsumer(bus, { durable: s.durable("a"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs });
+      await c.waitFor(50);
+      await c.stop();
+      expect(c.received.map((r) => r.data)).toEqual([...Array(50).keys()]);
     });
 
     it("starts a new durable at the first message of its filter, and skips other subjects", async () => {

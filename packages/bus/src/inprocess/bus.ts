@@ -5,7 +5,8 @@ import { deadLetterSubject, type Bus, type Consumer } from "../port.js";
 import { assertValidFilter, subjectMatches } from "../subject.js";
 import { startInProcessConsumer, type InProcessConsumer } from "./consumer.js";
 import { busMigrations } from "./migrations.js";
-import { busChannel, insertMessage, pruneMessages, readDeadLetters, registerConsumer } from "./storage.js";
+import { orderedPublisher } from "./publisher.js";
+import { busChannel, pruneMessages, readDeadLetters, registerConsumer } from "./storage.js";
 
 export interface InProcessBusOptions {
   logger?: Logger;
@@ -44,9 +45,9 @@ export async function createInProcessBus(database: Database, options: InProcessB
   };
   const unlisten = await database.listen(busChannel, wakeFor);
 
-  const publish = async (subject: string, data: unknown, msgId: string, headers: Record<string, string>) => {
-    if (await insertMessage(db, { subject, data, msgId, headers })) wakeFor(subject);
-  };
+  const insert = orderedPublisher(db, (subjects) => subjects.forEach(wakeFor));
+  const publish = (subject: string, data: unknown, msgId: string, headers: Record<string, string>) =>
+    insert({ subject, data, msgId, headers });
 
   const prune = () =>
     pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));

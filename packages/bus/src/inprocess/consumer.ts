@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
 import type { ConsumerOptions, MessageHandler } from "../port.js";
 import { subjectPattern } from "../subject.js";
-import { ackDelivery, claimDeliveries, delayDelivery, msUntilNextDue, type StoredDelivery } from "./storage.js";
+import { ackDelivery, claimDeliveries, delayDelivery, type Claim, type StoredDelivery } from "./storage.js";
 
 export interface InProcessConsumer {
   readonly filterSubject: string;
@@ -76,20 +76,19 @@ export function startInProcessConsumer(
         continue;
       }
       ready = false;
-      let claimed: StoredDelivery[];
+      let claim: Claim;
       try {
-        claimed = await claimDeliveries(db, { durable, pattern, ackWaitMs }, free);
+        claim = await claimDeliveries(db, { durable, pattern, ackWaitMs }, free);
       } catch (err) {
         if (stopped) break;
         logger.error({ err, durable }, "claiming messages failed");
         await sleep(pollIntervalMs);
         continue;
       }
-      claimed.forEach(run);
+      claim.deliveries.forEach(run);
       if (stopped) break;
-      if (claimed.length === free || ready) continue;
-      const dueInMs = await msUntilNextDue(db, durable).catch(() => undefined);
-      await sleep(Math.min(Math.max(dueInMs ?? pollIntervalMs, 5), pollIntervalMs));
+      if (claim.deliveries.length === free || claim.behind || ready) continue;
+      await sleep(Math.min(Math.max(claim.nextDueInMs ?? pollIntervalMs, 5), pollIntervalMs));
     }
   };
   const looping = loop();

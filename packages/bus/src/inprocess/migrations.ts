@@ -16,7 +16,8 @@ CREATE TABLE bus_messages (
   headers jsonb NOT NULL DEFAULT '{}',
   published_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX bus_messages_subject ON bus_messages (subject, seq);
+-- Consumers walk seq in order and filter subjects on the way; only dead letters are read by subject.
+CREATE INDEX bus_messages_dead_letters ON bus_messages (subject, seq) WHERE subject LIKE 'deadletter.%';
 CREATE INDEX bus_messages_published_at ON bus_messages (published_at);
 
 CREATE TABLE bus_consumers (

@@ -16,27 +16,34 @@ export interface StoredDelivery {
 
 const millis = (ms: number) => sql`(${ms}::float8 * interval '1 millisecond')`;
 
+export interface MessageToInsert {
+  subject: string;
+  data: unknown;
+  msgId: string;
+  headers: Record<string, string>;
+}
+
 /**
- * Appends a message unless its msgId is already stored. Publishers take one transaction-level lock so
- * that sequence numbers commit in order: a consumer that has read up to seq N can then trust that no
- * message below N commits later (the same pitfall as the event store's, DESIGN §4). The lock is taken in
- * the CTE the insert reads from, hence before `nextval`, and held until the statement's commit.
+ * Appends messages in the given order, skipping any whose msgId is already stored, and returns the
+ * distinct subjects that got a new message. Publishers take one transaction-level lock so that sequence
+ * numbers commit in order: a consumer that has read up to seq N can then trust that no message below N
+ * commits later (the event store's pitfall, DESIGN §4). The lock is taken in the CTE the insert reads
+ * from, hence before any `nextval`, and held until the statement commits.
  */
-export async function insertMessage(
-  db: Kysely<any>,
-  message: { subject: string; data: unknown; msgId: string; headers: Record<string, string> },
-): Promise<boolean> {
-  const result = await sql<{ seq: string }>`
+export async function insertMessages(db: Kysely<any>, messages: MessageToInsert[]): Promise<string[]> {
+  const rows = messages.map((m) => ({ subject: m.subject, msg_id: m.msgId, data: JSON.stringify(m.data ?? null), headers: m.headers }));
+  const result = await sql<{ subject: string }>`
     WITH publish_lock AS (SELECT pg_advisory_xact_lock(hashtextextended('tidings_bus_publish', 0))),
     inserted AS (
       INSERT INTO bus_messages (subject, msg_id, data, headers)
-      SELECT ${message.subject}, ${message.msgId}, ${JSON.stringify(message.data ?? null)}, ${JSON.stringify(message.headers)}::jsonb
-      FROM publish_lock
+      SELECT e.value->>'subject', e.value->>'msg_id', e.value->>'data', e.value->'headers'
+      FROM publish_lock, jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(value, ord)
+      ORDER BY e.ord
       ON CONFLICT (msg_id) DO NOTHING
-      RETURNING seq
+      RETURNING subject
     )
-    SELECT seq::text AS seq, pg_notify(${busChannel}, ${message.subject}) FROM inserted`.execute(db);
-  return result.rows.length > 0;
+    SELECT subject, pg_notify(${busChannel}, subject) FROM (SELECT DISTINCT subject FROM inserted) AS s`.execute(db);
+  return result.rows.map((row) => row.subject);
 }
 
 export async function registerConsumer(db: Kysely<any>, durable: string, filterSubject: string): Promise<void> {
@@ -63,64 +70,92 @@ const toDelivery = (row: Row): StoredDelivery => ({
   deliveryCount: Number(row.delivery_count),
 });
 
+export interface Claim {
+  deliveries: StoredDelivery[];
+  /** Milliseconds until the next delivery of this durable that is not yet due, if any. */
+  nextDueInMs: number | undefined;
+  /** Unread messages remain past the scanned window: claim again without waiting. */
+  behind: boolean;
+}
+
 /**
- * Claims up to `limit` deliveries for a durable: first the pending messages whose redelivery is due, then
- * messages past the durable's read position. Every claimed message gets a deadline `ackWaitMs` from now.
- * Rows and the read position are taken with SKIP LOCKED, so several processes share one durable.
+ * How many messages past its read position one claim looks at. The planner cannot see the position (it
+ * is read in the same statement), so it may scan the whole range and sort; the window keeps that cheap
+ * when a durable has a backlog.
+ */
+const scanWindow = 256;
+
+/**
+ * Claims up to `limit` deliveries for a durable in one statement: first pending messages whose redelivery
+ * is due, then messages past the durable's read position. Each claimed message is due again `ackWaitMs`
+ * from now. Pending rows and the read position are locked with SKIP LOCKED, so several processes can
+ * share a durable: one that finds the position locked just claims nothing new this time.
+ *
+ * `head` comes from the statement's snapshot, and every message up to it is visible (publishes commit in
+ * order), so when the batch comes back short the read position may jump to the end of the window, past
+ * messages that do not match the filter.
  */
 export async function claimDeliveries(
   db: Kysely<any>,
   consumer: { durable: string; pattern: string; ackWaitMs: number },
   limit: number,
-): Promise<StoredDelivery[]> {
+): Promise<Claim> {
   const { durable, pattern, ackWaitMs } = consumer;
-  return db.transaction().execute(async (trx) => {
-    const redelivered = await sql<Row>`
-      WITH due AS (
-        SELECT seq FROM bus_pending WHERE durable = ${durable} AND due_at <= now()
-        ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
-      ),
-      bumped AS (
-        UPDATE bus_pending p SET delivery_count = p.delivery_count + 1, due_at = now() + ${millis(ackWaitMs)}
-        FROM due WHERE p.durable = ${durable} AND p.seq = due.seq
-        RETURNING p.seq, p.delivery_count
-      )
-      SELECT m.seq::text AS seq, m.subject, m.msg_id, m.data, m.headers, b.delivery_count
-      FROM bumped b JOIN bus_messages m ON m.seq = b.seq ORDER BY m.seq`.execute(trx);
-    const remaining = limit - redelivered.rows.length;
-    if (remaining <= 0) return redelivered.rows.map(toDelivery);
-
-    const position = await sql<{ through: string }>`
-      SELECT delivered_through::text AS through FROM bus_consumers WHERE durable = ${durable} FOR UPDATE SKIP LOCKED`.execute(trx);
-    const through = position.rows[0]?.through;
-    if (through === undefined) return redelivered.rows.map(toDelivery);
-
-    // `head` comes from the same snapshot as the batch: every message up to it is visible (publishes commit
-    // in order), so when the batch is short the read position can jump to it past non-matching messages.
-    const fresh = await sql<Row & { head: string }>`
-      WITH head AS (SELECT coalesce(max(seq), 0) AS seq FROM bus_messages),
-      batch AS (
-        SELECT seq FROM bus_messages
-        WHERE seq > ${through} AND seq <= (SELECT seq FROM head) AND subject ~ ${pattern}
-        ORDER BY seq LIMIT ${remaining}
-      ),
-      claimed AS (
-        INSERT INTO bus_pending (durable, seq, delivery_count, due_at)
-        SELECT ${durable}, seq, 1, now() + ${millis(ackWaitMs)} FROM batch
-        RETURNING seq, delivery_count
-      )
-      SELECT (SELECT seq FROM head)::text AS head, m.seq::text AS seq, m.subject, m.msg_id, m.data, m.headers, c.delivery_count
-      FROM (SELECT 1) AS one
-      LEFT JOIN (claimed c JOIN bus_messages m ON m.seq = c.seq) ON true
-      ORDER BY m.seq`.execute(trx);
-    const claimed = fresh.rows.filter((row) => row.seq !== null);
-    const head = fresh.rows[0]?.head ?? through;
-    const next = claimed.length === remaining ? claimed[claimed.length - 1]!.seq : head;
-    if (BigInt(next) > BigInt(through)) {
-      await sql`UPDATE bus_consumers SET delivered_through = ${next} WHERE durable = ${durable}`.execute(trx);
-    }
-    return [...redelivered.rows, ...claimed].map(toDelivery);
-  });
+  const result = await sql<Row & { next_due_ms: number | null; behind: boolean | null }>`
+    WITH position AS (
+      SELECT delivered_through AS seq FROM bus_consumers WHERE durable = ${durable} FOR UPDATE SKIP LOCKED
+    ),
+    due AS (
+      SELECT seq FROM bus_pending WHERE durable = ${durable} AND due_at <= now()
+      ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ),
+    bumped AS (
+      UPDATE bus_pending p SET delivery_count = p.delivery_count + 1, due_at = now() + ${millis(ackWaitMs)}
+      FROM due WHERE p.durable = ${durable} AND p.seq = due.seq
+      RETURNING p.seq, p.delivery_count
+    ),
+    head AS (SELECT coalesce(max(seq), 0) AS seq FROM bus_messages),
+    window_end AS (SELECT LEAST((SELECT seq FROM head), (SELECT seq FROM position) + ${scanWindow}) AS seq),
+    room AS (SELECT ${limit}::int - (SELECT count(*) FROM due)::int AS n),
+    batch AS (
+      SELECT m.seq FROM bus_messages m
+      WHERE m.seq > (SELECT seq FROM position) AND m.seq <= (SELECT seq FROM window_end) AND m.subject ~ ${pattern}
+      ORDER BY m.seq LIMIT (SELECT n FROM room)
+    ),
+    claimed AS (
+      INSERT INTO bus_pending (durable, seq, delivery_count, due_at)
+      SELECT ${durable}, seq, 1, now() + ${millis(ackWaitMs)} FROM batch
+      RETURNING seq, delivery_count
+    ),
+    target AS (
+      SELECT CASE
+        WHEN (SELECT n FROM room) <= 0 THEN position.seq
+        WHEN (SELECT count(*) FROM batch) >= (SELECT n FROM room) THEN (SELECT max(seq) FROM batch)
+        ELSE (SELECT seq FROM window_end)
+      END AS seq
+      FROM position
+    ),
+    moved AS (
+      UPDATE bus_consumers c SET delivered_through = target.seq
+      FROM target, position WHERE c.durable = ${durable} AND target.seq > position.seq
+    )
+    SELECT m.seq::text AS seq, m.subject, m.msg_id, m.data, m.headers, d.delivery_count, next_due.ms AS next_due_ms,
+           (SELECT seq FROM target) < (SELECT seq FROM head) AS behind
+    FROM (
+      SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS ms
+      FROM bus_pending WHERE durable = ${durable} AND due_at > now()
+    ) AS next_due
+    LEFT JOIN (
+      (SELECT seq, delivery_count FROM bumped UNION ALL SELECT seq, delivery_count FROM claimed) d
+      JOIN bus_messages m ON m.seq = d.seq
+    ) ON true
+    ORDER BY m.seq`.execute(db);
+  const first = result.rows[0];
+  return {
+    deliveries: result.rows.filter((row) => row.seq !== null).map(toDelivery),
+    nextDueInMs: first?.next_due_ms === null || first?.next_due_ms === undefined ? undefined : Number(first.next_due_ms),
+    behind: first?.behind === true,
+  };
 }
 
 export async function ackDelivery(db: Kysely<any>, durable: string, seq: string): Promise<void> {
@@ -137,17 +172,11 @@ export async function delayDelivery(db: Kysely<any>, durable: string, delivery: 
     WHERE durable = ${durable} AND seq = ${delivery.seq} AND delivery_count = ${delivery.deliveryCount}`.execute(db);
 }
 
-/** Milliseconds until the durable's next pending deadline, or undefined when nothing is pending. */
-export async function msUntilNextDue(db: Kysely<any>, durable: string): Promise<number | undefined> {
-  const result = await sql<{ ms: number | null }>`
-    SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS ms FROM bus_pending WHERE durable = ${durable}`.execute(db);
-  const ms = result.rows[0]?.ms;
-  return ms === null || ms === undefined ? undefined : Number(ms);
-}
-
 export async function readDeadLetters(db: Kysely<any>, subject: string, limit: number): Promise<DeadLetter[]> {
   const result = await sql<{ data: string; headers: Record<string, string>; published_at: Date | string }>`
-    SELECT data, headers, published_at FROM bus_messages WHERE subject = ${subject} ORDER BY seq LIMIT ${limit}`.execute(db);
+    SELECT data, headers, published_at FROM bus_messages
+    WHERE subject = ${subject} AND subject LIKE 'deadletter.%' -- spelled as in the partial index, so the planner uses it
+    ORDER BY seq LIMIT ${limit}`.execute(db);
   return result.rows.map((row) => ({
     subject: row.headers[deadLetterHeaders.originalSubject] ?? "",
     msgId: row.headers[deadLetterHeaders.msgId] ?? "",
