@@ -15,3 +15,6 @@ export type { RebuildProgress } from "./shadowBuild.js";
 export { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
 export { physicalTable } from "./readModelTables.js";
 export { streamsProjection } from "./streams.js";
+export { teamsProjection } from "./teams.js";
+export { apiKeysProjection } from "./apiKeys.js";
+export { productProjections } from "./productProjections.js";

@@ -1,0 +1,56 @@
+import type { ApiKeyEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends ApiKeyEvent["type"]> = Extract<ApiKeyEvent, { type: Type }>["data"];
+const dataOf = <Type extends ApiKeyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/**
+ * Live API keys: listed per team, and looked up by token hash on every authenticated request. A deleted
+ * key's row is removed, so a lookup cannot find it. `last_used_at` is not here: it is operational data
+ * the api writes itself (not events), kept in its own table so that a rebuild of this one keeps it.
+ *
+ * The token-hash index is not unique: a unique index in a read model would stall the projection on a
+ * violating event instead of refusing the write. Uniqueness holds on the write side: a generated token has
+ * 238 random bits, and a given token (bootstrap) always maps to the same key id, hence the same stream.
+ */
+export const apiKeysProjection: Projection = {
+  name: "api_keys",
+  version: 1,
+  tables: {
+    api_keys: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        permission: { type: "text" },
+        domain_id: { type: "uuid", nullable: true },
+        token_hash: { type: "text" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_token: "(token_hash)" },
+    },
+  },
+  handlers: {
+    ApiKeyCreated(event, context) {
+      const { apiKeyId, teamId, name, permission, domainId, tokenHash, createdAt } = dataOf<"ApiKeyCreated">(event);
+      context.upsert("api_keys", {
+        id: apiKeyId,
+        team_id: teamId,
+        name,
+        permission,
+        domain_id: domainId,
+        token_hash: tokenHash,
+        created_at: createdAt,
+      });
+    },
+    ApiKeyRenamed(event, context) {
+      const { apiKeyId, name } = dataOf<"ApiKeyRenamed">(event);
+      context.update("api_keys", { id: apiKeyId }, { name });
+    },
+    ApiKeyDeleted(event, context) {
+      context.delete("api_keys", { id: dataOf<"ApiKeyDeleted">(event).apiKeyId });
+    },
+  },
+};

@@ -1,0 +1,33 @@
+import { DEFAULT_RATE_LIMIT, type TeamEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends TeamEvent["type"]> = Extract<TeamEvent, { type: Type }>["data"];
+const dataOf = <Type extends TeamEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Teams as the api reads them: the rate limiter takes `rate_limit_per_second` from here. */
+export const teamsProjection: Projection = {
+  name: "teams",
+  version: 1,
+  tables: {
+    teams: {
+      columns: {
+        id: { type: "uuid" },
+        name: { type: "text" },
+        rate_limit_per_second: { type: "integer" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+    },
+  },
+  handlers: {
+    TeamCreated(event, context) {
+      const { teamId, name, createdAt } = dataOf<"TeamCreated">(event);
+      context.upsert("teams", { id: teamId, name, rate_limit_per_second: DEFAULT_RATE_LIMIT, created_at: createdAt });
+    },
+    TeamRateLimitSet(event, context) {
+      const { teamId, requestsPerSecond } = dataOf<"TeamRateLimitSet">(event);
+      context.update("teams", { id: teamId }, { rate_limit_per_second: requestsPerSecond });
+    },
+  },
+};
