@@ -1,0 +1,34 @@
+import type { RecordedEvent } from "@tidings/eventstore";
+import { describe, expect, it } from "vitest";
+import { forwardedEventSubject, fromForwardedEvent, toForwardedEvent } from "./forwardedEvent.js";
+
+const anEvent = (overrides: Partial<RecordedEvent> = {}): RecordedEvent => ({
+  id: "0e7f8d0c-54f5-4a8f-9a51-0d5f4f3b8a10",
+  type: "EmailQueued",
+  streamId: "email-3f1c2a9e-6f0b-4c2e-8a43-2b7d5e9c1f00",
+  revision: 12n,
+  position: { commit: 9007199254740993n, prepare: 4n },
+  data: { to: ["a@example.com"] },
+  metadata: { teamId: "team-1", actor: "cli" },
+  createdAt: new Date("2024-05-06T07:08:09.123Z"),
+  ...overrides,
+});
+
+describe("forwarded events", () => {
+  it("go to events.<category>.<Type>", () => {
+    expect(forwardedEventSubject(anEvent())).toBe("events.email.EmailQueued");
+    expect(forwardedEventSubject(anEvent({ streamId: "unique-team-contact-email-ab12", type: "AddressReserved" }))).toBe(
+      "events.unique.AddressReserved",
+    );
+  });
+
+  it("never put a separator or wildcard into a subject token", () => {
+    expect(forwardedEventSubject(anEvent({ streamId: "odd.cat*-1", type: "Some Type>" }))).toBe("events.odd_cat_.Some_Type_");
+  });
+
+  it("carry bigints as strings and dates as ISO, and read back to the recorded event", () => {
+    const body = toForwardedEvent(anEvent());
+    expect(body).toMatchObject({ revision: "12", position: "9007199254740993/4", createdAt: "2024-05-06T07:08:09.123Z" });
+    expect(fromForwardedEvent(JSON.parse(JSON.stringify(body)))).toEqual(anEvent());
+  });
+});

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { createPostgresEventStore, eventStoreMigrations, formatPosition, type EventStore } from "@tidings/eventstore";
+import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { sql } from "kysely";
+import { connect } from "nats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startForwarder } from "./forwarder.js";
+import { createInProcessBus } from "./inprocess/bus.js";
+import { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
+import type { Bus } from "./port.js";
+import { recordingConsumer, sleep, waitUntil } from "./recordingConsumer.js";
+
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const ns = `F${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
+
+describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite to the in-process bus"})`, () => {
+  let test: TestDatabase;
+  let store: EventStore;
+  let bus: Bus;
+  let n = 0;
+  /** A stream category of this test's own, so its consumers see only its events. */
+  const category = () => `cat${++n}${Math.random().toString(36).slice(2, 6)}`;
+  const append = (streamId: string, ...types: string[]) =>
+    store.append(streamId, types.map((type, i) => ({ id: randomUUID(), type, data: { i }, metadata: { teamId: "t1" } })), "any");
+  const checkpoint = async (name: string) => {
+    const { rows } = await sql<{ position: string }>`SELECT position FROM forwarder_checkpoints WHERE name = ${name}`.execute(test.database.db);
+    return rows[0]?.position;
+  };
+
+  beforeAll(async () => {
+    test = await createTestDatabase();
+    await migrate(test.database, "eventstore", eventStoreMigrations);
+    store = createPostgresEventStore(test.database);
+    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await store?.close();
+    await test?.dispose();
+    if (testMode() === "server") {
+      const nc = await connect({ servers: natsUrl });
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
+      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
+      await nc.close();
+    }
+  });
+
+  it("publishes each event to events.<category>.<Type> with the recorded event as body, and checkpoints it", async () => {
+    const cat = category();
+    const streamId = `${cat}-${randomUUID()}`;
+    const appended = await append(streamId, "ThingQueued", "ThingSent");
+    const [first, second] = await store.readStream(streamId);
+    const forwarder = await startForwarder({ store, bus, database: test.database, name: `f-${cat}` });
+    const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.*`, maxDeliver: 3 });
+    await c.waitFor(2);
+    await waitUntil(async () => (await checkpoint(`f-${cat}`)) === formatPosition(appended.position));
+    await Promise.all([c.stop(), forwarder.stop()]);
+
+    expect(c.received.map((r) => [r.subject, r.msgId])).toEqual([
+      [`events.${cat}.ThingQueued`, first!.id],
+      [`events.${cat}.ThingSent`, second!.id],
+    ]);
+    expect(c.received[1]!.data).toEqual({
+      id: second!.id,
+      type: "ThingSent",
+      streamId,
+      revision: "1",
+      position: formatPosition(second!.position),
+      data: { i: 1 },
+      metadata: expect.objectContaining({ teamId: "t1" }),
+      createdAt: second!.createdAt.toISOString(),
+    });
+  });
+
+  it("publishes no duplicate when it dies after publishing part of a batch and before its checkpoint", async () => {
+    const cat = category();
+    const name = `f-${cat}`;
+    const streamId = `${cat}-${randomUUID()}`;
+    await append(streamId, ...Array.from({ length: 20 }, (_, i) => `Step${i}`));
+    const appended = await store.readStream(streamId);
+    // Earlier tests' events pass; of this test's 20 events, the first 8 get out before the "crash".
+    let publishes = 0;
+    const dyingBus: Bus = {
+      ...bus,
+      publish: (subject, data, options) =>
+        subject.startsWith(`events.${cat}.`) && ++publishes > 8 ? Promise.reject(new Error("process killed")) : bus.publish(subject, data, options),
+    };
+    const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.*`, maxDeliver: 3 });
+
+    const dying = await startForwarder({ store, bus: dyingBus, database: test.database, name, retryDelayMs: 60_000 });
+    await c.waitFor(8);
+    await dying.stop();
+    expect(await checkpoint(name)).toBeUndefined();
+
+    const restarted = await startForwarder({ store, bus, database: test.database, name });
+    await c.waitFor(20);
+    await waitUntil(async () => (await checkpoint(name)) === formatPosition(appended[19]!.position));
+    await sleep(500);
+    await Promise.all([c.stop(), restarted.stop()]);
+    expect(c.received.map((r) => r.msgId)).toEqual(appended.map((e) => e.id));
+  });
+
+  it("forwards events appended while it runs", async () => {
+    const cat = category();
+    const forwarder = await startForwarder({ store, bus, database: test.database, name: `f-${cat}` });
+    const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.>`, maxDeliver: 3 });
+    for (let i = 1; i <= 5; i++) {
+      await append(`${cat}-${randomUUID()}`, "Happened");
+      await c.waitFor(i, 5_000);
+    }
+    await Promise.all([c.stop(), forwarder.stop()]);
+    expect(c.received.map((r) => r.subject)).toEqual(Array(5).fill(`events.${cat}.Happened`));
+  });
+
+  it("runs one instance per name: a second one waits, and takes over when the first stops", async () => {
+    const cat = category();
+    const name = `f-${cat}`;
+    const first = await startForwarder({ store, bus, database: test.database, name });
+    await waitUntil(() => first.leading);
+    const second = await startForwarder({ store, bus, database: test.database, name, retryDelayMs: 100 });
+    await sleep(300);
+    expect(second.leading).toBe(false);
+
+    await first.stop();
+    await waitUntil(() => second.leading, 5_000);
+    const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.*`, maxDeliver: 3 });
+    await append(`${cat}-${randomUUID()}`, "AfterTakeover");
+    await c.waitFor(1, 5_000);
+    await Promise.all([c.stop(), second.stop()]);
+  });
+});

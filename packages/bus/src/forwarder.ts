@@ -1,0 +1,135 @@
+import { createLogger, type Logger } from "@tidings/core";
+import type { EventStore, RecordedEvent, Subscription } from "@tidings/eventstore";
+import { migrate, type Database } from "@tidings/postgres";
+import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
+import { forwarderMigrations, readForwarderCheckpoint, writeForwarderCheckpoint } from "./forwarderCheckpoint.js";
+import type { Bus } from "./port.js";
+
+export interface ForwarderOptions {
+  store: EventStore;
+  bus: Bus;
+  /** Holds the checkpoint and the lock that keeps one instance per name. */
+  database: Database;
+  /** Defaults to "forwarder". */
+  name?: string;
+  logger?: Logger;
+  /** Most events published before a checkpoint is written. Defaults to 256. */
+  batchSize?: number;
+  /** How long a standby waits before trying the lock again, and the pause after a failure. Defaults to 2 s. */
+  retryDelayMs?: number;
+}
+
+export interface Forwarder {
+  /** True while this instance holds the lock and forwards; a second instance of the same name waits. */
+  readonly leading: boolean;
+  stop(): Promise<void>;
+}
+
+const notReady = Symbol("not ready");
+
+/**
+ * Publishes every event of `$all` to `events.<category>.<Type>` (DESIGN §1, §5). It publishes a batch,
+ * then writes its checkpoint. A crash in between publishes that batch again after the restart, with the
+ * same msgIds (the event ids), so the bus drops the repeats within its dedup window.
+ */
+export async function startForwarder(options: ForwarderOptions): Promise<Forwarder> {
+  const { store, bus, database } = options;
+  const name = options.name ?? "forwarder";
+  const logger = options.logger ?? createLogger("silent");
+  const batchSize = options.batchSize ?? 256;
+  const retryDelayMs = options.retryDelayMs ?? 2_000;
+  await migrate(database, "forwarder", forwarderMigrations);
+
+  let stopped = false;
+  let leading = false;
+  let subscription: Subscription | undefined;
+  let interruptPause: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopped) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        interruptPause = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      interruptPause = done;
+    });
+
+  const publish = (event: RecordedEvent) => bus.publish(forwardedEventSubject(event), toForwardedEvent(event), { msgId: event.id });
+
+  /** Forwards from the checkpoint until the subscription ends (on stop) or something fails. */
+  const forward = async () => {
+    subscription = store.subscribeToAll({ after: await readForwarderCheckpoint(database.db, name) });
+    const events = subscription[Symbol.asyncIterator]();
+    const pull = () => {
+      const next = events.next();
+      next.catch(() => {});
+      return next;
+    };
+    let next = pull();
+    for (;;) {
+      const first = await next;
+      if (first.done) return;
+      const batch = [first.value];
+      next = pull();
+      // Take what the subscription already holds, without waiting for the next event to be appended.
+      while (batch.length < batchSize) {
+        const ready = await Promise.race([next, new Promise<typeof notReady>((resolve) => setImmediate(() => resolve(notReady)))]);
+        if (ready === notReady || ready.done) break;
+        batch.push(ready.value);
+        next = pull();
+      }
+      await Promise.all(batch.map(publish));
+      await writeForwarderCheckpoint(database.db, name, batch[batch.length - 1]!.position);
+    }
+  };
+
+  const lead = async () => {
+    while (!stopped) {
+      try {
+        await forward();
+        // The subscription ended without a stop: start again, but not in a tight loop.
+        await pause(retryDelayMs);
+      } catch (err) {
+        if (stopped) break;
+        logger.error({ err, forwarder: name }, "forwarding failed; starting again from the checkpoint");
+        await subscription?.stop();
+        await pause(retryDelayMs);
+      }
+    }
+  };
+
+  const run = async () => {
+    while (!stopped) {
+      const lock = await database.tryLock(`forwarder:${name}`).catch((err: unknown) => {
+        logger.error({ err, forwarder: name }, "taking the forwarder lock failed");
+        return undefined;
+      });
+      if (!lock) {
+        await pause(retryDelayMs);
+        continue;
+      }
+      leading = true;
+      try {
+        await lead();
+      } finally {
+        leading = false;
+        await lock.release();
+      }
+    }
+  };
+  const running = run();
+
+  return {
+    get leading() {
+      return leading;
+    },
+    async stop() {
+      stopped = true;
+      interruptPause?.();
+      await subscription?.stop();
+      await running;
+    },
+  };
+}
