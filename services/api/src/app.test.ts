@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TidingsError, isUuid } from "@tidings/core";
-import { buildApp, type ApiInstance } from "./app.js";
+import { buildTransportApp, type ApiInstance } from "./app.js";
 import { created } from "./replies.js";
 import { capturingLogger } from "./testing/capturingLogger.js";
 
@@ -9,7 +9,7 @@ const { logger, lines } = capturingLogger();
 let app: ApiInstance;
 
 beforeAll(async () => {
-  app = buildApp({
+  app = buildTransportApp({
     logger,
     readiness: {},
     routes: [

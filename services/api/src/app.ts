@@ -16,8 +16,10 @@ import { registerOpenApi } from "./plugins/openapi.js";
 import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
+import { installAuth, type AuthOptions } from "./plugins/auth.js";
 import type { ReadinessChecks } from "./routes/health.js";
-import { apiRoutes } from "./routes/index.js";
+import { operationRoutes, resourceRoutes } from "./routes/index.js";
+import type { ApiServices } from "./services.js";
 
 /** The fastify instance every route file receives: zod schemas type its requests and replies. */
 export type ApiInstance = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -31,6 +33,10 @@ export type ApiRoutes = (app: ApiInstance) => void | Promise<void>;
 
 export interface ApiDeps {
   logger: Logger;
+  /** Stores, read-your-writes, clock and settings, shared by every route. */
+  services: ApiServices;
+  /** Tuning of the auth plugin, for tests (a short `last_used_at` flush interval). */
+  auth?: Omit<AuthOptions, "services">;
   /** Checks `/ready` runs: event store, read database, bus. */
   readiness: ReadinessChecks;
   /** Routes served beside the API's own (`routes/index.ts`): for embedders and tests. */
@@ -41,6 +47,9 @@ export interface ApiDeps {
   bodyLimit?: number;
 }
 
+/** What the HTTP layer alone needs (`buildTransportApp`). */
+export type TransportDeps = Omit<ApiDeps, "services" | "auth">;
+
 /** 1 MiB: enough for any JSON body but sends with attachments and imports, which set their own. */
 export const defaultBodyLimit = 1024 * 1024;
 
@@ -49,6 +58,18 @@ export const defaultBodyLimit = 1024 * 1024;
  * wire contract hold for every route lives here, so route files stay thin.
  */
 export function buildApp(deps: ApiDeps): ApiInstance {
+  return createApp(deps, deps.services);
+}
+
+/**
+ * The HTTP layer without auth and without the resources: for tests of the wire behaviour every route
+ * shares (errors, bodies, routing), with routes of their own that need no key and no storage.
+ */
+export function buildTransportApp(deps: TransportDeps): ApiInstance {
+  return createApp(deps, undefined);
+}
+
+function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiServices | undefined): ApiInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new RequestLog(),
@@ -78,8 +99,9 @@ export function buildApp(deps: ApiDeps): ApiInstance {
   echoRequestId(app);
   requireJsonReplies(app);
   registerOpenApi(app);
+  if (services) installAuth(app, { ...deps.auth, services });
 
-  for (const register of [...apiRoutes(deps), ...(deps.routes ?? [])]) {
+  for (const register of [...operationRoutes(deps), ...(services ? resourceRoutes(services) : []), ...(deps.routes ?? [])]) {
     app.register(async (scope) => {
       await register(scope.withTypeProvider<ZodTypeProvider>());
     });

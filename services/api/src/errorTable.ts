@@ -71,6 +71,9 @@ export const errorTable: Readonly<Record<string, WireError>> = {
   internal_server_error: { statusCode: 500, name: "internal_server_error" },
   service_unavailable: { statusCode: 503, name: "service_unavailable" },
 
+  // §3.2 lists `validation_error` as 403 for a send from a domain the caller may not use.
+  sending_domain_restricted: { statusCode: 403, name: "validation_error" },
+
   // Transport failures, raised by the body parser and the framework before any route runs. §3.2 names
   // only `validation_error` for malformed input, so these keep that name with the status HTTP expects.
   invalid_json: { statusCode: 400, name: "validation_error" },

@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { TidingsError } from "@tidings/core";
+import { DomainRejection } from "@tidings/commands";
 import { errorTable, unexpectedError, type WireErrorName } from "../errorTable.js";
 
 /** The only error body a client ever sees: three keys, always (compat-reference §3.1). */
@@ -24,6 +25,8 @@ const frameworkCodes: Record<string, string> = {
  * table reach the client with their own message; everything else is a 500 that says nothing about why.
  */
 export function errorBody(error: unknown, request: FastifyRequest): { body: ErrorBody; unexpected: boolean } {
+  // A decider's rule, broken: its name is a code of this table (STYLE: "The decider shape").
+  if (error instanceof DomainRejection) return errorBody(new TidingsError(error.error.name, error.error.message), request);
   if (error instanceof TidingsError) {
     const wire = errorTable[error.code];
     if (wire) return { body: { ...wire, message: error.message }, unexpected: false };

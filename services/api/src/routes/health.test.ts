@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../app.js";
+import { buildTransportApp } from "../app.js";
 import type { ReadinessChecks } from "./health.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
 
 async function ask(path: string, readiness: ReadinessChecks) {
   const { logger, lines } = capturingLogger();
-  const app = buildApp({ logger, readiness, readinessTimeoutMs: 50 });
+  const app = buildTransportApp({ logger, readiness, readinessTimeoutMs: 50 });
   try {
     const res = await app.inject({ method: "GET", url: path });
     return { status: res.statusCode, body: res.json(), lines: lines() };

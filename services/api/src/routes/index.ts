@@ -1,10 +1,17 @@
-import type { ApiDeps, ApiRoutes } from "../app.js";
+import type { ApiRoutes, TransportDeps } from "../app.js";
+import type { ApiServices } from "../services.js";
+import { apiKeyRoutes } from "./apiKeys.js";
 import { healthRoutes } from "./health.js";
 
-/**
- * Every route set the API serves, built from its dependencies. A new resource adds its line here (and
- * what it needs to `ApiDeps`), and the route-wide tests (schemas, OpenAPI, malformed input) cover it.
- */
-export function apiRoutes(deps: ApiDeps): ApiRoutes[] {
+/** Routes that need no storage and no key: every app serves them. */
+export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
   return [healthRoutes(deps.readiness, deps.readinessTimeoutMs ?? 2000)];
+}
+
+/**
+ * Every resource the API serves. A new resource adds its line here, and the route-wide tests (schemas,
+ * OpenAPI, malformed input, the auth matrix) cover it.
+ */
+export function resourceRoutes(services: ApiServices): ApiRoutes[] {
+  return [apiKeyRoutes(services)];
 }

@@ -1,10 +1,10 @@
-import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
+import { buildTransportApp, type ApiInstance, type TransportDeps } from "../app.js";
 import { capturingLogger } from "./capturingLogger.js";
 
 /**
- * The app as `tidings serve` builds it, with dependencies fit for tests that never reach a handler's
- * storage. When `ApiDeps` grows (auth, handlers), this is the one place the route-wide tests learn it.
+ * The HTTP layer as `tidings serve` builds it, without auth and resources, for tests of wire behaviour
+ * with routes of their own. Tests of the real API build it with `createTestServices` (testServices.ts).
  */
-export function buildTestApp(extra: Partial<ApiDeps> = {}): ApiInstance {
-  return buildApp({ logger: capturingLogger("warn").logger, readiness: { eventStore: async () => {} }, ...extra });
+export function buildTestApp(extra: Partial<TransportDeps> = {}): ApiInstance {
+  return buildTransportApp({ logger: capturingLogger("warn").logger, readiness: { eventStore: async () => {} }, ...extra });
 }

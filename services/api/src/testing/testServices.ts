@@ -1,0 +1,86 @@
+import { createLogger, loadConfig, systemClock, type Config } from "@tidings/core";
+import { createTestDatabase, migrate, type Database, type TestDatabase } from "@tidings/postgres";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
+import type { ApiKeyPermission } from "@tidings/domain";
+import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
+import { createApiKey } from "../handlers/createApiKey.js";
+import { ensureTeam } from "../handlers/ensureTeam.js";
+import { createApiServices, type ApiServices } from "../services.js";
+import { capturingLogger } from "./capturingLogger.js";
+
+export interface TestKey {
+  id: string;
+  token: string;
+  teamId: string;
+  /** `{ authorization: "Bearer …" }`, for `app.inject`. */
+  headers: { authorization: string };
+}
+
+export interface TestServices {
+  test: TestDatabase;
+  store: EventStore;
+  services: ApiServices;
+  projections: RunningProjections;
+  /** The real app over these services, closed by `dispose`. */
+  app(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
+  /** Another api instance on the same database: a handle, a checkpoint waiter and an app of its own. */
+  anotherInstance(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
+  /** A team by name (created on first use) and a key of it, through the same handlers the API uses. */
+  aKey(team: string, options?: { permission?: ApiKeyPermission; domainId?: string; name?: string }): Promise<TestKey>;
+  dispose(): Promise<void>;
+}
+
+const quiet = createLogger(process.env.TIDINGS_TEST_LOG ?? "silent");
+
+/**
+ * What `tidings serve` runs, on the test file's own database (PGlite or PostgreSQL, per TIDINGS_TEST_MODE):
+ * the event store, the product projections and the api's services. Share one per test file: a PGlite
+ * costs seconds and hundreds of MB.
+ */
+export async function createTestServices(config: Config = loadConfig({})): Promise<TestServices> {
+  const test = await createTestDatabase();
+  await migrate(test.database, "eventstore", eventStoreMigrations);
+  const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
+  const projections = await startProjections({ store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
+  const services = createApiServices({ store, database: test.database, config, clock: systemClock, waitFor: projections.waitFor });
+  const closers: (() => Promise<unknown>)[] = [];
+
+  const app = async (over: ApiServices, extra: Partial<ApiDeps> = {}) => {
+    const built = buildApp({ logger: capturingLogger("warn").logger, readiness: {}, services: over, ...extra });
+    closers.push(() => built.close());
+    await built.ready();
+    return built;
+  };
+
+  return {
+    test,
+    store,
+    services,
+    projections,
+    app: (extra) => app(services, extra),
+    async anotherInstance(extra) {
+      const database: Database = test.database.kind === "postgres" ? await test.reopen() : test.database;
+      const waiter = await createCheckpointWaiter(database, productProjections.map((p) => p.name));
+      closers.push(() => waiter.close());
+      return app(createApiServices({ store, database, config, clock: systemClock, waitFor: waiter.waitFor }), extra);
+    },
+    async aKey(team, options = {}) {
+      const metadata = { actor: "cli" };
+      const { teamId } = await ensureTeam(services, team, metadata);
+      const key = await createApiKey(
+        services,
+        { teamId, name: options.name ?? `${team} key`, permission: options.permission ?? "full_access", domainId: options.domainId ?? null },
+        { ...metadata, teamId },
+      );
+      if (key.position) await services.waitFor(key.position);
+      return { id: key.id, token: key.token, teamId, headers: { authorization: `Bearer ${key.token}` } };
+    },
+    async dispose() {
+      for (const close of closers.splice(0).reverse()) await close();
+      await projections.stop();
+      await store.close();
+      await test.dispose();
+    },
+  };
+}
