@@ -63,13 +63,14 @@ async function natsFixture(): Promise<BusFixture> {
       await closeAll();
       return openBus();
     },
+    // Streams go first: a failed test can leave a handler stuck, and then closing its bus never ends.
     async dispose() {
-      await closeAll();
       const nc = await connect({ servers: natsUrl });
       const jsm = await nc.jetstreamManager();
       await jsm.streams.delete(options.eventsStream!).catch(() => {});
       await jsm.streams.delete(options.deadLetterStream!).catch(() => {});
       await nc.close();
+      await closeAll();
     },
   };
 }

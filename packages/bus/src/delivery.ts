@@ -13,6 +13,9 @@ export interface Delivery {
   working(): Promise<void>;
 }
 
+/** The port's default ack wait. */
+export const defaultAckWaitMs = 30_000;
+
 /** Records a message that exhausted its tries on `deadLetterSubject(durable)`; the caller acks it afterwards. */
 export type DeadLetterSink = (delivery: Delivery, error: string) => Promise<void>;
 

@@ -35,9 +35,6 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
   });
   afterAll(async () => {
-    await bus?.close();
-    await store?.close();
-    await test?.dispose();
     if (testMode() === "server") {
       const nc = await connect({ servers: natsUrl });
       const jsm = await nc.jetstreamManager();
@@ -45,6 +42,9 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
       await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
       await nc.close();
     }
+    await bus?.close();
+    await store?.close();
+    await test?.dispose();
   });
 
   it("publishes each event to events.<category>.<Type> with the recorded event as body, and checkpoints it", async () => {

@@ -33,7 +33,7 @@ export interface ConsumerOptions {
   filterSubject: string;
   /** Deliveries before the message goes to the dead-letter subject. */
   maxDeliver: number;
-  /** A delivered message not acked, nak'ed or `working()` within this time is redelivered. */
+  /** A delivered message not acked, nak'ed or `working()` within this time is redelivered. Defaults to 30 s. */
   ackWaitMs?: number;
   /** How many messages may be in the handler at once. Defaults to 1, which keeps subject order. */
   concurrency?: number;
@@ -49,14 +49,17 @@ export interface ConsumerOptions {
 export type MessageHandler = (message: BusMessage) => Promise<void>;
 
 export interface Consumer {
+  /** Stops taking messages and resolves once the handlers in flight have settled theirs. */
   stop(): Promise<void>;
 }
 
 export interface Bus {
+  /** Resolves once the message is stored. Subjects live under `events.`; the NATS streams hold nothing else. */
   publish(subject: string, data: unknown, options: PublishOptions): Promise<void>;
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
-  /** Messages that exhausted their tries, per durable consumer, for `tidings` status. */
+  /** Messages that exhausted their tries, per durable consumer, oldest first, for `tidings` status. */
   deadLetters(durable: string, limit?: number): Promise<DeadLetter[]>;
+  /** Stops every consumer (waiting for their handlers) and lets go of the connection; a database passed in stays open. */
   close(): Promise<void>;
 }
 

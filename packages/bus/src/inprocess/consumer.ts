@@ -1,6 +1,6 @@
 import type { Logger } from "@tidings/core";
 import type { Kysely } from "kysely";
-import { handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
+import { defaultAckWaitMs, handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
 import type { ConsumerOptions, MessageHandler } from "../port.js";
 import { subjectPattern } from "../subject.js";
 import { ackDelivery, claimDeliveries, delayDelivery, type Claim, type StoredDelivery } from "./storage.js";
@@ -12,7 +12,6 @@ export interface InProcessConsumer {
   stop(): Promise<void>;
 }
 
-export const defaultAckWaitMs = 30_000;
 
 /**
  * One durable consumer's loop: claim as many deliveries as there are free handler slots, run them, and

@@ -13,6 +13,8 @@ export function orderedPublisher(db: Kysely<any>, onInserted: (subjects: string[
   let flushing = false;
   const flush = async () => {
     flushing = true;
+    // Let the caller's synchronous burst (a Promise.all of publishes) join the first statement.
+    await Promise.resolve();
     while (queue.length > 0) {
       const batch = queue.splice(0, maxPerStatement);
       try {

@@ -1,9 +1,8 @@
 import type { Logger } from "@tidings/core";
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "nats";
-import { handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
+import { defaultAckWaitMs, handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
 import type { Consumer, ConsumerOptions, MessageHandler } from "../port.js";
 
-export const defaultAckWaitMs = 30_000;
 /** How long one pull request waits on the server for messages. Stopping does not wait for it. */
 const pullExpiresMs = 5_000;
 
