@@ -62,15 +62,20 @@ export class SubscriptionReader {
   }
 
   async take(count: number, timeoutMs = 15_000): Promise<RecordedEvent[]> {
+    return this.takeUntil((taken) => taken.length === count, `${count} events`, timeoutMs);
+  }
+
+  /** Takes kept events until `done` holds for those taken so far. */
+  async takeUntil(done: (taken: RecordedEvent[]) => boolean, what: string, timeoutMs = 15_000): Promise<RecordedEvent[]> {
     const taken: RecordedEvent[] = [];
     const deadline = Date.now() + timeoutMs;
-    while (taken.length < count) {
+    while (!done(taken)) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()))));
       const next = await Promise.race([this.iterator.next(), timeout]);
       clearTimeout(timer);
-      if (next === "timeout") throw new Error(`the subscription delivered ${taken.length} of ${count} events within ${timeoutMs} ms`);
-      if (next.done) throw new Error(`the subscription ended after ${taken.length} of ${count} events`);
+      if (next === "timeout") throw new Error(`the subscription delivered ${taken.length} events within ${timeoutMs} ms, not ${what}`);
+      if (next.done) throw new Error(`the subscription ended after ${taken.length} events, before ${what}`);
       if (this.keep(next.value)) taken.push(next.value);
     }
     return taken;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
-import { aCategory, aStreamId, events, expectStrictlyIncreasing, SubscriptionReader } from "./contractBuilders.js";
+import { aCategory, aStreamId, events, SubscriptionReader } from "./contractBuilders.js";
+import { expectConcurrentAppendsDeliveredOnce } from "./contractConcurrency.js";
 
 const WRITERS = 8;
-const APPENDS_PER_WRITER = 40;
 
 export function subscribeContract(context: ContractContext): void {
   describe("subscribeToAll", () => {
@@ -78,44 +78,7 @@ export function subscribeContract(context: ContractContext): void {
 
     it(`delivers every event exactly once, in stream and position order, while ${WRITERS} writers append concurrently`, async () => {
       const store = context.store();
-      const category = aCategory();
-      const streams = Array.from({ length: WRITERS }, () => aStreamId(category));
-      const batchSizes = Array.from({ length: APPENDS_PER_WRITER }, (_, i) => (i % 5 === 4 ? 3 : 1));
-      const total = WRITERS * batchSizes.reduce((a, b) => a + b, 0);
-      const subscription = store.subscribeToAll({ after: await store.headPosition() });
-      const reader = new SubscriptionReader(subscription, (e) => e.streamId.startsWith(`${category}-`));
-      try {
-        // The marker goes in after every writer is done, so anything delivered twice would come before it.
-        const delivered = reader.take(total + 1, 60_000);
-        const written = await Promise.all(
-          streams.map(async (stream) => {
-            const ids: string[] = [];
-            let revision: bigint | "no_stream" = "no_stream";
-            for (const size of batchSizes) {
-              const batch = events(size);
-              revision = (await store.append(stream, batch, revision)).nextExpectedRevision;
-              ids.push(...batch.map((e) => e.id));
-            }
-            return ids;
-          }),
-        );
-        const marker = events(1);
-        await store.append(aStreamId(category), marker, "no_stream");
-        const received = await delivered;
-
-        expect(received.at(-1)!.id).toBe(marker[0]!.id);
-        const receivedIds = received.slice(0, -1).map((e) => e.id);
-        expect(new Set(receivedIds).size).toBe(total);
-        expect([...receivedIds].sort()).toEqual(written.flat().sort());
-        expectStrictlyIncreasing(received.map((e) => e.position));
-        streams.forEach((stream, i) => {
-          const ofStream = received.filter((e) => e.streamId === stream);
-          expect(ofStream.map((e) => e.id)).toEqual(written[i]);
-          expect(ofStream.map((e) => e.revision)).toEqual(ofStream.map((_, r) => BigInt(r)));
-        });
-      } finally {
-        await subscription.stop();
-      }
+      await expectConcurrentAppendsDeliveredOnce(store, Array.from({ length: WRITERS }, () => store));
     });
   });
 }

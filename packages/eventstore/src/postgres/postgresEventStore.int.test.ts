@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
 import { eventStoreContract, type EventStoreFixture } from "../contract.js";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../contractBuilders.js";
+import { expectConcurrentAppendsDeliveredOnce } from "../contractConcurrency.js";
 import type { EventStore, RecordedEvent } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
@@ -112,6 +113,15 @@ describe("PostgreSQL event store", () => {
       expect((await delivered).map((e) => e.id)).toEqual(appended.map((e) => e.id));
     } finally {
       await notified.close();
+    }
+  });
+
+  it("delivers every event exactly once while eight store instances append in concurrent transactions", async () => {
+    const writers = Array.from({ length: 8 }, () => createPostgresEventStore(database));
+    try {
+      await expectConcurrentAppendsDeliveredOnce(store, writers);
+    } finally {
+      await Promise.all(writers.map((w) => w.close()));
     }
   });
 
