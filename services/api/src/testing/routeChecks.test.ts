@@ -12,7 +12,7 @@ function app(...args: Parameters<typeof buildTestApp>) {
 }
 afterAll(() => Promise.all(apps.map((a) => a.close())));
 
-describe("every route the API serves", () => {
+describe("the routes every app serves (all resources: everyRoute.int.test.ts)", () => {
   it("declares a response schema, so it appears in the OpenAPI document", async () => {
     const served = app();
     await served.ready();

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@tidings/core";
+import type { ApiInstance } from "../app.js";
+import { isPublicRoute } from "../plugins/auth.js";
+import type { CatalogRoute } from "../plugins/routeCatalog.js";
+import { probeMalformedRequests, routesWithoutSchema } from "./routeChecks.js";
+import { sampleBody } from "./sampleRequest.js";
+import { createTestServices, type TestKey, type TestServices } from "./testServices.js";
+
+/**
+ * The checks every route of the real API must pass, read from its route catalogue: a route added later
+ * is covered without editing this file.
+ */
+
+let t: TestServices;
+let app: ApiInstance;
+let teamA: TestKey;
+let teamASender: TestKey;
+let teamB: TestKey;
+/** A name only team A's key has: a body showing it to another team leaks team A's data. */
+const teamAMarker = `team-a-only-${newId().slice(0, 8)}`;
+/** Team A's resource per path prefix, put in the path of that prefix's routes; other routes get a fresh id. */
+let teamAResources: Record<string, string>;
+
+beforeAll(async () => {
+  t = await createTestServices();
+  app = await t.app();
+  teamA = await t.aKey("route-team-a", { name: teamAMarker });
+  teamASender = await t.aKey("route-team-a", { permission: "sending_access", name: "sender" });
+  teamB = await t.aKey("route-team-b");
+  teamAResources = { "/api-keys": teamA.id };
+});
+afterAll(() => t?.dispose());
+
+const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const sendingRoutes = new Set(["POST /emails", "POST /emails/batch"]);
+const label = (route: CatalogRoute) => `${route.method} ${route.url}`;
+
+function guardedRoutes(): CatalogRoute[] {
+  return app.routeCatalog.filter((route) => route.method !== "HEAD" && !isPublicRoute(route.url, route.schema));
+}
+
+function pathOf(route: CatalogRoute): string {
+  const prefix = `/${route.url.split("/")[1]}`;
+  return route.url.replace(/:\w+/g, () => teamAResources[prefix] ?? newId());
+}
+
+async function callEach(key: TestKey | { headers: Record<string, string> } | undefined) {
+  const answers: { route: CatalogRoute; status: number; name: string | undefined; body: string }[] = [];
+  for (const route of guardedRoutes()) {
+    const payload = bodyMethods.has(route.method) ? sampleBody(route.schema?.body) : undefined;
+    const res = await app.inject({
+      method: route.method as "GET",
+      url: pathOf(route),
+      headers: { ...key?.headers, "content-type": "application/json" },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    answers.push({ route, status: res.statusCode, name: (res.json() as { name?: string }).name, body: res.body });
+  }
+  return answers;
+}
+
+describe("every route", () => {
+  it("needs a key, except health, readiness and the documentation", () => {
+    const open = app.routeCatalog.filter((route) => route.method !== "HEAD" && isPublicRoute(route.url, route.schema) && !route.url.startsWith("/docs") && route.url !== "/openapi.json");
+    expect(open.map(label).sort()).toEqual(["GET /health", "GET /ready"]);
+    expect(guardedRoutes().map(label)).toEqual(expect.arrayContaining(["POST /api-keys", "GET /api-keys", "PATCH /api-keys/:id", "DELETE /api-keys/:id"]));
+  });
+
+  it("declares a response schema, so it appears in the OpenAPI document", () => {
+    expect(routesWithoutSchema(app)).toEqual([]);
+  });
+
+  it("answers malformed JSON and wrong types with a 4xx in the error shape, never a 500, once past auth", async () => {
+    expect(await probeMalformedRequests(app, { headers: teamB.headers })).toEqual([]);
+  });
+});
+
+describe("the auth matrix, over every guarded route", () => {
+  it("without a key: 401 missing_api_key", async () => {
+    const wrong = (await callEach(undefined)).filter((a) => a.status !== 401 || a.name !== "missing_api_key");
+    expect(wrong.map((a) => `${label(a.route)} → ${a.status} ${a.name}`)).toEqual([]);
+  });
+
+  it("with a token of no key: 403 invalid_api_key", async () => {
+    const forged = { headers: { authorization: `Bearer re_${"0".repeat(40)}` } };
+    const wrong = (await callEach(forged)).filter((a) => a.status !== 403 || a.name !== "invalid_api_key");
+    expect(wrong.map((a) => `${label(a.route)} → ${a.status} ${a.name}`)).toEqual([]);
+  });
+
+  it("with a sending_access key: 401 restricted_api_key, except on the sending routes", async () => {
+    const wrong = (await callEach(teamASender)).filter((a) =>
+      sendingRoutes.has(label(a.route)) ? [401, 403].includes(a.status) : a.status !== 401 || a.name !== "restricted_api_key",
+    );
+    expect(wrong.map((a) => `${label(a.route)} → ${a.status} ${a.name}`)).toEqual([]);
+  });
+
+  it("with another team's key: team A's ids are not found, and nothing of team A shows", async () => {
+    const wrong = (await callEach(teamB)).filter((a) => {
+      if (a.status >= 500 || a.status === 401 || a.status === 403 || a.body.includes(teamAMarker)) return true;
+      // A route naming one of team A's resources must not find it (reference §2.4: an idempotent DELETE
+      // may answer 200 `deleted: true` for an id it does not know, but must change nothing of team A).
+      const namesTeamA = a.route.url.includes(":") && `/${a.route.url.split("/")[1]}` in teamAResources;
+      return namesTeamA && a.status !== 404 && !(a.route.method === "DELETE" && a.status === 200);
+    });
+    expect(wrong.map((a) => `${label(a.route)} → ${a.status} ${a.body.slice(0, 200)}`)).toEqual([]);
+  });
+
+  it("left team A's data as it was", async () => {
+    const res = await app.inject({ method: "GET", url: "/api-keys", headers: teamA.headers });
+    const names = (res.json() as { data: { id: string; name: string }[] }).data.map((k) => [k.id, k.name]);
+    expect(names).toEqual(expect.arrayContaining([[teamA.id, teamAMarker], [teamASender.id, "sender"]]));
+    expect(names).toHaveLength(2);
+  });
+});
