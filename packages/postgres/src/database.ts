@@ -109,8 +109,8 @@ async function openEmbedded(location: string): Promise<Database> {
       });
     },
     async listen(channel, onNotify) {
-      const unsubscribe = await pglite.listen(channel, onNotify);
-      return unsubscribe;
+      // Queued like exec: a LISTEN issued inside someone's open transaction would be undone by its rollback.
+      return db.connection().execute(() => pglite.listen(channel, onNotify));
     },
     async tryLock(name) {
       if (held.has(name)) return undefined;
