@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import { formatPosition, type EventStore, type Position, type Subscription } from "@tidings/eventstore";
@@ -97,6 +97,8 @@ export async function startProjections(options: StartProjectionsOptions): Promis
         status.eventsApplied += batch.length;
         status.checkpoint = formatPosition(position);
         waiter.observe(projection.name, position);
+        // PGlite answers within microtasks: a long catch-up would otherwise starve timers and sockets.
+        await yieldToEventLoop();
       }
     } finally {
       subscriptions.delete(subscription);

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Database } from "@tidings/postgres";
 import type { EventStore, Position, RecordedEvent } from "@tidings/eventstore";
 import { applyBatch, moveCheckpoint, type BatchTarget } from "./applyBatch.js";
@@ -77,6 +78,8 @@ export async function buildShadow(options: ShadowBuildOptions): Promise<ShadowBu
     if (full) next = read(page.at(-1)!.position);
     position = await applyBatch(database, target, position, page);
     events += page.length;
+    // PGlite answers within microtasks: without this, timers and sockets would wait out the whole build.
+    await yieldToEventLoop();
     if (position.prepare > head.prepare) head = await store.headPosition();
     report();
     if (full) continue;

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, testMode, type Database, type TestDatabase } from "@tidings/postgres";
+import { formatPosition, START, type EventStore } from "@tidings/eventstore";
+import { createCheckpointWaiter } from "./checkpointWaiter.js";
+import { readCheckpoints } from "./checkpoints.js";
+import { startProjections, type RunningProjections } from "./runner.js";
+import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, quietLogger, until } from "./testBuilders.js";
+
+let test: TestDatabase;
+let database: Database;
+let store: EventStore;
+
+beforeAll(async () => {
+  test = await createTestDatabase();
+  database = test.database;
+  store = await anEventStore(database);
+});
+
+afterAll(async () => {
+  await store?.close();
+  await test?.dispose();
+});
+
+const run = (projections: Parameters<typeof startProjections>[0]["projections"], overrides: Partial<Parameters<typeof startProjections>[0]> = {}) =>
+  startProjections({ store, database, projections, logger: quietLogger, lockRetryMs: 100, retryMs: 50, ...overrides });
+
+describe(`projection runner (${testMode()})`, () => {
+  it("rolls back the read-model writes and the checkpoint together when a batch fails in the database", async () => {
+    const name = aName();
+    await appendEvents(store, countedType(name), 3, 2);
+    const head = await appendEvents(store, `Poisoned.${name}`, 1, 1);
+    const running = await run([aCountingProjection(name, { poisonType: `Poisoned.${name}` })], { batchSize: 10_000, batchMs: 200 });
+    try {
+      await until(() => running.status()[0]!.state === "failed", 15_000, "the batch to fail");
+      expect(running.status()[0]!.lastError).toMatch(/null value/);
+      expect(await countsOf(database, name)).toEqual(new Map());
+      const [live] = await readCheckpoints(database.db, [name]);
+      expect(formatPosition(live!.position)).toBe(formatPosition(START));
+      expect(await running.waitFor(head, 300)).toBe(false);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("rolls back the batch when a handler throws, and applies it once the handler succeeds", async () => {
+    const name = aName();
+    const head = await appendEvents(store, countedType(name), 2, 3);
+    let failing = true;
+    const projection = aCountingProjection(name, {
+      beforeEach: () => {
+        if (failing) throw new Error("handler refused");
+      },
+    });
+    const running = await run([projection]);
+    try {
+      await until(() => running.status()[0]!.lastError === "handler refused", 15_000, "the handler to fail");
+      expect(await countsOf(database, name)).toEqual(new Map());
+      failing = false;
+      expect(await running.waitFor(head, 15_000)).toBe(true);
+      expect([...(await countsOf(database, name)).values()]).toEqual([3, 3]);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("resumes from its checkpoint after a restart without applying any event twice", async () => {
+    const name = aName();
+    const projection = aCountingProjection(name);
+    const first = await run([projection]);
+    const firstHead = await appendEvents(store, countedType(name), 4, 5);
+    expect(await first.waitFor(firstHead, 15_000)).toBe(true);
+    await first.stop();
+
+    const secondHead = await appendEvents(store, countedType(name), 2, 5);
+    const second = await run([projection]);
+    try {
+      expect(await second.waitFor(secondHead, 15_000)).toBe(true);
+      const counts = await countsOf(database, name);
+      expect(counts.size).toBe(6);
+      expect([...counts.values()].every((n) => n === 5)).toBe(true);
+      expect(second.status()[0]!.eventsApplied).toBe(10);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("waitFor resolves once the write is projected, and answers false when it cannot be", async () => {
+    const name = aName();
+    const running = await run([aCountingProjection(name)]);
+    try {
+      const position = await appendEvents(store, countedType(name), 1, 1);
+      expect(await running.waitFor(position, 15_000)).toBe(true);
+      expect((await countsOf(database, name)).size).toBe(1);
+      const beyond = { commit: position.commit + 1_000_000n, prepare: position.prepare };
+      const started = Date.now();
+      expect(await running.waitFor(beyond, 300)).toBe(false);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("waitFor works in a process that runs no projection, and times out while none runs", async () => {
+    const name = aName();
+    const apiDatabase = testMode() === "server" ? await test.reopen() : database;
+    const waiter = await createCheckpointWaiter(apiDatabase, [name], { pollMs: 100 });
+    try {
+      const position = await appendEvents(store, countedType(name), 1, 2);
+      expect(await waiter.waitFor(position, 300)).toBe(false);
+      const running = await run([aCountingProjection(name)]);
+      try {
+        expect(await waiter.waitFor(position, 15_000)).toBe(true);
+      } finally {
+        await running.stop();
+      }
+    } finally {
+      await waiter.close();
+    }
+  });
+});
+
+describe(`projection runner leadership (${testMode()})`, () => {
+  it("keeps a second instance idle while the first holds the lock, and lets it take over when the first stops", async () => {
+    const name = aName();
+    const projection = aCountingProjection(name);
+    // In server mode each instance has its own connections, as two processes would.
+    const otherDatabase = testMode() === "server" ? await test.reopen() : database;
+    const otherStore = testMode() === "server" ? await anEventStore(otherDatabase) : store;
+    const instances: RunningProjections[] = [
+      await run([projection]),
+      await startProjections({ store: otherStore, database: otherDatabase, projections: [projection], logger: quietLogger, lockRetryMs: 100, retryMs: 50 }),
+    ];
+    try {
+      const head = await appendEvents(store, countedType(name), 3, 4);
+      expect(await instances[0]!.waitFor(head, 15_000)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const roles = instances.map((i) => i.status()[0]!);
+      expect(roles.map((s) => s.role).sort()).toEqual(["leader", "standby"]);
+      const leader = roles.findIndex((s) => s.role === "leader");
+      const standby = 1 - leader;
+      expect(roles[standby]!.eventsApplied).toBe(0);
+      expect(roles[leader]!.eventsApplied).toBeGreaterThanOrEqual(12);
+
+      await instances[leader]!.stop();
+      const next = await appendEvents(store, countedType(name), 1, 4);
+      expect(await instances[standby]!.waitFor(next, 15_000)).toBe(true);
+      expect(instances[standby]!.status()[0]!.role).toBe("leader");
+      const counts = await countsOf(database, name);
+      expect(counts.size).toBe(4);
+      expect([...counts.values()].every((n) => n === 4)).toBe(true);
+    } finally {
+      await Promise.all(instances.map((i) => i.stop()));
+      if (otherStore !== store) await otherStore.close();
+    }
+  });
+});
