@@ -13,5 +13,12 @@ export { apiKeyUsageMigrations, API_KEY_USAGE_COMPONENT } from "./plugins/apiKey
 export { bootstrapFirstKey, BOOTSTRAP_TEAM_NAME, type BootstrapResult } from "./bootstrap.js";
 export { createApiKey, type CreateApiKeyInput, type CreatedApiKey } from "./handlers/createApiKey.js";
 export { ensureTeam, teamIdForName } from "./handlers/ensureTeam.js";
+export { createTeamKey, type CreatedTeamKey, type TeamKeyInput } from "./handlers/createTeamKey.js";
+export { apiKeyPermissions, type ApiKeyPermission } from "@tidings/domain";
 export { requestMetadata } from "./requestMetadata.js";
 export { wireTimestamp } from "./wireTimestamp.js";
+export { apiMigrations } from "./apiMigrations.js";
+export { installRequestPolicies } from "./plugins/requestPolicies.js";
+export { pruneRequestLogs } from "./plugins/requestLogsRetention.js";
+export { pruneIdempotencyKeys } from "./plugins/idempotencyStore.js";
+export { maxIdempotencyKeyLength } from "./plugins/idempotency.js";

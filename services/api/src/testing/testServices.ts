@@ -4,8 +4,7 @@ import { createPostgresEventStore, eventStoreMigrations, type EventStore } from 
 import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
 import type { ApiKeyPermission } from "@tidings/domain";
 import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
-import { createApiKey } from "../handlers/createApiKey.js";
-import { ensureTeam } from "../handlers/ensureTeam.js";
+import { createTeamKey } from "../handlers/createTeamKey.js";
 import { createApiServices, type ApiServices } from "../services.js";
 import { capturingLogger } from "./capturingLogger.js";
 
@@ -66,15 +65,13 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
       return app(createApiServices({ store, database, config, clock: systemClock, waitFor: waiter.waitFor }), extra);
     },
     async aKey(team, options = {}) {
-      const metadata = { actor: "cli" };
-      const { teamId } = await ensureTeam(services, team, metadata);
-      const key = await createApiKey(
+      const key = await createTeamKey(
         services,
-        { teamId, name: options.name ?? `${team} key`, permission: options.permission ?? "full_access", domainId: options.domainId ?? null },
-        { ...metadata, teamId },
+        { team, name: options.name ?? `${team} key`, permission: options.permission ?? "full_access", domainId: options.domainId ?? null },
+        { actor: "cli" },
       );
       if (key.position) await services.waitFor(key.position);
-      return { id: key.id, token: key.token, teamId, headers: { authorization: `Bearer ${key.token}` } };
+      return { id: key.id, token: key.token, teamId: key.teamId, headers: { authorization: `Bearer ${key.token}` } };
     },
     async dispose() {
       for (const close of closers.splice(0).reverse()) await close();

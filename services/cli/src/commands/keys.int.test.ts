@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { createLogger, loadConfig, sha256Hex, type Config } from "@tidings/core";
+import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
+import { teamIdForName } from "@tidings/api";
+import { openRuntime } from "../runtime.js";
+import { keysCreate } from "./keys.js";
+
+const logger = createLogger("silent");
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+/** The settings of a fresh installation: a DATA_DIR of its own, or a database of its own in server mode. */
+async function freshConfig(): Promise<Config> {
+  if (testMode() === "server") {
+    const test: TestDatabase = await createTestDatabase();
+    cleanups.push(() => test.dispose());
+    return loadConfig({ EVENTSTORE_URL: test.url, TIDINGS_SECRET: "s".repeat(32) });
+  }
+  const dir = mkdtempSync(join(tmpdir(), "tidings-keys-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return loadConfig({ DATA_DIR: dir });
+}
+
+describe("tidings keys create", () => {
+  it("creates the team and a key, and prints only the token on stdout", async () => {
+    const config = await freshConfig();
+    const printed: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((line: string) => void printed.push(line));
+    try {
+      await keysCreate(config, logger, { team: "acme", permission: "sending_access", name: "ci" });
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toHaveLength(1);
+    const token = printed[0]!;
+    expect(token).toMatch(/^re_[0-9A-Za-z]{40}$/);
+
+    const runtime = await openRuntime(config, logger);
+    try {
+      const events = await runtime.store.readAll({ filter: { streamCategory: ["team", "apikey"] } });
+      expect(events.map((e) => e.type)).toEqual(["TeamCreated", "ApiKeyCreated"]);
+      expect(events[1]!.data).toMatchObject({ teamId: teamIdForName("acme"), name: "ci", permission: "sending_access", tokenHash: sha256Hex(token) });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("refuses a missing team or an unknown permission with a one-line usage error", async () => {
+    const config = loadConfig({ DATA_DIR: "/nonexistent/never-opened" });
+    await expect(keysCreate(config, logger, {})).rejects.toThrow("keys create needs --team <name>");
+    await expect(keysCreate(config, logger, { team: "acme", permission: "root" })).rejects.toThrow("--permission must be one of full_access, sending_access");
+  });
+});
