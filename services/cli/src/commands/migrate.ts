@@ -1,0 +1,25 @@
+import type { Config, Logger } from "@tidings/core";
+import { migrate } from "@tidings/postgres";
+import { apiMigrations } from "@tidings/api";
+import { checkpointMigrations } from "@tidings/projections";
+import { openRuntime } from "../runtime.js";
+
+/**
+ * `tidings migrate`: every schema this build needs. Opening the runtime migrates the event store and the
+ * bus; the read database gets the checkpoint and api tables here. Projection tables are created by the
+ * projector when it starts a version, since they are versioned by the projection, not by migrations.
+ */
+export async function migrateCommand(config: Config, logger: Logger): Promise<void> {
+  const runtime = await openRuntime(config, logger);
+  try {
+    await migrateReadDatabase(runtime.database);
+    console.log("schemas are up to date");
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function migrateReadDatabase(database: Parameters<typeof migrate>[0]): Promise<void> {
+  await migrate(database, "projections", checkpointMigrations);
+  await migrate(database, "api", apiMigrations);
+}

@@ -1,0 +1,2 @@
+export { openRuntime, type Runtime } from "./runtime.js";
+export { serve, roles, type Role, type Serving } from "./commands/serve.js";

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config, type Logger } from "@tidings/core";
+import { roles, serve, type Role } from "./commands/serve.js";
+import { migrateCommand } from "./commands/migrate.js";
+import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
+import { auditStream } from "./commands/audit.js";
+import { keysCreate } from "./commands/keys.js";
+import { UsageError } from "./usageError.js";
+
+const usage = `Usage: tidings <command>
+
+  serve [--role api|projector|sagas|all]   run the service (default role: all)
+  migrate                                  create or update every schema
+  projections status [--json]              checkpoint, lag and state of each projection
+  projections rebuild <name>               rebuild one projection from the first event
+  audit stream <stream> [--json]           print a stream's events with their metadata
+  keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
+                                           create a team's API key and print its token
+
+Settings come from the environment; see README.md.`;
+
+interface Invocation {
+  config: Config;
+  logger: Logger;
+  /** Positionals after the command words. */
+  args: string[];
+  options: { role: string; json: boolean; team?: string; permission?: string; name?: string };
+}
+
+/** Command words → handler. Each command file exports its handler; this table is the whole CLI. */
+const commands: Record<string, (i: Invocation) => Promise<void>> = {
+  serve: ({ config, logger, options }) => serveUntilSignal(config, logger, options.role),
+  migrate: ({ config, logger }) => migrateCommand(config, logger),
+  "projections status": ({ config, logger, options }) => projectionsStatus(config, logger, options.json),
+  "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
+  "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
+  "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
+};
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`this command needs ${what}`);
+  return value;
+}
+
+async function serveUntilSignal(config: Config, logger: Logger, role: string): Promise<void> {
+  if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
+  const serving = await serve(config, logger, role as Role);
+  if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
+  if (serving.bootstrapToken) {
+    console.log(`First API key (shown once, keep it): ${serving.bootstrapToken}`);
+    console.log(`Try: curl -H "Authorization: Bearer ${serving.bootstrapToken}" ${serving.url}/api-keys`);
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "draining and stopping");
+    serving.stop().then(() => process.exit(0), fail);
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+/** Expected failures end with one line on stderr; anything else is a bug and keeps its stack. */
+function fail(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof UsageError) {
+    process.stderr.write(`tidings: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`tidings: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      role: { type: "string", default: "all" },
+      json: { type: "boolean", default: false },
+      team: { type: "string" },
+      permission: { type: "string" },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(usage);
+    return;
+  }
+  const words = [positionals.slice(0, 2).join(" "), positionals[0]!];
+  const key = words.find((w) => w in commands);
+  if (!key) throw new UsageError(`unknown command "${positionals.join(" ")}"; run tidings --help`);
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const { role, json, team, permission, name } = values;
+  await commands[key]!({ config, logger, args: positionals.slice(key.split(" ").length), options: { role: role!, json: json!, team, permission, name } });
+}
+
+main(process.argv.slice(2)).catch(fail);

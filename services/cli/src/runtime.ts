@@ -1,0 +1,79 @@
+import { embeddedSecret, lockDataDir, type Config, type DataDir, type Logger } from "@tidings/core";
+import { migrate, openDatabase, type Database } from "@tidings/postgres";
+import { createPostgresEventStore, eventStoreMigrations, openEventStore, type EventStore } from "@tidings/eventstore";
+import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
+import { join } from "node:path";
+
+/**
+ * The stores one Tidings process works with, chosen by configuration (DESIGN §2): embedded mode puts
+ * the event store, the read models and the bus in one PGlite under DATA_DIR; server mode uses
+ * PostgreSQL or EventStoreDB for events, PostgreSQL for read models, and NATS when NATS_URL is set.
+ */
+export interface Runtime {
+  config: Config;
+  secret: string;
+  store: EventStore;
+  /** The read-model database (also the event store's in embedded and Postgres-only modes). */
+  database: Database;
+  bus: Bus;
+  readiness: Record<string, () => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  };
+  try {
+    let dataDir: DataDir | undefined;
+    let secret = config.TIDINGS_SECRET;
+    let database: Database;
+    let store: EventStore;
+    if (config.mode === "embedded") {
+      dataDir = lockDataDir(config.DATA_DIR);
+      closers.push(() => dataDir?.release());
+      secret ??= embeddedSecret(dataDir.path);
+      database = await openDatabase({ url: join(dataDir.path, "pglite") });
+      closers.push(() => database.close());
+      await migrate(database, "eventstore", eventStoreMigrations);
+      store = createPostgresEventStore(database);
+      closers.push(() => store.close());
+    } else {
+      database = await openDatabase({ url: config.DATABASE_URL! });
+      closers.push(() => database.close());
+      const opened = await openEventStore(config.EVENTSTORE_URL!);
+      store = opened.store;
+      closers.push(() => opened.close());
+    }
+    let bus: Bus;
+    if (config.NATS_URL) {
+      const prefix = config.NATS_PREFIX;
+      bus = await createNatsBus({
+        servers: config.NATS_URL,
+        logger,
+        ...(prefix ? { subjectPrefix: `${prefix}.`, eventsStream: `${prefix}_EVENTS`, deadLetterStream: `${prefix}_DEADLETTER` } : {}),
+      });
+    } else {
+      bus = await createInProcessBus(database, { logger });
+    }
+    closers.push(() => bus.close());
+    logger.debug({ mode: config.mode, eventStore: config.eventStoreKind, bus: config.NATS_URL ? "nats" : "database" }, "runtime open");
+    return {
+      config,
+      secret: secret!,
+      store,
+      database,
+      bus,
+      readiness: {
+        eventstore: async () => void (await store.headPosition()),
+        database: async () => void (await database.exec("SELECT 1")),
+        bus: async () => void (await bus.deadLetters("readiness", 1)),
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { testMode } from "@tidings/postgres";
+
+/** `npm start` is `tsc -b && tidings serve`; npm test builds first, so this runs the built CLI as npm start would. */
+const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
+const dataDir = mkdtempSync(join(tmpdir(), "tidings-start-"));
+let nextPort = 39000 + Math.floor(Math.random() * 2000);
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+function start(env: Record<string, string> = {}): Promise<Started> {
+  const port = nextPort++;
+  const child = spawn(process.execPath, [cli, "serve"], {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      const m = /Tidings is serving (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, output: () => out });
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`exited with ${code}:\n${out}`), { output: out, code }));
+    });
+  });
+}
+
+function stop(started: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    started.child.once("exit", (code) => resolve(code));
+    started.child.kill("SIGTERM");
+  });
+}
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+if (testMode() === "server") console.warn("tidings serve (embedded) e2e skipped in server mode: it tests the embedded defaults of npm start");
+
+describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", () => {
+  let firstToken = "";
+
+  it("serves /health, prints the URL and a first API key, and keeps its data in DATA_DIR", async () => {
+    const first = await start();
+    try {
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+      const token = /First API key \(shown once, keep it\): (re_[0-9A-Za-z]{32,})/.exec(first.output());
+      expect(token).not.toBeNull();
+      firstToken = token![1]!;
+      const keys = await fetch(`${first.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
+      expect(keys.status).toBe(200);
+      expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["pglite", "secret", "tidings.pid"]));
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+    expect(readdirSync(dataDir)).not.toContain("tidings.pid");
+  });
+
+  it("reuses the data on a second start: no new key, and the first key still works", async () => {
+    const second = await start();
+    try {
+      expect(second.output()).not.toContain("First API key");
+      const keys = await fetch(`${second.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
+      expect(keys.status).toBe(200);
+      const body = (await keys.json()) as { data: { name: string }[] };
+      expect(body.data).toHaveLength(1);
+    } finally {
+      expect(await stop(second)).toBe(0);
+    }
+  });
+
+  it("refuses a second process on the same data directory with one clear line", async () => {
+    const owner = await start();
+    try {
+      const refused = await start().then(
+        (s) => (s.child.kill("SIGKILL"), "started"),
+        (e: { output?: string; code?: number }) => e,
+      );
+      expect(refused).toMatchObject({ code: 2 });
+      expect((refused as { output: string }).output.trim()).toMatch(/^tidings: .* is in use by process \d+; stop it or set DATA_DIR/);
+    } finally {
+      expect(await stop(owner)).toBe(0);
+    }
+  });
+
+  it("stops start-up with one line naming a wrong setting", async () => {
+    const failed = await start({ PORT: "not-a-port" }).catch((e: { output: string; code: number }) => e);
+    expect(failed).toMatchObject({ code: 2 });
+    expect((failed as { output: string }).output.trim()).toBe('tidings: PORT must be an integer from 1 to 65535 (default 3000); got "not-a-port"');
+  });
+});

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
+import { createTestDatabase, testMode } from "@tidings/postgres";
+import { serve, type Serving } from "@tidings/cli";
+import { connect } from "nats";
+
+export interface TestServer {
+  /** Base URL, e.g. for `new Resend(token, { baseUrl })`. */
+  url: string;
+  /** A full-access token of the server's first team (TIDINGS_BOOTSTRAP_TOKEN). */
+  token: string;
+  serving: Serving;
+  /** Stops the server and drops its data. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/**
+ * A whole Tidings process (every role) for end-to-end tests, in the tier's mode: embedded (a PGlite data
+ * directory of its own) or server (a database of its own on PostgreSQL, its own NATS streams). Nothing of
+ * our own infrastructure is replaced: the test talks to it over HTTP only.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const token = `re_${randomBase62(40)}`;
+  const port = await freePort();
+  const base = { PORT: String(port), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", TIDINGS_BOOTSTRAP_TOKEN: token, ...env };
+  let cleanup: () => Promise<void>;
+  let settings: Record<string, string>;
+  if (testMode() === "server") {
+    const database = await createTestDatabase({ mode: "server" });
+    await database.database.close();
+    settings = {
+      ...base,
+      EVENTSTORE_URL: database.url,
+      DATABASE_URL: database.url,
+      NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+      NATS_PREFIX: `t${randomBase62(10)}`,
+      TIDINGS_SECRET: randomBase62(40),
+    };
+    cleanup = async () => {
+      await database.dispose();
+      await deleteNatsStreams(settings.NATS_URL!, settings.NATS_PREFIX!);
+    };
+  } else {
+    const dataDir = mkdtempSync(join(tmpdir(), "tidings-e2e-"));
+    settings = { ...base, DATA_DIR: dataDir };
+    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+  }
+  const config = loadConfig(settings);
+  const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
+  return {
+    url: serving.url!,
+    token,
+    serving,
+    async stop() {
+      await serving.stop();
+      await cleanup();
+    },
+  };
+}
+
+/** JetStream streams outlive the test; drop the ones this server's prefix created. */
+async function deleteNatsStreams(url: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await nc.jetstreamManager();
+    for await (const stream of jsm.streams.list()) {
+      if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
+    }
+  } finally {
+    await nc.close();
+  }
+}
