@@ -17,6 +17,7 @@ import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
+import { installRequestPolicies } from "./plugins/requestPolicies.js";
 import type { ReadinessChecks } from "./routes/health.js";
 import { operationRoutes, resourceRoutes } from "./routes/index.js";
 import type { ApiServices } from "./services.js";
@@ -99,7 +100,10 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
   echoRequestId(app);
   requireJsonReplies(app);
   registerOpenApi(app);
-  if (services) installAuth(app, { ...deps.auth, services });
+  if (services) {
+    installAuth(app, { ...deps.auth, services });
+    installRequestPolicies(app, services);
+  }
 
   for (const register of [...operationRoutes(deps), ...(services ? resourceRoutes(services) : []), ...(deps.routes ?? [])]) {
     app.register(async (scope) => {

@@ -2,6 +2,7 @@ import type { ApiRoutes, TransportDeps } from "../app.js";
 import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
 import { healthRoutes } from "./health.js";
+import { logsRoutes } from "./logs.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -13,5 +14,5 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services)];
+  return [apiKeyRoutes(services), logsRoutes(services)];
 }

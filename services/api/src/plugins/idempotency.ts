@@ -1,0 +1,179 @@
+import { createHash, type Hash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
+import { TidingsError } from "@tidings/core";
+import type { Database } from "@tidings/postgres";
+import {
+  completeIdempotencyKey,
+  pruneIdempotencyKeys,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+  type IdempotencyScope,
+  type ReservationTiming,
+} from "./idempotencyStore.js";
+import { runPeriodically } from "./periodicTask.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * Whether the route honours `Idempotency-Key`. Unset, a POST route does when it answers 201 (it
+     * creates something); `POST /emails` and `POST /emails/batch` answer 200 and set it to true. A route
+     * whose body is streamed (multipart imports) must set it to false: its body cannot be compared.
+     */
+    idempotency?: boolean;
+  }
+  interface FastifyRequest {
+    idempotency: { scope: IdempotencyScope; requestHash: string; owned: boolean } | undefined;
+  }
+}
+
+export interface IdempotencyOptions {
+  database: Database;
+  timing?: Partial<ReservationTiming>;
+  pruneEveryMs?: number;
+}
+
+export const maxIdempotencyKeyLength = 256;
+
+/**
+ * `Idempotency-Key` (reference §5), for every route that creates something. The first request with a
+ * key reserves it (a unique row, see `reserveIdempotencyKey`), runs, and stores its answer; a repeat
+ * with the same body within 24 h gets that answer again, status and body, without running.
+ *
+ * Which answers are kept: only 2xx. Any other answer releases the key, so the client can retry with it:
+ * a 5xx because the failure is ours, and a 4xx because a refused request changed nothing (nothing is
+ * half-written, DESIGN §6), so running it again cannot do anything twice, and a client that fixed the
+ * cause (verified the domain, created the template) should not have to change its key. A body the route's
+ * schema refuses never reserves the key at all: the key is taken after validation.
+ *
+ * Install after the auth plugin and before any route: the hooks are attached to each route that takes
+ * keys as it is added, so other routes pay nothing.
+ */
+export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
+  const { database } = options;
+  const timing: ReservationTiming = { keepSeconds: 24 * 3600, abandonedAfterSeconds: 60, ...options.timing };
+  app.decorateRequest("idempotency", undefined);
+
+  const readKey = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const caller = request.auth;
+    const key = request.headers["idempotency-key"];
+    if (!caller || key === undefined) return done();
+    if (typeof key !== "string" || key.length < 1 || key.length > maxIdempotencyKeyLength) {
+      return done(new TidingsError("invalid_idempotency_key", `The \`Idempotency-Key\` header must be between 1 and ${maxIdempotencyKeyLength} characters.`));
+    }
+    const scope = { teamId: caller.teamId, method: request.method, path: pathOf(request.url), key };
+    request.idempotency = { scope, requestHash: fingerprint(request.body), owned: false };
+    done();
+  };
+
+  const reserve = async (request: FastifyRequest, reply: FastifyReply) => {
+    const held = request.idempotency;
+    if (!held) return;
+    const reservation = await reserveIdempotencyKey(database, held.scope, held.requestHash, request.id, timing);
+    switch (reservation.outcome) {
+      case "reserved":
+        held.owned = true;
+        return;
+      case "replay":
+        return reply.code(reservation.status).type("application/json; charset=utf-8").header("idempotent-replayed", "true").send(reservation.body);
+      case "mismatch":
+        throw new TidingsError(
+          "invalid_idempotent_request",
+          "This `Idempotency-Key` was already used with a different request body. Use a new key for a different request.",
+        );
+      case "in_flight":
+        throw new TidingsError(
+          "concurrent_idempotent_requests",
+          "A request with this `Idempotency-Key` is still in progress. Try again later with the same key.",
+        );
+    }
+  };
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const held = request.idempotency;
+    if (!held?.owned) return payload;
+    held.owned = false;
+    const keep = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === "string";
+    try {
+      if (keep) await completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, payload);
+      else await releaseIdempotencyKey(database, held.scope, request.id);
+    } catch (error) {
+      // The answer itself stands; an unanswered key is taken over once it is abandoned (see timing).
+      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not record the answer to an idempotent request");
+    }
+    return payload;
+  };
+
+  // A request that ends without a reply (the client went away) must not keep its key until it is abandoned.
+  const releaseUnanswered = async (request: FastifyRequest) => {
+    const held = request.idempotency;
+    if (!held?.owned) return;
+    held.owned = false;
+    await releaseIdempotencyKey(database, held.scope, request.id).catch((error: unknown) =>
+      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not release an idempotency key"),
+    );
+  };
+
+  app.addHook("onRoute", (route) => {
+    if (!takesIdempotencyKeys(route)) return;
+    route.preValidation = [...hooks(route.preValidation), readKey];
+    route.preHandler = [...hooks(route.preHandler), reserve];
+    route.onSend = [...hooks(route.onSend), answer];
+    route.onResponse = [...hooks(route.onResponse), releaseUnanswered];
+  });
+
+  runPeriodically(app, { name: "prune idempotency keys", everyMs: options.pruneEveryMs ?? 10 * 60_000, run: () => pruneIdempotencyKeys(database) });
+}
+
+export function takesIdempotencyKeys(route: Pick<RouteOptions, "method" | "config" | "schema">): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.includes("POST")) return false;
+  const configured = (route.config as { idempotency?: boolean } | undefined)?.idempotency;
+  if (configured !== undefined) return configured;
+  const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
+  return "201" in responses;
+}
+
+function hooks<Hook>(existing: Hook | Hook[] | undefined): Hook[] {
+  if (existing === undefined) return [];
+  return Array.isArray(existing) ? existing : [existing];
+}
+
+/** The endpoint part of the scope: the path as requested, without the query, slashes normalised as the router does. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  const path = (query === -1 ? url : url.slice(0, query)).replace(/\/{2,}/g, "/");
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+/**
+ * A digest of the body as the client sent it (before the route's schema stripped anything), with object
+ * keys in sorted order: a client that serialises the same request with its keys in another order is
+ * sending the same request. Fed to the hash piece by piece, so a large body is not copied into one string.
+ */
+export function fingerprint(body: unknown): string {
+  const hash = createHash("sha256");
+  feed(hash, body);
+  return hash.digest("base64url");
+}
+
+function feed(hash: Hash, value: unknown): void {
+  if (Array.isArray(value)) {
+    hash.update("[");
+    value.forEach((item, i) => {
+      if (i > 0) hash.update(",");
+      feed(hash, item);
+    });
+    hash.update("]");
+  } else if (value !== null && typeof value === "object") {
+    hash.update("{");
+    Object.keys(value)
+      .sort()
+      .forEach((key, i) => {
+        hash.update(`${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
+        feed(hash, (value as Record<string, unknown>)[key]);
+      });
+    hash.update("}");
+  } else {
+    hash.update(JSON.stringify(value) ?? "null");
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What a stored request log never holds. API key tokens (`POST /api-keys` answers one) and webhook signing
+ * secrets are credentials; attachment content is the customer's data and can be 40 MB. The `Authorization`
+ * header is never stored at all: a log keeps bodies, not headers.
+ */
+const secretKeys = new Set(["token", "signing_secret"]);
+
+export const redacted = "[redacted]";
+
+/** A copy of `value` with every secret replaced by `[redacted]`; `value` itself is left untouched. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== "object") return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (secretKeys.has(key)) copy[key] = redacted;
+    else if (key === "attachments" && Array.isArray(field)) copy[key] = field.map(redactAttachment);
+    else copy[key] = redactSecrets(field);
+  }
+  return copy;
+}
+
+function redactAttachment(attachment: unknown): unknown {
+  const copy = redactSecrets(attachment);
+  if (copy !== null && typeof copy === "object" && !Array.isArray(copy) && "content" in copy) {
+    return { ...copy, content: redacted };
+  }
+  return copy;
+}
+
+/** Only a reply that names a secret key is parsed and rewritten; every other reply is stored as sent. */
+const mayHoldSecret = /"(token|signing_secret|attachments)"/;
+
+/**
+ * The JSON text to store for a request or reply body, or null when there is none. A reply arrives as the
+ * JSON text fastify sent; anything else (a stream, a buffer) is not a JSON reply and is not stored.
+ */
+export function storedRequestBody(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  return JSON.stringify(redactSecrets(body));
+}
+
+export function storedReplyBody(payload: unknown): string | null {
+  if (typeof payload !== "string" || payload === "") return null;
+  if (!mayHoldSecret.test(payload)) return payload;
+  try {
+    return JSON.stringify(redactSecrets(JSON.parse(payload)));
+  } catch {
+    return null;
+  }
+}

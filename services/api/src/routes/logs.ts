@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import type { Database } from "@tidings/postgres";
+import type { ApiRoutes } from "../app.js";
+import { listPage, listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { wireTimestamp } from "../wireTimestamp.js";
+
+const logItem = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  endpoint: z.string(),
+  method: z.string(),
+  response_status: z.number().int(),
+  user_agent: z.string().nullable(),
+});
+
+const log = logItem.extend({
+  object: z.literal("log"),
+  request_body: z.unknown(),
+  response_body: z.unknown(),
+});
+
+/** Reference §6.17 (the SDK's own test fixture): the message names `logId`, whatever the path calls it. */
+const logId = z.object({ id: z.guid({ error: "The `logId` must be a valid UUID." }) });
+
+/**
+ * Selected under another name: an output column called `created_at` would be what `ORDER BY created_at`
+ * sorts by, and sorting that text expression cannot use the (team_id, created_at, id) index.
+ */
+const wireCreatedAt = wireTimestamp("created_at").as("created_at_wire");
+
+type LogItem = z.infer<typeof logItem>;
+type ListedRow = Omit<LogItem, "created_at"> & { created_at_wire: string };
+
+function withCreatedAt<Row extends { created_at_wire: string }>({ created_at_wire, ...rest }: Row) {
+  return { ...rest, created_at: created_at_wire };
+}
+
+/**
+ * `GET /logs` and `GET /logs/:id` (reference §6.17): the team's own API requests, newest first. Each read
+ * first flushes this instance's request log writer (`installRequestLogs`), so that a client sees the
+ * requests it just made through this instance.
+ */
+export function logsRoutes({ database }: { database: Database }): ApiRoutes {
+  const teamLogs = (teamId: string) => database.db.selectFrom("api_request_logs").where("team_id", "=", teamId);
+
+  return (app) => {
+    const writer = app.requestLogs;
+    if (!writer) throw new Error("the logs routes need installRequestLogs on the app");
+    app.get(
+      "/logs",
+      { schema: { tags: ["logs"], summary: "List API request logs", querystring: listQuerySchema(), response: { 200: listSchema(logItem) } } },
+      async (request) => {
+        await writer.flush();
+        const base = teamLogs(requireAuth(request).teamId).select(["id", wireCreatedAt, "endpoint", "method", "response_status", "user_agent"]);
+        return listPage<ListedRow, LogItem>(base, request.query, { toItem: withCreatedAt });
+      },
+    );
+
+    app.get(
+      "/logs/:id",
+      { schema: { tags: ["logs"], summary: "Retrieve an API request log", params: logId, response: { 200: log } } },
+      async (request) => {
+        await writer.flush();
+        const row = await teamLogs(requireAuth(request).teamId)
+          .select(["id", wireCreatedAt, "endpoint", "method", "response_status", "user_agent", "request_body", "response_body"])
+          .where("id", "=", request.params.id)
+          .executeTakeFirst();
+        if (!row) throw new TidingsError("not_found", "Log not found");
+        return { object: "log" as const, ...withCreatedAt(row as ListedRow & { request_body: unknown; response_body: unknown }) };
+      },
+    );
+  };
+}
