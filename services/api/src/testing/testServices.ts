@@ -2,7 +2,8 @@ import { createLogger, loadConfig, systemClock, type Config } from "@tidings/cor
 import { createTestDatabase, migrate, type Database, type TestDatabase } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
-import type { ApiKeyPermission } from "@tidings/domain";
+import { teamDecider, teamStream, type ApiKeyPermission } from "@tidings/domain";
+import { handleCommand } from "@tidings/commands";
 import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
 import { createTeamKey } from "../handlers/createTeamKey.js";
 import { createApiServices, type ApiServices } from "../services.js";
@@ -25,8 +26,11 @@ export interface TestServices {
   app(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
   /** Another api instance on the same database: a handle, a checkpoint waiter and an app of its own. */
   anotherInstance(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
-  /** A team by name (created on first use) and a key of it, through the same handlers the API uses. */
-  aKey(team: string, options?: { permission?: ApiKeyPermission; domainId?: string; name?: string }): Promise<TestKey>;
+  /**
+   * A team by name (created on first use) and a key of it, through the same handlers the API uses. The
+   * team's rate limit is raised to `rateLimit` (default 100,000/s), so that only tests about the limit meet it.
+   */
+  aKey(team: string, options?: { permission?: ApiKeyPermission; domainId?: string; name?: string; rateLimit?: number }): Promise<TestKey>;
   dispose(): Promise<void>;
 }
 
@@ -70,7 +74,15 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
         { team, name: options.name ?? `${team} key`, permission: options.permission ?? "full_access", domainId: options.domainId ?? null },
         { actor: "cli" },
       );
-      if (key.position) await services.waitFor(key.position);
+      const limited = await handleCommand({
+        store,
+        streamId: teamStream(key.teamId),
+        decider: teamDecider,
+        command: { type: "SetTeamRateLimit", teamId: key.teamId, requestsPerSecond: options.rateLimit ?? 100_000 },
+        metadata: { actor: "cli", teamId: key.teamId },
+      });
+      const last = limited.position ?? key.position;
+      if (last) await services.waitFor(last);
       return { id: key.id, token: key.token, teamId: key.teamId, headers: { authorization: `Bearer ${key.token}` } };
     },
     async dispose() {
