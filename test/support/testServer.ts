@@ -13,6 +13,8 @@ export interface TestServer {
   /** A full-access token of the server's first team (TIDINGS_BOOTSTRAP_TOKEN). */
   token: string;
   serving: Serving;
+  /** The settings the server runs with, for a `tidings` child process to open the same stores. */
+  env: Record<string, string>;
   /** Stops the server and drops its data. */
   stop(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     url: serving.url!,
     token,
     serving,
+    env: settings,
     async stop() {
       await serving.stop();
       await cleanup();

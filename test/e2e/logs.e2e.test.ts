@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Resend } from "resend";
+import { startTestServer, type TestServer } from "../support/testServer.js";
+
+/** The API request log through the official SDK (compat-reference §6.17), and the rate-limit headers it sees (§4). */
+
+let server: TestServer;
+let resend: Resend;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
+
+/** The bootstrap team has the default limit of 10 requests/s; a 429 is waited out, since the limit is not under test here. */
+async function paced<Result extends { error: { name: string } | null; headers: Record<string, string> | null }>(call: () => Promise<Result>): Promise<Result> {
+  for (;;) {
+    const result = await call();
+    if (result.error?.name !== "rate_limit_exceeded") return result;
+    await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
+  }
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  resend = new Resend(server.token, { baseUrl: server.url });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("resend.logs", () => {
+  it("get returns a request with its bodies, the new key's token redacted, under the request's id", async () => {
+    const created = await paced(() => resend.apiKeys.create({ name: "Logged" }));
+    expect(created.error).toBeNull();
+    const requestId = created.headers!["x-request-id"]!;
+
+    const { data, error } = await paced(() => resend.logs.get(requestId));
+    expect(error).toBeNull();
+    expect(data).toEqual({
+      object: "log",
+      id: requestId,
+      created_at: expect.stringMatching(wireTimestamp),
+      endpoint: "/api-keys",
+      method: "POST",
+      response_status: 201,
+      user_agent: expect.stringMatching(/^resend-node/),
+      request_body: { name: "Logged" },
+      response_body: { object: "api_key", id: created.data!.id, token: "[redacted]" },
+    });
+    expect(JSON.stringify(data)).not.toContain(created.data!.token);
+  });
+
+  it("list returns the team's requests newest first, as list items, and pages with `after`", async () => {
+    // A full bucket first: a request refused with 429 is logged too, and would sit between these.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const listed = await paced(() => resend.apiKeys.list());
+      expect(listed.error).toBeNull();
+      ids.push(listed.headers!["x-request-id"]!);
+    }
+    const { data, error } = await paced(() => resend.logs.list({ limit: 2 }));
+    expect(error).toBeNull();
+    expect(data).toMatchObject({ object: "list", has_more: true });
+    expect(data!.data.map((log) => log.id)).toEqual([ids[2], ids[1]]);
+    expect(data!.data[0]).toEqual({
+      id: ids[2],
+      created_at: expect.stringMatching(wireTimestamp),
+      endpoint: "/api-keys",
+      method: "GET",
+      response_status: 200,
+      user_agent: expect.stringMatching(/^resend-node/),
+    });
+
+    const next = await paced(() => resend.logs.list({ limit: 1, after: data!.data[1]!.id }));
+    expect(next.data!.data.map((log) => log.id)).toEqual([ids[0]]);
+  });
+
+  it("get answers 422 validation_error for an id that is not a UUID, and 404 for an unknown one", async () => {
+    const bad = await paced(() => resend.logs.get("not-a-uuid"));
+    expect(bad.data).toBeNull();
+    expect(bad.error).toEqual({ statusCode: 422, name: "validation_error", message: "The `logId` must be a valid UUID." });
+    const unknown = await paced(() => resend.logs.get(randomUUID()));
+    expect(unknown.error).toEqual({ statusCode: 404, name: "not_found", message: "Log not found" });
+  });
+
+  it("shows the rate-limit headers of the team's default limit on every answer", async () => {
+    const ok = await paced(() => resend.logs.list());
+    const refused = await paced(() => resend.logs.get("not-a-uuid"));
+    for (const { headers } of [ok, refused]) {
+      expect(headers).toMatchObject({ "ratelimit-limit": "10", "ratelimit-policy": "10;w=1", "ratelimit-reset": "1" });
+      expect(Number(headers!["ratelimit-remaining"])).toBeGreaterThanOrEqual(0);
+    }
+    expect(ok.data!.data.every((log) => uuid.test(log.id))).toBe(true);
+  });
+});
