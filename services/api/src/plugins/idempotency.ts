@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
-import { TidingsError } from "@tidings/core";
+import { TidingsError, type Sealer } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import {
   completeIdempotencyKey,
@@ -28,6 +28,12 @@ declare module "fastify" {
 
 export interface IdempotencyOptions {
   database: Database;
+  /**
+   * Seals each stored answer: an answer may hold a secret shown once (the token of a new API key, a
+   * webhook's signing secret), and the replay must show it again, so it cannot be redacted; sealed, it is
+   * not readable from the database either. Without a sealer, answers are stored as sent.
+   */
+  sealer?: Sealer;
   timing?: Partial<ReservationTiming>;
   pruneEveryMs?: number;
 }
@@ -49,7 +55,7 @@ export const maxIdempotencyKeyLength = 256;
  * keys as it is added, so other routes pay nothing.
  */
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
-  const { database } = options;
+  const { database, sealer } = options;
   const timing: ReservationTiming = { keepSeconds: 24 * 3600, abandonedAfterSeconds: 60, ...options.timing };
   app.decorateRequest("idempotency", undefined);
 
@@ -74,7 +80,11 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
         held.owned = true;
         return;
       case "replay":
-        return reply.code(reservation.status).type("application/json; charset=utf-8").header("idempotent-replayed", "true").send(reservation.body);
+        return reply
+          .code(reservation.status)
+          .type("application/json; charset=utf-8")
+          .header("idempotent-replayed", "true")
+          .send(isSealed(reservation.body) ? opener(sealer).openText(reservation.body) : reservation.body);
       case "mismatch":
         throw new TidingsError(
           "invalid_idempotent_request",
@@ -94,7 +104,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     held.owned = false;
     const keep = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === "string";
     try {
-      if (keep) await completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, payload);
+      if (keep) await completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload);
       else await releaseIdempotencyKey(database, held.scope, request.id);
     } catch (error) {
       // The answer itself stands; an unanswered key is taken over once it is abandoned (see timing).
@@ -122,6 +132,14 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
   });
 
   runPeriodically(app, { name: "prune idempotency keys", everyMs: options.pruneEveryMs ?? 10 * 60_000, run: () => pruneIdempotencyKeys(database) });
+}
+
+/** A sealed value starts `v1.`; a JSON reply never does. */
+const isSealed = (body: string) => body.startsWith("v1.");
+
+function opener(sealer: Sealer | undefined): Sealer {
+  if (!sealer) throw new Error("a stored idempotent answer is sealed, and this instance has no secret to open it");
+  return sealer;
 }
 
 export function takesIdempotencyKeys(route: Pick<RouteOptions, "method" | "config" | "schema">): boolean {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { createSealer } from "@tidings/core";
 import { migrate } from "@tidings/postgres";
 import { apiMigrations } from "../apiMigrations.js";
 import type { ApiServices } from "../services.js";
@@ -24,5 +25,8 @@ export function installRequestPolicies(app: FastifyInstance, services: ApiServic
     limitOf: teamRateLimits(database),
   });
   installRequestLogs(app, { database, logger: app.log, retentionDays: config.LOG_RETENTION_DAYS });
-  installIdempotency(app, { database });
+  // Server mode requires TIDINGS_SECRET. Embedded mode keeps its generated secret in DATA_DIR beside the
+  // PGlite files, so sealing there would protect nothing from whoever can read the database.
+  const secret = config.TIDINGS_SECRET;
+  installIdempotency(app, { database, ...(secret ? { sealer: createSealer(secret, "idempotent-answers") } : {}) });
 }
