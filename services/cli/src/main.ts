@@ -6,6 +6,7 @@ import { migrateCommand } from "./commands/migrate.js";
 import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
 import { keysCreate } from "./commands/keys.js";
+import { teamsSetRateLimit } from "./commands/teams.js";
 import { UsageError } from "./usageError.js";
 
 const usage = `Usage: tidings <command>
@@ -17,6 +18,7 @@ const usage = `Usage: tidings <command>
   audit stream <stream> [--json]           print a stream's events with their metadata
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
+  teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
 
 Settings come from the environment; see README.md.`;
 
@@ -36,6 +38,7 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
   "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
+  "teams set-rate-limit": ({ config, logger, args }) => teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
 };
 
 function required(value: string | undefined, what: string): string {

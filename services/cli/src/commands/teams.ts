@@ -1,0 +1,42 @@
+import { isUuid, type Config, type Logger } from "@tidings/core";
+import { teamIdForName } from "@tidings/api";
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import { teamDecider, teamStream } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
+import { openRuntime } from "../runtime.js";
+import { UsageError } from "../usageError.js";
+
+/**
+ * `tidings teams set-rate-limit <team> <n>`: the team's requests per second (reference §4: 10 by default).
+ * `<team>` is the team's name or id. The api applies the new limit once a projector has recorded it
+ * (at once when `serve` runs) and its one-second cache of the limit has expired.
+ */
+export async function teamsSetRateLimit(config: Config, logger: Logger, team: string, limit: string): Promise<void> {
+  if (!/^[1-9][0-9]{0,8}$/.test(limit)) throw new UsageError("set-rate-limit needs a whole number of requests per second, at least 1");
+  const runtime = await openRuntime(config, logger);
+  try {
+    const { teamId, changed } = await setTeamRateLimit(runtime.store, team, Number(limit));
+    console.log(`team ${team} (${teamId}): ${limit} requests per second${changed ? "" : " (unchanged)"}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Appends TeamRateLimitSet unless the team already has this limit; a team that does not exist is a UsageError. */
+export async function setTeamRateLimit(store: EventStore, team: string, requestsPerSecond: number): Promise<{ teamId: string; changed: boolean }> {
+  const teamId = isUuid(team) ? team : teamIdForName(team.trim());
+  try {
+    const { events } = await handleCommand({
+      store,
+      streamId: teamStream(teamId),
+      decider: teamDecider,
+      command: { type: "SetTeamRateLimit", teamId, requestsPerSecond },
+      metadata: { actor: "cli", teamId },
+    });
+    return { teamId, changed: events.length > 0 };
+  } catch (error) {
+    if (error instanceof DomainRejection && error.error.name === "not_found") throw new UsageError(`there is no team "${team}"`);
+    if (error instanceof DomainRejection) throw new UsageError(error.message);
+    throw error;
+  }
+}
