@@ -4,6 +4,7 @@ import { formatPosition, START, type EventStore } from "@tidings/eventstore";
 import { createCheckpointWaiter } from "./checkpointWaiter.js";
 import { readCheckpoints } from "./checkpoints.js";
 import { startProjections, type RunningProjections } from "./runner.js";
+import { projectionStatus } from "./status.js";
 import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, quietLogger, until } from "./testBuilders.js";
 
 let test: TestDatabase;
@@ -116,6 +117,26 @@ describe(`projection runner (${testMode()})`, () => {
     } finally {
       await waiter.close();
     }
+  });
+});
+
+describe(`projection status (${testMode()})`, () => {
+  it("reports the checkpoint, the lag in events and seconds, and whether a runner is live", async () => {
+    const name = aName();
+    const projection = aCountingProjection(name);
+    const running = await run([projection]);
+    const head = await appendEvents(store, countedType(name), 1, 1);
+    expect(await running.waitFor(head, 15_000)).toBe(true);
+    const [live] = await projectionStatus({ store, database, projections: [projection] });
+    expect(live).toMatchObject({ name, version: 1, liveVersion: 1, state: "live", lagEvents: 0, lagSeconds: 0 });
+    await running.stop();
+
+    await appendEvents(store, countedType(name), 3, 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const [stopped] = await projectionStatus({ store, database, projections: [projection], lagCap: 4 });
+    expect(stopped).toMatchObject({ state: "stopped", lagEvents: 4, lagCapped: true });
+    expect(stopped!.lagSeconds).toBeGreaterThan(0.04);
+    expect(stopped!.checkpoint).toBe(formatPosition(head));
   });
 });
 
