@@ -8,8 +8,8 @@ import type { Migration } from "@tidings/postgres";
 export const apiMigrations: Migration[] = [
   {
     id: "0001_request_logs",
-    // Bodies are `json`, not `jsonb`: nothing queries inside them, and `json` keeps a `\u0000` a client
-    // sent, which `jsonb` refuses (one such body would fail its whole batch).
+    // Bodies are `json`, not `jsonb`: nothing queries inside them, and `json` stores the text as it comes,
+    // without converting it to the binary form on every insert.
     sql: `
       CREATE TABLE api_request_logs (
         id uuid PRIMARY KEY,
@@ -54,6 +54,18 @@ export const apiMigrations: Migration[] = [
         tokens double precision NOT NULL,
         refilled_at timestamptz NOT NULL,
         allowed boolean NOT NULL
+      );`,
+  },
+  {
+    id: "0004_rate_buckets_take_many",
+    // One statement takes tokens for every request of a team waiting on this instance (see databaseRateBuckets).
+    sql: `
+      DROP TABLE api_rate_buckets;
+      CREATE UNLOGGED TABLE api_rate_buckets (
+        team_id uuid PRIMARY KEY,
+        tokens double precision NOT NULL,
+        refilled_at timestamptz NOT NULL,
+        granted integer NOT NULL
       );`,
   },
 ];

@@ -22,3 +22,4 @@ export { installRequestPolicies } from "./plugins/requestPolicies.js";
 export { pruneRequestLogs } from "./plugins/requestLogsRetention.js";
 export { pruneIdempotencyKeys } from "./plugins/idempotencyStore.js";
 export { maxIdempotencyKeyLength } from "./plugins/idempotency.js";
+export { databaseRateBuckets, memoryRateBuckets, type RateBuckets, type RateDecision } from "./plugins/rateLimitBuckets.js";

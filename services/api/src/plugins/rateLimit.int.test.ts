@@ -145,6 +145,19 @@ describe("rate limit", () => {
     expect(Number(afterwards.headers["ratelimit-remaining"])).toBeLessThanOrEqual(3);
   });
 
+  it("grants a burst of concurrent requests exactly the team's tokens, each its own remaining count, when they share statements", async () => {
+    const buckets = databaseRateBuckets(test.database);
+    const teamId = newId();
+    const decisions = await Promise.all(Array.from({ length: 40 }, () => buckets.take(teamId, 10)));
+    const allowed = decisions.filter((d) => d.allowed);
+    expect(allowed.length).toBeGreaterThanOrEqual(10);
+    expect(allowed.length).toBeLessThanOrEqual(11);
+    const remaining = allowed.map((d) => Math.floor(d.tokens)).sort((a, b) => b - a);
+    expect(new Set(remaining).size).toBe(remaining.length);
+    expect(remaining.at(-1)).toBe(0);
+    expect(decisions.filter((d) => !d.allowed).every((d) => d.tokens < 1)).toBe(true);
+  });
+
   it("does not limit unauthenticated requests, nor give them the headers", async () => {
     const app = appWith(test.database);
     const responses = await Promise.all(Array.from({ length: 30 }, () => ping(app)));

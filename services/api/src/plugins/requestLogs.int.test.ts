@@ -121,12 +121,13 @@ describe("request logs", () => {
 
   it("records failed requests with the status the client got, and the body as the client sent it", async () => {
     const refused = await send("GET", "/refused");
-    const invalid = await send("POST", "/emails", { body: { to: 42, extra: "\u0000 kept" } });
+    const invalid = await send("POST", "/emails", { body: { to: 42, extra: "\u0000 kept", path: "C:\\u0000" } });
     expect(invalid.statusCode).toBe(422);
     const refusedLog = (await send("GET", `/logs/${refused.headers["x-request-id"]}`)).json();
     expect(refusedLog).toMatchObject({ response_status: 422, request_body: null, response_body: refused.json() });
     const invalidLog = (await send("GET", `/logs/${invalid.headers["x-request-id"]}`)).json();
-    expect(invalidLog).toMatchObject({ response_status: 422, request_body: { to: 42, extra: "\u0000 kept" } });
+    // PostgreSQL text cannot hold U+0000: it is kept as the six characters `\u0000`.
+    expect(invalidLog).toMatchObject({ response_status: 422, request_body: { to: 42, extra: "\\u0000 kept", path: "C:\\u0000" } });
   });
 
   it("does not record unauthenticated requests", async () => {

@@ -112,12 +112,19 @@ export class RequestLogWriter {
     if (lost > 0) this.logger.error({ err: lastError, lost, batch: rows.length }, "request logs could not be written");
   }
 
+  /**
+   * The whole batch travels as one JSON parameter that PostgreSQL unpacks, rather than ten parameters per
+   * row: measured about twice as fast on PGlite, where building and binding parameters runs in this thread.
+   * The bodies are spliced in as the JSON text they already are. A client may repeat a uuid `x-request-id`,
+   * so a log whose id is taken is skipped rather than failing its batch.
+   */
   private async insert(rows: Row[]): Promise<void> {
-    await this.database.db
-      .insertInto("api_request_logs")
-      .values(rows.map((row) => ({ ...row, request_body: json(row.request_body), response_body: json(row.response_body) })))
-      .onConflict((conflict) => conflict.column("id").doNothing())
-      .execute();
+    const batch = `[${rows.map(rowJson).join(",")}]`;
+    await sql`
+      INSERT INTO api_request_logs (id, team_id, api_key_id, created_at, endpoint, method, response_status, user_agent, request_body, response_body)
+      SELECT id, team_id, api_key_id, created_at, endpoint, method, response_status, user_agent, request_body, response_body
+      FROM json_populate_recordset(null::api_request_logs, ${batch}::json)
+      ON CONFLICT (id) DO NOTHING`.execute(this.database.db);
   }
 }
 
@@ -149,4 +156,18 @@ function toRow(entry: RequestLogEntry): Row {
   };
 }
 
-const json = (text: string | null) => (text === null ? null : sql`${text}::json`);
+function rowJson({ request_body, response_body, ...scalars }: Row): string {
+  return `${JSON.stringify(scalars).slice(0, -1)},"request_body":${storable(request_body)},"response_body":${storable(response_body)}}`;
+}
+
+/** A `\u0000` escape that is not itself an escaped backslash followed by `u0000`. */
+const nulEscape = /(?<=(?:^|[^\\])(?:\\\\)*)\\u0000/g;
+
+/**
+ * PostgreSQL text cannot hold U+0000, and unpacking the batch turns each body into text, so a NUL a
+ * client sent is stored as the six characters `\u0000` instead (one such body would fail its batch).
+ */
+function storable(body: string | null): string {
+  if (body === null) return "null";
+  return body.includes("\\u0000") ? body.replace(nulEscape, "\\\\u0000") : body;
+}
