@@ -1,0 +1,175 @@
+// What the API's middleware costs: wrk (Debian's, a C process) at 64 connections against a bare fastify
+// route, the same no-op route in the HTTP layer alone (`buildTransportApp`: request ids, error shape, zod
+// serialisation, pino at BENCH_LOG_LEVEL), then behind the whole stack of the real app (auth, rate limit,
+// stored request log), and `GET /api-keys`: all served by this one process, one after another.
+// In server mode it also times the rate limit's PostgreSQL upsert on its own, the per-request price of a
+// limit shared across api instances.
+// Runs the built packages: `npx tsc -b && node bench/api-overhead.mjs`. One JSON line per mode.
+// BENCH_SECONDS (default 10) per wrk run; BENCH_MODES=embedded,server; BENCH_LOG_LEVEL (default warn).
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import Fastify from "fastify";
+import pg from "pg";
+import { z } from "zod";
+import { createLogger, loadConfig, newId, systemClock } from "@tidings/core";
+import { buildApp, buildTransportApp, createApiServices, createTeamKey, databaseRateBuckets } from "@tidings/api";
+import { openRuntime } from "@tidings/cli";
+import { handleCommand } from "@tidings/commands";
+import { teamDecider, teamStream } from "@tidings/domain";
+import { migrate } from "@tidings/postgres";
+import { checkpointMigrations, createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+
+const run = promisify(execFile);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
+const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
+const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const connections = 64;
+
+/** wrk's own report, parsed: requests per second and the 99th percentile latency in milliseconds. */
+async function wrk(url, headers = {}, duration = seconds) {
+  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+  const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)\s*$/m.exec(stdout);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
+  if (!Number.isFinite(rps) || !p99) throw new Error(`could not read wrk's report:\n${stdout}`);
+  const p99Ms = Number(p99[1]) * { us: 0.001, ms: 1, s: 1000 }[p99[2]];
+  return { rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), non2xx, requests };
+}
+
+/** A 2 s warm-up, then the measured run; `requests` counts both, as the app answered both. */
+async function measure(url, headers) {
+  const warm = await wrk(url, headers, 2);
+  const measured = await wrk(url, headers);
+  return { ...measured, requests: warm.requests + measured.requests };
+}
+
+async function withSettings(mode, body) {
+  if (mode === "embedded") {
+    const dir = mkdtempSync(join(tmpdir(), "tidings-bench-api-"));
+    try {
+      return await body({ DATA_DIR: dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const name = `tidings_bench_api_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return await body({ EVENTSTORE_URL: url.toString(), TIDINGS_SECRET: "b".repeat(40) });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** Sequential latency and 64-way throughput of the bucket upsert, all on one team's row (the worst case). */
+async function rateLimitCost(database) {
+  const buckets = databaseRateBuckets(database);
+  const teamId = newId();
+  for (let i = 0; i < 200; i++) await buckets.take(teamId, 1_000_000);
+  const sequential = 2000;
+  let started = performance.now();
+  for (let i = 0; i < sequential; i++) await buckets.take(teamId, 1_000_000);
+  const takeUs = ((performance.now() - started) * 1000) / sequential;
+  let takes = 0;
+  started = performance.now();
+  const until = started + 3000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) {
+        await buckets.take(teamId, 1_000_000);
+        takes++;
+      }
+    }),
+  );
+  return { rate_limit_take_us: Math.round(takeUs), rate_limit_takes_per_s: Math.round(takes / ((performance.now() - started) / 1000)) };
+}
+
+async function bench(mode) {
+  return withSettings(mode, async (settings) => {
+    const config = loadConfig({ ...settings, LOG_LEVEL: logLevel });
+    const logger = createLogger(config.LOG_LEVEL);
+    const runtime = await openRuntime(config, logger);
+    const stops = [() => runtime.close()];
+    try {
+      await migrate(runtime.database, "projections", checkpointMigrations);
+      const projections = await startProjections({ store: runtime.store, database: runtime.database, projections: productProjections, logger });
+      stops.push(() => projections.stop());
+      const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
+      stops.push(() => waiter.close());
+      const services = createApiServices({ store: runtime.store, database: runtime.database, config, waitFor: waiter.waitFor, clock: systemClock });
+
+      const noop = (app) => app.get("/noop", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
+      const app = buildApp({ logger, services, readiness: runtime.readiness, routes: [noop] });
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      stops.push(() => app.close());
+      const transport = buildTransportApp({ logger, readiness: {}, routes: [noop] });
+      await transport.listen({ port: 0, host: "127.0.0.1" });
+      stops.push(() => transport.close());
+      const bare = Fastify();
+      bare.get("/bare", async () => ({ ok: true }));
+      await bare.listen({ port: 0, host: "127.0.0.1" });
+      stops.push(() => bare.close());
+
+      const key = await createTeamKey(services, { team: "bench", name: "bench", permission: "full_access", domainId: null }, { actor: "cli" });
+      const limit = await handleCommand({
+        store: runtime.store,
+        streamId: teamStream(key.teamId),
+        decider: teamDecider,
+        command: { type: "SetTeamRateLimit", teamId: key.teamId, requestsPerSecond: 10_000_000 },
+        metadata: { actor: "cli", teamId: key.teamId },
+      });
+      await services.waitFor(limit.position);
+      for (let i = 0; i < 3; i++) await createTeamKey(services, { team: "bench", name: `listed ${i}`, permission: "full_access", domainId: null }, { actor: "cli" });
+
+      const auth = { Authorization: `Bearer ${key.token}` };
+      const appUrl = `http://127.0.0.1:${app.server.address().port}`;
+      const load = loadavg()[0];
+      const bareRun = await measure(`http://127.0.0.1:${bare.server.address().port}/bare`);
+      const transportRun = await measure(`http://127.0.0.1:${transport.server.address().port}/noop`);
+      const noopRun = await measure(`${appUrl}/noop`, auth);
+      const keysRun = await measure(`${appUrl}/api-keys`, auth);
+      await app.requestLogs.flush();
+      const logged = await runtime.database.db.selectFrom("api_request_logs").select((eb) => eb.fn.countAll().as("n")).executeTakeFirst();
+      const cost = mode === "server" ? await rateLimitCost(runtime.database) : {};
+      return {
+        bench: "api-overhead",
+        mode,
+        connections,
+        seconds,
+        log_level: logLevel,
+        bare_rps: bareRun.rps,
+        bare_p99_ms: bareRun.p99Ms,
+        transport_noop_rps: transportRun.rps,
+        noop_rps: noopRun.rps,
+        noop_p99_ms: noopRun.p99Ms,
+        api_keys_rps: keysRun.rps,
+        api_keys_p99_ms: keysRun.p99Ms,
+        transport_ratio: Number((transportRun.rps / bareRun.rps).toFixed(3)),
+        noop_ratio: Number((noopRun.rps / bareRun.rps).toFixed(3)),
+        api_keys_ratio: Number((keysRun.rps / bareRun.rps).toFixed(3)),
+        non_2xx: noopRun.non2xx + keysRun.non2xx,
+        // Every request the app answered (warm-ups included) should have its stored log row.
+        app_requests: noopRun.requests + keysRun.requests,
+        logs_stored: Number(logged.n),
+        ...cost,
+        load_1m_before: Number(load.toFixed(2)),
+        rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      };
+    } finally {
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+    }
+  });
+}
+
+for (const mode of modes) console.log(JSON.stringify(await bench(mode)));
