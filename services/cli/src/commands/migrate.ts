@@ -1,6 +1,6 @@
 import type { Config, Logger } from "@tidings/core";
 import { migrate } from "@tidings/postgres";
-import { apiMigrations } from "@tidings/api";
+import { API_KEY_USAGE_COMPONENT, apiKeyUsageMigrations, apiMigrations } from "@tidings/api";
 import { checkpointMigrations } from "@tidings/projections";
 import { openRuntime } from "../runtime.js";
 
@@ -22,4 +22,5 @@ export async function migrateCommand(config: Config, logger: Logger): Promise<vo
 export async function migrateReadDatabase(database: Parameters<typeof migrate>[0]): Promise<void> {
   await migrate(database, "projections", checkpointMigrations);
   await migrate(database, "api", apiMigrations);
+  await migrate(database, API_KEY_USAGE_COMPONENT, apiKeyUsageMigrations);
 }
