@@ -215,6 +215,18 @@ describe("RequestLogWriter", () => {
     expect(await countFor(team)).toBe(13);
   });
 
+  it("drops new entries, with a warning, once the database is that far behind", async () => {
+    const team = newId();
+    const { logger, lines } = capturingLogger("warn");
+    const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000, maxBatch: 2, maxBuffered: 5 });
+    for (let i = 0; i < 8; i++) writer.push(entry(team));
+    await writer.close();
+    writer.push(entry(team));
+    await writer.close();
+    expect(await countFor(team)).toBe(6);
+    expect(lines().some((line) => line.msg === "request logs dropped: the database did not keep up" && line.dropped === 3)).toBe(true);
+  });
+
   it("loses only the row that cannot be stored, not its batch", async () => {
     const team = newId();
     const { logger, lines } = capturingLogger("warn");

@@ -41,6 +41,8 @@ export class RequestLogWriter {
   private buffer: RequestLogEntry[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** Entries pushed and not yet written: the buffer plus the batches queued behind the one being written. */
+  private pending = 0;
   private dropped = 0;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
@@ -57,11 +59,12 @@ export class RequestLogWriter {
   }
 
   push(entry: RequestLogEntry): void {
-    if (this.buffer.length >= this.maxBuffered) {
+    if (this.pending >= this.maxBuffered) {
       this.dropped++;
       return;
     }
     this.buffer.push(entry);
+    this.pending++;
     if (this.buffer.length >= this.maxBatch) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs).unref();
   }
@@ -74,7 +77,10 @@ export class RequestLogWriter {
     this.buffer = [];
     this.writing = this.writing
       .then(() => this.write(batch))
-      .catch((error: unknown) => this.logger.error({ err: error, lost: batch.length }, "request logs could not be written"));
+      .catch((error: unknown) => this.logger.error({ err: error, lost: batch.length }, "request logs could not be written"))
+      .finally(() => {
+        this.pending -= batch.length;
+      });
     return this.writing;
   }
 
