@@ -3,3 +3,4 @@ export * from "./team/events.js";
 export * from "./team/decider.js";
 export * from "./apikey/events.js";
 export * from "./apikey/decider.js";
+export * from "./email/events.js";

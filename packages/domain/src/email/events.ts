@@ -1,0 +1,119 @@
+import { z } from "zod";
+
+export const emailStream = (emailId: string) => `email-${emailId}`;
+
+export const EmailTag = z.object({ name: z.string(), value: z.string() });
+export type EmailTag = z.infer<typeof EmailTag>;
+
+/** Attachment bytes live in the blob store, addressed by sha256 (DESIGN §4: no large payloads in events). */
+export const EmailAttachment = z.object({
+  id: z.uuid(),
+  filename: z.string(),
+  contentType: z.string(),
+  size: z.number().int().nonnegative(),
+  contentId: z.string().nullable(),
+  disposition: z.enum(["inline", "attachment"]),
+  blob: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type EmailAttachment = z.infer<typeof EmailAttachment>;
+
+/** Everything the delivery saga needs, so it never reads a read model to send. */
+const emailContent = {
+  emailId: z.uuid(),
+  teamId: z.uuid(),
+  from: z.string(),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  replyTo: z.array(z.string()),
+  subject: z.string(),
+  html: z.string().nullable(),
+  /** Already generated from html unless the caller sent "" (then null). */
+  text: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  tags: z.array(EmailTag),
+  attachments: z.array(EmailAttachment),
+  templateId: z.uuid().nullable(),
+  templateVersion: z.number().int().nullable(),
+  domainId: z.uuid().nullable(),
+  createdAt: z.string(),
+};
+
+export const EmailQueued = z.object({ type: z.literal("EmailQueued"), data: z.object(emailContent) });
+export const EmailScheduled = z.object({
+  type: z.literal("EmailScheduled"),
+  data: z.object({ ...emailContent, scheduledAt: z.string() }),
+});
+export type EmailContent = z.infer<typeof EmailQueued>["data"];
+
+export const EmailRescheduled = z.object({
+  type: z.literal("EmailRescheduled"),
+  data: z.object({ emailId: z.uuid(), scheduledAt: z.string(), rescheduledAt: z.string() }),
+});
+
+export const EmailCanceled = z.object({
+  type: z.literal("EmailCanceled"),
+  data: z.object({ emailId: z.uuid(), canceledAt: z.string() }),
+});
+
+/** The SMTP server's reply, kept verbatim for support and webhooks. */
+const smtpReply = { response: z.string(), code: z.number().int().nullable() };
+
+export const EmailSent = z.object({
+  type: z.literal("EmailSent"),
+  data: z.object({ emailId: z.uuid(), sentAt: z.string() }),
+});
+
+export const EmailDelivered = z.object({
+  type: z.literal("EmailDelivered"),
+  data: z.object({ emailId: z.uuid(), deliveredAt: z.string(), ...smtpReply }),
+});
+
+export const EmailDeliveryDelayed = z.object({
+  type: z.literal("EmailDeliveryDelayed"),
+  data: z.object({
+    emailId: z.uuid(),
+    attempt: z.number().int().positive(),
+    nextAttemptAt: z.string().nullable(),
+    delayedAt: z.string(),
+    ...smtpReply,
+  }),
+});
+
+export const EmailBounced = z.object({
+  type: z.literal("EmailBounced"),
+  data: z.object({
+    emailId: z.uuid(),
+    teamId: z.uuid(),
+    /** The addresses the bounce is about: a hard bounce puts them on the team's suppression list. */
+    recipients: z.array(z.string()),
+    bounce: z.object({ type: z.enum(["permanent", "transient", "undetermined"]), message: z.string() }),
+    bouncedAt: z.string(),
+    ...smtpReply,
+  }),
+});
+
+export const EmailFailed = z.object({
+  type: z.literal("EmailFailed"),
+  data: z.object({ emailId: z.uuid(), reason: z.string(), failedAt: z.string(), response: z.string().nullable(), code: z.number().int().nullable() }),
+});
+
+export const EmailSuppressed = z.object({
+  type: z.literal("EmailSuppressed"),
+  data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string() }),
+});
+
+export const EmailEvent = z.discriminatedUnion("type", [
+  EmailQueued,
+  EmailScheduled,
+  EmailRescheduled,
+  EmailCanceled,
+  EmailSent,
+  EmailDelivered,
+  EmailDeliveryDelayed,
+  EmailBounced,
+  EmailFailed,
+  EmailSuppressed,
+]);
+export type EmailEvent = z.infer<typeof EmailEvent>;
+export type EmailEventType = EmailEvent["type"];
