@@ -1,0 +1,169 @@
+import { describe, it } from "vitest";
+import { given } from "../scenario.js";
+import { emailDecider, type EmailCommand } from "./decider.js";
+import type { EmailContent, EmailEvent } from "./events.js";
+
+const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
+const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
+const emailId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+const now = "2026-11-23 10:00:00.000000+00";
+const later = "2026-11-24 10:00:00.000000+00";
+
+const content: EmailContent = {
+  emailId,
+  teamId,
+  from: "Acme <hi@acme.test>",
+  to: ["ann@example.test"],
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  subject: "Hello",
+  html: "<p>Hi</p>",
+  text: "Hi",
+  headers: {},
+  tags: [],
+  attachments: [],
+  templateId: null,
+  templateVersion: null,
+  domainId: null,
+  createdAt: now,
+};
+
+const send = (overrides: Partial<Extract<EmailCommand, { type: "SendEmail" }>> = {}): EmailCommand => ({
+  type: "SendEmail",
+  content,
+  scheduledAt: null,
+  suppressed: [],
+  now,
+  ...overrides,
+});
+
+const queued: EmailEvent = { type: "EmailQueued", data: content };
+const scheduled: EmailEvent = { type: "EmailScheduled", data: { ...content, scheduledAt: later } };
+const sent: EmailEvent = { type: "EmailSent", data: { emailId, sentAt: now } };
+const reply = { response: "250 2.0.0 OK", code: 250 };
+const delivered: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: now, ...reply } };
+const bounced: EmailEvent = {
+  type: "EmailBounced",
+  data: {
+    emailId,
+    teamId,
+    recipients: ["ann@example.test"],
+    bounce: { type: "permanent", message: "550 no such user" },
+    bouncedAt: now,
+    response: "550 no such user",
+    code: 550,
+  },
+};
+const delayed = (attempt: number): EmailEvent => ({
+  type: "EmailDeliveryDelayed",
+  data: { emailId, attempt, nextAttemptAt: later, delayedAt: now, response: "451 try later", code: 451 },
+});
+
+describe("email decider: sending", () => {
+  it("queues an email sent now", () => given(emailDecider).when(send()).then([queued]));
+
+  it("schedules an email with a future time", () => given(emailDecider).when(send({ scheduledAt: later })).then([scheduled]));
+
+  it("treats a repeated send of the same id as done", () => given(emailDecider, [queued]).when(send()).then([]));
+
+  it("records a send to a suppressed recipient as suppressed in the same append", () =>
+    given(emailDecider)
+      .when(send({ suppressed: ["ann@example.test"] }))
+      .then([queued, { type: "EmailSuppressed", data: { emailId, recipients: ["ann@example.test"], suppressedAt: now } }]));
+});
+
+describe("email decider: reschedule and cancel", () => {
+  const reschedule: EmailCommand = { type: "RescheduleEmail", teamId, scheduledAt: "2026-11-25 10:00:00.000000+00", now };
+  const cancel: EmailCommand = { type: "CancelEmail", teamId, now };
+
+  it("reschedules a scheduled email", () =>
+    given(emailDecider, [scheduled])
+      .when(reschedule)
+      .then([{ type: "EmailRescheduled", data: { emailId, scheduledAt: "2026-11-25 10:00:00.000000+00", rescheduledAt: now } }]));
+
+  it("records nothing when rescheduled to the same time", () =>
+    given(emailDecider, [scheduled]).when({ ...reschedule, scheduledAt: later }).then([]));
+
+  it("refuses to reschedule an email that is not scheduled", () =>
+    given(emailDecider, [queued]).when(reschedule).thenError("validation_error", /cannot be rescheduled: it is queued/));
+
+  it("refuses to reschedule a canceled email", () =>
+    given(emailDecider, [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }])
+      .when(reschedule)
+      .thenError("validation_error", /it is canceled/));
+
+  it("cancels a scheduled email", () =>
+    given(emailDecider, [scheduled]).when(cancel).then([{ type: "EmailCanceled", data: { emailId, canceledAt: now } }]));
+
+  it("treats a second cancel as done", () =>
+    given(emailDecider, [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }]).when(cancel).then([]));
+
+  it("refuses to cancel an email already sent", () =>
+    given(emailDecider, [scheduled, sent]).when(cancel).thenError("validation_error", /cannot be canceled: it is sent/));
+
+  it("does not show another team's email", () =>
+    given(emailDecider, [scheduled]).when({ ...cancel, teamId: otherTeam }).thenError("not_found", "Email not found"));
+
+  it("does not find an email that does not exist", () => given(emailDecider).when(cancel).thenError("not_found", "Email not found"));
+});
+
+describe("email decider: delivery outcomes", () => {
+  it("records sent once", () => {
+    given(emailDecider, [queued]).when({ type: "RecordEmailSent", now }).then([sent]);
+    given(emailDecider, [queued, sent]).when({ type: "RecordEmailSent", now }).then([]);
+  });
+
+  it("records sent and delivered together when the transport accepted at once", () =>
+    given(emailDecider, [queued]).when({ type: "RecordEmailDelivered", now, ...reply }).then([sent, delivered]));
+
+  it("records delivered after sent", () =>
+    given(emailDecider, [queued, sent]).when({ type: "RecordEmailDelivered", now, ...reply }).then([delivered]));
+
+  it("sends a scheduled email when its timer fires", () =>
+    given(emailDecider, [scheduled]).when({ type: "RecordEmailDelivered", now, ...reply }).then([sent, delivered]));
+
+  it("records each delay attempt once", () => {
+    const command: EmailCommand = { type: "RecordEmailDeliveryDelayed", attempt: 2, nextAttemptAt: later, now, response: "451 try later", code: 451 };
+    given(emailDecider, [queued, delayed(1)]).when(command).then([delayed(2)]);
+    given(emailDecider, [queued, delayed(1), delayed(2)]).when(command).then([]);
+  });
+
+  it("records a bounce with the team, for the suppression list", () =>
+    given(emailDecider, [queued])
+      .when({
+        type: "RecordEmailBounced",
+        recipients: ["ann@example.test"],
+        bounce: { type: "permanent", message: "550 no such user" },
+        now,
+        response: "550 no such user",
+        code: 550,
+      })
+      .then([bounced]));
+
+  it("records a failure", () =>
+    given(emailDecider, [queued, delayed(1)])
+      .when({ type: "RecordEmailFailed", reason: "TLS required", response: null, code: null, now })
+      .then([{ type: "EmailFailed", data: { emailId, reason: "TLS required", failedAt: now, response: null, code: null } }]));
+
+  const outcomes: EmailCommand[] = [
+    { type: "RecordEmailSent", now },
+    { type: "RecordEmailDelivered", now, ...reply },
+    { type: "RecordEmailDeliveryDelayed", attempt: 9, nextAttemptAt: null, now, ...reply },
+    { type: "RecordEmailBounced", recipients: [], bounce: { type: "permanent", message: "x" }, now, ...reply },
+    { type: "RecordEmailFailed", reason: "x", response: null, code: null, now },
+    { type: "RecordEmailSuppressed", recipients: [], now },
+  ];
+  const finals: [string, EmailEvent[]][] = [
+    ["delivered", [queued, sent, delivered]],
+    ["bounced", [queued, bounced]],
+    ["canceled", [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }]],
+    ["suppressed", [queued, { type: "EmailSuppressed", data: { emailId, recipients: [], suppressedAt: now } }]],
+  ];
+  for (const [status, history] of finals)
+    for (const outcome of outcomes)
+      it(`appends nothing for ${outcome.type} once the email is ${status}`, () => given(emailDecider, history).when(outcome).then([]));
+
+  it("does not record an outcome for an unknown email", () =>
+    given(emailDecider).when({ type: "RecordEmailSent", now }).thenError("not_found"));
+});
