@@ -1,0 +1,111 @@
+import { createLogger } from "@tidings/core";
+import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { timerMigrations } from "./migrations.js";
+import { startTimerPoller, type TimerPoller } from "./poller.js";
+import { createTimers, type DueTimer } from "./timers.js";
+
+const logger = createLogger("silent");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(20);
+  }
+}
+
+describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
+  let test: TestDatabase;
+  let database: Database;
+  let poller: TimerPoller | undefined;
+  const fired: (DueTimer & { at: number })[] = [];
+  /** Keys whose firing throws, to show a failed fire is retried. */
+  const failing = new Set<string>();
+  const firedKeys = (key: string) => fired.filter((f) => f.key === key);
+  const startPoller = (db = database, extra: { intervalMs?: number } = {}) =>
+    startTimerPoller({
+      database: db,
+      logger,
+      retryDelayMs: 100,
+      ...extra,
+      async fire(timer) {
+        if (failing.delete(timer.key)) throw new Error("fire failed on purpose");
+        fired.push({ ...timer, at: Date.now() });
+      },
+    });
+
+  beforeAll(async () => {
+    test = await createTestDatabase({ persistent: true });
+    database = test.database;
+    await migrate(database, "timers", timerMigrations);
+    poller = startPoller();
+  });
+  afterAll(async () => {
+    await poller?.stop();
+    await test?.dispose();
+  });
+
+  it("fires a timer within a second of its due time, with its payload, and only once", async () => {
+    const dueAt = new Date(Date.now() + 600);
+    await createTimers(database).schedule("t-on-time", dueAt, { emailId: "e1" });
+    await waitUntil(() => firedKeys("t-on-time").length > 0);
+    const [f] = firedKeys("t-on-time");
+    expect(f!.payload).toEqual({ emailId: "e1" });
+    expect(f!.at).toBeGreaterThanOrEqual(dueAt.getTime());
+    expect(f!.at - dueAt.getTime()).toBeLessThan(1_000);
+    await sleep(500);
+    expect(firedKeys("t-on-time")).toHaveLength(1);
+  });
+
+  it("keeps one timer per key: scheduling again moves it and replaces the payload", async () => {
+    const timers = createTimers(database);
+    await timers.schedule("t-moved", new Date(Date.now() + 300), { v: 1 });
+    const later = new Date(Date.now() + 1_200);
+    await timers.schedule("t-moved", later, { v: 2 });
+    await sleep(700);
+    expect(firedKeys("t-moved")).toHaveLength(0);
+    await waitUntil(() => firedKeys("t-moved").length > 0);
+    expect(firedKeys("t-moved")[0]!.payload).toEqual({ v: 2 });
+    expect(firedKeys("t-moved")[0]!.at).toBeGreaterThanOrEqual(later.getTime());
+  });
+
+  it("never fires a cancelled timer", async () => {
+    const timers = createTimers(database);
+    await timers.schedule("t-cancelled", new Date(Date.now() + 300), {});
+    await timers.cancel("t-cancelled");
+    await sleep(800);
+    expect(firedKeys("t-cancelled")).toHaveLength(0);
+  });
+
+  it("fires again, with a higher attempt, a timer whose firing threw", async () => {
+    failing.add("t-retried");
+    await createTimers(database).schedule("t-retried", new Date(), {});
+    await waitUntil(() => firedKeys("t-retried").length > 0);
+    expect(firedKeys("t-retried")[0]!.attempt).toBe(2);
+  });
+
+  it("lets several pollers share the table without firing a timer twice", async () => {
+    const others = [startPoller(database, { intervalMs: 10 }), startPoller(database, { intervalMs: 15 })];
+    const timers = createTimers(database);
+    const now = Date.now();
+    await Promise.all(Array.from({ length: 60 }, (_, i) => timers.schedule(`t-shared-${i}`, new Date(now + 200), { i })));
+    await waitUntil(() => fired.filter((f) => f.key.startsWith("t-shared-")).length >= 60);
+    await sleep(300);
+    await Promise.all(others.map((o) => o.stop()));
+    const keys = fired.filter((f) => f.key.startsWith("t-shared-")).map((f) => f.key);
+    expect(new Set(keys).size).toBe(60);
+    expect(keys).toHaveLength(60);
+  });
+
+  it("survives a restart: a timer scheduled before closing fires after reopening", async () => {
+    await createTimers(database).schedule("t-restart", new Date(Date.now() + 1_500), { kept: true });
+    await poller!.stop();
+    poller = undefined;
+    database = await test.reopen();
+    poller = startPoller(database);
+    await waitUntil(() => firedKeys("t-restart").length > 0, 10_000);
+    expect(firedKeys("t-restart")[0]!.payload).toEqual({ kept: true });
+  });
+});
