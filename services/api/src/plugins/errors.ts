@@ -32,6 +32,11 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
     if (wire) return { body: { ...wire, message: error.message }, unexpected: false };
     return { body: { ...unexpectedError, message: unexpectedMessage }, unexpected: true };
   }
+  // An api process can start before any projector has created the read models (a fresh server-mode
+  // install): that is the service not being ready yet, not a failure of this request.
+  if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+    return { body: { ...errorTable.service_unavailable!, message: readModelsMissing }, unexpected: false };
+  }
   const fastifyError = error as Partial<FastifyError>;
   const code = fastifyError.code ? frameworkCodes[fastifyError.code] : undefined;
   if (code) return { body: { ...errorTable[code]!, message: frameworkMessage(code, fastifyError, request) }, unexpected: false };
@@ -43,6 +48,10 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   }
   return { body: { ...unexpectedError, message: unexpectedMessage }, unexpected: true };
 }
+
+/** PostgreSQL's SQLSTATE for a relation that does not exist. */
+const UNDEFINED_TABLE = "42P01";
+const readModelsMissing = "The read models are not built yet; start a projector (`tidings serve --role projector`) and retry.";
 
 const unexpectedMessage = "An unexpected error occurred; the request id identifies it in the server's logs.";
 
