@@ -12,4 +12,7 @@ export * from "./email/rules/headers.js";
 export * from "./email/rules/scheduledAt.js";
 export * from "./email/rules/tags.js";
 export * from "./template/placeholders.js";
+export * from "./template/events.js";
+export * from "./template/rules.js";
+export * from "./template/decider.js";
 export * from "./template/renderForSend.js";
