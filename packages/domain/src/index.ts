@@ -15,4 +15,3 @@ export * from "./template/placeholders.js";
 export * from "./template/events.js";
 export * from "./template/rules.js";
 export * from "./template/decider.js";
-export * from "./template/renderForSend.js";
