@@ -15,3 +15,4 @@ export * from "./template/placeholders.js";
 export * from "./template/events.js";
 export * from "./template/rules.js";
 export * from "./template/decider.js";
+export * from "./template/renderForSend.js";
