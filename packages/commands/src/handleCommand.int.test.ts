@@ -3,7 +3,7 @@ import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgre
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { DomainError, type Decider } from "@tidings/domain";
 import { DomainRejection, handleCommand } from "./handleCommand.js";
-import { reservationStream, reserve } from "./reservation.js";
+import { release, reservationStream, reservedBy, reserve } from "./reservation.js";
 
 type CounterEvent = { type: "Incremented"; data: { by: number } };
 type CounterCommand = { type: "Increment"; by: number; max: number };
@@ -74,5 +74,25 @@ describe("reserve", () => {
   it("keeps one team's values apart from another's", async () => {
     expect(await reserve(store, reservationStream("team-a", "alias", "same"), "a", {})).toEqual({ won: true });
     expect(await reserve(store, reservationStream("team-b", "alias", "same"), "b", {})).toEqual({ won: true });
+  });
+
+  it("lets a released value be claimed again, by one of many claimants", async () => {
+    const stream = reservationStream("team-a", "alias", "released");
+    expect(await reserve(store, stream, "first", {})).toEqual({ won: true });
+    expect(await release(store, stream, "someone-else", {})).toBe(false);
+    expect(await release(store, stream, "first", {})).toBe(true);
+    expect(await reservedBy(store, stream)).toBeUndefined();
+    const owners = Array.from({ length: 6 }, (_, i) => `next-${i}`);
+    const results = await Promise.all(owners.map((o) => reserve(store, stream, o, {})));
+    expect(results.filter((r) => r.won)).toHaveLength(1);
+    expect(await reservedBy(store, stream)).toBe(owners[results.findIndex((r) => r.won)]);
+  });
+
+  it("takes over a claim its owner no longer holds", async () => {
+    const stream = reservationStream("team-a", "alias", "abandoned");
+    await reserve(store, stream, "gone", {});
+    expect(await reserve(store, stream, "new", {}, { stillHeld: async () => true })).toEqual({ won: false, ownerId: "gone" });
+    expect(await reserve(store, stream, "new", {}, { stillHeld: async (owner) => owner !== "gone" })).toEqual({ won: true });
+    expect(await reservedBy(store, stream)).toBe("new");
   });
 });

@@ -1,29 +1,74 @@
 import { deterministicId, sha256Hex } from "@tidings/core";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type RecordedEvent } from "@tidings/eventstore";
 
 /**
- * Uniqueness without reading a read model (DESIGN §1): a value is claimed by appending to a stream named
- * after it with expected revision `no_stream`. Only one claim can win, across every api instance.
+ * Uniqueness without reading a read model (DESIGN §1): a value is claimed by appending `ValueReserved` to a
+ * stream named after it, at the revision the claimant read (`no_stream` for a value never claimed). Only
+ * one claim can win, across every api instance. A released value (`ValueReleased` last) can be claimed
+ * again the same way, so the stream keeps the value's whole history of owners.
  */
 export const reservationStream = (teamId: string, kind: string, value: string) =>
   `unique-${teamId}-${kind}-${sha256Hex(value)}`;
 
 export type Reservation = { won: true } | { won: false; ownerId: string | undefined };
 
+export interface ReserveOptions {
+  /**
+   * Asked when another owner holds the claim: false lets this claimant take the value over. It repairs a
+   * claim left behind when a process died between reserving and writing its owner, or between changing
+   * the owner and releasing. Omitted: a claim holds until released.
+   */
+  stillHeld?: (ownerId: string, claimedAt: Date) => Promise<boolean>;
+}
+
+const ownerOf = (event: RecordedEvent | undefined) => (event?.data as { ownerId?: string } | undefined)?.ownerId;
+
+async function lastEvent(store: EventStore, stream: string): Promise<RecordedEvent | undefined> {
+  const [event] = await store.readStream(stream, { direction: "backwards", maxCount: 1 });
+  return event;
+}
+
+/** The current owner of a reservation stream's value, or undefined when nobody holds it. */
+export async function reservedBy(store: EventStore, stream: string): Promise<string | undefined> {
+  const last = await lastEvent(store, stream);
+  return last?.type === "ValueReserved" ? ownerOf(last) : undefined;
+}
+
 export async function reserve(
   store: EventStore,
   stream: string,
   ownerId: string,
   metadata: EventMetadata,
+  options: ReserveOptions = {},
 ): Promise<Reservation> {
-  try {
-    await store.append(stream, [{ id: deterministicId(stream, ownerId), type: "ValueReserved", data: { ownerId }, metadata }], "no_stream");
-    return { won: true };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    const [claim] = await store.readStream(stream, { direction: "backwards", maxCount: 1 });
-    const owner = (claim?.data as { ownerId?: string } | undefined)?.ownerId;
+  for (let attempt = 1; ; attempt++) {
+    const last = await lastEvent(store, stream);
+    const owner = last?.type === "ValueReserved" ? ownerOf(last) : undefined;
     // The same owner retrying its own claim has won already.
-    return owner === ownerId ? { won: true } : { won: false, ownerId: owner };
+    if (owner === ownerId) return { won: true };
+    if (owner !== undefined && (!options.stillHeld || (await options.stillHeld(owner, last!.createdAt)))) return { won: false, ownerId: owner };
+    const revision = last ? last.revision : "no_stream";
+    const id = deterministicId(stream, `${ownerId}@${String(revision)}`);
+    try {
+      await store.append(stream, [{ id, type: "ValueReserved", data: { ownerId }, metadata }], revision);
+      return { won: true };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 10) throw error;
+    }
+  }
+}
+
+/** Gives the value up if `ownerId` holds it; true when it was released by this call. */
+export async function release(store: EventStore, stream: string, ownerId: string, metadata: EventMetadata): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    const last = await lastEvent(store, stream);
+    if (last?.type !== "ValueReserved" || ownerOf(last) !== ownerId) return false;
+    try {
+      const id = deterministicId(stream, `release:${ownerId}@${String(last.revision)}`);
+      await store.append(stream, [{ id, type: "ValueReleased", data: { ownerId }, metadata }], last.revision);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 10) throw error;
+    }
   }
 }
