@@ -17,4 +17,5 @@ export { physicalTable } from "./readModelTables.js";
 export { streamsProjection } from "./streams.js";
 export { teamsProjection } from "./teams.js";
 export { apiKeysProjection } from "./apiKeys.js";
+export { templatesProjection } from "./templates.js";
 export { productProjections } from "./productProjections.js";

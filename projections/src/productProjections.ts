@@ -1,9 +1,10 @@
 import { apiKeysProjection } from "./apiKeys.js";
 import type { Projection } from "./projection.js";
 import { teamsProjection } from "./teams.js";
+import { templatesProjection } from "./templates.js";
 
 /**
  * The read models the API serves from; `services.waitFor` (read-your-writes) waits on exactly these.
  * The admin catalogue (`streamsProjection`) is not one of them.
  */
-export const productProjections: Projection[] = [teamsProjection, apiKeysProjection];
+export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection];

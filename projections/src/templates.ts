@@ -1,0 +1,77 @@
+import type { TemplateEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends TemplateEvent["type"]> = Extract<TemplateEvent, { type: Type }>["data"];
+const dataOf = <Type extends TemplateEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+const contentColumns = (data: Data<"TemplateCreated"> | Data<"TemplateUpdated">) => ({
+  name: data.name,
+  alias: data.alias,
+  subject: data.subject,
+  html: data.html,
+  text: data.text,
+  from_address: data.from,
+  reply_to: data.replyTo,
+  variables: data.variables,
+});
+
+/**
+ * Templates as GET and list show them: the latest version's content. Status and
+ * `has_unpublished_versions` are read from `published_version_id` against `current_version_id`, because a
+ * handler cannot read the row it updates. Sends do not read this table: they fold the template's stream,
+ * which is never behind.
+ */
+export const templatesProjection: Projection = {
+  name: "templates",
+  version: 1,
+  tables: {
+    templates: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        alias: { type: "text", nullable: true },
+        subject: { type: "text", nullable: true },
+        html: { type: "text" },
+        text: { type: "text", nullable: true },
+        from_address: { type: "text", nullable: true },
+        reply_to: { type: "jsonb", nullable: true },
+        variables: { type: "jsonb" },
+        current_version_id: { type: "uuid" },
+        published_version_id: { type: "uuid", nullable: true },
+        published_at: { type: "timestamptz", nullable: true },
+        created_at: { type: "timestamptz" },
+        updated_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_alias: "(team_id, alias)" },
+    },
+  },
+  handlers: {
+    TemplateCreated(event, context) {
+      const data = dataOf<"TemplateCreated">(event);
+      context.upsert("templates", {
+        id: data.templateId,
+        team_id: data.teamId,
+        ...contentColumns(data),
+        current_version_id: data.versionId,
+        published_version_id: null,
+        published_at: null,
+        created_at: data.createdAt,
+        updated_at: data.createdAt,
+      });
+    },
+    TemplateUpdated(event, context) {
+      const data = dataOf<"TemplateUpdated">(event);
+      context.update("templates", { id: data.templateId }, { ...contentColumns(data), current_version_id: data.versionId, updated_at: data.updatedAt });
+    },
+    TemplatePublished(event, context) {
+      const { templateId, versionId, publishedAt } = dataOf<"TemplatePublished">(event);
+      context.update("templates", { id: templateId }, { published_version_id: versionId, published_at: publishedAt, updated_at: publishedAt });
+    },
+    TemplateDeleted(event, context) {
+      context.delete("templates", { id: dataOf<"TemplateDeleted">(event).templateId });
+    },
+  },
+};
