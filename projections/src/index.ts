@@ -18,4 +18,6 @@ export { streamsProjection } from "./streams.js";
 export { teamsProjection } from "./teams.js";
 export { apiKeysProjection } from "./apiKeys.js";
 export { templatesProjection } from "./templates.js";
+export { emailsProjection } from "./emails.js";
+export { suppressionsProjection } from "./suppressions.js";
 export { productProjections } from "./productProjections.js";

@@ -1,5 +1,7 @@
 import { apiKeysProjection } from "./apiKeys.js";
+import { emailsProjection } from "./emails.js";
 import type { Projection } from "./projection.js";
+import { suppressionsProjection } from "./suppressions.js";
 import { teamsProjection } from "./teams.js";
 import { templatesProjection } from "./templates.js";
 
@@ -7,4 +9,4 @@ import { templatesProjection } from "./templates.js";
  * The read models the API serves from; `services.waitFor` (read-your-writes) waits on exactly these.
  * The admin catalogue (`streamsProjection`) is not one of them.
  */
-export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection];
+export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection, emailsProjection, suppressionsProjection];

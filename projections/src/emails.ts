@@ -1,0 +1,113 @@
+import type { EmailEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { BatchContext, Projection } from "./projection.js";
+
+type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
+const dataOf = <Type extends EmailEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** The wire's `last_event` (reference §6.1) each event leaves behind; a reschedule leaves it `scheduled`. */
+const lastEventAfter = {
+  EmailCanceled: "canceled",
+  EmailSent: "sent",
+  EmailDelivered: "delivered",
+  EmailDeliveryDelayed: "delivery_delayed",
+  EmailBounced: "bounced",
+  EmailFailed: "failed",
+  EmailSuppressed: "suppressed",
+} as const;
+
+function created(event: RecordedEvent, context: BatchContext) {
+  const data = dataOf<"EmailQueued">(event);
+  const scheduledAt = event.type === "EmailScheduled" ? dataOf<"EmailScheduled">(event).scheduledAt : null;
+  context.upsert("emails", {
+    id: data.emailId,
+    team_id: data.teamId,
+    from_address: data.from,
+    to_addresses: data.to,
+    cc: data.cc,
+    bcc: data.bcc,
+    reply_to: data.replyTo,
+    subject: data.subject,
+    html: data.html,
+    text: data.text,
+    tags: data.tags,
+    last_event: scheduledAt === null ? "queued" : "scheduled",
+    scheduled_at: scheduledAt,
+    template_id: data.templateId,
+    created_at: data.createdAt,
+  });
+  for (const attachment of data.attachments)
+    context.upsert("email_attachments", {
+      id: attachment.id,
+      email_id: data.emailId,
+      team_id: data.teamId,
+      filename: attachment.filename,
+      content_type: attachment.contentType,
+      size: attachment.size,
+      content_id: attachment.contentId,
+      disposition: attachment.disposition,
+      blob: attachment.blob,
+    });
+}
+
+/**
+ * Emails as GET and list show them, with their attachments' metadata (the bytes are in the blob store).
+ * Delivery does not read this table: the saga folds the email's stream.
+ */
+export const emailsProjection: Projection = {
+  name: "emails",
+  version: 1,
+  tables: {
+    emails: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        from_address: { type: "text" },
+        to_addresses: { type: "jsonb" },
+        cc: { type: "jsonb" },
+        bcc: { type: "jsonb" },
+        reply_to: { type: "jsonb" },
+        subject: { type: "text" },
+        html: { type: "text", nullable: true },
+        text: { type: "text", nullable: true },
+        tags: { type: "jsonb" },
+        last_event: { type: "text" },
+        scheduled_at: { type: "timestamptz", nullable: true },
+        template_id: { type: "uuid", nullable: true },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+    email_attachments: {
+      columns: {
+        id: { type: "uuid" },
+        email_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        filename: { type: "text" },
+        content_type: { type: "text" },
+        size: { type: "bigint" },
+        content_id: { type: "text", nullable: true },
+        disposition: { type: "text" },
+        blob: { type: "text" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_email: "(email_id, id)" },
+    },
+  },
+  handlers: {
+    EmailQueued: created,
+    EmailScheduled: created,
+    EmailRescheduled(event, context) {
+      const { emailId, scheduledAt } = dataOf<"EmailRescheduled">(event);
+      context.update("emails", { id: emailId }, { scheduled_at: scheduledAt });
+    },
+    ...Object.fromEntries(
+      Object.entries(lastEventAfter).map(([type, lastEvent]) => [
+        type,
+        (event: RecordedEvent, context: BatchContext) =>
+          context.update("emails", { id: (event.data as { emailId: string }).emailId }, { last_event: lastEvent }),
+      ]),
+    ),
+  },
+};
