@@ -1,1 +1,2 @@
 export * from "./timers/index.js";
+export { queueScheduledEmail, queueScheduledEmailDecider, sendTimerKey, startSchedulerSaga, syncSendTimer } from "./scheduledEmails.js";

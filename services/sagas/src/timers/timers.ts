@@ -11,7 +11,7 @@ export interface DueTimer {
 }
 
 export interface Timers {
-  /** Sets the timer `key` to fire at `dueAt`; scheduling an existing key moves it and replaces its payload. */
+  /** Sets the timer `key` to fire at `dueAt`; scheduling an existing key moves it and replaces its payload (the same time and payload again changes nothing). */
   schedule(key: string, dueAt: Date, payload: unknown): Promise<void>;
   /** Removes the timer `key` if it has not fired yet. */
   cancel(key: string): Promise<void>;
@@ -24,7 +24,8 @@ export function createTimers(database: Database): Timers {
         INSERT INTO due_timers (key, due_at, payload) VALUES (${key}, ${dueAt.toISOString()}::timestamptz, ${JSON.stringify(payload)}::jsonb)
         ON CONFLICT (key) DO UPDATE
           SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, generation = due_timers.generation + 1,
-              locked_until = NULL, attempts = 0`.execute(database.db);
+              locked_until = NULL, attempts = 0
+          WHERE due_timers.due_at <> EXCLUDED.due_at OR due_timers.payload <> EXCLUDED.payload`.execute(database.db);
     },
     async cancel(key) {
       await sql`DELETE FROM due_timers WHERE key = ${key}`.execute(database.db);

@@ -1,0 +1,32 @@
+import { parseTimestamp } from "@tidings/core";
+import { emailDecider, emailStream, fold, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
+
+export interface LoadedEmail {
+  state: EmailState;
+  /** What to send: the data of the stream's EmailQueued, else of its EmailScheduled (without `scheduledAt`). */
+  content: EmailContent | null;
+  /** When the first deferral was recorded: the 24 h retry window counts from there. */
+  firstDelayedAt: Date | null;
+}
+
+/** The email as its stream says now; sagas decide from this, never from a read model (DESIGN §1). */
+export async function loadEmail(store: EventStore, emailId: string): Promise<LoadedEmail> {
+  const events = (await store.readStream(emailStream(emailId))).map((e) => ({ type: e.type, data: e.data }) as EmailEvent);
+  let content: EmailContent | null = null;
+  let firstDelayedAt: Date | null = null;
+  for (const event of events) {
+    if (event.type === "EmailQueued") content = event.data;
+    else if (event.type === "EmailDeliveryDelayed") firstDelayedAt ??= instantOf(event.data.delayedAt);
+    else if (event.type === "EmailScheduled") {
+      const { scheduledAt: _, ...rest } = event.data;
+      content ??= rest;
+    }
+  }
+  return { state: fold(emailDecider, events), content, firstDelayedAt };
+}
+
+/** Email events carry times in the wire format (`YYYY-MM-DD HH:MM:SS.ffffff+00`); ISO 8601 is read too. */
+export function instantOf(text: string): Date {
+  return parseTimestamp(text) ?? new Date(text);
+}
