@@ -32,7 +32,8 @@ function created(event: RecordedEvent, context: BatchContext) {
     text: data.text,
     tags: data.tags,
     last_event: scheduledAt === null ? "queued" : "scheduled",
-    scheduled_at: scheduledAt,
+    // The send timer queues a scheduled email with an EmailQueued of its own: the row keeps its time.
+    ...(scheduledAt === null ? {} : { scheduled_at: scheduledAt }),
     template_id: data.templateId,
     created_at: data.createdAt,
   });
