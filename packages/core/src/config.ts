@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -18,6 +19,14 @@ const url = (protocols: string[]) =>
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+const isResolverAddress = (v: string) => {
+  const bracketed = /^\[(.+)\](?::(\d{1,5}))?$/.exec(v);
+  if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2] ?? 53) <= 65535;
+  if (isIP(v)) return true;
+  const [ip, port, ...rest] = v.split(":");
+  return rest.length === 0 && isIP(ip!) === 4 && /^\d{1,5}$/.test(port ?? "") && Number(port) <= 65535;
+};
+
 export const settings = {
   PORT: { schema: int(1, 65535).default(3000), accepts: "an integer from 1 to 65535 (default 3000)" },
   HOST: { schema: z.string().min(1).default("127.0.0.1"), accepts: "an interface address to listen on (default 127.0.0.1)" },
@@ -35,6 +44,20 @@ export const settings = {
   },
   MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
   SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
+  MAIL_CONCURRENCY: { schema: int(1, 256).default(4), accepts: "SMTP connections open at once to the relay, 1 to 256 (default 4)" },
+  DNS_SERVERS: {
+    schema: z
+      .string()
+      .refine((v) => v.split(",").every(isResolverAddress))
+      .optional()
+      .transform((v) => (v ? v.split(",") : [])),
+    accepts: "comma-separated ip, ip:port or [ipv6]:port of the DNS resolvers for MX lookups (default: the system's)",
+  },
+  MX_PORT: { schema: int(1, 65535).default(25), accepts: "the port MX hosts are reached on, 1 to 65535 (default 25; another only for tests)" },
+  MX_TLS_REJECT_UNAUTHORIZED: {
+    schema: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+    accepts: "true or false: verify an MX host's certificate when its domain enforces TLS (default true)",
+  },
   TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
   TIDINGS_BOOTSTRAP_TOKEN: {
     schema: z.string().regex(/^re_[0-9A-Za-z]{32,}$/).optional(),

@@ -1,0 +1,10 @@
+export * from "./composeMessage.js";
+export * from "./createMailTransport.js";
+export * from "./deliveryOutcome.js";
+export * from "./htmlToText.js";
+export * from "./port.js";
+export { mxHostsInOrder, type MxRecord, type MxRoute } from "./mx/mxRoute.js";
+export { createMxTransport, type MxOptions } from "./mx/mxTransport.js";
+export { createOutboxTransport } from "./outbox/outboxTransport.js";
+export { createSmtpTransport, type SmtpRelayOptions } from "./smtp/smtpTransport.js";
+export { tlsNotOffered } from "./smtpReply.js";

@@ -1,0 +1,3 @@
+export * from "./dnsResponder.js";
+export * from "./smtpSink.js";
+export * from "./testCertificate.js";
