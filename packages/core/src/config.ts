@@ -59,6 +59,13 @@ export const settings = {
     accepts: "true or false: verify an MX host's certificate when its domain enforces TLS (default true)",
   },
   TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
+  TIDINGS_ALLOW_UNVERIFIED_FROM: {
+    schema: z
+      .enum(["true", "false"])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === "true")),
+    accepts: "true or false: accept a `from` on a domain the team has not verified (default true embedded, with a warning; false in server mode)",
+  },
   TIDINGS_BOOTSTRAP_TOKEN: {
     schema: z.string().regex(/^re_[0-9A-Za-z]{32,}$/).optional(),
     accepts: "re_ followed by at least 32 base62 characters",
@@ -79,8 +86,9 @@ type Raw = { [K in keyof Settings]: z.output<Settings[K]["schema"]> };
 
 export type Mode = "embedded" | "server";
 
-export interface Config extends Omit<Raw, "PUBLIC_URL"> {
+export interface Config extends Omit<Raw, "PUBLIC_URL" | "TIDINGS_ALLOW_UNVERIFIED_FROM"> {
   PUBLIC_URL: string;
+  TIDINGS_ALLOW_UNVERIFIED_FROM: boolean;
   mode: Mode;
   eventStoreKind: "pglite" | "postgres" | "esdb";
 }
@@ -125,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...r,
     DATABASE_URL: databaseUrl,
     PUBLIC_URL: (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, ""),
+    TIDINGS_ALLOW_UNVERIFIED_FROM: r.TIDINGS_ALLOW_UNVERIFIED_FROM ?? mode === "embedded",
     mode,
     eventStoreKind,
   };

@@ -1,2 +1,5 @@
 export * from "./timers/index.js";
+export { startSagas, type RunningSagas, type SagaDeps } from "./startSagas.js";
+export { deliverEmail, startDeliverySaga, retryTimerKey, type DeliveryDeps } from "./delivery.js";
 export { queueScheduledEmail, queueScheduledEmailDecider, sendTimerKey, startSchedulerSaga, syncSendTimer } from "./scheduledEmails.js";
+export { emailComposer, type BlobReader } from "./composeEmail.js";

@@ -2,6 +2,7 @@ import type { Config, Logger } from "@tidings/core";
 import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals } from "@tidings/api";
 import { startForwarder } from "@tidings/bus";
 import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+import { startSagas } from "@tidings/sagas";
 import { openRuntime, type Runtime } from "../runtime.js";
 import { projections } from "../projections.js";
 import { migrateReadDatabase } from "./migrate.js";
@@ -38,6 +39,10 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
       stops.push(() => running.stop());
       const forwarder = await startForwarder({ store: runtime.store, bus: runtime.bus, database: runtime.database, logger });
       stops.push(() => forwarder.stop());
+    }
+    if (role === "sagas" || role === "all") {
+      const sagas = await startSagas({ store: runtime.store, database: runtime.database, bus: runtime.bus, config, logger });
+      stops.push(() => sagas.stop());
     }
     if (role === "api" || role === "all") {
       const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));

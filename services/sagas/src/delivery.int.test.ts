@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+import { simpleParser } from "mailparser";
+import { connect } from "nats";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
+import { emailDecider, emailStream, type EmailCommand, type EmailContent } from "@tidings/domain";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
+import { handleCommand } from "@tidings/commands";
+import { createBlobStore } from "@tidings/blobs";
+import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSagas, type RunningSagas } from "./startSagas.js";
+import { timerMigrations } from "./timers/index.js";
+
+const logger = createLogger("silent");
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const ns = `D${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
+const teamId = randomUUID();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback SMTP sink`, () => {
+  let test: TestDatabase;
+  let store: EventStore;
+  let bus: Bus;
+  let forwarder: Forwarder;
+  let sagas: RunningSagas;
+  let sink: SmtpSink;
+
+  const content = (overrides: Partial<EmailContent> = {}): EmailContent => {
+    const emailId = randomUUID();
+    return {
+      emailId,
+      teamId,
+      from: "Acme <hello@acme.test>",
+      to: ["Ann <ann@example.test>"],
+      cc: [],
+      bcc: ["audit@example.test"],
+      replyTo: [],
+      subject: `Hello ${emailId}`,
+      html: "<p>Hi <b>Ann</b></p>",
+      text: "Hi ANN",
+      headers: { "X-Entity-Ref-ID": emailId },
+      tags: [],
+      attachments: [],
+      templateId: null,
+      templateVersion: null,
+      domainId: null,
+      createdAt: formatTimestamp(new Date()),
+      ...overrides,
+    };
+  };
+  const send = async (email: EmailContent, scheduledAt: string | null = null) => {
+    await command(email.emailId, { type: "SendEmail", content: email, scheduledAt, suppressed: [], now: formatTimestamp(new Date()) });
+    return email.emailId;
+  };
+  const command = (emailId: string, c: EmailCommand) =>
+    handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command: c, metadata: { teamId, actor: "test" } });
+  const types = async (emailId: string) => (await store.readStream(emailStream(emailId))).map((e) => e.type);
+  const waitForType = async (emailId: string, type: string, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await types(emailId)).includes(type)) {
+      if (Date.now() > deadline) throw new Error(`${type} not recorded; stream has ${(await types(emailId)).join(", ")}`);
+      await sleep(50);
+    }
+  };
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    test = await createTestDatabase();
+    await migrate(test.database, "eventstore", eventStoreMigrations);
+    await migrate(test.database, "timers", timerMigrations);
+    store = createPostgresEventStore(test.database);
+    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
+    forwarder = await startForwarder({ store, bus, database: test.database });
+    const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600" });
+    sagas = await startSagas({ store, database: test.database, bus, config, logger });
+  });
+  afterAll(async () => {
+    await sagas?.stop();
+    await forwarder?.stop();
+    await bus?.close();
+    if (testMode() === "server") {
+      const nc = await connect({ servers: natsUrl });
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
+      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
+      await nc.close();
+    }
+    await store?.close();
+    await test?.dispose();
+    await sink?.close();
+  });
+  beforeEach(() => sink.reset());
+
+  it("sends a queued email once, with its Message-ID, headers, parts and attachment, and records sent then delivered", async () => {
+    const pdf = Buffer.from("%PDF-1.4 pretend");
+    const blob = await createBlobStore(test.database).put(pdf);
+    const attachment = { id: randomUUID(), filename: "invoice.pdf", contentType: "application/pdf", size: pdf.length, contentId: null, disposition: "attachment" as const, blob };
+    const emailId = await send(content({ attachments: [attachment] }));
+    await waitForType(emailId, "EmailDelivered");
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+    const [message] = sink.withMessageId(`<${emailId}@tidings.test>`);
+    expect(message!.envelope).toEqual({ from: "hello@acme.test", to: ["ann@example.test", "audit@example.test"] });
+    const parsed = await simpleParser(message!.raw);
+    expect(parsed.subject).toBe(`Hello ${emailId}`);
+    expect(parsed.headers.get("x-entity-ref-id")).toBe(emailId);
+    expect(parsed.html).toContain("<b>Ann</b>");
+    expect(parsed.text?.trim()).toBe("Hi ANN");
+    expect(parsed.headers.has("bcc")).toBe(false);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([["invoice.pdf", pdf.toString()]]);
+    await sleep(300);
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it("records a 5xx as a permanent bounce of the refused recipient and sends nothing more", async () => {
+    sink.refuseRecipient("gone@example.test", { code: 550, message: "5.1.1 no such user" });
+    const emailId = await send(content({ to: ["gone@example.test"], bcc: [] }));
+    await waitForType(emailId, "EmailBounced");
+    const bounced = (await store.readStream(emailStream(emailId))).find((e) => e.type === "EmailBounced")!.data as { recipients: string[]; code: number; bounce: { type: string } };
+    expect(bounced).toMatchObject({ recipients: ["gone@example.test"], code: 550, bounce: { type: "permanent" } });
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it("records a 4xx as delivery_delayed and retries on the backoff until the server takes it", async () => {
+    sink.failNext(2, { code: 451, message: "4.3.0 try again later" });
+    const emailId = await send(content());
+    await waitForType(emailId, "EmailDelivered");
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailDeliveryDelayed", "EmailDeliveryDelayed", "EmailSent", "EmailDelivered"]);
+    expect(sink.refusedMessages).toBe(2);
+    expect(sink.withMessageId(`<${emailId}@tidings.test>`)).toHaveLength(1);
+  });
+
+  it("queues a scheduled email when its time comes, not before, and sends it", async () => {
+    const at = new Date(Date.now() + 1_500);
+    const emailId = await send(content(), formatTimestamp(at));
+    await sleep(800);
+    expect(await types(emailId)).toEqual(["EmailScheduled"]);
+    await waitForType(emailId, "EmailDelivered");
+    const [message] = sink.withMessageId(`<${emailId}@tidings.test>`);
+    expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    expect(message!.receivedAt.getTime() - at.getTime()).toBeLessThan(1_500);
+  });
+
+  it("sends a rescheduled email at its new time and never a canceled one", async () => {
+    const rescheduled = await send(content(), formatTimestamp(new Date(Date.now() + 800)));
+    const canceled = await send(content(), formatTimestamp(new Date(Date.now() + 800)));
+    const newTime = new Date(Date.now() + 2_000);
+    await command(rescheduled, { type: "RescheduleEmail", teamId, scheduledAt: formatTimestamp(newTime), now: formatTimestamp(new Date()) });
+    await command(canceled, { type: "CancelEmail", teamId, now: formatTimestamp(new Date()) });
+    await waitForType(rescheduled, "EmailDelivered");
+    expect(sink.withMessageId(`<${rescheduled}@tidings.test>`)[0]!.receivedAt.getTime()).toBeGreaterThanOrEqual(newTime.getTime());
+    await sleep(300);
+    expect(await types(canceled)).toEqual(["EmailScheduled", "EmailCanceled"]);
+    expect(sink.withMessageId(`<${canceled}@tidings.test>`)).toHaveLength(0);
+  });
+});

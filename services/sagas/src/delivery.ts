@@ -1,0 +1,102 @@
+import { formatTimestamp, type Logger } from "@tidings/core";
+import { emailDecider, emailStream, hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
+import { handleCommand } from "@tidings/commands";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { loadEmail } from "./emailStream.js";
+import { nextAttemptAt } from "./retryPlan.js";
+import type { Timers } from "./timers/index.js";
+import type { DeliveryOutcome, MailTransport } from "@tidings/mail";
+
+export interface DeliveryDeps {
+  store: EventStore;
+  transport: MailTransport;
+  /** Builds the raw RFC 5322 message of an email (Message-ID from its id, attachments from the blob store). */
+  compose(content: EmailContent): Promise<Buffer>;
+  timers: Timers;
+  logger: Logger;
+  /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
+  retryBackoffMs: number[];
+}
+
+export const retryTimerKey = (emailId: string) => `email-retry:${emailId}`;
+
+const metadataFor = (teamId: string, emailId: string) => ({ teamId, actor: "saga:delivery", correlationId: emailId, occurredAt: formatTimestamp(new Date()) });
+
+/**
+ * Sends one email if it still needs sending, and records what the transport said. Safe to call again for
+ * the same email (a redelivered message, a retry timer firing twice): an email that already has its final
+ * outcome is never handed to the transport again.
+ */
+export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise<void> {
+  const { store, transport, logger } = deps;
+  const { state, content, firstDelayedAt } = await loadEmail(store, emailId);
+  if (state.status === "none" || content === null) return;
+  if (hasFinalOutcome(state) || state.status === "scheduled") return;
+  const raw = await deps.compose(content);
+  const envelope = { from: addressOf(content.from), to: [...content.to, ...content.cc, ...content.bcc].map(addressOf) };
+  const outcome = await transport.send({ emailId, envelope, raw, tls: "opportunistic" });
+  // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
+  // Message-ID); nothing may be awaited before the outcome is recorded.
+  const now = new Date();
+  const at = formatTimestamp(now);
+  const record = (command: EmailCommand) =>
+    handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: metadataFor(state.teamId, emailId) });
+  const reply = { response: outcome.response, code: outcome.code ?? null };
+  switch (outcome.kind) {
+    case "delivered":
+      await record({ type: "RecordEmailDelivered", now: at, ...reply });
+      break;
+    case "bounced":
+      await record({
+        type: "RecordEmailBounced",
+        recipients: bouncedRecipients(outcome, envelope.to),
+        bounce: { type: "permanent", message: outcome.response },
+        now: at,
+        ...reply,
+      });
+      break;
+    case "failed":
+      await record({ type: "RecordEmailFailed", reason: outcome.response, now: at, ...reply });
+      break;
+    case "deferred": {
+      const attempt = state.delayedAttempts + 1;
+      const retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
+      if (retryAt === null) {
+        await record({ type: "RecordEmailFailed", reason: `deferred for 24 hours: ${outcome.response}`, now: at, ...reply });
+        break;
+      }
+      // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
+      // retries, never a delayed email nobody will retry.
+      await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
+      await record({ type: "RecordEmailDeliveryDelayed", attempt, nextAttemptAt: formatTimestamp(retryAt), now: at, ...reply });
+      break;
+    }
+  }
+  logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
+}
+
+function bouncedRecipients(outcome: DeliveryOutcome, envelopeTo: string[]): string[] {
+  const bounced = outcome.perRecipient?.filter((r) => r.kind === "bounced").map((r) => r.recipient) ?? [];
+  return bounced.length > 0 ? bounced : envelopeTo;
+}
+
+/** The envelope wants `a@b.c`, not `Name <a@b.c>`; the send path already checked every mailbox. */
+const addressOf = (mailbox: string) => parseMailbox(mailbox)?.address ?? mailbox;
+
+export interface DeliverySagaOptions {
+  bus: Bus;
+  deps: DeliveryDeps;
+  concurrency: number;
+}
+
+/** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
+export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
+  return bus.consume(
+    { durable: "delivery", filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: 60_000, concurrency },
+    async (message) => {
+      const event = fromForwardedEvent(message.data as ForwardedEvent);
+      await deliverEmail(deps, (event.data as { emailId: string }).emailId);
+    },
+  );
+}
