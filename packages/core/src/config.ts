@@ -75,6 +75,14 @@ export const settings = {
     schema: int(1, 3650).default(30),
     accepts: "days the API request log (GET /logs) is kept, 1 to 3650 (default 30)",
   },
+  DELIVERY_RETRY_BACKOFF_MS: {
+    schema: z
+      .string()
+      .regex(/^\d+(,\d+)*$/)
+      .default("60000,300000,1800000,7200000,21600000")
+      .transform((v) => v.split(",").map(Number)),
+    accepts: "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     schema: int(0, 60000).default(2000),
     accepts: "milliseconds a write waits for its projections, 0 to 60000 (default 2000)",
