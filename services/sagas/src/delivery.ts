@@ -90,13 +90,21 @@ export interface DeliverySagaOptions {
   concurrency: number;
 }
 
+/** Short, so a message whose process died is redelivered within seconds; a send in progress keeps extending it. */
+const deliveryAckWaitMs = 10_000;
+
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return bus.consume(
-    { durable: "delivery", filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: 60_000, concurrency },
+    { durable: "delivery", filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, concurrency },
     async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await deliverEmail(deps, (event.data as { emailId: string }).emailId);
+      const heartbeat = setInterval(() => message.working().catch(() => {}), deliveryAckWaitMs / 3);
+      try {
+        await deliverEmail(deps, (event.data as { emailId: string }).emailId);
+      } finally {
+        clearInterval(heartbeat);
+      }
     },
   );
 }
