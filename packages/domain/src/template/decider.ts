@@ -29,22 +29,21 @@ export interface PublishedTemplate extends TemplateVersion {
   publishedAt: string;
 }
 
-export type TemplateState =
-  | { status: "none" }
-  | {
-      status: "active" | "deleted";
-      templateId: string;
-      teamId: string;
-      createdAt: string;
-      updatedAt: string;
-      /** The latest version: what GET shows and what the next publish makes live. */
-      content: TemplateContent;
-      current: TemplateVersion & { published: boolean };
-      /** What sends use: the latest published version. */
-      published: PublishedTemplate | null;
-    };
+interface TemplateRecord {
+  templateId: string;
+  teamId: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The latest version: what GET shows and what the next publish makes live. */
+  content: TemplateContent;
+  current: TemplateVersion & { published: boolean };
+  /** What sends use: the latest published version. */
+  published: PublishedTemplate | null;
+}
 
-export type LiveTemplate = Extract<TemplateState, { status: "active" }>;
+export type TemplateState = { status: "none" } | (TemplateRecord & { status: "active" | "deleted" });
+
+export type LiveTemplate = TemplateRecord & { status: "active" };
 
 const notFound = () => new DomainError("not_found", "Template not found");
 

@@ -3,6 +3,7 @@ import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
+import { templateRoutes } from "./templates.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -14,5 +15,5 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services)];
+  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services)];
 }
