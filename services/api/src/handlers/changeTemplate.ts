@@ -1,6 +1,6 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
-import { handleCommand } from "@tidings/commands";
-import { templateDecider, templateStream, type LiveTemplate, type TemplateCommand, type TemplateContent } from "@tidings/domain";
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import { isDomainError, templateDecider, templateStream, type LiveTemplate, type TemplateCommand, type TemplateContent } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { claimTemplateAlias, releaseTemplateAlias } from "./claimTemplateAlias.js";
 import { findTemplate } from "./templateStreams.js";
@@ -39,8 +39,11 @@ export async function updateTemplate(
   const id = template.templateId;
   const oldAlias = template.content.alias;
   const newAlias = changes.alias === undefined || changes.alias === oldAlias ? undefined : changes.alias;
-  if (newAlias) await claimTemplateAlias(deps, teamId, newAlias, id, metadata);
   const command: TemplateCommand = { type: "UpdateTemplate", teamId, changes, versionId: newId(), now: formatTimestamp(deps.clock.now()) };
+  // Refuse bad input before claiming an alias, so a rejected edit never holds one.
+  const verdict = templateDecider.decide(command, template);
+  if (isDomainError(verdict)) throw new DomainRejection(verdict);
+  if (newAlias) await claimTemplateAlias(deps, teamId, newAlias, id, metadata);
   let position: Position | undefined;
   try {
     ({ position } = await run(deps, id, command, metadata));

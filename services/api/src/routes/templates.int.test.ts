@@ -132,6 +132,15 @@ describe("template aliases", () => {
     expect((await call("GET", `/templates/${alias}`)).body.id).toBe(third.body.id);
     expect((await call("GET", `/templates/${renamed}`)).body.id).toBe(second.body.id);
   });
+  it("a refused edit claims no alias and keeps the one it has", async () => {
+    const [own, wanted, taken] = [uniqueAlias("own"), uniqueAlias("wanted"), uniqueAlias("taken")];
+    const { body } = await create(welcome({ alias: own }));
+    await create(welcome({ alias: taken }));
+    expect((await call("PATCH", `/templates/${own}`, { alias: wanted, from: "bad" })).body.name).toBe("invalid_from_address");
+    expect((await call("PATCH", `/templates/${own}`, { alias: taken })).status).toBe(422);
+    expect((await call("GET", `/templates/${own}`)).body).toMatchObject({ id: body.id, alias: own });
+    expect((await create(welcome({ alias: wanted }))).status).toBe(201);
+  });
 });
 
 describe("versions", () => {
