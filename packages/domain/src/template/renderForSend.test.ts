@@ -51,10 +51,10 @@ describe("renderTemplate", () => {
     expect(renderTemplate(aTemplate({ replyTo: ["a@acme.test"] }), { ORDER: "1", TOTAL: 1 })).toMatchObject({ replyTo: ["a@acme.test"] }));
 
   it("requires a sender when the template has none", () =>
-    expect(errorOf(renderTemplate(aTemplate({ from: null }), { ORDER: "1", TOTAL: 1 }))?.message).toMatch(/`from`/));
+    expect(errorOf(renderTemplate(aTemplate({ from: null }), { ORDER: "1", TOTAL: 1 }))).toEqual({ name: "missing_required_field", message: expect.stringMatching(/`from`/) }));
 
   it("requires a subject when the template has none", () =>
-    expect(errorOf(renderTemplate(aTemplate({ subject: null }), { TOTAL: 1 }))?.message).toMatch(/`subject`/));
+    expect(errorOf(renderTemplate(aTemplate({ subject: null }), { TOTAL: 1 }))).toEqual({ name: "missing_required_field", message: expect.stringMatching(/`subject`/) }));
 
   it("refuses text for a number variable", () =>
     expect(errorOf(renderTemplate(aTemplate(), { ORDER: "1", TOTAL: "12" }))?.message).toMatch(/`template\.variables\.TOTAL` must be a number/));

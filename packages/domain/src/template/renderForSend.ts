@@ -73,9 +73,9 @@ export function renderTemplate(
   if (missing) return invalid(`Missing \`${missing.key}\` in \`template.variables\`: the template uses it and it has no fallback.`);
 
   const from = overrides.from ?? template.from;
-  if (from === null) return invalid("Missing `from` field: the template has no default sender.");
+  if (from === null) return new DomainError("missing_required_field", "Missing `from` field: the template has no default sender.");
   const subject = overrides.subject ?? (subjectSource === null ? null : renderPlaceholders(subjectSource, values, { escapeHtml: false }));
-  if (subject === null) return invalid("Missing `subject` field: the template has no default subject.");
+  if (subject === null) return new DomainError("missing_required_field", "Missing `subject` field: the template has no default subject.");
   return {
     from,
     subject,
