@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reserve } from "@tidings/commands";
 import type { ApiInstance } from "../app.js";
 import { renderTemplateForSend, templateForSend } from "../handlers/templateForSend.js";
+import { templateAliasStream } from "../handlers/templateStreams.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -132,6 +134,17 @@ describe("template aliases", () => {
     expect((await call("GET", `/templates/${alias}`)).body.id).toBe(third.body.id);
     expect((await call("GET", `/templates/${renamed}`)).body.id).toBe(second.body.id);
   });
+  it("takes over a claim left by a process that died before releasing it", async () => {
+    const [held, left] = [uniqueAlias("held"), uniqueAlias("left")];
+    const { body } = await create(welcome({ alias: held }));
+    // As if an alias change of this template had claimed `left` and died before recording the edit.
+    await reserve(t.store, templateAliasStream(admin.teamId, left), body.id, {});
+    const taker = await create(welcome({ alias: left }));
+    expect(taker.status).toBe(201);
+    expect((await call("GET", `/templates/${left}`)).body.id).toBe(taker.body.id);
+    expect((await call("GET", `/templates/${held}`)).body.id).toBe(body.id);
+  });
+
   it("a refused edit claims no alias and keeps the one it has", async () => {
     const [own, wanted, taken] = [uniqueAlias("own"), uniqueAlias("wanted"), uniqueAlias("taken")];
     const { body } = await create(welcome({ alias: own }));
