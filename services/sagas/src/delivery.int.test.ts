@@ -10,6 +10,8 @@ import { handleCommand } from "@tidings/commands";
 import { createBlobStore } from "@tidings/blobs";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startProjections, suppressionsProjection, type RunningProjections } from "@tidings/projections";
+import { sql } from "kysely";
 import { startSagas, type RunningSagas } from "./startSagas.js";
 import { timerMigrations } from "./timers/index.js";
 
@@ -26,6 +28,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   let bus: Bus;
   let forwarder: Forwarder;
   let sagas: RunningSagas;
+  let projections: RunningProjections;
   let sink: SmtpSink;
 
   const content = (overrides: Partial<EmailContent> = {}): EmailContent => {
@@ -74,11 +77,13 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     store = createPostgresEventStore(test.database);
     bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
     forwarder = await startForwarder({ store, bus, database: test.database });
+    projections = await startProjections({ store, database: test.database, projections: [suppressionsProjection], logger });
     const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600" });
     sagas = await startSagas({ store, database: test.database, bus, config, logger });
   });
   afterAll(async () => {
     await sagas?.stop();
+    await projections?.stop();
     await forwarder?.stop();
     await bus?.close();
     if (testMode() === "server") {
@@ -120,6 +125,21 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     await waitForType(emailId, "EmailBounced");
     const bounced = (await store.readStream(emailStream(emailId))).find((e) => e.type === "EmailBounced")!.data as { recipients: string[]; code: number; bounce: { type: string } };
     expect(bounced).toMatchObject({ recipients: ["gone@example.test"], code: 550, bounce: { type: "permanent" } });
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it("suppresses at delivery an email accepted before its recipient bounced, without reaching the sink", async () => {
+    sink.refuseRecipient("bounced-later@example.test", { code: 550, message: "5.1.1 no such user" });
+    await waitForType(await send(content({ to: ["bounced-later@example.test"], bcc: [] })), "EmailBounced");
+    const deadline = Date.now() + 5_000;
+    while ((await sql`SELECT 1 FROM suppressions WHERE email = 'bounced-later@example.test'`.execute(test.database.db)).rows.length === 0) {
+      if (Date.now() > deadline) throw new Error("the bounce never reached the suppression list");
+      await sleep(50);
+    }
+    sink.reset();
+    const emailId = await send(content({ to: ["Later <Bounced-Later@example.test>"], bcc: [] }));
+    await waitForType(emailId, "EmailSuppressed");
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailSuppressed"]);
     expect(sink.received).toHaveLength(0);
   });
 

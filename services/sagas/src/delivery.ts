@@ -5,6 +5,7 @@ import { handleCommand } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { loadEmail } from "./emailStream.js";
 import { nextAttemptAt } from "./retryPlan.js";
+import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
 import type { DeliveryOutcome, MailTransport } from "@tidings/mail";
 
@@ -15,6 +16,7 @@ export interface DeliveryDeps {
   compose(content: EmailContent): Promise<Buffer>;
   timers: Timers;
   logger: Logger;
+  suppressed: SuppressedRecipients;
   /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
   retryBackoffMs: number[];
 }
@@ -33,15 +35,20 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   const { state, content, firstDelayedAt } = await loadEmail(store, emailId);
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const raw = await deps.compose(content);
+  const record = (command: EmailCommand) =>
+    handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: metadataFor(state.teamId, emailId) });
   const envelope = { from: addressOf(content.from), to: [...content.to, ...content.cc, ...content.bcc].map(addressOf) };
+  const suppressed = await deps.suppressed(state.teamId, envelope.to);
+  if (suppressed.length > 0) {
+    await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
+    return;
+  }
+  const raw = await deps.compose(content);
   const outcome = await transport.send({ emailId, envelope, raw, tls: "opportunistic" });
   // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
   // Message-ID); nothing may be awaited before the outcome is recorded.
   const now = new Date();
   const at = formatTimestamp(now);
-  const record = (command: EmailCommand) =>
-    handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: metadataFor(state.teamId, emailId) });
   const reply = { response: outcome.response, code: outcome.code ?? null };
   switch (outcome.kind) {
     case "delivered":

@@ -6,6 +6,7 @@ import { createBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
+import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
 
@@ -43,6 +44,7 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
       transport,
       compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname }),
       timers,
+      suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
     };
