@@ -14,6 +14,11 @@ describe("loadConfig", () => {
     const c = loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret });
     expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db" });
   });
+  it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
+    expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 4, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
+    const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });
+    expect(c).toMatchObject({ DNS_SERVERS: ["127.0.0.1:5353", "[::1]:53", "9.9.9.9", "::1"], MX_PORT: 2525, MX_TLS_REJECT_UNAUTHORIZED: false });
+  });
   it.each([
     [{ PORT: "abc" }, /^PORT must be an integer from 1 to 65535.*got "abc"$/],
     [{ MAIL_TRANSPORT: "pigeon" }, /^MAIL_TRANSPORT must be outbox, smtp or mx/],
@@ -23,6 +28,9 @@ describe("loadConfig", () => {
     [{ MAIL_TRANSPORT: "smtp" }, /^SMTP_URL must be/],
     [{ TIDINGS_SECRET: "short" }, /^TIDINGS_SECRET must be at least 32 characters.*got "…"$/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL must be fatal, error/],
+    [{ DNS_SERVERS: "dns.example,1.1.1.1" }, /^DNS_SERVERS must be comma-separated ip, ip:port/],
+    [{ DNS_SERVERS: "1.1.1.1:99999" }, /^DNS_SERVERS must be/],
+    [{ MX_TLS_REJECT_UNAUTHORIZED: "no" }, /^MX_TLS_REJECT_UNAUTHORIZED must be true or false/],
   ])("stops on %j with one line naming the variable", (env, message) => {
     try {
       loadConfig(env);

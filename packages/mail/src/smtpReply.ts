@@ -2,6 +2,9 @@ import type { OutgoingMail, RecipientOutcome, TlsPolicy } from "./port.js";
 
 type Outcome = Omit<RecipientOutcome, "recipient">;
 
+/** nodemailer replaces a TLS socket error's own code with ESOCKET, so a certificate failure shows in the message only. */
+const tlsFailure = /certificate|self[- ]signed|altnames|\bTLS\b|\bSSL\b/i;
+
 export const tlsNotOffered = "TLS required by the domain but not offered";
 
 export interface SmtpError extends Error {
@@ -20,7 +23,7 @@ export interface SmtpError extends Error {
  */
 export function outcomeOfSmtpError(error: SmtpError, tls: TlsPolicy): Outcome {
   const response = (error.response ?? error.message).trim();
-  if (error.code === "ETLS" && tls === "enforced") {
+  if (tls === "enforced" && (error.code === "ETLS" || tlsFailure.test(error.message))) {
     const notOffered = error.command === "STARTTLS" && error.responseCode !== undefined;
     return { kind: "failed", response: notOffered ? `${tlsNotOffered} (${response})` : `TLS required by the domain but it failed: ${error.message}` };
   }

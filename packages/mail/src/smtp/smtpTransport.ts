@@ -1,5 +1,5 @@
 import { createTransport, type Transporter } from "nodemailer";
-import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
+import SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import { summarizeOutcome } from "../deliveryOutcome.js";
 import type { MailTransport, TlsPolicy } from "../port.js";
 import { deliverOverSmtp } from "../smtpReply.js";
@@ -21,16 +21,19 @@ export function createSmtpTransport(options: SmtpRelayOptions): MailTransport {
   const pool = (tls: TlsPolicy) => {
     let transporter = pools.get(tls);
     if (!transporter) {
-      transporter = createTransport({
-        url: options.url,
+      // Options beside a `url` are dropped by createTransport (it keeps only what the URL says), so the
+      // pool is built here, where the URL's options are merged over ours.
+      const smtpPool = new SMTPPool({
         pool: true,
+        url: options.url,
         maxConnections: options.maxConnections,
         maxMessages: 1000,
         requireTLS: tls === "enforced",
         connectionTimeout: 30_000,
         greetingTimeout: 30_000,
         socketTimeout: 120_000,
-      } as SMTPPool.Options);
+      });
+      transporter = createTransport(smtpPool);
       pools.set(tls, transporter);
     }
     return transporter;

@@ -40,6 +40,9 @@ export interface SmtpSink {
   received: ReceivedMessage[];
   /** DATA transactions answered with an error by `failNext`. */
   refusedMessages: number;
+  /** Client connections open now, and the most open at once since start or `reset`. */
+  openConnections: number;
+  peakConnections: number;
   /** RCPT TO this address (any case) answers `reply` until `reset`. */
   refuseRecipient(address: string, reply: SinkReply): void;
   /** The next `count` messages get `reply` after DATA instead of 250, and are not kept. */
@@ -80,6 +83,14 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     logger: false,
     size: 60 * 1024 * 1024,
     closeTimeout: 500,
+    onConnect(_session, callback) {
+      sink.openConnections++;
+      sink.peakConnections = Math.max(sink.peakConnections, sink.openConnections);
+      callback();
+    },
+    onClose() {
+      sink.openConnections--;
+    },
     onRcptTo(address, _session, callback) {
       const reply = refusedRecipients.get(address.address.toLowerCase());
       callback(reply ? replyError(reply) : undefined);
@@ -127,6 +138,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     url: `smtp://${host}:${port}`,
     received: [],
     refusedMessages: 0,
+    openConnections: 0,
+    peakConnections: 0,
     refuseRecipient(address, reply) {
       refusedRecipients.set(address.toLowerCase(), reply);
     },
@@ -158,6 +171,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     reset() {
       sink.received.length = 0;
       sink.refusedMessages = 0;
+      sink.peakConnections = sink.openConnections;
       refusedRecipients.clear();
       failures = undefined;
       replyDelayMs = 0;
