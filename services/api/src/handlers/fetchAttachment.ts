@@ -1,0 +1,95 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+import { TidingsError } from "@tidings/core";
+
+/**
+ * Addresses a `path` attachment may not be fetched from: the api must not become a way to read the
+ * operator's own network (SSRF). Mapped IPv4-in-IPv6 is checked as the IPv4 address it carries.
+ */
+const privateRanges = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  privateRanges.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const)
+  privateRanges.addSubnet(net, prefix, "ipv6");
+
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return privateRanges.check(mapped[1]!, "ipv4");
+  const family = isIP(address);
+  if (family === 0) return true;
+  return privateRanges.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
+export interface FetchLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+const refused = (index: number, why: string) => new TidingsError("invalid_attachment", `Invalid \`attachments[${index}].path\`: ${why}`);
+
+/**
+ * Fetches a `path` attachment. The host is resolved here and the connection made to the address that was
+ * checked, so a DNS answer cannot change between the check and the connect. Redirects are not followed:
+ * each hop would need the same check.
+ */
+export async function fetchAttachment(url: string, index: number, limits: FetchLimits): Promise<{ bytes: Buffer; contentType: string | null }> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookup(host, { all: true }).catch(() => []);
+  if (addresses.length === 0) throw refused(index, `the host \`${host}\` does not resolve.`);
+  if (addresses.some((a) => isPrivateAddress(a.address))) throw refused(index, "private, loopback and link-local addresses are not fetched.");
+  const chosen = addresses[0]!;
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [chosen]);
+    else callback(null, chosen.address, chosen.family);
+  };
+  const client = target.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.get(target, { lookup: pinned, timeout: limits.timeoutMs }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        response.resume();
+        reject(refused(index, `fetching it answered HTTP ${status}.`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limits.maxBytes) {
+          request.destroy();
+          reject(new TidingsError("invalid_attachment", "Attachments exceed the limit of 40 MB per email (after base64 encoding)."));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on("end", () => resolve({ bytes: Buffer.concat(chunks), contentType: response.headers["content-type"]?.split(";")[0]?.trim() ?? null }));
+      response.on("error", () => reject(refused(index, "the download broke off.")));
+    });
+    request.on("timeout", () => {
+      request.destroy();
+      reject(refused(index, `fetching it took longer than ${limits.timeoutMs} ms.`));
+    });
+    request.on("error", (error) => reject(error instanceof TidingsError ? error : refused(index, "it could not be fetched.")));
+  });
+}

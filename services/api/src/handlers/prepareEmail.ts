@@ -1,0 +1,174 @@
+import { basename } from "node:path";
+import { formatTimestamp, newId, TidingsError } from "@tidings/core";
+import {
+  base64Length,
+  checkAttachments,
+  checkAttachmentsTotal,
+  checkContent,
+  checkFrom,
+  checkHeaders,
+  checkTemplateExclusive,
+  checkRecipients,
+  checkTags,
+  isDomainError,
+  MAX_ATTACHMENTS_BASE64_BYTES,
+  parseMailbox,
+  parseScheduledAt,
+  type AttachmentInput,
+  type DomainError,
+  type EmailAttachment,
+  type EmailContent,
+} from "@tidings/domain";
+import type { BlobStore } from "@tidings/blobs";
+import { htmlToText } from "@tidings/mail";
+import type { EventStore } from "@tidings/eventstore";
+import type { Config } from "@tidings/core";
+import { assertSendingDomain, type RequestAuth } from "../plugins/auth.js";
+import { attachmentContentType } from "./attachmentContentType.js";
+import { fetchAttachment } from "./fetchAttachment.js";
+import { renderTemplateForSend, templateForSend } from "./templateForSend.js";
+
+/** A send as it arrives on the wire (reference §6.1), after the route's schema. */
+export interface SendEmailRequest {
+  from?: string | undefined;
+  to?: string | string[] | undefined;
+  subject?: string | undefined;
+  cc?: string | string[] | undefined;
+  bcc?: string | string[] | undefined;
+  reply_to?: string | string[] | undefined;
+  html?: string | undefined;
+  text?: string | undefined;
+  react?: unknown;
+  headers?: Record<string, string> | undefined;
+  tags?: { name: string; value: string }[] | undefined;
+  attachments?: AttachmentInput[] | undefined;
+  scheduled_at?: string | undefined;
+  template?: { id: string; variables?: Record<string, string | number> | undefined } | undefined;
+}
+
+export interface PreparedEmail {
+  content: EmailContent;
+  scheduledAt: string | null;
+}
+
+export interface PrepareDeps {
+  store: EventStore;
+  blobs: BlobStore;
+  config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">;
+}
+
+const PATH_FETCH_TIMEOUT_MS = 10_000;
+
+const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+function orThrow(error: DomainError | undefined): void {
+  if (error) throw new TidingsError(error.name, error.message);
+}
+
+/**
+ * Everything a send's rules need before the email can be recorded: the seed spec's validation, the
+ * template rendered, the sending domain checked, the attachments' bytes in the blob store, and the text
+ * part generated. Throws the TidingsError the client gets; nothing is written to the event store here.
+ */
+export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: SendEmailRequest, now: Date): Promise<PreparedEmail> {
+  orThrow(checkTemplateExclusive(body));
+  const template = body.template ? await templateForSend(deps, auth.teamId, body.template.id) : null;
+  orThrow(checkContent(body, template?.subject ?? null));
+  const rendered = template
+    ? renderTemplateForSend(template, body.template?.variables ?? {}, {
+        from: body.from,
+        subject: body.subject,
+        replyTo: body.reply_to === undefined ? undefined : list(body.reply_to),
+      })
+    : null;
+
+  const from = rendered?.from ?? body.from;
+  if (from === undefined) throw new TidingsError("missing_required_field", "Missing `from` field.");
+  orThrow(checkFrom(from));
+  const to = list(body.to);
+  const cc = list(body.cc);
+  const bcc = list(body.bcc);
+  const replyTo = rendered?.replyTo ?? list(body.reply_to);
+  orThrow(checkRecipients("to", to));
+  orThrow(checkRecipients("cc", cc));
+  orThrow(checkRecipients("bcc", bcc));
+  orThrow(checkRecipients("reply_to", replyTo));
+  const tags = body.tags ?? [];
+  orThrow(checkTags(tags));
+  const headers = body.headers ?? {};
+  orThrow(checkHeaders(headers));
+  const scheduled = body.scheduled_at === undefined ? null : parseScheduledAt(body.scheduled_at, now);
+  if (isDomainError(scheduled)) orThrow(scheduled);
+  checkSendingDomain(deps.config, auth, from);
+
+  const attachments = await storeAttachments(deps.blobs, body.attachments ?? []);
+  const html = rendered?.html ?? body.html ?? null;
+  const givenText = rendered ? rendered.text : (body.text ?? null);
+  // `text: ""` turns generation off (reference §6.1); omitted, it is generated from the html.
+  const text = givenText === "" ? null : (givenText ?? (html === null ? null : htmlToText(html)));
+  return {
+    content: {
+      emailId: newId(),
+      teamId: auth.teamId,
+      from,
+      to,
+      cc,
+      bcc,
+      replyTo,
+      subject: (rendered?.subject ?? body.subject)!,
+      html,
+      text,
+      headers,
+      tags,
+      attachments,
+      templateId: template?.templateId ?? null,
+      templateVersion: template?.version ?? null,
+      domainId: null,
+      createdAt: formatTimestamp(now),
+    },
+    scheduledAt: scheduled === null ? null : formatTimestamp(scheduled as Date),
+  };
+}
+
+/**
+ * Domains do not exist yet, so no `from` is on a verified domain: with TIDINGS_ALLOW_UNVERIFIED_FROM any
+ * domain is accepted, without it every send is refused naming the domain. A key restricted to one domain
+ * cannot send at all until domains exist: its domain cannot be the `from`'s.
+ */
+function checkSendingDomain(config: PrepareDeps["config"], auth: RequestAuth, from: string): void {
+  const domain = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
+  if (!config.TIDINGS_ALLOW_UNVERIFIED_FROM)
+    throw new TidingsError("sending_domain_restricted", `The \`${domain}\` domain is not verified. Add and verify it before sending from it.`);
+  assertSendingDomain(auth, undefined);
+}
+
+async function storeAttachments(blobs: BlobStore, inputs: AttachmentInput[]): Promise<EmailAttachment[]> {
+  orThrow(checkAttachments(inputs));
+  const inline = inputs.reduce((total, a) => total + (a.content?.replace(/\s+/g, "").length ?? 0), 0);
+  let budget = MAX_ATTACHMENTS_BASE64_BYTES - inline;
+  const stored: EmailAttachment[] = [];
+  for (const [index, input] of inputs.entries()) {
+    let bytes: Buffer;
+    let fetchedType: string | null = null;
+    if (input.content !== undefined) {
+      bytes = Buffer.from(input.content, "base64");
+    } else {
+      const fetched = await fetchAttachment(input.path!, index, { maxBytes: Math.floor((budget * 3) / 4), timeoutMs: PATH_FETCH_TIMEOUT_MS });
+      bytes = fetched.bytes;
+      fetchedType = fetched.contentType;
+      budget -= base64Length(bytes.length);
+      orThrow(checkAttachmentsTotal(MAX_ATTACHMENTS_BASE64_BYTES - budget));
+    }
+    const filename = input.filename ?? (basename(new URL(input.path!).pathname) || "attachment");
+    stored.push({
+      id: newId(),
+      filename,
+      contentType: attachmentContentType(filename, input.content_type ?? fetchedType),
+      size: bytes.length,
+      contentId: input.content_id ?? null,
+      disposition: input.content_id ? "inline" : "attachment",
+      blob: await blobs.put(bytes),
+    });
+  }
+  return stored;
+}

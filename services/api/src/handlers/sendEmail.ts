@@ -1,0 +1,47 @@
+import { sql } from "kysely";
+import { handleCommand } from "@tidings/commands";
+import { formatTimestamp } from "@tidings/core";
+import { bareAddresses, emailDecider, emailStream, type EmailContent } from "@tidings/domain";
+import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import type { PreparedEmail } from "./prepareEmail.js";
+
+export interface SentEmail {
+  id: string;
+  position?: Position;
+}
+
+/**
+ * Records a prepared email: queued, or scheduled. Recipients on the team's suppression list make it
+ * suppressed in the same append. The list is a read model, consulted as a lookup (DESIGN §1): a bounce
+ * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
+ */
+export async function sendEmail(
+  deps: { store: EventStore; database: Database; clock: { now(): Date } },
+  email: PreparedEmail,
+  metadata: EventMetadata,
+): Promise<SentEmail> {
+  const { content, scheduledAt } = email;
+  const { position } = await handleCommand({
+    store: deps.store,
+    streamId: emailStream(content.emailId),
+    decider: emailDecider,
+    command: {
+      type: "SendEmail",
+      content,
+      scheduledAt,
+      suppressed: await suppressedRecipients(deps.database, content),
+      now: formatTimestamp(deps.clock.now()),
+    },
+    metadata,
+  });
+  return { id: content.emailId, ...(position ? { position } : {}) };
+}
+
+async function suppressedRecipients(database: Database, content: EmailContent): Promise<string[]> {
+  const addresses = [...new Set(bareAddresses([...content.to, ...content.cc, ...content.bcc]))];
+  const { rows } = await sql<{ email: string }>`SELECT email FROM suppressions WHERE team_id = ${content.teamId} AND email = ANY(${addresses}::text[])`.execute(
+    database.db,
+  );
+  return rows.map((r) => r.email).sort();
+}
