@@ -5,6 +5,7 @@ import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
 import { summarizeOutcome } from "../deliveryOutcome.js";
 import type { MailTransport, OutgoingMail, RecipientOutcome } from "../port.js";
 import { deliverOverSmtp } from "../smtpReply.js";
+import { socketWithoutDelay } from "../socketWithoutDelay.js";
 import { resolveAddresses, resolveMxRoute } from "./mxRoute.js";
 
 export interface MxOptions {
@@ -42,6 +43,7 @@ export function createMxTransport(options: MxOptions): MailTransport {
       connectionTimeout: 30_000,
       greetingTimeout: 30_000,
       socketTimeout: 120_000,
+      getSocket: socketWithoutDelay,
     } as SMTPTransport.Options);
     try {
       return await deliverOverSmtp(() => transporter.sendMail({ envelope: mail.envelope, raw: mail.raw }), mail);

@@ -3,6 +3,7 @@ import SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import { summarizeOutcome } from "../deliveryOutcome.js";
 import type { MailTransport, TlsPolicy } from "../port.js";
 import { deliverOverSmtp } from "../smtpReply.js";
+import { socketWithoutDelay } from "../socketWithoutDelay.js";
 
 export interface SmtpRelayOptions {
   /** `smtp://user:pass@host:port` or `smtps://…`; nodemailer reads options from the query too (`?tls.rejectUnauthorized=false`). */
@@ -32,6 +33,7 @@ export function createSmtpTransport(options: SmtpRelayOptions): MailTransport {
         connectionTimeout: 30_000,
         greetingTimeout: 30_000,
         socketTimeout: 120_000,
+        getSocket: socketWithoutDelay,
       });
       transporter = createTransport(smtpPool);
       pools.set(tls, transporter);
