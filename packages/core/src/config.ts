@@ -44,7 +44,7 @@ export const settings = {
   },
   MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
   SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
-  MAIL_CONCURRENCY: { schema: int(1, 256).default(4), accepts: "SMTP connections open at once to the relay, 1 to 256 (default 4)" },
+  MAIL_CONCURRENCY: { schema: int(1, 256).default(4), accepts: "SMTP connections open at once (the relay's pool, or to all MX hosts), 1 to 256 (default 4)" },
   DNS_SERVERS: {
     schema: z
       .string()

@@ -25,6 +25,11 @@ export function createMailTransport(config: MailTransportConfig, logger: Logger)
     }
     case "mx":
       logger.info({ dnsServers: config.DNS_SERVERS.length ? config.DNS_SERVERS : "system", port: config.MX_PORT }, "mail goes straight to each domain's MX");
-      return createMxTransport({ dnsServers: config.DNS_SERVERS, port: config.MX_PORT, rejectUnauthorized: config.MX_TLS_REJECT_UNAUTHORIZED });
+      return createMxTransport({
+        dnsServers: config.DNS_SERVERS,
+        port: config.MX_PORT,
+        rejectUnauthorized: config.MX_TLS_REJECT_UNAUTHORIZED,
+        maxConnections: config.MAIL_CONCURRENCY,
+      });
   }
 }

@@ -32,13 +32,13 @@ describe("mx transport", () => {
   let sink: SmtpSink;
   let tlsSink: SmtpSink;
   let transport: MailTransport;
-  const toTlsSink = (rejectUnauthorized: boolean) => createMxTransport({ dnsServers: [dns.address], port: tlsSink.port, rejectUnauthorized });
+  const toTlsSink = (rejectUnauthorized: boolean) => createMxTransport({ dnsServers: [dns.address], port: tlsSink.port, rejectUnauthorized, maxConnections: 4 });
 
   beforeAll(async () => {
     dns = await startDnsResponder(zone);
     sink = await startSmtpSink();
     tlsSink = await startSmtpSink({ starttls: true });
-    transport = createMxTransport({ dnsServers: [dns.address], port: sink.port, rejectUnauthorized: true });
+    transport = createMxTransport({ dnsServers: [dns.address], port: sink.port, rejectUnauthorized: true, maxConnections: 2 });
   });
   afterAll(async () => {
     await transport.close();
@@ -81,6 +81,14 @@ describe("mx transport", () => {
       ["bounced", 550],
       ["deferred", 452],
     ]);
+  });
+
+  it("keeps at most maxConnections SMTP connections open at once", async () => {
+    sink.delayReplies(50);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => transport.send(aMail([`u${i}@example.test`, `v${i}@implicit.test`]))));
+    expect(outcomes.every((o) => o.kind === "delivered")).toBe(true);
+    expect(sink.received).toHaveLength(12);
+    expect(sink.peakConnections).toBe(2);
   });
 
   it("fails with a reason when the domain enforces TLS and no MX offers STARTTLS", async () => {

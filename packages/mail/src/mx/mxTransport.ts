@@ -15,6 +15,8 @@ export interface MxOptions {
   port: number;
   /** Verify the MX's certificate when the domain enforces TLS. */
   rejectUnauthorized: boolean;
+  /** SMTP connections open at once, to all hosts together; more deliveries wait for a free one. */
+  maxConnections: number;
 }
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
@@ -30,6 +32,21 @@ const unreachable = (outcomes: RecipientOutcome[]) =>
 export function createMxTransport(options: MxOptions): MailTransport {
   const resolver = new Resolver({ timeout: 5_000, tries: 2 });
   if (options.dnsServers.length) resolver.setServers(options.dnsServers);
+
+  let open = 0;
+  const waiting: (() => void)[] = [];
+  async function withConnection<T>(work: () => Promise<T>): Promise<T> {
+    if (open < options.maxConnections) open++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // A waiting delivery takes over this connection's place, so `open` stays the same.
+      const next = waiting.shift();
+      if (next) next();
+      else open--;
+    }
+  }
 
   async function deliverToHost(host: string, address: string, mail: OutgoingMail) {
     const transporter = createTransport({
@@ -60,7 +77,7 @@ export function createMxTransport(options: MxOptions): MailTransport {
     for (const host of route.hosts) {
       const addresses = isIP(host) ? [host] : await resolveAddresses(resolver, host);
       for (const address of addresses) {
-        last = await deliverToHost(host, address, mail);
+        last = await withConnection(() => deliverToHost(host, address, mail));
         if (!unreachable(last)) return last;
       }
     }
