@@ -35,6 +35,8 @@ export interface OpenOptions {
   url: string;
   /** Pool size for a server connection. */
   poolSize?: number;
+  /** PGlite only: a `dumpDataDir()` tarball to start a new database from, instead of running initdb. */
+  initialData?: Blob;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -42,7 +44,7 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return isPostgresUrl(options.url) ? openServer(options.url, options.poolSize ?? 10) : openEmbedded(options.url);
+  return isPostgresUrl(options.url) ? openServer(options.url, options.poolSize ?? 10) : openEmbedded(options.url, options.initialData);
 }
 
 async function openServer(url: string, poolSize: number): Promise<Database> {
@@ -92,8 +94,9 @@ async function openServer(url: string, poolSize: number): Promise<Database> {
   };
 }
 
-async function openEmbedded(location: string): Promise<Database> {
-  const pglite = location === "memory://" ? new PGlite() : new PGlite(location);
+async function openEmbedded(location: string, initialData: Blob | undefined): Promise<Database> {
+  const options = initialData ? { loadDataDir: initialData } : {};
+  const pglite = location === "memory://" ? new PGlite(options) : new PGlite(location, options);
   await pglite.waitReady;
   const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
   // PGlite is a single session, so a session advisory lock would always succeed; the lock file on

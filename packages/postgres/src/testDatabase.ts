@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { openDatabase, quoteIdent, type Database } from "./database.js";
+import { pgliteTemplate } from "./pgliteTemplate.js";
 
 /**
  * Test tiers run twice: embedded (PGlite) and server (PostgreSQL), chosen by TIDINGS_TEST_MODE, which
@@ -65,9 +66,11 @@ export async function createTestDatabase(options: { mode?: TestMode; persistent?
 
   const dir = options.persistent ? mkdtempSync(join(tmpdir(), "tidings-pglite-")) : undefined;
   const url = dir ?? "memory://";
+  const first = await openDatabase({ url, initialData: await pgliteTemplate() });
+  handles.push(first);
   return {
     url,
-    database: await track(url),
+    database: first,
     async reopen() {
       if (!dir) throw new Error("an in-memory PGlite cannot be reopened; ask for a persistent test database");
       // PGlite loses writes when two instances share a directory (STACK-NOTES): close before reopening.
