@@ -131,6 +131,16 @@ describe("POST /emails validation", () => {
   it("refuses attachment content that is not base64", () =>
     expectRefused({ attachments: [{ filename: "a.txt", content: "%%%" }] }, 422, "invalid_attachment", /`content` must be base64/));
 
+  it("refuses attachments over 40 MB after base64", () => {
+    const half = "A".repeat(20 * 1024 * 1024 + 4);
+    return expectRefused(
+      { attachments: [{ filename: "a.bin", content: half }, { filename: "b.bin", content: half }] },
+      422,
+      "invalid_attachment",
+      "Attachments exceed the limit of 40 MB per email (after base64 encoding).",
+    );
+  });
+
   it("refuses to fetch a path attachment from a loopback address", () =>
     expectRefused({ attachments: [{ path: loopbackUrl }] }, 422, "invalid_attachment", /private, loopback and link-local addresses are not fetched/));
 

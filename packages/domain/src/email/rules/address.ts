@@ -11,7 +11,11 @@ export interface Mailbox {
 }
 
 /** `a@b.c` or `Name <a@b.c>` (the only forms reference §6.1 accepts); null for anything else. */
+/** RFC 5322's line limit: longer is no address, and the patterns below need not see it. */
+const MAX_MAILBOX_LENGTH = 998;
+
 export function parseMailbox(value: string): Mailbox | null {
+  if (value.length > MAX_MAILBOX_LENGTH) return null;
   const text = value.trim();
   if (addrSpec.test(text)) return { name: null, address: text };
   const match = nameAddr.exec(text);

@@ -26,6 +26,9 @@ describe("from and recipients", () => {
     expect(errorOf(checkRecipients("to", many(51)))).toEqual({ name: "validation_error", message: "Too many recipients in `to`: at most 50." });
   });
 
+  it("refuses a from longer than a mail line without running the patterns on it", () =>
+    expect(errorOf(checkFrom(`a@b${".c".repeat(1_000_000)}`))?.name).toBe("invalid_from_address"));
+
   it("requires a to recipient", () => expect(errorOf(checkRecipients("to", []))?.name).toBe("missing_required_field"));
 
   it("names the field of an invalid cc address", () => expect(errorOf(checkRecipients("cc", ["nope"]))?.message).toMatch(/`cc`/));
@@ -86,6 +89,12 @@ describe("attachments", () => {
     [{ content: "aGVsbG8=", filename: "a.txt", content_id: "<logo>" }, /content_id/],
   ])("rejects the attachment %j", (attachment, message) =>
     expect(errorOf(checkAttachments([attachment]))).toEqual({ name: "invalid_attachment", message: expect.stringMatching(message) }));
+
+  it("checks 40 MB of base64 without overflowing the regex stack", () =>
+    expect(errorOf(checkAttachments([{ content: "A".repeat(MAX_ATTACHMENTS_BASE64_BYTES + 4), filename: "big.bin" }]))?.name).toBe("invalid_attachment"));
+
+  it("rejects base64 with padding in the middle", () =>
+    expect(errorOf(checkAttachments([{ content: "aGk=aGk=", filename: "a.txt" }]))?.message).toMatch(/base64/));
 
   it("caps the total at 40 MB after base64", () => {
     expect(checkAttachmentsTotal(MAX_ATTACHMENTS_BASE64_BYTES)).toBeUndefined();
