@@ -1,9 +1,9 @@
 import { formatTimestamp, type Logger } from "@tidings/core";
-import { emailDecider, emailStream, hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand } from "@tidings/domain";
+import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { handleCommand } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { loadEmail } from "./emailStream.js";
+import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
@@ -32,11 +32,11 @@ const metadataFor = (teamId: string, emailId: string) => ({ teamId, actor: "saga
  */
 export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise<void> {
   const { store, transport, logger } = deps;
-  const { state, content, firstDelayedAt } = await loadEmail(store, emailId);
+  const loaded = await loadEmail(store, emailId);
+  const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const record = (command: EmailCommand) =>
-    handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: metadataFor(state.teamId, emailId) });
+  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
   const envelope = { from: addressOf(content.from), to: [...content.to, ...content.cc, ...content.bcc].map(addressOf) };
   const suppressed = await deps.suppressed(state.teamId, envelope.to);
   if (suppressed.length > 0) {

@@ -8,11 +8,14 @@ export interface LoadedEmail {
   content: EmailContent | null;
   /** When the first deferral was recorded: the 24 h retry window counts from there. */
   firstDelayedAt: Date | null;
+  /** The revision read, for an append that expects nothing else to have been written since. */
+  revision: bigint | "no_stream";
 }
 
 /** The email as its stream says now; sagas decide from this, never from a read model (DESIGN §1). */
 export async function loadEmail(store: EventStore, emailId: string): Promise<LoadedEmail> {
-  const events = (await store.readStream(emailStream(emailId))).map((e) => ({ type: e.type, data: e.data }) as EmailEvent);
+  const recorded = await store.readStream(emailStream(emailId));
+  const events = recorded.map((e) => ({ type: e.type, data: e.data }) as EmailEvent);
   let content: EmailContent | null = null;
   let firstDelayedAt: Date | null = null;
   for (const event of events) {
@@ -23,7 +26,8 @@ export async function loadEmail(store: EventStore, emailId: string): Promise<Loa
       content ??= rest;
     }
   }
-  return { state: fold(emailDecider, events), content, firstDelayedAt };
+  const revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
+  return { state: fold(emailDecider, events), content, firstDelayedAt, revision };
 }
 
 /** Email events carry times in the wire format (`YYYY-MM-DD HH:MM:SS.ffffff+00`); ISO 8601 is read too. */
