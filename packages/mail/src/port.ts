@@ -49,6 +49,6 @@ export interface DeliveryOutcome {
 export interface MailTransport {
   /** Never throws for a delivery problem: every problem is an outcome. Throws only on a programming error. */
   send(mail: OutgoingMail): Promise<DeliveryOutcome>;
-  /** Closes pooled connections. Resolves once the sends in flight have their outcome (queued ones come back `deferred`). */
+  /** Waits until every send already made has its outcome, then closes the connections. */
   close(): Promise<void>;
 }

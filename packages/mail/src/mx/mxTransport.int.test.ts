@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MailTransport, OutgoingMail } from "../port.js";
+import { mailTransportContract } from "../contract.js";
 import { startDnsResponder, type DnsResponder } from "../testing/dnsResponder.js";
 import { startSmtpSink, type SmtpSink } from "../testing/smtpSink.js";
 import { createMxTransport } from "./mxTransport.js";
@@ -26,6 +27,21 @@ const zone = {
   "nomail.test": { MX: [{ priority: 0, exchange: "." }] },
   "broken.test": { SERVFAIL: true as const },
 };
+
+mailTransportContract("mx", async () => {
+  const dns = await startDnsResponder(zone);
+  const mx = await startSmtpSink();
+  const transport = createMxTransport({ dnsServers: [dns.address], port: mx.port, rejectUnauthorized: true, maxConnections: 2 });
+  return {
+    transport,
+    recipients: ["ann@example.test", "bob@implicit.test"],
+    arrived: async (emailId) => mx.withMessageId(`<${emailId}@acme.test>`).at(-1)?.raw,
+    dispose: async () => {
+      await transport.close();
+      await Promise.all([mx.close(), dns.close()]);
+    },
+  };
+});
 
 describe("mx transport", () => {
   let dns: DnsResponder;

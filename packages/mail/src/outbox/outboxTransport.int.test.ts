@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig } from "@tidings/core";
 import { createMailTransport } from "../createMailTransport.js";
+import { mailTransportContract } from "../contract.js";
 import type { OutgoingMail } from "../port.js";
 import { createOutboxTransport } from "./outboxTransport.js";
 
@@ -12,6 +13,16 @@ const aMail = (emailId: string, body: string): OutgoingMail => ({
   envelope: { from: "a@acme.test", to: ["ann@example.test", "bcc@example.test"] },
   raw: Buffer.from(`Subject: hi\r\nMessage-ID: <${emailId}@acme.test>\r\n\r\n${body}\r\n`),
   tls: "enforced",
+});
+
+mailTransportContract("outbox", async () => {
+  const directory = await mkdtemp(join(tmpdir(), "tidings-outbox-contract-"));
+  return {
+    transport: createOutboxTransport(directory),
+    recipients: ["ann@example.test", "bob@example.test"],
+    arrived: (emailId) => readFile(join(directory, `${emailId}.eml`)).catch(() => undefined),
+    dispose: () => rm(directory, { recursive: true, force: true }),
+  };
 });
 
 describe("outbox transport", () => {

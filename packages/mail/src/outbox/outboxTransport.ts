@@ -10,6 +10,7 @@ const safeId = /^[A-Za-z0-9_-]{1,128}$/;
  * Writes each email to `<directory>/<emailId>.eml`: the embedded default, for development. The file
  * appears whole or not at all (temp file, then rename), and a redelivery replaces it, so there is one
  * file per email however often it is sent. The envelope is not written: bcc recipients leave no trace.
+ * The TLS policy has nothing to apply to: nothing leaves the machine.
  */
 export function createOutboxTransport(directory: string): MailTransport {
   let directoryExists = false;

@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { mailTransportContract } from "../contract.js";
 import { startSmtpSink, type SmtpSink } from "../testing/smtpSink.js";
 import type { MailTransport, OutgoingMail } from "../port.js";
 import { createSmtpTransport } from "./smtpTransport.js";
@@ -20,6 +21,20 @@ async function closedPort() {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+mailTransportContract("smtp relay", async () => {
+  const relay = await startSmtpSink();
+  const transport = createSmtpTransport({ url: relay.url, maxConnections: 2 });
+  return {
+    transport,
+    recipients: ["ann@example.test", "bob@example.test"],
+    arrived: async (emailId) => relay.withMessageId(`<${emailId}@acme.test>`).at(-1)?.raw,
+    dispose: async () => {
+      await transport.close();
+      await relay.close();
+    },
+  };
+});
 
 describe("smtp transport", () => {
   let sink: SmtpSink;

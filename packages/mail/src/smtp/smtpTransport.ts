@@ -54,9 +54,9 @@ export function createSmtpTransport(options: SmtpRelayOptions): MailTransport {
       }
     },
     async close() {
+      await Promise.allSettled(inFlight);
       for (const transporter of pools.values()) transporter.close();
       pools.clear();
-      await Promise.allSettled(inFlight);
     },
   };
 }
