@@ -98,7 +98,7 @@ export interface DeliverySagaOptions {
 }
 
 /** Short, so a message whose process died is redelivered within seconds; a send in progress keeps extending it. */
-const deliveryAckWaitMs = 10_000;
+const deliveryAckWaitMs = 5_000;
 
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
