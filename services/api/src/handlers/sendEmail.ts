@@ -1,14 +1,14 @@
 import { sql } from "kysely";
-import { handleCommand } from "@tidings/commands";
-import { formatTimestamp } from "@tidings/core";
-import { bareAddresses, emailDecider, emailStream, type EmailContent } from "@tidings/domain";
+import { DomainRejection } from "@tidings/commands";
+import { formatTimestamp, newId } from "@tidings/core";
+import { bareAddresses, emailDecider, emailStream, isDomainError, type EmailContent } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { PreparedEmail } from "./prepareEmail.js";
 
 export interface SentEmail {
   id: string;
-  position?: Position;
+  position: Position;
 }
 
 /**
@@ -22,20 +22,25 @@ export async function sendEmail(
   metadata: EventMetadata,
 ): Promise<SentEmail> {
   const { content, scheduledAt } = email;
-  const { position } = await handleCommand({
-    store: deps.store,
-    streamId: emailStream(content.emailId),
-    decider: emailDecider,
-    command: {
+  const decided = emailDecider.decide(
+    {
       type: "SendEmail",
       content,
       scheduledAt,
       suppressed: await suppressedRecipients(deps.database, content),
       now: formatTimestamp(deps.clock.now()),
     },
-    metadata,
-  });
-  return { id: content.emailId, ...(position ? { position } : {}) };
+    emailDecider.initialState,
+  );
+  if (isDomainError(decided)) throw new DomainRejection(decided);
+  // The id was generated for this request, so the stream cannot exist yet: there is nothing to read
+  // (one round trip saved on the hottest path), and "no_stream" turns an impossible collision into an error.
+  const { position } = await deps.store.append(
+    emailStream(content.emailId),
+    decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })),
+    "no_stream",
+  );
+  return { id: content.emailId, position };
 }
 
 async function suppressedRecipients(database: Database, content: EmailContent): Promise<string[]> {

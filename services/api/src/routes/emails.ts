@@ -80,7 +80,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const auth = requireAuth(request);
         const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now());
         const sent = await sendEmail(services, prepared, requestMetadata(request, auth, services.clock));
-        await settled(sent.position);
+        await services.waitFor(sent.position);
         return ok(reply, { id: sent.id });
       },
     );
@@ -117,7 +117,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         }
         const metadata = requestMetadata(request, auth, services.clock);
         const sent = await Promise.all(prepared.map(({ email }) => sendEmail(services, email, metadata)));
-        const last = sent.map((s) => s.position).filter((p): p is Position => p !== undefined).sort(comparePositions).at(-1);
+        const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));
         return ok(reply, permissive ? { data, errors } : { data });
