@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey, type KeyObject } from "node:crypto";
 import { buffer } from "node:stream/consumers";
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import DKIM from "nodemailer/lib/dkim/index.js";
@@ -58,6 +58,19 @@ function listUnsubscribeHeaders(list: NonNullable<MessageInput["listUnsubscribe"
   };
 }
 
+const parsedKeys = new Map<string, KeyObject>();
+
+/** Parsing a PEM key takes OpenSSL 3 longer than the RSA signature itself, so each key is parsed once. */
+function signingKey(pem: string): KeyObject {
+  let key = parsedKeys.get(pem);
+  if (!key) {
+    if (parsedKeys.size >= 1000) parsedKeys.clear();
+    key = createPrivateKey(pem);
+    parsedKeys.set(pem, key);
+  }
+  return key;
+}
+
 /**
  * Composes the raw RFC 5322 message, DKIM-signed when a key is given. Deterministic: the MIME boundaries
  * derive from the Message-ID and the date is an input, so composing the same email twice yields the same
@@ -90,5 +103,7 @@ export async function composeMessage(input: MessageInput): Promise<Buffer> {
   const composer = new MailComposer(options);
   const unsigned = await composer.compile().build();
   if (!input.dkim) return unsigned;
-  return buffer(new DKIM({ ...input.dkim, cacheDir: false }).sign(unsigned));
+  // nodemailer hands the key to crypto's sign(), which takes a KeyObject as well as a PEM string.
+  const privateKey = signingKey(input.dkim.privateKey) as unknown as string;
+  return buffer(new DKIM({ ...input.dkim, privateKey, cacheDir: false }).sign(unsigned));
 }
