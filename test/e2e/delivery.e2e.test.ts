@@ -1,0 +1,117 @@
+import { simpleParser } from "mailparser";
+import { Resend } from "resend";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+import { startTestServer, type TestServer } from "../support/testServer.js";
+
+type LastEvent = NonNullable<Awaited<ReturnType<Resend["emails"]["get"]>>["data"]>["last_event"];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Through the resend SDK, a whole server, and its sagas sending to a real SMTP server on loopback. */
+describe("delivery through the resend SDK into a loopback SMTP sink", () => {
+  let sink: SmtpSink;
+  let server: TestServer;
+  let resend: Resend;
+  const host = () => new URL(server.url).hostname;
+
+  const send = async (payload: Partial<Parameters<Resend["emails"]["send"]>[0]> & { to: string | string[] }) => {
+    const { data, error } = await resend.emails.send({ from: "Acme <hello@acme.test>", subject: "Hello", html: "<p>Hi</p>", ...payload } as Parameters<
+      Resend["emails"]["send"]
+    >[0]);
+    if (error) throw new Error(`send: ${error.name}: ${error.message}`);
+    return data!.id;
+  };
+  const lastEvent = async (id: string) => (await resend.emails.get(id)).data?.last_event;
+  /** Polls GET /emails/:id; `seen` collects every last_event observed on the way. */
+  const waitForLastEvent = async (id: string, expected: LastEvent, seen: Set<string> = new Set(), timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const current = await lastEvent(id);
+      if (current) seen.add(current);
+      if (current === expected) return seen;
+      if (Date.now() > deadline) throw new Error(`last_event is ${current}, expected ${expected}`);
+      await sleep(50);
+    }
+  };
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    server = await startTestServer({
+      MAIL_TRANSPORT: "smtp",
+      SMTP_URL: sink.url,
+      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+      // Long enough to see delivery_delayed through the API before the retry.
+      DELIVERY_RETRY_BACKOFF_MS: "1500",
+    });
+    resend = new Resend(server.token, { baseUrl: server.url });
+    // The tests poll GET /emails/:id.
+    await raiseBootstrapTeamRateLimit(server.serving.runtime);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await sink?.close();
+  });
+  beforeEach(() => sink.reset());
+
+  it("delivers a sent email once: Message-ID from its id, custom headers, html and the text generated from it", async () => {
+    const id = await send({
+      to: ["Ann <ann@example.test>"],
+      subject: "Your invoice",
+      html: "<h1>Invoice</h1><p>Total: <b>12 EUR</b></p>",
+      headers: { "X-Entity-Ref-ID": "inv-42" },
+    });
+    await waitForLastEvent(id, "delivered");
+    const [message] = sink.withMessageId(`<${id}@${host()}>`);
+    expect(message!.envelope).toEqual({ from: "hello@acme.test", to: ["ann@example.test"] });
+    const parsed = await simpleParser(message!.raw);
+    expect(parsed.subject).toBe("Your invoice");
+    expect(parsed.from?.text).toBe('"Acme" <hello@acme.test>');
+    expect(parsed.headers.get("x-entity-ref-id")).toBe("inv-42");
+    expect(parsed.html).toContain("<b>12 EUR</b>");
+    expect(parsed.text).toMatch(/INVOICE[\s\S]*Total: 12 EUR/i);
+    await sleep(300);
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it("bounces on a 5xx, suppresses the address, and a second send to it ends suppressed without reaching the sink", async () => {
+    sink.refuseRecipient("gone@example.test", { code: 550, message: "5.1.1 no such user" });
+    const first = await send({ to: "gone@example.test" });
+    await waitForLastEvent(first, "bounced");
+    const second = await send({ to: "gone@example.test" });
+    await waitForLastEvent(second, "suppressed");
+    await sleep(300);
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it("shows delivery_delayed on a 4xx and delivered once the server takes it on the retry", async () => {
+    sink.failNext(1, { code: 451, message: "4.3.0 try again later" });
+    const id = await send({ to: "later@example.test" });
+    const seen = await waitForLastEvent(id, "delivered");
+    expect(seen).toContain("delivery_delayed");
+    expect(sink.refusedMessages).toBe(1);
+    expect(sink.withMessageId(`<${id}@${host()}>`)).toHaveLength(1);
+  });
+
+  it("delivers a send scheduled 2 s ahead after its time", async () => {
+    const at = new Date(Date.now() + 2_000);
+    const id = await send({ to: "soon@example.test", scheduledAt: at.toISOString() });
+    expect(await lastEvent(id)).toBe("scheduled");
+    await waitForLastEvent(id, "delivered");
+    const [message] = sink.withMessageId(`<${id}@${host()}>`);
+    expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    expect(message!.receivedAt.getTime() - at.getTime()).toBeLessThan(1_500);
+  });
+
+  it("never sends a canceled scheduled email, and sends a rescheduled one at its new time", async () => {
+    const canceled = await send({ to: "never@example.test", scheduledAt: new Date(Date.now() + 1_500).toISOString() });
+    const moved = await send({ to: "moved@example.test", scheduledAt: new Date(Date.now() + 1_500).toISOString() });
+    expect((await resend.emails.cancel(canceled)).error).toBeNull();
+    const newTime = new Date(Date.now() + 3_000);
+    expect((await resend.emails.update({ id: moved, scheduledAt: newTime.toISOString() })).error).toBeNull();
+    await waitForLastEvent(moved, "delivered");
+    expect(sink.withMessageId(`<${moved}@${host()}>`)[0]!.receivedAt.getTime()).toBeGreaterThanOrEqual(newTime.getTime());
+    expect(await lastEvent(canceled)).toBe("canceled");
+    expect(sink.withMessageId(`<${canceled}@${host()}>`)).toHaveLength(0);
+  });
+});

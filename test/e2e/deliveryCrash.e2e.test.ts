@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { connect } from "nats";
+import { Resend } from "resend";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
+import { emailStream } from "@tidings/domain";
+import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
+import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { serve, type Serving } from "@tidings/cli";
+import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+
+const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
+const emails = 2_000;
+const kills = 3;
+const finalOutcomes = new Set(["EmailDelivered", "EmailBounced", "EmailFailed", "EmailSuppressed"]);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+const serverMode = testMode() === "server";
+if (!serverMode)
+  console.warn(
+    "delivery crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
+  );
+
+/**
+ * Issue 4's crash test: the api and projector run here, the sagas in a child process that is SIGKILLed
+ * three times while 2,000 emails go out. The only duplicate allowed is one whose process died between
+ * the sink's 250 and the recording of the outcome, so at most one per kill per message in flight.
+ */
+describe.skipIf(!serverMode)("delivery with the sagas process killed three times", () => {
+  let database: TestDatabase;
+  let sink: SmtpSink;
+  let env: Record<string, string>;
+  const servings: Serving[] = [];
+  let events: OpenedEventStore;
+  let sagas: ChildProcess | undefined;
+  let sagasErrors = "";
+
+  const startSagasProcess = () => {
+    const child = spawn(process.execPath, [cli, "serve", "--role", "sagas"], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr!.on("data", (chunk: Buffer) => (sagasErrors = (sagasErrors + chunk.toString()).slice(-4_000)));
+    return child;
+  };
+  const kill = async (child: ChildProcess) => {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  };
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    database = await createTestDatabase({ mode: "server" });
+    await database.database.close();
+    env = {
+      PORT: String(await freePort()),
+      LOG_LEVEL: "warn",
+      TIDINGS_BOOTSTRAP_TOKEN: `re_${randomBase62(40)}`,
+      EVENTSTORE_URL: database.url,
+      DATABASE_URL: database.url,
+      NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+      NATS_PREFIX: `c${randomBase62(10)}`,
+      TIDINGS_SECRET: randomBase62(40),
+      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+      MAIL_TRANSPORT: "smtp",
+      SMTP_URL: sink.url,
+    };
+    const config = loadConfig(env);
+    const logger = createLogger("warn");
+    servings.push(await serve(config, logger, "projector"));
+    servings.push(await serve(config, logger, "api"));
+    events = await openEventStore(database.url);
+    await raiseBootstrapTeamRateLimit(servings[1]!.runtime);
+  });
+  afterAll(async () => {
+    if (sagas && sagas.exitCode === null) await kill(sagas);
+    for (const s of servings.reverse()) await s.stop();
+    await events?.close();
+    const nc = await connect({ servers: env.NATS_URL! });
+    const jsm = await nc.jetstreamManager();
+    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${env.NATS_PREFIX}_`)) await jsm.streams.delete(stream.config.name);
+    await nc.close();
+    await database?.dispose();
+    await sink?.close();
+  });
+
+  it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 120_000 }, async () => {
+    const api = servings.find((s) => s.url)!;
+    const resend = new Resend(env.TIDINGS_BOOTSTRAP_TOKEN, { baseUrl: api.url });
+    sagas = startSagasProcess();
+    // Kill at a random count of accepted messages each time, so the kills land at different points of a send.
+    const thresholds = Array.from({ length: kills }, (_, i) => Math.floor(((i + 0.2 + Math.random() * 0.6) * emails * 0.8) / kills)).sort((a, b) => a - b);
+    const killing = (async () => {
+      for (const threshold of thresholds) {
+        while (new Set(sink.received.map((m) => m.messageId)).size < threshold) await sleep(5);
+        await kill(sagas!);
+        sagas = startSagasProcess();
+      }
+    })();
+
+    const started = Date.now();
+    const ids: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < emails) {
+          const n = next++;
+          const { data, error } = await resend.emails.send({
+            from: "Crash <crash@crash.test>",
+            to: [`r${n}@example.test`],
+            subject: `crash ${n}`,
+            text: `message ${n}`,
+          });
+          if (error) throw new Error(`send ${n}: ${error.message}`);
+          ids.push(data!.id);
+        }
+      }),
+    );
+    await killing;
+    const accepted = Date.now();
+
+    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const deadline = Date.now() + 60_000;
+    while (unique() < emails && Date.now() < deadline) await sleep(100);
+    expect(unique(), `sagas stderr: ${sagasErrors}`).toBe(emails);
+
+    const outcomesOf = async (id: string) => (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
+    let outcomes: string[][] = [];
+    do {
+      outcomes = [];
+      for (let i = 0; i < ids.length; i += 100) outcomes.push(...(await Promise.all(ids.slice(i, i + 100).map(outcomesOf))));
+    } while (outcomes.some((o) => o.length === 0) && Date.now() < deadline && (await sleep(200), true));
+    expect(outcomes.filter((o) => o.length !== 1 || o[0] !== "EmailDelivered")).toEqual([]);
+
+    const duplicates = sink.received.length - emails;
+    console.log(
+      `delivery crash test: ${emails} emails, ${kills} SIGKILLs of the sagas process, ${duplicates} duplicate(s) at the sink (same Message-ID); ` +
+        `accepted and kills done in ${((accepted - started) / 1000).toFixed(1)} s, all delivered and recorded after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    const sent = new Set(ids);
+    expect(sink.received.every((m) => sent.has(/^<([^@]+)@/.exec(m.messageId ?? "")?.[1] ?? ""))).toBe(true);
+    expect(duplicates).toBeLessThanOrEqual(kills);
+  });
+});

@@ -1,0 +1,29 @@
+import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
+import { handleCommand } from "@tidings/commands";
+import { teamDecider, teamStream } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { createCheckpointWaiter, productProjections } from "@tidings/projections";
+
+/**
+ * What an operator's `tidings teams set-rate-limit default <n>` records, for tests whose sends and polls
+ * would otherwise meet the bootstrap team's default of 10 requests per second. Resolves once the api
+ * can see it (the limit is read from a read model).
+ */
+export async function raiseBootstrapTeamRateLimit(stores: { store: EventStore; database: Database }, requestsPerSecond = 100_000): Promise<void> {
+  const teamId = teamIdForName(BOOTSTRAP_TEAM_NAME);
+  const { position } = await handleCommand({
+    store: stores.store,
+    streamId: teamStream(teamId),
+    decider: teamDecider,
+    command: { type: "SetTeamRateLimit", teamId, requestsPerSecond },
+    metadata: { actor: "cli", teamId },
+  });
+  if (!position) return;
+  const waiter = await createCheckpointWaiter(stores.database, productProjections.map((p) => p.name));
+  try {
+    if (!(await waiter.waitFor(position, 10_000))) throw new Error("the raised rate limit did not reach the read models in 10 s");
+  } finally {
+    await waiter.close();
+  }
+}
