@@ -51,8 +51,10 @@ export interface SmtpSink {
   delayReplies(ms: number): void;
   /** Accepted messages whose Message-ID is `messageId`. */
   withMessageId(messageId: string): ReceivedMessage[];
-  /** Resolves once `count` messages have been accepted in all; rejects after `timeoutMs`. */
+  /** Resolves once `count` messages have been accepted in all; rejects after `timeoutMs` (default 10 s). */
   waitForMessages(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
+  /** Resolves once `condition` holds for the accepted messages, checked on each one; rejects after `timeoutMs`. */
+  waitFor(condition: (received: ReceivedMessage[]) => boolean, timeoutMs?: number): Promise<ReceivedMessage[]>;
   /** Forgets received messages and every rule. */
   reset(): void;
   close(): Promise<void>;
@@ -153,17 +155,22 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       return sink.received.filter((m) => m.messageId === messageId);
     },
     waitForMessages(count, timeoutMs = 10_000) {
-      if (sink.received.length >= count) return Promise.resolve(sink.received);
+      return sink.waitFor((received) => received.length >= count, timeoutMs).catch(() => {
+        throw new Error(`the SMTP sink holds ${sink.received.length} messages after ${timeoutMs} ms, expected ${count}`);
+      });
+    },
+    waitFor(condition, timeoutMs = 10_000) {
+      if (condition(sink.received)) return Promise.resolve(sink.received);
       return new Promise((resolve, reject) => {
         const wake = () => {
-          if (sink.received.length < count) return;
+          if (!condition(sink.received)) return;
           waiters.delete(wake);
           clearTimeout(timer);
           resolve(sink.received);
         };
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`the SMTP sink holds ${sink.received.length} messages after ${timeoutMs} ms, expected ${count}`));
+          reject(new Error(`the SMTP sink's messages did not meet the condition within ${timeoutMs} ms (it holds ${sink.received.length})`));
         }, timeoutMs);
         waiters.add(wake);
       });

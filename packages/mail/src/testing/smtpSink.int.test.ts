@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MailTransport } from "../port.js";
+import { createSmtpTransport } from "../smtp/smtpTransport.js";
+import { startSmtpSink, type SmtpSink } from "./smtpSink.js";
+
+const send = (transport: MailTransport, id: string) =>
+  transport.send({
+    emailId: id,
+    envelope: { from: "a@acme.test", to: ["ann@example.test"] },
+    raw: Buffer.from(`Subject: ${id}\r\nMessage-ID: <${id}@acme.test>\r\n\r\nhi\r\n`),
+    tls: "opportunistic",
+  });
+
+describe("SMTP sink", () => {
+  let sink: SmtpSink;
+  let transport: MailTransport;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    transport = createSmtpTransport({ url: sink.url, maxConnections: 1 });
+  });
+  afterAll(async () => {
+    await transport.close();
+    await sink.close();
+  });
+
+  it("fails exactly the next N messages, then accepts again, keeping only what it accepted", async () => {
+    sink.failNext(2, { code: 421, message: "busy" });
+    const kinds = [];
+    for (const id of ["f1", "f2", "f3"]) kinds.push((await send(transport, id)).kind);
+    expect(kinds).toEqual(["deferred", "deferred", "delivered"]);
+    expect(sink.refusedMessages).toBe(2);
+    expect(sink.received.map((m) => m.messageId)).toEqual(["<f3@acme.test>"]);
+  });
+
+  it("wakes a waiter when the awaited message arrives, and times out naming what it holds", async () => {
+    sink.reset();
+    const waiting = sink.waitFor((received) => received.some((m) => m.messageId === "<w2@acme.test>"));
+    await send(transport, "w1");
+    await send(transport, "w2");
+    expect((await waiting).map((m) => m.messageId)).toEqual(["<w1@acme.test>", "<w2@acme.test>"]);
+    await expect(sink.waitForMessages(3, 50)).rejects.toThrow("the SMTP sink holds 2 messages after 50 ms, expected 3");
+  });
+});
