@@ -118,11 +118,11 @@ describe("smtp transport", () => {
     const single = createSmtpTransport({ url: sink.url, maxConnections: 1 });
     await single.send(aMail());
     const started = performance.now();
-    for (let i = 0; i < 20; i++) await single.send(aMail({ emailId: `s${i}` }));
+    for (let i = 0; i < 30; i++) await single.send(aMail({ emailId: `s${i}` }));
     const elapsed = performance.now() - started;
     await single.close();
-    // With Nagle's algorithm on, each message waits for a delayed ACK: at least 40 ms on Linux, 800 ms in all.
-    expect(elapsed).toBeLessThan(600);
+    // With Nagle's algorithm on, each message waits for a delayed ACK: at least 40 ms on Linux, 1.2 s in all.
+    expect(elapsed).toBeLessThan(1000);
   });
 
   it("defers when the relay cannot be reached", async () => {
