@@ -1,8 +1,8 @@
 import { formatTimestamp, type Logger } from "@tidings/core";
-import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand } from "@tidings/domain";
+import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
-import { loadEmail } from "./emailStream.js";
+import { instantOf, loadEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
@@ -38,7 +38,7 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
   const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
   const envelope = { from: addressOf(content.from), to: [...content.to, ...content.cc, ...content.bcc].map(addressOf) };
-  const suppressed = await deps.suppressed(state.teamId, envelope.to);
+  const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
     await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
     return;
@@ -81,6 +81,19 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
     }
   }
   logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
+}
+
+/** How long after acceptance the send path's own suppression check is taken as still good. */
+const acceptanceCheckValidMs = 60_000;
+
+/**
+ * The send path checked the list when it accepted the email; a moment later the answer is the same but
+ * for a bounce in that moment, a race the send path already accepts. A retry, or an email accepted long
+ * ago (scheduled, or waiting in a backlog), is checked again, as a hard bounce may have come since.
+ */
+function needsSuppressionCheck(state: EmailState, content: EmailContent): boolean {
+  if (state.status !== "none" && state.delayedAttempts > 0) return true;
+  return Date.now() - instantOf(content.createdAt).getTime() > acceptanceCheckValidMs;
 }
 
 function bouncedRecipients(outcome: DeliveryOutcome, envelopeTo: string[]): string[] {
