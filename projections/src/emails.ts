@@ -37,9 +37,10 @@ function created(event: RecordedEvent, context: BatchContext) {
     template_id: data.templateId,
     created_at: data.createdAt,
   });
-  for (const attachment of data.attachments)
+  for (const [index, attachment] of data.attachments.entries())
     context.upsert("email_attachments", {
       id: attachment.id,
+      rank: data.attachments.length - index,
       email_id: data.emailId,
       team_id: data.teamId,
       filename: attachment.filename,
@@ -83,6 +84,11 @@ export const emailsProjection: Projection = {
     email_attachments: {
       columns: {
         id: { type: "uuid" },
+        /**
+         * The send's order, counted down: lists run newest first (highest first), and ids are random, so
+         * they cannot keep the order themselves.
+         */
+        rank: { type: "integer" },
         email_id: { type: "uuid" },
         team_id: { type: "uuid" },
         filename: { type: "text" },
@@ -93,7 +99,7 @@ export const emailsProjection: Projection = {
         blob: { type: "text" },
       },
       primaryKey: ["id"],
-      indexes: { by_email: "(email_id, id)" },
+      indexes: { by_email: "(email_id, rank DESC, id DESC)" },
     },
   },
   handlers: {

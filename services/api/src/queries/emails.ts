@@ -99,7 +99,7 @@ export async function emailAttachments(database: Database, teamId: string, email
   const email = await database.db.selectFrom("emails").select("id").where("team_id", "=", teamId).where("id", "=", emailId).executeTakeFirst();
   if (!email) return undefined;
   const base = database.db.selectFrom("email_attachments").select([...attachmentColumns]).where("email_id", "=", emailId);
-  return listPage<AttachmentRow>(base as never, page, { orderBy: ["id"], whenLimitOmitted: "all" });
+  return listPage<AttachmentRow>(base as never, page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
 }
 
 /** What the signed download URL names: an attachment of an email, whichever team. */

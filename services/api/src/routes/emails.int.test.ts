@@ -265,6 +265,7 @@ describe("attachments", () => {
     expect(res.status).toBe(200);
     const listed = await call("GET", `/emails/${res.body.id}/attachments`, admin);
     expect(listed.status).toBe(200);
+    expect(listed.body.data.map((a: { filename: string }) => a.filename)).toEqual(["invoice.pdf", "logo.png"]);
     const byName = Object.fromEntries(listed.body.data.map((a: { filename: string }) => [a.filename, a]));
     expect(byName["invoice.pdf"]).toMatchObject({ size: pdf.length, content_type: "application/pdf", content_disposition: "attachment" });
     expect(byName["logo.png"]).toMatchObject({ content_type: "image/png", content_disposition: "inline", content_id: "logo" });
