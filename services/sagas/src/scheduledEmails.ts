@@ -1,4 +1,4 @@
-import { formatTimestamp, type Logger } from "@tidings/core";
+import { formatTimestamp } from "@tidings/core";
 import { emailDecider, emailStream, type Decider, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
@@ -66,7 +66,7 @@ export async function syncSendTimer(store: EventStore, timers: Timers, emailId: 
 }
 
 /** One durable consumer per event type: NATS 2.9 takes one filter subject per consumer. */
-export async function startSchedulerSaga(options: { bus: Bus; store: EventStore; timers: Timers; logger: Logger }): Promise<Consumer[]> {
+export async function startSchedulerSaga(options: { bus: Bus; store: EventStore; timers: Timers }): Promise<Consumer[]> {
   const { bus, store, timers } = options;
   const types = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"];
   return Promise.all(

@@ -60,7 +60,7 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     stops.push(() => poller.stop());
     const consumers: Consumer[] = [
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
-      ...(await startSchedulerSaga({ bus, store, timers, logger })),
+      ...(await startSchedulerSaga({ bus, store, timers })),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
     return { stop };

@@ -1,5 +1,6 @@
 import { createLogger } from "@tidings/core";
 import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timerMigrations } from "./migrations.js";
 import { startTimerPoller, type TimerPoller } from "./poller.js";
@@ -84,6 +85,18 @@ describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`
     await createTimers(database).schedule("t-retried", new Date(), {});
     await waitUntil(() => firedKeys("t-retried").length > 0);
     expect(firedKeys("t-retried")[0]!.attempt).toBe(2);
+  });
+
+  it("fires a timer claimed by a process that died, once that process's lease runs out", async () => {
+    await createTimers(database).schedule("t-orphaned", new Date(Date.now() + 60_000), {});
+    // What a poller leaves behind when it is killed between claiming a due timer and deleting it.
+    await sql`
+      UPDATE due_timers SET due_at = now(), locked_until = now() + interval '800 milliseconds', attempts = 1
+      WHERE key = 't-orphaned'`.execute(database.db);
+    const claimedAt = Date.now();
+    await waitUntil(() => firedKeys("t-orphaned").length > 0);
+    expect(firedKeys("t-orphaned")[0]!.at - claimedAt).toBeGreaterThanOrEqual(700);
+    expect(firedKeys("t-orphaned")[0]!.attempt).toBe(2);
   });
 
   it("lets several pollers share the table without firing a timer twice", async () => {
