@@ -7,6 +7,7 @@ import Fastify, {
 } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "@tidings/core";
+import { refuseUnstorableText } from "./plugins/storableText.js";
 import { acceptJsonBodies } from "./plugins/jsonBody.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.js";
 import { echoRequestId, requestId } from "./plugins/requestId.js";
@@ -97,6 +98,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
   installErrorHandling(app);
   installNotFound(app);
   acceptJsonBodies(app);
+  refuseUnstorableText(app);
   echoRequestId(app);
   requireJsonReplies(app);
   registerOpenApi(app);

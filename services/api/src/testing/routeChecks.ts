@@ -39,7 +39,7 @@ export async function probeMalformedRequests(app: FastifyInstance, options: { he
   const failures: ProbeFailure[] = [];
   for (const route of apiRoutesOf(app)) {
     const url = route.url.replace(/:\w+(\([^)]*\))?/g, sampleId).replace(/\*/g, "x");
-    const probes: Array<{ sent: string; payload?: string; query?: string; mustFail: boolean }> = [];
+    const probes: Array<{ sent: string; payload?: string; query?: string; path?: string; mustFail: boolean }> = [];
     if (bodyMethods.has(route.method)) {
       probes.push({ sent: "malformed JSON", payload: '{"to": ', mustFail: true });
       probes.push({ sent: "text that is not JSON", payload: "to=a&subject=b", mustFail: true });
@@ -51,11 +51,16 @@ export async function probeMalformedRequests(app: FastifyInstance, options: { he
       }
     }
     for (const query of wrongQueries(route.schema?.querystring)) probes.push({ sent: `the query ?${query}`, query, mustFail: false });
+    if (/:\w+/.test(route.url)) {
+      for (const [value, mustFail] of [["%00", true], ["a%ED%A0%80", false], ["x".repeat(300), false]] as const) {
+        probes.push({ sent: `the path parameter ${value.slice(0, 20)}`, path: route.url.replace(/:\w+(\([^)]*\))?/g, value).replace(/\*/g, "x"), mustFail });
+      }
+    }
 
     for (const probe of probes) {
       const res = await app.inject({
         method: route.method as "GET",
-        url: probe.query ? `${url}?${probe.query}` : url,
+        url: probe.query ? `${probe.path ?? url}?${probe.query}` : (probe.path ?? url),
         headers: { ...options.headers, ...(probe.payload !== undefined ? { "content-type": "application/json" } : {}) },
         ...(probe.payload !== undefined ? { payload: probe.payload } : {}),
       });
@@ -87,7 +92,7 @@ function hasErrorShape(body: string, status: number): boolean {
   }
 }
 
-const wrongValues: unknown[] = [12345, "text", true, {}, [], null, -1, "x".repeat(10_000)];
+const wrongValues: unknown[] = [12345, "text", true, {}, [], null, -1, "x".repeat(10_000), "a\u0000b", "\ud800", { "\u0000": 1 }];
 
 /** For an object (or array of objects) schema: every known field set to one wrong kind of value at a time. */
 function wrongTypedBodies(schema: unknown): string[] {
