@@ -78,7 +78,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
     forwarder = await startForwarder({ store, bus, database: test.database });
     projections = await startProjections({ store, database: test.database, projections: [suppressionsProjection], logger });
-    const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600" });
+    const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000" });
     sagas = await startSagas({ store, database: test.database, bus, config, logger });
   });
   afterAll(async () => {
@@ -151,6 +151,15 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailDeliveryDelayed", "EmailDeliveryDelayed", "EmailSent", "EmailDelivered"]);
     expect(sink.refusedMessages).toBe(2);
     expect(sink.withMessageId(`<${emailId}@tidings.test>`)).toHaveLength(1);
+  });
+
+  it("records failed instead of a third deferral whose retry would fall more than 24 h after the first", async () => {
+    sink.failNext(3, { code: 421, message: "4.7.0 too busy" });
+    const emailId = await send(content());
+    await waitForType(emailId, "EmailFailed");
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailDeliveryDelayed", "EmailDeliveryDelayed", "EmailFailed"]);
+    const failed = (await store.readStream(emailStream(emailId))).at(-1)!.data as { reason: string; code: number };
+    expect(failed).toMatchObject({ code: 421, reason: expect.stringContaining("24 hours") });
   });
 
   it("queues a scheduled email when its time comes, not before, and sends it", async () => {
