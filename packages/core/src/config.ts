@@ -84,8 +84,9 @@ export const settings = {
     accepts: "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
   },
   READ_YOUR_WRITES_TIMEOUT_MS: {
-    schema: int(0, 60000).default(2000),
-    accepts: "milliseconds a write waits for its projections, 0 to 60000 (default 2000)",
+    // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
+    schema: int(0, 10000).default(2000),
+    accepts: "milliseconds a write waits for its projections, 0 to 10000 (default 2000)",
   },
 } as const;
 

@@ -86,10 +86,15 @@ export async function fetchAttachment(url: string, index: number, limits: FetchL
       response.on("end", () => resolve({ bytes: Buffer.concat(chunks), contentType: response.headers["content-type"]?.split(";")[0]?.trim() ?? null }));
       response.on("error", () => reject(refused(index, "the download broke off.")));
     });
-    request.on("timeout", () => {
+    // The socket timeout only bounds silence; a server trickling a byte at a time must hit a total
+    // deadline too, or the request outlives its idempotency key's reservation.
+    const tooSlow = () => {
       request.destroy();
       reject(refused(index, `fetching it took longer than ${limits.timeoutMs} ms.`));
-    });
+    };
+    const deadline = setTimeout(tooSlow, limits.timeoutMs);
+    request.on("close", () => clearTimeout(deadline));
+    request.on("timeout", tooSlow);
     request.on("error", (error) => reject(error instanceof TidingsError ? error : refused(index, "it could not be fetched.")));
   });
 }
