@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from "pino";
+import { pino, stdSerializers, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };
 
@@ -21,6 +21,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     base: undefined,
     redact: { paths: redactedPaths, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Database errors carry the failed statement's parameters, which can hold event data and secrets.
+    serializers: { err: errorWithoutParameters },
     ...options,
   });
+}
+
+export function errorWithoutParameters(error: Error): Record<string, unknown> {
+  const serialized = stdSerializers.err(error) as unknown as Record<string, unknown>;
+  const { params: _params, parameters: _parameters, query: _query, ...rest } = serialized;
+  return rest;
 }

@@ -13,6 +13,8 @@ export function requestMetadata(request: FastifyRequest, auth: RequestAuth, cloc
     actor: `api:${auth.apiKeyId}`,
     requestId: request.id,
     correlationId: request.id,
+    // The request is the cause of the first events of a chain; sagas carry the chain on with event ids.
+    causationId: request.id,
     occurredAt: formatTimestamp(clock.now()),
   };
 }

@@ -67,8 +67,10 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
 
 /** Expected failures end with one line on stderr; anything else is a bug and keeps its stack. */
 function fail(error: unknown): never {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof UsageError) {
-    process.stderr.write(`tidings: ${error.message}\n`);
+  // Node's parseArgs reports a mistyped option with a code, not a class of its own.
+  const badArguments = String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof UsageError || badArguments) {
+    process.stderr.write(`tidings: ${(error as Error).message}\n`);
     process.exit(2);
   }
   process.stderr.write(`tidings: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

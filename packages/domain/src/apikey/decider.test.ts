@@ -36,6 +36,8 @@ describe("api key decider", () => {
 
   it("rejects an empty name", () => given(apiKeyDecider).when(create({ name: "" })).thenError("validation_error", /`name`/));
 
+  it("rejects a name of spaces only", () => given(apiKeyDecider).when(create({ name: "   " })).thenError("validation_error", /`name`/));
+
   it("rejects a domain restriction on a full-access key", () =>
     given(apiKeyDecider)
       .when(create({ domainId: "1e2d3c4b-5a69-4877-8665-544332211000" }))
