@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { createPostgresEventStore, eventStoreMigrations, formatPosition, type EventStore } from "@tidings/eventstore";
+import { createPostgresEventStore, eventStoreMigrations, formatPosition, START, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
 import { sql } from "kysely";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startForwarder } from "./forwarder.js";
+import { forwarderMigrations, moveForwarderCheckpoint } from "./forwarderCheckpoint.js";
 import { createInProcessBus } from "./inprocess/bus.js";
 import { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
 import type { Bus } from "./port.js";
@@ -129,5 +130,16 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     await append(`${cat}-${randomUUID()}`, "AfterTakeover");
     await c.waitFor(1, 5_000);
     await Promise.all([c.stop(), second.stop()]);
+  });
+  it("moves its checkpoint only from where it left it, so a forwarder that lost its lock cannot move another's back", async () => {
+    await migrate(test.database, "forwarder", forwarderMigrations);
+    const name = `fenced-${category()}`;
+    const p = (commit: bigint, prepare: bigint) => ({ commit, prepare });
+    expect(await moveForwarderCheckpoint(test.database.db, name, START, p(10n, 10n))).toBe(true);
+    expect(await moveForwarderCheckpoint(test.database.db, name, p(10n, 10n), p(20n, 20n))).toBe(true);
+    // A stale leader still believes the checkpoint is at 10/10.
+    expect(await moveForwarderCheckpoint(test.database.db, name, p(10n, 10n), p(15n, 15n))).toBe(false);
+    expect(await checkpoint(name)).toBe(formatPosition(p(20n, 20n)));
+    expect(await moveForwarderCheckpoint(test.database.db, name, START, p(5n, 5n))).toBe(false);
   });
 });

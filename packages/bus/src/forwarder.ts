@@ -2,7 +2,7 @@ import { createLogger, type Logger } from "@tidings/core";
 import type { EventStore, RecordedEvent, Subscription } from "@tidings/eventstore";
 import { migrate, type Database } from "@tidings/postgres";
 import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
-import { forwarderMigrations, readForwarderCheckpoint, writeForwarderCheckpoint } from "./forwarderCheckpoint.js";
+import { forwarderMigrations, readForwarderCheckpoint, moveForwarderCheckpoint } from "./forwarderCheckpoint.js";
 import type { Bus } from "./port.js";
 
 export interface ForwarderOptions {
@@ -26,6 +26,12 @@ export interface Forwarder {
 }
 
 const notReady = Symbol("not ready");
+
+class ForwarderFencedError extends Error {
+  constructor(name: string) {
+    super(`forwarder ${name}: the checkpoint moved under it`);
+  }
+}
 
 /**
  * Publishes every event of `$all` to `events.<category>.<Type>` (DESIGN §1, §5). It publishes a batch,
@@ -60,7 +66,8 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
 
   /** Forwards from the checkpoint until the subscription ends (on stop) or something fails. */
   const forward = async () => {
-    subscription = store.subscribeToAll({ after: await readForwarderCheckpoint(database.db, name) });
+    let at = await readForwarderCheckpoint(database.db, name);
+    subscription = store.subscribeToAll({ after: at });
     const events = subscription[Symbol.asyncIterator]();
     const pull = () => {
       const next = events.next();
@@ -81,7 +88,9 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         next = pull();
       }
       await Promise.all(batch.map(publish));
-      await writeForwarderCheckpoint(database.db, name, batch[batch.length - 1]!.position);
+      const last = batch[batch.length - 1]!.position;
+      if (!(await moveForwarderCheckpoint(database.db, name, at, last))) throw new ForwarderFencedError(name);
+      at = last;
     }
   };
 
@@ -93,6 +102,12 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         await pause(retryDelayMs);
       } catch (err) {
         if (stopped) break;
+        if (err instanceof ForwarderFencedError) {
+          // Someone else leads: give up this lock (it may be lost already) and stand by.
+          logger.warn({ forwarder: name }, "another forwarder moved the checkpoint; standing by");
+          await subscription?.stop();
+          return;
+        }
         logger.error({ err, forwarder: name }, "forwarding failed; starting again from the checkpoint");
         await subscription?.stop();
         await pause(retryDelayMs);

@@ -20,8 +20,15 @@ export async function readForwarderCheckpoint(db: Kysely<any>, name: string): Pr
   return rows[0] ? parsePosition(rows[0].position) : START;
 }
 
-export async function writeForwarderCheckpoint(db: Kysely<any>, name: string, position: Position): Promise<void> {
-  await sql`
-    INSERT INTO forwarder_checkpoints (name, position) VALUES (${name}, ${formatPosition(position)})
-    ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()`.execute(db);
+/**
+ * Moves the checkpoint from `from` to `to`, only if it still stands at `from`: a forwarder whose lock was
+ * lost with its connection may not know another one has taken over, and must neither move the other's
+ * checkpoint backwards nor keep publishing. Returns false when the checkpoint had moved.
+ */
+export async function moveForwarderCheckpoint(db: Kysely<any>, name: string, from: Position, to: Position): Promise<boolean> {
+  const result = await sql`
+    INSERT INTO forwarder_checkpoints AS c (name, position) VALUES (${name}, ${formatPosition(to)})
+    ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()
+    WHERE c.position = ${formatPosition(from)}`.execute(db);
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
