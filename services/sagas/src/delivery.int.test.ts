@@ -119,6 +119,14 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect(sink.received).toHaveLength(1);
   });
 
+  it("fails an email whose attachment bytes are missing from the blob store, without sending it", async () => {
+    const attachment = { id: randomUUID(), filename: "gone.pdf", contentType: "application/pdf", size: 3, contentId: null, disposition: "attachment" as const, blob: "f".repeat(64) };
+    const emailId = await send(content({ attachments: [attachment] }));
+    await waitForType(emailId, "EmailFailed");
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailFailed"]);
+    expect(sink.received).toHaveLength(0);
+  });
+
   it("records a 5xx as a permanent bounce of the refused recipient and sends nothing more", async () => {
     sink.refuseRecipient("gone@example.test", { code: 550, message: "5.1.1 no such user" });
     const emailId = await send(content({ to: ["gone@example.test"], bcc: [] }));

@@ -1,6 +1,7 @@
 import { formatTimestamp, type Logger } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
+import { BlobNotFoundError } from "@tidings/blobs";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { instantOf, loadEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
@@ -43,7 +44,15 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
     await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
     return;
   }
-  const raw = await deps.compose(content);
+  let raw: Buffer;
+  try {
+    raw = await deps.compose(content);
+  } catch (error) {
+    // Missing attachment bytes never come back: fail the email now rather than retry it into a dead letter.
+    if (!(error instanceof BlobNotFoundError)) throw error;
+    await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: formatTimestamp(new Date()) });
+    return;
+  }
   const outcome = await transport.send({ emailId, envelope, raw, tls: "opportunistic" });
   // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
   // Message-ID); nothing may be awaited before the outcome is recorded.
