@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { testMode } from "@tidings/postgres";
+import { productProjections } from "@tidings/projections";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
@@ -48,7 +49,7 @@ describe("tidings operator commands", () => {
   it("projections status shows every projection with its checkpoint and lag", async () => {
     const { stdout } = await tidings("projections", "status", "--json");
     const statuses = stdout.trim().split("\n").map((line) => JSON.parse(line));
-    expect(statuses.map((s) => s.name).sort()).toEqual(["api_keys", "streams", "teams"]);
+    expect(statuses.map((s) => s.name).sort()).toEqual([...productProjections.map((p) => p.name), "streams"].sort());
     for (const s of statuses) expect(s.checkpoint).toMatch(/^\d+\/\d+$/);
   });
 

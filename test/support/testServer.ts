@@ -39,6 +39,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const token = `re_${randomBase62(40)}`;
   const port = await freePort();
   const base = { PORT: String(port), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", TIDINGS_BOOTSTRAP_TOKEN: token, ...env };
+  // Server mode keeps no database in DATA_DIR, but the outbox transport still writes there.
+  const dataDir = mkdtempSync(join(tmpdir(), "tidings-e2e-"));
+  const removeDataDir = async () => rmSync(dataDir, { recursive: true, force: true });
   let cleanup: () => Promise<void>;
   let settings: Record<string, string>;
   if (testMode() === "server") {
@@ -46,6 +49,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     await database.database.close();
     settings = {
       ...base,
+      DATA_DIR: dataDir,
       EVENTSTORE_URL: database.url,
       DATABASE_URL: database.url,
       NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
@@ -55,11 +59,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     cleanup = async () => {
       await database.dispose();
       await deleteNatsStreams(settings.NATS_URL!, settings.NATS_PREFIX!);
+      await removeDataDir();
     };
   } else {
-    const dataDir = mkdtempSync(join(tmpdir(), "tidings-e2e-"));
     settings = { ...base, DATA_DIR: dataDir };
-    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+    cleanup = removeDataDir;
   }
   const config = loadConfig(settings);
   const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
