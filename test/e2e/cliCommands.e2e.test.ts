@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { testMode } from "@tidings/postgres";
 import { productProjections } from "@tidings/projections";
+import { sagaDurables } from "@tidings/sagas";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
@@ -51,6 +52,16 @@ describe("tidings operator commands", () => {
     const statuses = stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(statuses.map((s) => s.name).sort()).toEqual([...productProjections.map((p) => p.name), "streams"].sort());
     for (const s of statuses) expect(s.checkpoint).toMatch(/^\d+\/\d+$/);
+  });
+
+  it("status shows the projections and, per saga consumer, its dead letters", async () => {
+    const { stdout } = await tidings("status", "--json");
+    const report = JSON.parse(stdout) as { projections: { name: string }[]; deadLetters: { durable: string; letters: unknown[] }[] };
+    expect(report.projections.map((p) => p.name)).toContain("api_keys");
+    expect(report.deadLetters.map((d) => d.durable)).toEqual(sagaDurables);
+    for (const d of report.deadLetters) expect(d.letters).toEqual([]);
+    const text = await tidings("status");
+    expect(text.stdout).toMatch(/saga consumer\s+dead letters/);
   });
 
   it("projections rebuild prints progress and a checksum, and a second rebuild gives the same one", async () => {

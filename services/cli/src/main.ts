@@ -5,6 +5,7 @@ import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
+import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
 import { teamsSetRateLimit } from "./commands/teams.js";
 import { UsageError } from "./usageError.js";
@@ -13,6 +14,7 @@ const usage = `Usage: tidings <command>
 
   serve [--role api|projector|sagas|all]   run the service (default role: all)
   migrate                                  create or update every schema
+  status [--json]                          projections' lag and sagas' dead letters
   projections status [--json]              checkpoint, lag and state of each projection
   projections rebuild <name>               rebuild one projection from the first event
   audit stream <stream> [--json]           print a stream's events with their metadata
@@ -34,6 +36,7 @@ interface Invocation {
 const commands: Record<string, (i: Invocation) => Promise<void>> = {
   serve: ({ config, logger, options }) => serveUntilSignal(config, logger, options.role),
   migrate: ({ config, logger }) => migrateCommand(config, logger),
+  status: ({ config, logger, options }) => status(config, logger, options.json),
   "projections status": ({ config, logger, options }) => projectionsStatus(config, logger, options.json),
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),

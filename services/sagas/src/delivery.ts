@@ -1,3 +1,4 @@
+import { deliveryDurable } from "./durables.js";
 import { formatTimestamp, type Logger } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
@@ -125,7 +126,7 @@ const deliveryAckWaitMs = 5_000;
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return bus.consume(
-    { durable: "delivery", filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, concurrency },
+    { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, concurrency },
     async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
       const heartbeat = setInterval(() => message.working().catch(() => {}), deliveryAckWaitMs / 3);

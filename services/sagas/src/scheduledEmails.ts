@@ -1,3 +1,4 @@
+import { scheduledEmailEvents, schedulerDurable } from "./durables.js";
 import { formatTimestamp } from "@tidings/core";
 import { emailDecider, emailStream, type Decider, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
@@ -68,10 +69,9 @@ export async function syncSendTimer(store: EventStore, timers: Timers, emailId: 
 /** One durable consumer per event type: NATS 2.9 takes one filter subject per consumer. */
 export async function startSchedulerSaga(options: { bus: Bus; store: EventStore; timers: Timers }): Promise<Consumer[]> {
   const { bus, store, timers } = options;
-  const types = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"];
   return Promise.all(
-    types.map((type) =>
-      bus.consume({ durable: `scheduler-${type}`, filterSubject: `events.email.${type}`, maxDeliver: 10, concurrency: 4 }, async (message) => {
+    scheduledEmailEvents.map((type) =>
+      bus.consume({ durable: schedulerDurable(type), filterSubject: `events.email.${type}`, maxDeliver: 10, concurrency: 4 }, async (message) => {
         const event = fromForwardedEvent(message.data as ForwardedEvent);
         await syncSendTimer(store, timers, (event.data as { emailId: string }).emailId);
       }),

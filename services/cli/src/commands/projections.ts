@@ -3,6 +3,7 @@ import { projectionStatus, rebuildProjection, type RebuildProgress } from "@tidi
 import { openRuntime } from "../runtime.js";
 import { findProjection, projections } from "../projections.js";
 import { UsageError } from "../usageError.js";
+import { printTable } from "../table.js";
 
 /** `tidings projections status`: one line per projection, checkpoint, lag and state. */
 export async function projectionsStatus(config: Config, logger: Logger, json: boolean): Promise<void> {
@@ -55,9 +56,4 @@ export function progressLine(p: RebuildProgress, width = 30): string {
   const filled = Math.round(Math.min(1, Math.max(0, p.fraction)) * width);
   const eta = p.etaSeconds === undefined ? "--" : `${Math.ceil(p.etaSeconds)} s`;
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(p.fraction * 100).toFixed(0).padStart(3)}% ${p.events} events ${Math.round(p.eventsPerSecond)} events/s ETA ${eta}`;
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
