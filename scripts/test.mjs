@@ -47,7 +47,8 @@ function reachable(url, defaultPort) {
   });
 }
 
-if (!run("type-check and build (tsc -b)", "npx", ["tsc", "-b"])) {
+// The end-to-end tests are no package of their own; they are type-checked against the packages' sources.
+if (!run("type-check and build (tsc -b)", "npx", ["tsc", "-b"]) || !run("type-check the e2e tests", "npx", ["tsc", "-p", "test/tsconfig.json"])) {
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
 }

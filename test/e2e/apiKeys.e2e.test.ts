@@ -2,13 +2,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
+import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
 /** API keys through the official SDK (compat-reference §6.6), with the seed spec's `object` on create. */
 
 let server: TestServer;
 let resend: ReturnType<typeof client>;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 const anError = (statusCode: number, name: string) => ({ statusCode, name, message: expect.any(String) });
 
 /**
@@ -25,14 +24,6 @@ function client(token: string) {
       remove: (...args: Parameters<typeof keys.remove>) => paced(() => keys.remove(...args)),
     },
   };
-}
-
-async function paced<Result extends { error: { name: string } | null; headers: Record<string, string> | null }>(call: () => Promise<Result>): Promise<Result> {
-  for (;;) {
-    const result = await call();
-    if (result.error?.name !== "rate_limit_exceeded") return result;
-    await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
-  }
 }
 
 beforeAll(async () => {

@@ -2,22 +2,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
+import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
 /** The API request log through the official SDK (compat-reference §6.17), and the rate-limit headers it sees (§4). */
 
 let server: TestServer;
 let resend: Resend;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
-
-/** The bootstrap team has the default limit of 10 requests/s; a 429 is waited out, since the limit is not under test here. */
-async function paced<Result extends { error: { name: string } | null; headers: Record<string, string> | null }>(call: () => Promise<Result>): Promise<Result> {
-  for (;;) {
-    const result = await call();
-    if (result.error?.name !== "rate_limit_exceeded") return result;
-    await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
-  }
-}
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -1,25 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
+import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
 /** Templates through the official SDK (compat-reference §6.12): the SDK's camelCase options on our wire. */
 
 let server: TestServer;
 let templates: Resend["templates"];
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
-
-/**
- * The bootstrap team has the default limit of 10 requests/s, which these tests may reach: a 429 is waited
- * out as its `retry-after` says, since the limit is not under test.
- */
-async function paced<Result extends { error: { name: string } | null; headers: Record<string, string> | null }>(call: () => PromiseLike<Result>): Promise<Result> {
-  for (;;) {
-    const result = await call();
-    if (result.error?.name !== "rate_limit_exceeded") return result;
-    await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
-  }
-}
 
 beforeAll(async () => {
   server = await startTestServer();

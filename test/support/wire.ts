@@ -1,0 +1,17 @@
+/** What the contract's ids and timestamps look like on the wire (compat-reference §2.2). */
+export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
+
+type SdkResult = { error: { name: string } | null; headers: Record<string, string> | null };
+
+/**
+ * Calls the SDK again after a 429, waiting what its `retry-after` says: the bootstrap team has the
+ * default limit of 10 requests/s, which e2e tests may reach while the limit is not what they test.
+ */
+export async function paced<Result extends SdkResult>(call: () => PromiseLike<Result>): Promise<Result> {
+  for (;;) {
+    const result = await call();
+    if (result.error?.name !== "rate_limit_exceeded") return result;
+    await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
+  }
+}
