@@ -12,7 +12,6 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Fastify from "fastify";
-import pg from "pg";
 import { z } from "zod";
 import { createLogger, loadConfig, newId, systemClock } from "@tidings/core";
 import { buildApp, buildTransportApp, createApiServices, createTeamKey, databaseRateBuckets } from "@tidings/api";
@@ -21,12 +20,12 @@ import { handleCommand } from "@tidings/commands";
 import { teamDecider, teamStream } from "@tidings/domain";
 import { migrate } from "@tidings/postgres";
 import { checkpointMigrations, createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const connections = 64;
 
 /** wrk's own report, parsed: requests per second and the 99th percentile latency in milliseconds. */
@@ -58,18 +57,7 @@ async function withSettings(mode, body) {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const name = `tidings_bench_api_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await body({ EVENTSTORE_URL: url.toString(), TIDINGS_SECRET: "b".repeat(40) });
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  return withScratchDatabase("api", (url) => body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40) }));
 }
 
 /** Sequential latency and 64-way throughput of the bucket upsert, all on one team's row (the worst case). */

@@ -6,28 +6,12 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { openEventStore } from "@tidings/eventstore";
+import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const stores = (process.env.BENCH_STORES ?? "pglite,postgres").split(",");
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const writers = 8;
-
-async function withPostgres(run) {
-  const name = `tidings_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await run(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 async function withPglite(run) {
   const dir = mkdtempSync(join(tmpdir(), "tidings-bench-"));
@@ -82,7 +66,7 @@ async function measure(url, store, batch) {
 }
 
 for (const store of stores) {
-  const around = store === "postgres" ? withPostgres : withPglite;
+  const around = store === "postgres" ? (run) => withScratchDatabase("append", run) : withPglite;
   await around(async (url) => {
     for (const batch of [1, 100]) await measure(url, store, batch);
   });

@@ -6,9 +6,8 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const totalEvents = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const perStream = 20;
 const writers = 8;
@@ -22,25 +21,16 @@ if (process.argv[2] === "--rebuild") {
 }
 
 async function main() {
-  const name = `tidings_bench_rebuild_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const appended = await appendAll(url.toString());
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--rebuild", url.toString()], {
+  await withScratchDatabase("rebuild", async (url) => {
+    const appended = await appendAll(url);
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--rebuild", url], {
       stdio: ["ignore", "pipe", "inherit"],
       encoding: "utf8",
     });
     if (child.status !== 0) throw new Error(`the rebuild failed (exit ${child.status})`);
     const result = JSON.parse(child.stdout.trim().split("\n").at(-1));
     console.log(JSON.stringify({ bench: "projection-rebuild", store: "postgres", ...result, append_events_per_s: appended.eventsPerSecond }));
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }
 
 async function appendAll(url) {

@@ -12,20 +12,19 @@ import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
 import { startSmtpSink } from "@tidings/mail/testing";
 import { connect } from "nats";
 import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
+import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
 const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
 const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const connections = 64;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -61,18 +60,12 @@ async function withSettings(mode, body) {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const name = `tidings_bench_send_${process.pid}`;
   const prefix = `bench${randomBase62(8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
   try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await body({ EVENTSTORE_URL: url.toString(), TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix });
+    return await withScratchDatabase("send", (url) =>
+      body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }),
+    );
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
     const nc = await connect({ servers: natsUrl });
     const jsm = await nc.jetstreamManager();
     for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
