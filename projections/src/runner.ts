@@ -1,11 +1,10 @@
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
-import { formatPosition, type EventStore, type Position, type Subscription } from "@tidings/eventstore";
+import { formatPosition, subscriptionBatches, type EventStore, type Position, type Subscription } from "@tidings/eventstore";
 import { applyBatch, type BatchTarget } from "./applyBatch.js";
 import { createCheckpointWaiter, type CheckpointWaiter } from "./checkpointWaiter.js";
 import { CheckpointMovedError, ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
-import { liveBatches } from "./liveBatches.js";
 import { rebuildLock, runnerLock } from "./locks.js";
 import type { Projection } from "./projection.js";
 import { physicalTables } from "./readModelTables.js";
@@ -91,7 +90,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     subscriptions.add(subscription);
     let position = from;
     try {
-      for await (const batch of liveBatches(subscription, batchSize, batchMs)) {
+      for await (const batch of subscriptionBatches(subscription, batchSize, batchMs)) {
         if (stopped()) return;
         position = await applyBatch(database, target, position, batch);
         status.eventsApplied += batch.length;

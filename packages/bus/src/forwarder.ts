@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from "@tidings/core";
-import type { EventStore, RecordedEvent, Subscription } from "@tidings/eventstore";
+import { subscriptionBatches, type EventStore, type RecordedEvent, type Subscription } from "@tidings/eventstore";
 import { migrate, type Database } from "@tidings/postgres";
 import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
 import { forwarderMigrations, readForwarderCheckpoint, moveForwarderCheckpoint } from "./forwarderCheckpoint.js";
@@ -24,8 +24,6 @@ export interface Forwarder {
   readonly leading: boolean;
   stop(): Promise<void>;
 }
-
-const notReady = Symbol("not ready");
 
 class ForwarderFencedError extends Error {
   constructor(name: string) {
@@ -68,25 +66,8 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   const forward = async () => {
     let at = await readForwarderCheckpoint(database.db, name);
     subscription = store.subscribeToAll({ after: at });
-    const events = subscription[Symbol.asyncIterator]();
-    const pull = () => {
-      const next = events.next();
-      next.catch(() => {});
-      return next;
-    };
-    let next = pull();
-    for (;;) {
-      const first = await next;
-      if (first.done) return;
-      const batch = [first.value];
-      next = pull();
-      // Take what the subscription already holds, without waiting for the next event to be appended.
-      while (batch.length < batchSize) {
-        const ready = await Promise.race([next, new Promise<typeof notReady>((resolve) => setImmediate(() => resolve(notReady)))]);
-        if (ready === notReady || ready.done) break;
-        batch.push(ready.value);
-        next = pull();
-      }
+    // Batches of what the subscription already holds: publishing never waits for the next append.
+    for await (const batch of subscriptionBatches(subscription, batchSize, 0)) {
       await Promise.all(batch.map(publish));
       const last = batch[batch.length - 1]!.position;
       if (!(await moveForwarderCheckpoint(database.db, name, at, last))) throw new ForwarderFencedError(name);

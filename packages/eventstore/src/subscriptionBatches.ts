@@ -1,14 +1,14 @@
-import type { RecordedEvent, Subscription } from "@tidings/eventstore";
+import type { RecordedEvent, Subscription } from "./port.js";
 
 const TIMED_OUT = Symbol("timed out");
 
 /**
  * Groups a subscription's events into batches of up to `batchSize` events, or fewer once `batchMs` has
- * passed since the batch's first event. Waiting for a first event has no bound: an idle projection
+ * passed since the batch's first event (0: only what the subscription already holds). Waiting for a first event has no bound: an idle projection
  * applies nothing. During catch-up a page is already in memory, so batches fill at once; live, a lone
  * event waits at most `batchMs` for company.
  */
-export async function* liveBatches(subscription: Subscription, batchSize: number, batchMs: number): AsyncGenerator<RecordedEvent[]> {
+export async function* subscriptionBatches(subscription: Subscription, batchSize: number, batchMs: number): AsyncGenerator<RecordedEvent[]> {
   const iterator = subscription[Symbol.asyncIterator]();
   // The next event is requested before the batch is handed out; a failure meanwhile surfaces at its await.
   const pull = () => {
