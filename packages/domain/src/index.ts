@@ -16,3 +16,5 @@ export * from "./template/events.js";
 export * from "./template/rules.js";
 export * from "./template/decider.js";
 export * from "./template/renderForSend.js";
+export * from "./email/recipients.js";
+export * from "./email/deliveryAttempt.js";

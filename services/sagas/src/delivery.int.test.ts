@@ -3,7 +3,7 @@ import { simpleParser } from "mailparser";
 import { connect } from "nats";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
-import { emailDecider, emailStream, type EmailCommand, type EmailContent } from "@tidings/domain";
+import { emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
@@ -65,6 +65,16 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     const deadline = Date.now() + timeoutMs;
     while (!(await types(emailId)).includes(type)) {
       if (Date.now() > deadline) throw new Error(`${type} not recorded; stream has ${(await types(emailId)).join(", ")}`);
+      await sleep(50);
+    }
+  };
+
+  /** Until the stream's fold has no recipient left to send to. */
+  const waitForRecipientsSettled = async (emailId: string, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    const settled = async () => hasFinalOutcome(fold(emailDecider, (await store.readStream(emailStream(emailId))) as unknown as EmailEvent[]));
+    while (!(await settled())) {
+      if (Date.now() > deadline) throw new Error(`recipients still pending; stream has ${(await types(emailId)).join(", ")}`);
       await sleep(50);
     }
   };
@@ -159,6 +169,50 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailDeliveryDelayed", "EmailDeliveryDelayed", "EmailSent", "EmailDelivered"]);
     expect(sink.refusedMessages).toBe(2);
     expect(sink.withMessageId(`<${emailId}@tidings.test>`)).toHaveLength(1);
+  });
+
+  const copiesPerRecipient = (emailId: string) => {
+    const copies: Record<string, number> = {};
+    for (const message of sink.withMessageId(`<${emailId}@tidings.test>`)) for (const to of message.envelope.to) copies[to] = (copies[to] ?? 0) + 1;
+    return copies;
+  };
+
+  it("retries a partially deferred email only to the deferred recipient, so each recipient gets exactly one copy of the same bytes", async () => {
+    sink.refuseRecipient("bob@example.test", { code: 451, message: "4.2.0 greylisted" }, 1);
+    const emailId = await send(content({ to: ["Ann <ann@example.test>", "bob@example.test"] }));
+    await waitForType(emailId, "EmailDeliveryDelayed");
+    await sink.waitFor(() => copiesPerRecipient(emailId)["bob@example.test"] === 1);
+    await waitForRecipientsSettled(emailId);
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered", "EmailDeliveryDelayed", "EmailDelivered"]);
+    const [first, retry] = sink.withMessageId(`<${emailId}@tidings.test>`);
+    expect([first!.envelope.to, retry!.envelope.to]).toEqual([["ann@example.test", "audit@example.test"], ["bob@example.test"]]);
+    expect(retry!.raw.equals(first!.raw)).toBe(true);
+    const to = (await simpleParser(retry!.raw)).to;
+    expect((Array.isArray(to) ? to : [to]).flatMap((t) => t!.value.map((a) => a.address))).toEqual(["ann@example.test", "bob@example.test"]);
+    await sleep(700);
+    expect(copiesPerRecipient(emailId)).toEqual({ "ann@example.test": 1, "audit@example.test": 1, "bob@example.test": 1 });
+  });
+
+  it("bounces one recipient alone, suppressing only that address, and delivers to the others, retrying the deferred", async () => {
+    sink.refuseRecipient("left@example.test", { code: 550, message: "5.1.1 no such user" });
+    sink.refuseRecipient("bob@example.test", { code: 452, message: "4.2.2 mailbox full" }, 2);
+    const emailId = await send(content({ to: ["ann@example.test", "left@example.test", "bob@example.test"] }));
+    const suppressed = async () => (await sql<{ email: string }>`SELECT email FROM suppressions WHERE source_id = ${emailId}`.execute(test.database.db)).rows;
+    await waitForRecipientsSettled(emailId);
+    const recorded = (await store.readStream(emailStream(emailId))).map((e) => [e.type, (e.data as { recipients?: string[] }).recipients]);
+    expect(recorded).toEqual([
+      ["EmailQueued", undefined],
+      ["EmailSent", undefined],
+      ["EmailBounced", ["left@example.test"]],
+      ["EmailDelivered", ["ann@example.test", "audit@example.test"]],
+      ["EmailDeliveryDelayed", ["bob@example.test"]],
+      ["EmailDeliveryDelayed", ["bob@example.test"]],
+      ["EmailDelivered", ["bob@example.test"]],
+    ]);
+    const deadline = Date.now() + 5_000;
+    while ((await suppressed()).length === 0 && Date.now() < deadline) await sleep(50);
+    expect(await suppressed()).toEqual([{ email: "left@example.test" }]);
+    expect(copiesPerRecipient(emailId)).toEqual({ "ann@example.test": 1, "audit@example.test": 1, "bob@example.test": 1 });
   });
 
   it("records failed instead of a third deferral whose retry would fall more than 24 h after the first", async () => {

@@ -1,6 +1,6 @@
 import { deliveryDurable } from "./durables.js";
 import { formatTimestamp, type Logger } from "@tidings/core";
-import { hasFinalOutcome, parseMailbox, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
+import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
@@ -9,7 +9,8 @@ import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
-import type { DeliveryOutcome, MailTransport } from "@tidings/mail";
+import type { MailTransport } from "@tidings/mail";
+import { recipientResults } from "./recipientResults.js";
 
 export interface DeliveryDeps {
   store: EventStore;
@@ -39,7 +40,9 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
   const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
-  const envelope = { from: addressOf(content.from), to: [...content.to, ...content.cc, ...content.bcc].map(addressOf) };
+  // A retry goes only to the recipients without an outcome; the message keeps its headers (To, Cc,
+  // Message-ID), so those delivered before never get a second copy.
+  const envelope = { from: addressOf(content.from), to: pendingRecipients(state) };
   const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
     await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
@@ -59,37 +62,16 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   // Message-ID); nothing may be awaited before the outcome is recorded.
   const now = new Date();
   const at = formatTimestamp(now);
-  const reply = { response: outcome.response, code: outcome.code ?? null };
-  switch (outcome.kind) {
-    case "delivered":
-      await record({ type: "RecordEmailDelivered", now: at, ...reply });
-      break;
-    case "bounced":
-      await record({
-        type: "RecordEmailBounced",
-        recipients: bouncedRecipients(outcome, envelope.to),
-        bounce: { type: "permanent", message: outcome.response },
-        now: at,
-        ...reply,
-      });
-      break;
-    case "failed":
-      await record({ type: "RecordEmailFailed", reason: outcome.response, now: at, ...reply });
-      break;
-    case "deferred": {
-      const attempt = state.delayedAttempts + 1;
-      const retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
-      if (retryAt === null) {
-        await record({ type: "RecordEmailFailed", reason: `deferred for 24 hours: ${outcome.response}`, now: at, ...reply });
-        break;
-      }
-      // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
-      // retries, never a delayed email nobody will retry.
-      await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
-      await record({ type: "RecordEmailDeliveryDelayed", attempt, nextAttemptAt: formatTimestamp(retryAt), now: at, ...reply });
-      break;
-    }
+  const results = recipientResults(outcome, envelope.to);
+  const attempt = state.delayedAttempts + 1;
+  let retryAt: Date | null = null;
+  if (results.some((r) => r.kind === "deferred")) {
+    retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
+    // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
+    // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
+    if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
   }
+  await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: at });
   logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
 }
 
@@ -104,11 +86,6 @@ const acceptanceCheckValidMs = 60_000;
 function needsSuppressionCheck(state: EmailState, content: EmailContent): boolean {
   if (state.status !== "none" && state.delayedAttempts > 0) return true;
   return Date.now() - instantOf(content.createdAt).getTime() > acceptanceCheckValidMs;
-}
-
-function bouncedRecipients(outcome: DeliveryOutcome, envelopeTo: string[]): string[] {
-  const bounced = outcome.perRecipient?.filter((r) => r.kind === "bounced").map((r) => r.recipient) ?? [];
-  return bounced.length > 0 ? bounced : envelopeTo;
 }
 
 /** The envelope wants `a@b.c`, not `Name <a@b.c>`; the send path already checked every mailbox. */

@@ -114,45 +114,46 @@ describe("email decider: delivery outcomes", () => {
     given(emailDecider, [queued, sent]).when({ type: "RecordEmailSent", now }).then([]);
   });
 
-  it("records sent and delivered together when the transport accepted at once", () =>
-    given(emailDecider, [queued]).when({ type: "RecordEmailDelivered", now, ...reply }).then([sent, delivered]));
+  const attempt = (kind: "delivered" | "deferred" | "bounced", reply: { response: string; code: number }, n = 1): EmailCommand => ({
+    type: "RecordDeliveryAttempt",
+    results: [{ recipient: "ann@example.test", kind, ...reply }],
+    attempt: n,
+    nextAttemptAt: later,
+    now,
+  });
+  const one = { recipients: ["ann@example.test"] };
+  const deliveredToAnn: EmailEvent = { type: "EmailDelivered", data: { ...delivered.data, ...one } } as EmailEvent;
 
-  it("records delivered after sent", () =>
-    given(emailDecider, [queued, sent]).when({ type: "RecordEmailDelivered", now, ...reply }).then([delivered]));
+  it("records sent and delivered together when the transport accepted at once", () =>
+    given(emailDecider, [queued]).when(attempt("delivered", reply)).then([sent, deliveredToAnn]));
+
+  it("records delivered after sent", () => given(emailDecider, [queued, sent]).when(attempt("delivered", reply)).then([deliveredToAnn]));
 
   it("sends a scheduled email when its timer fires", () =>
-    given(emailDecider, [scheduled]).when({ type: "RecordEmailDelivered", now, ...reply }).then([sent, delivered]));
+    given(emailDecider, [scheduled]).when(attempt("delivered", reply)).then([sent, deliveredToAnn]));
 
   it("records each delay attempt once", () => {
-    const command: EmailCommand = { type: "RecordEmailDeliveryDelayed", attempt: 2, nextAttemptAt: later, now, response: "451 try later", code: 451 };
-    given(emailDecider, [queued, delayed(1)]).when(command).then([delayed(2)]);
-    given(emailDecider, [queued, delayed(1), delayed(2)]).when(command).then([]);
+    const delayedAnn = (n: number) => ({ type: "EmailDeliveryDelayed", data: { ...delayed(n).data, ...one } }) as EmailEvent;
+    const deferral = attempt("deferred", { response: "451 try later", code: 451 }, 2);
+    given(emailDecider, [queued, delayed(1)]).when(deferral).then([delayedAnn(2)]);
+    given(emailDecider, [queued, delayed(1), delayedAnn(2)]).when(deferral).then([]);
   });
 
   it("records a bounce with the team, for the suppression list", () =>
-    given(emailDecider, [queued])
-      .when({
-        type: "RecordEmailBounced",
-        recipients: ["ann@example.test"],
-        bounce: { type: "permanent", message: "550 no such user" },
-        now,
-        response: "550 no such user",
-        code: 550,
-      })
-      .then([bounced]));
+    given(emailDecider, [queued]).when(attempt("bounced", { response: "550 no such user", code: 550 })).then([bounced]));
 
   it("records a failure", () =>
     given(emailDecider, [queued, delayed(1)])
       .when({ type: "RecordEmailFailed", reason: "TLS required", response: null, code: null, now })
-      .then([{ type: "EmailFailed", data: { emailId, reason: "TLS required", failedAt: now, response: null, code: null } }]));
+      .then([{ type: "EmailFailed", data: { emailId, reason: "TLS required", failedAt: now, response: null, code: null, recipients: ["ann@example.test"] } }]));
 
-  const outcomes: EmailCommand[] = [
-    { type: "RecordEmailSent", now },
-    { type: "RecordEmailDelivered", now, ...reply },
-    { type: "RecordEmailDeliveryDelayed", attempt: 9, nextAttemptAt: null, now, ...reply },
-    { type: "RecordEmailBounced", recipients: [], bounce: { type: "permanent", message: "x" }, now, ...reply },
-    { type: "RecordEmailFailed", reason: "x", response: null, code: null, now },
-    { type: "RecordEmailSuppressed", recipients: [], now },
+  const outcomes: [string, EmailCommand][] = [
+    ["RecordEmailSent", { type: "RecordEmailSent", now }],
+    ["a delivery", attempt("delivered", reply)],
+    ["a deferral", attempt("deferred", reply, 9)],
+    ["a bounce", attempt("bounced", reply)],
+    ["RecordEmailFailed", { type: "RecordEmailFailed", reason: "x", response: null, code: null, now }],
+    ["RecordEmailSuppressed", { type: "RecordEmailSuppressed", recipients: [], now }],
   ];
   const finals: [string, EmailEvent[]][] = [
     ["delivered", [queued, sent, delivered]],
@@ -161,8 +162,8 @@ describe("email decider: delivery outcomes", () => {
     ["suppressed", [queued, { type: "EmailSuppressed", data: { emailId, recipients: [], suppressedAt: now } }]],
   ];
   for (const [status, history] of finals)
-    for (const outcome of outcomes)
-      it(`appends nothing for ${outcome.type} once the email is ${status}`, () => given(emailDecider, history).when(outcome).then([]));
+    for (const [name, outcome] of outcomes)
+      it(`appends nothing for ${name} once the email is ${status}`, () => given(emailDecider, history).when(outcome).then([]));
 
   it("does not record an outcome for an unknown email", () =>
     given(emailDecider).when({ type: "RecordEmailSent", now }).thenError("not_found"));

@@ -1,5 +1,7 @@
 import { DomainError, type Decider } from "../decider.js";
+import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.js";
 import type { EmailContent, EmailEvent } from "./events.js";
+import { envelopeRecipients, recipientKey, type RecipientSettlement } from "./recipients.js";
 
 /** The wire's `last_event` values this aggregate produces (reference §6.1; opens and clicks come later). */
 export type EmailStatus =
@@ -13,16 +15,21 @@ export type EmailStatus =
   | "failed"
   | "suppressed";
 
-const finalStatuses: ReadonlySet<EmailStatus> = new Set(["canceled", "delivered", "bounced", "failed", "suppressed"]);
-
 export type EmailState =
   | { status: "none" }
-  | { status: EmailStatus; emailId: string; teamId: string; scheduledAt: string | null; sent: boolean; delayedAttempts: number };
-
-interface SmtpReply {
-  response: string;
-  code: number | null;
-}
+  | {
+      /** The last event's `last_event`: the delivery decider orders an attempt's events so it is the email's. */
+      status: EmailStatus;
+      emailId: string;
+      teamId: string;
+      scheduledAt: string | null;
+      sent: boolean;
+      delayedAttempts: number;
+      /** The envelope, in order (`envelopeRecipients`). */
+      recipients: string[];
+      /** By `recipientKey`: the recipients whose delivery has ended; the others are pending. */
+      settled: Readonly<Record<string, RecipientSettlement>>;
+    };
 
 export type EmailCommand =
   | {
@@ -37,18 +44,29 @@ export type EmailCommand =
   | { type: "RescheduleEmail"; teamId: string; scheduledAt: string; now: string }
   | { type: "CancelEmail"; teamId: string; now: string }
   | { type: "RecordEmailSent"; now: string }
-  | ({ type: "RecordEmailDelivered"; now: string } & SmtpReply)
-  | ({ type: "RecordEmailDeliveryDelayed"; attempt: number; nextAttemptAt: string | null; now: string } & SmtpReply)
-  | ({
-      type: "RecordEmailBounced";
-      recipients: string[];
-      bounce: { type: "permanent" | "transient" | "undetermined"; message: string };
-      now: string;
-    } & SmtpReply)
+  | ({ type: "RecordDeliveryAttempt" } & DeliveryAttempt)
+  /** The whole rest of the email fails (its message could not be built). */
   | { type: "RecordEmailFailed"; reason: string; response: string | null; code: number | null; now: string }
   | { type: "RecordEmailSuppressed"; recipients: string[]; now: string };
 
-export const hasFinalOutcome = (state: EmailState) => state.status !== "none" && finalStatuses.has(state.status);
+/** The recipients a delivery still has to reach, in envelope order: a retry sends to these only. */
+export function pendingRecipients(state: EmailState): string[] {
+  if (state.status === "none" || state.status === "canceled") return [];
+  return state.recipients.filter((r) => state.settled[recipientKey(r)] === undefined);
+}
+
+/** Canceled, or every recipient settled: nothing is ever sent for it again. */
+export const hasFinalOutcome = (state: EmailState) => state.status !== "none" && pendingRecipients(state).length === 0;
+
+/**
+ * Settles `recipients`, or when absent every pending recipient: an event recorded before outcomes named
+ * their recipients was the email's one outcome. A recipient settles once; the first outcome stays.
+ */
+function settle(state: Extract<EmailState, { emailId: string }>, as: RecipientSettlement, recipients?: string[]): Record<string, RecipientSettlement> {
+  const settled = { ...state.settled };
+  for (const recipient of recipients ?? pendingRecipients(state)) settled[recipientKey(recipient)] ??= as;
+  return settled;
+}
 
 const notFound = () => new DomainError("not_found", "Email not found");
 
@@ -69,18 +87,28 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
   evolve(state, event) {
     if (event.type === "EmailQueued" || event.type === "EmailScheduled") {
       const scheduledAt = event.type === "EmailScheduled" ? event.data.scheduledAt : null;
-      return { status: statusAfter[event.type]!, emailId: event.data.emailId, teamId: event.data.teamId, scheduledAt, sent: false, delayedAttempts: 0 };
+      const { emailId, teamId } = event.data;
+      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {} };
     }
     if (state.status === "none") return state;
+    const status = statusAfter[event.type] ?? state.status;
     switch (event.type) {
       case "EmailRescheduled":
         return { ...state, scheduledAt: event.data.scheduledAt };
       case "EmailSent":
-        return { ...state, status: "sent", sent: true };
+        return { ...state, status, sent: true };
       case "EmailDeliveryDelayed":
-        return { ...state, status: "delivery_delayed", delayedAttempts: Math.max(state.delayedAttempts, event.data.attempt) };
+        return { ...state, status, delayedAttempts: Math.max(state.delayedAttempts, event.data.attempt) };
+      case "EmailDelivered":
+        return { ...state, status, sent: true, settled: settle(state, "delivered", event.data.recipients) };
+      case "EmailBounced":
+        return { ...state, status, settled: settle(state, "bounced", event.data.recipients) };
+      case "EmailFailed":
+        return { ...state, status, settled: settle(state, "failed", event.data.recipients) };
+      case "EmailSuppressed":
+        return { ...state, status, settled: settle(state, "suppressed") };
       default:
-        return { ...state, status: statusAfter[event.type]! };
+        return { ...state, status };
     }
   },
   decide(command, state) {
@@ -107,25 +135,13 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
     switch (command.type) {
       case "RecordEmailSent":
         return state.sent ? [] : [{ type: "EmailSent", data: { emailId, sentAt: command.now } }];
-      case "RecordEmailDelivered": {
-        const delivered: EmailEvent = {
-          type: "EmailDelivered",
-          data: { emailId, deliveredAt: command.now, response: command.response, code: command.code },
-        };
-        return state.sent ? [delivered] : [{ type: "EmailSent", data: { emailId, sentAt: command.now } }, delivered];
-      }
-      case "RecordEmailDeliveryDelayed": {
-        if (command.attempt <= state.delayedAttempts) return [];
-        const { attempt, nextAttemptAt, response, code, now } = command;
-        return [{ type: "EmailDeliveryDelayed", data: { emailId, attempt, nextAttemptAt, delayedAt: now, response, code } }];
-      }
-      case "RecordEmailBounced": {
-        const { recipients, bounce, response, code, now } = command;
-        return [{ type: "EmailBounced", data: { emailId, teamId: state.teamId, recipients, bounce, bouncedAt: now, response, code } }];
+      case "RecordDeliveryAttempt": {
+        const pending = new Set(pendingRecipients(state).map(recipientKey));
+        return decideDeliveryAttempt(command, { ...state, pending });
       }
       case "RecordEmailFailed": {
         const { reason, response, code, now } = command;
-        return [{ type: "EmailFailed", data: { emailId, reason, failedAt: now, response, code } }];
+        return [{ type: "EmailFailed", data: { emailId, reason, failedAt: now, response, code, recipients: pendingRecipients(state) } }];
       }
       case "RecordEmailSuppressed":
         return [{ type: "EmailSuppressed", data: { emailId, recipients: command.recipients, suppressedAt: command.now } }];

@@ -59,6 +59,15 @@ export const EmailCanceled = z.object({
 /** The SMTP server's reply, kept verbatim for support and webhooks. */
 const smtpReply = { response: z.string(), code: z.number().int().nullable() };
 
+/**
+ * The envelope recipients an outcome is about: one delivery attempt can deliver to some, defer others and
+ * bounce the rest, and a retry goes only to those still pending. Added as an optional field, not as a new
+ * version with an upcaster (DESIGN §4), because its absence already means what events recorded without it
+ * meant: the email had one outcome, for every recipient not yet settled, and `evolve` folds it so. An
+ * upcaster could not fill it in anyway: the recipients are in the stream's EmailQueued, not in the event.
+ */
+const aboutRecipients = { recipients: z.array(z.string()).optional() };
+
 export const EmailSent = z.object({
   type: z.literal("EmailSent"),
   data: z.object({ emailId: z.uuid(), sentAt: z.string() }),
@@ -66,7 +75,7 @@ export const EmailSent = z.object({
 
 export const EmailDelivered = z.object({
   type: z.literal("EmailDelivered"),
-  data: z.object({ emailId: z.uuid(), deliveredAt: z.string(), ...smtpReply }),
+  data: z.object({ emailId: z.uuid(), deliveredAt: z.string(), ...smtpReply, ...aboutRecipients }),
 });
 
 export const EmailDeliveryDelayed = z.object({
@@ -77,6 +86,7 @@ export const EmailDeliveryDelayed = z.object({
     nextAttemptAt: z.string().nullable(),
     delayedAt: z.string(),
     ...smtpReply,
+    ...aboutRecipients,
   }),
 });
 
@@ -95,9 +105,17 @@ export const EmailBounced = z.object({
 
 export const EmailFailed = z.object({
   type: z.literal("EmailFailed"),
-  data: z.object({ emailId: z.uuid(), reason: z.string(), failedAt: z.string(), response: z.string().nullable(), code: z.number().int().nullable() }),
+  data: z.object({
+    emailId: z.uuid(),
+    reason: z.string(),
+    failedAt: z.string(),
+    response: z.string().nullable(),
+    code: z.number().int().nullable(),
+    ...aboutRecipients,
+  }),
 });
 
+/** The rest of the email is not sent: every recipient still pending is settled; `recipients` are the ones on the list. */
 export const EmailSuppressed = z.object({
   type: z.literal("EmailSuppressed"),
   data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string() }),

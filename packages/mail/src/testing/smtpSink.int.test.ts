@@ -3,10 +3,10 @@ import type { MailTransport } from "../port.js";
 import { createSmtpTransport } from "../smtp/smtpTransport.js";
 import { startSmtpSink, type SmtpSink } from "./smtpSink.js";
 
-const send = (transport: MailTransport, id: string) =>
+const send = (transport: MailTransport, id: string, to = ["ann@example.test"]) =>
   transport.send({
     emailId: id,
-    envelope: { from: "a@acme.test", to: ["ann@example.test"] },
+    envelope: { from: "a@acme.test", to },
     raw: Buffer.from(`Subject: ${id}\r\nMessage-ID: <${id}@acme.test>\r\n\r\nhi\r\n`),
     tls: "opportunistic",
   });
@@ -30,6 +30,18 @@ describe("SMTP sink", () => {
     expect(kinds).toEqual(["deferred", "deferred", "delivered"]);
     expect(sink.refusedMessages).toBe(2);
     expect(sink.received.map((m) => m.messageId)).toEqual(["<f3@acme.test>"]);
+  });
+
+  it("refuses a recipient at RCPT only the next N times when told so, then accepts it", async () => {
+    sink.reset();
+    sink.refuseRecipient("Bob@example.test", { code: 451, message: "4.2.0 greylisted" }, 1);
+    const first = await send(transport, "r1", ["ann@example.test", "bob@example.test"]);
+    expect(first.perRecipient?.map((r) => [r.recipient, r.kind, r.code])).toEqual([
+      ["ann@example.test", "delivered", 250],
+      ["bob@example.test", "deferred", 451],
+    ]);
+    expect((await send(transport, "r2", ["bob@example.test"])).kind).toBe("delivered");
+    expect(sink.received.map((m) => m.envelope.to)).toEqual([["ann@example.test"], ["bob@example.test"]]);
   });
 
   it("wakes a waiter when the awaited message arrives, and times out naming what it holds", async () => {

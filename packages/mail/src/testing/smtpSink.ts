@@ -43,8 +43,8 @@ export interface SmtpSink {
   /** Client connections open now, and the most open at once since start or `reset`. */
   openConnections: number;
   peakConnections: number;
-  /** RCPT TO this address (any case) answers `reply` until `reset`. */
-  refuseRecipient(address: string, reply: SinkReply): void;
+  /** RCPT TO this address (any case) answers `reply` until `reset`, or only the next `times` times, then accepts. */
+  refuseRecipient(address: string, reply: SinkReply, times?: number): void;
   /** The next `count` messages get `reply` after DATA instead of 250, and are not kept. */
   failNext(count: number, reply: SinkReply): void;
   /** Waits this long before each DATA reply. */
@@ -70,7 +70,7 @@ const replyError = (reply: SinkReply) => Object.assign(new Error(reply.message),
 
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const host = options.host ?? "127.0.0.1";
-  const refusedRecipients = new Map<string, SinkReply>();
+  const refusedRecipients = new Map<string, { reply: SinkReply; remaining: number }>();
   let failures: { remaining: number; reply: SinkReply } | undefined;
   let replyDelayMs = 0;
   const waiters = new Set<() => void>();
@@ -94,8 +94,10 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       sink.openConnections--;
     },
     onRcptTo(address, _session, callback) {
-      const reply = refusedRecipients.get(address.address.toLowerCase());
-      callback(reply ? replyError(reply) : undefined);
+      const refusal = refusedRecipients.get(address.address.toLowerCase());
+      if (!refusal || refusal.remaining <= 0) return callback();
+      refusal.remaining--;
+      callback(replyError(refusal.reply));
     },
     onData(stream, session: SMTPServerSession, callback) {
       const chunks: Buffer[] = [];
@@ -142,8 +144,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     refusedMessages: 0,
     openConnections: 0,
     peakConnections: 0,
-    refuseRecipient(address, reply) {
-      refusedRecipients.set(address.toLowerCase(), reply);
+    refuseRecipient(address, reply, times = Infinity) {
+      refusedRecipients.set(address.toLowerCase(), { reply, remaining: times });
     },
     failNext(count, reply) {
       failures = { remaining: count, reply };
