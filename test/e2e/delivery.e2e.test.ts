@@ -93,6 +93,26 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
     expect(sink.withMessageId(`<${id}@${host()}>`)).toHaveLength(1);
   });
 
+  it("shows delivery_delayed while one recipient is deferred, then delivered, each recipient getting one copy", async () => {
+    sink.refuseRecipient("greylisted@example.test", { code: 451, message: "4.2.0 greylisted" }, 1);
+    const id = await send({ to: ["ann@example.test", "greylisted@example.test"], cc: "cy@example.test" });
+    await waitForLastEvent(id, "delivery_delayed");
+    expect(sink.withMessageId(`<${id}@${host()}>`).map((m) => m.envelope.to)).toEqual([["ann@example.test", "cy@example.test"]]);
+    await waitForLastEvent(id, "delivered");
+    expect(sink.withMessageId(`<${id}@${host()}>`).map((m) => m.envelope.to)).toEqual([["ann@example.test", "cy@example.test"], ["greylisted@example.test"]]);
+  });
+
+  it("shows delivered when the others took it and one recipient bounced, and suppresses only that one", async () => {
+    sink.refuseRecipient("left-team@example.test", { code: 550, message: "5.1.1 no such user" });
+    const id = await send({ to: ["ann@example.test", "left-team@example.test"] });
+    await waitForLastEvent(id, "delivered");
+    const again = await send({ to: "left-team@example.test" });
+    await waitForLastEvent(again, "suppressed");
+    const stillSent = await send({ to: "ann@example.test" });
+    await waitForLastEvent(stillSent, "delivered");
+    expect(sink.received.map((m) => m.envelope.to)).toEqual([["ann@example.test"], ["ann@example.test"]]);
+  });
+
   it("delivers a send scheduled 2 s ahead after its time", async () => {
     const at = new Date(Date.now() + 2_000);
     const id = await send({ to: "soon@example.test", scheduledAt: at.toISOString() });
