@@ -3,7 +3,8 @@ import { fold } from "../decider.js";
 import { given } from "../scenario.js";
 import { emailDecider, hasFinalOutcome, pendingRecipients, type EmailCommand } from "./decider.js";
 import type { RecipientResult } from "./deliveryAttempt.js";
-import type { EmailContent, EmailEvent } from "./events.js";
+import { anEmailContent } from "./anEmailContent.js";
+import type { EmailEvent } from "./events.js";
 import { envelopeRecipients } from "./recipients.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
@@ -11,25 +12,7 @@ const emailId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const now = "2026-11-23 10:00:00.000000+00";
 const retryAt = "2026-11-23 10:01:00.000000+00";
 
-const content: EmailContent = {
-  emailId,
-  teamId,
-  from: "Acme <hi@acme.test>",
-  to: ["Ann <ann@example.test>", "bob@example.test"],
-  cc: ["cy@other.test"],
-  bcc: [],
-  replyTo: [],
-  subject: "Hello",
-  html: "<p>Hi</p>",
-  text: "Hi",
-  headers: {},
-  tags: [],
-  attachments: [],
-  templateId: null,
-  templateVersion: null,
-  domainId: null,
-  createdAt: now,
-};
+const content = anEmailContent({ emailId, teamId, to: ["Ann <ann@example.test>", "bob@example.test"], cc: ["cy@other.test"], createdAt: now });
 const queued: EmailEvent = { type: "EmailQueued", data: content };
 
 const ok = (recipient: string): RecipientResult => ({ recipient, kind: "delivered", code: 250, response: "250 OK: queued" });
