@@ -16,3 +16,7 @@ export * from "./template/events.js";
 export * from "./template/rules.js";
 export * from "./template/decider.js";
 export * from "./template/renderForSend.js";
+export * from "./domain/events.js";
+export * from "./domain/rules.js";
+export * from "./domain/records.js";
+export * from "./domain/decider.js";
