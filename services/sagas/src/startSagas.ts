@@ -16,6 +16,8 @@ export interface SagaDeps {
   database: Database;
   bus: Bus;
   config: Config;
+  /** Opens DKIM private keys: embedded mode's generated secret; defaults to TIDINGS_SECRET. */
+  secret?: string;
   logger: Logger;
 }
 

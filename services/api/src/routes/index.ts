@@ -1,6 +1,7 @@
 import type { ApiRoutes, TransportDeps } from "../app.js";
 import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
+import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
@@ -16,5 +17,5 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services)];
+  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services), domainRoutes(services)];
 }
