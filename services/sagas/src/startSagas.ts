@@ -6,6 +6,8 @@ import { createBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
+import { createRecordLookup } from "./domainRecordLookup.js";
+import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domainVerification.js";
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
@@ -26,7 +28,7 @@ export interface RunningSagas {
 }
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string };
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -50,12 +52,21 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
     };
+    const domainChecks: DomainVerificationDeps = {
+      store,
+      timers,
+      lookup: createRecordLookup({ dnsServers: config.DNS_SERVERS }),
+      logger: logger.child({ saga: "domain-verification" }),
+      recheckMs: config.DOMAIN_RECHECK_MS,
+      verifiedRecheckMs: config.DOMAIN_VERIFIED_RECHECK_MS,
+    };
     const poller = startTimerPoller({
       database,
       logger: logger.child({ component: "timers" }),
       async fire(timer: DueTimer) {
         const payload = timer.payload as TimerPayload;
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
+        else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else await deliverEmail(deps, payload.emailId);
       },
     });
@@ -63,6 +74,7 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     const consumers: Consumer[] = [
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
       ...(await startSchedulerSaga({ bus, store, timers })),
+      await startDomainVerificationSaga({ bus, deps: domainChecks }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
     return { stop };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DnsRecord, DomainSettings, RecordTargets } from "./events.js";
-import { domainRecords, statusAfterCheck, withResults } from "./records.js";
+import { domainRecords, recordMatches, statusAfterCheck, withResults } from "./records.js";
 import { DEFAULT_CAPABILITIES } from "./rules.js";
 
 const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
@@ -51,4 +51,27 @@ describe("statusAfterCheck", () => {
     expect(statusAfterCheck(withResults(records, { dkim: "failed", "spf-mx": "verified", "spf-txt": "verified", tracking: "verified" }))).toBe("partially_failed"));
   it("is failed when nothing required is verified, temporary failures included", () =>
     expect(statusAfterCheck(withResults(records, { dkim: "temporary_failure", "spf-mx": "failed", "spf-txt": "failed", tracking: "failed", dmarc: "verified" }))).toBe("failed"));
+});
+
+describe("recordMatches", () => {
+  const [dkim, spfMx, spfTxt, dmarc] = domainRecords("example.com", settings(), targets, "KEY+/=");
+  it("matches a DKIM record carrying our key, however it is spaced", () => {
+    expect(recordMatches(dkim!, ["v=DKIM1; k=rsa; p=KEY+/="])).toBe(true);
+    expect(recordMatches(dkim!, ["v=DKIM1;  p=KEY+/= "])).toBe(true);
+    expect(recordMatches(dkim!, ["v=DKIM1; k=rsa; p=OTHER"])).toBe(false);
+    expect(recordMatches(dkim!, [])).toBe(false);
+  });
+  it("matches an SPF record that includes ours among others", () => {
+    expect(recordMatches(spfTxt!, ["v=spf1 include:other.test include:spf.mail.test -all"])).toBe(true);
+    expect(recordMatches(spfTxt!, ["v=spf1 include:other.test -all"])).toBe(false);
+    expect(recordMatches(spfTxt!, ["include:spf.mail.test"])).toBe(false);
+  });
+  it("matches an MX host whatever its case or trailing dot", () => {
+    expect(recordMatches(spfMx!, ["MX.Mail.Test."])).toBe(true);
+    expect(recordMatches(spfMx!, ["mx.other.test"])).toBe(false);
+  });
+  it("matches any published DMARC policy", () => {
+    expect(recordMatches(dmarc!, ["v=DMARC1; p=reject; rua=mailto:x@example.com"])).toBe(true);
+    expect(recordMatches(dmarc!, ["v=spf1 -all"])).toBe(false);
+  });
 });

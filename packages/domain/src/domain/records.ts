@@ -69,3 +69,28 @@ export const withStatus = (records: DnsRecord[], status: RecordStatus): DnsRecor
 
 /** May the domain's mail go out: sending enabled, and the records a send relies on verified at the last check. */
 export const isSendingStatus = (status: DomainStatus) => status === "verified" || status === "partially_verified";
+
+const hostOf = (value: string) => value.toLowerCase().replace(/\.$/, "");
+const compact = (value: string) => value.replace(/\s+/g, "");
+
+/**
+ * Whether what DNS answered for a record's name and type satisfies it. TXT answers are whole records (the
+ * character-strings joined). SPF passes when a `v=spf1` record includes ours, whatever else it includes;
+ * DKIM when a record carries our key; DMARC when any DMARC policy is published.
+ */
+export function recordMatches(record: Pick<DnsRecord, "key" | "type" | "value">, answers: string[]): boolean {
+  switch (record.key) {
+    case "spf-txt": {
+      const include = record.value.split(/\s+/).find((term) => term.startsWith("include:"))!;
+      return answers.some((a) => /^v=spf1(\s|$)/i.test(a.trim()) && a.split(/\s+/).some((term) => term.toLowerCase() === include.toLowerCase()));
+    }
+    case "dkim": {
+      const key = /p=([^;]+)/.exec(compact(record.value))?.[1];
+      return answers.some((a) => /p=([^;]+)/.exec(compact(a))?.[1] === key);
+    }
+    case "dmarc":
+      return answers.some((a) => /^v=DMARC1\s*(;|$)/i.test(a.trim()));
+    default:
+      return answers.some((a) => hostOf(a) === hostOf(record.value));
+  }
+}

@@ -1,6 +1,6 @@
 import { isUuid } from "@tidings/core";
-import { reservationStream, reservedBy, type ReserveOptions } from "@tidings/commands";
-import { domainDecider, domainStream, fold, type DomainEvent, type DomainState, type LiveDomain } from "@tidings/domain";
+import { loadState, reservationStream, reservedBy, type ReserveOptions } from "@tidings/commands";
+import { domainDecider, domainStream, type DomainState, type LiveDomain } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
 /**
@@ -9,10 +9,7 @@ import type { EventStore } from "@tidings/eventstore";
  */
 export const domainNameStream = (name: string) => reservationStream("all-teams", "domain-name", name);
 
-export async function loadDomain(store: EventStore, domainId: string): Promise<DomainState> {
-  const events = await store.readStream(domainStream(domainId));
-  return fold(domainDecider, events.map((e) => ({ type: e.type, data: e.data }) as DomainEvent));
-}
+export const loadDomain = (store: EventStore, domainId: string): Promise<DomainState> => loadState(store, domainStream(domainId), domainDecider);
 
 const isLive = (state: DomainState, teamId: string): state is LiveDomain => state.status === "active" && state.teamId === teamId;
 
