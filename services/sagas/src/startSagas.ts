@@ -7,6 +7,7 @@ import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
+import { sendingDomains } from "./sendingDomain.js";
 import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domainVerification.js";
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
@@ -34,7 +35,7 @@ type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
-export async function startSagas({ store, database, bus, config, logger }: SagaDeps): Promise<RunningSagas> {
+export async function startSagas({ store, database, bus, config, secret, logger }: SagaDeps): Promise<RunningSagas> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch((error) => logger.error({ err: error }, "saga stop failed"));
@@ -43,10 +44,12 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
     stops.push(() => transport.close());
     const timers = createTimers(database);
+    const sendingDomain = sendingDomains(store, secret ?? config.TIDINGS_SECRET);
     const deps: DeliveryDeps = {
       store,
       transport,
-      compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname }),
+      compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname, sendingDomain }),
+      tlsPolicy: async (content) => (await sendingDomain(content.domainId)).tls,
       timers,
       suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),
