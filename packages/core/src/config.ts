@@ -19,10 +19,12 @@ const url = (protocols: string[]) =>
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const dnsLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** Underscores are allowed: DNS names such as `_spf.example.com` are not host names, but records point at them. */
+const dnsNameLabel = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 const hostname = z
   .string()
   .transform((v) => v.toLowerCase().replace(/\.$/, ""))
-  .refine((v) => v.length <= 253 && v.split(".").every((label) => dnsLabel.test(label)));
+  .refine((v) => v.length <= 253 && v.split(".").every((label) => dnsNameLabel.test(label)));
 
 const isResolverAddress = (v: string) => {
   const bracketed = /^\[(.+)\](?::(\d{1,5}))?$/.exec(v);
