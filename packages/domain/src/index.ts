@@ -20,3 +20,5 @@ export * from "./domain/events.js";
 export * from "./domain/rules.js";
 export * from "./domain/records.js";
 export * from "./domain/decider.js";
+export * from "./domainclaim/events.js";
+export * from "./domainclaim/decider.js";
