@@ -36,7 +36,7 @@ export type DomainCommand =
       now: string;
     }
   | { type: "UpdateDomain"; teamId: string; changes: DomainChanges; now: string }
-  | { type: "DeleteDomain"; teamId: string; now: string }
+  | { type: "DeleteDomain"; teamId: string; now: string; claimedBy?: string }
   | { type: "StartDomainVerification"; teamId: string; verificationId: string; now: string; deadline: string }
   | { type: "RecordDomainCheck"; checkId: string; results: RecordResult[]; now: string }
   | { type: "FailDomainVerification"; verificationId: string; now: string };
@@ -146,7 +146,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       }
       case "DeleteDomain":
         if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
-        return [{ type: "DomainDeleted", data: { domainId: state.domainId, name: state.name, deletedAt: command.now } }];
+        return [{ type: "DomainDeleted", data: { domainId: state.domainId, name: state.name, deletedAt: command.now, ...(command.claimedBy ? { claimedBy: command.claimedBy } : {}) } }];
       case "StartDomainVerification": {
         if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
         if (state.verification?.verificationId === command.verificationId) return [];

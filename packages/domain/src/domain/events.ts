@@ -81,7 +81,8 @@ export const DomainUpdated = z.object({
 
 export const DomainDeleted = z.object({
   type: z.literal("DomainDeleted"),
-  data: z.object({ domainId: z.uuid(), name: z.string(), deletedAt: z.string() }),
+  /** `claimedBy`: the domain of the team that took the name over with a claim, when that is why. */
+  data: z.object({ domainId: z.uuid(), name: z.string(), deletedAt: z.string(), claimedBy: z.uuid().optional() }),
 });
 
 /** A check was asked for: records go `pending`, and re-checks run until `deadline` (72 h) unless verified first. */

@@ -61,7 +61,7 @@ const reference = z.object({ object: z.literal("domain"), id: z.uuid() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
 /** §3.2 names a region outside the four `invalid_region`, not a generic validation error: checked before the schema. */
-const checkRegionField: preValidationHookHandler = (request, _reply, done) => {
+export const checkRegionField: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { region?: unknown } | null | undefined;
   const region = body !== null && typeof body === "object" && !Array.isArray(body) ? body.region : undefined;
   const invalid = region === undefined ? undefined : checkRegion(String(region));

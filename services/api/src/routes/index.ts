@@ -1,6 +1,7 @@
 import type { ApiRoutes, TransportDeps } from "../app.js";
 import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
+import { domainClaimRoutes } from "./domainClaims.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
 import { healthRoutes } from "./health.js";
@@ -17,5 +18,5 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services), domainRoutes(services)];
+  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services), domainRoutes(services), domainClaimRoutes(services)];
 }
