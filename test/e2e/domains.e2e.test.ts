@@ -5,6 +5,7 @@ import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/mail/testing";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+import { aTeamKey } from "../support/teamKey.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
@@ -187,5 +188,38 @@ describe("sending from a domain", () => {
     const { data } = await resend.emails.send({ from: from(domain.name), to: "bob@example.test", subject: "TLS", html: "<p>TLS</p>" });
     await lastEvent(data!.id, "failed");
     expect(sink.received.some((m) => m.messageId?.startsWith(`<${data!.id}@`))).toBe(false);
+  });
+});
+
+describe("resend.domains.claims", () => {
+  it("takes a domain over from another team: blocked by its scheduled mail first, then completed", async () => {
+    const claimant = new Resend(await aTeamKey(server.serving.runtime, "claimant"), { baseUrl: server.url });
+    const held = await create({ name: uniqueName("claimed") });
+    publish(held.records);
+    await resend.domains.verify(held.id);
+    await waitForDomain(held.id, (d) => d.status === "verified");
+    const scheduled = await resend.emails.send({ from: `hello@${held.name}`, to: "ann@example.test", subject: "Later", html: "<p>x</p>", scheduledAt: "in 1 hour" });
+    expect(scheduled.error).toBeNull();
+
+    const taken = await claimant.domains.create({ name: held.name });
+    expect(taken.error).toMatchObject({ statusCode: 403, name: "validation_error", message: expect.stringContaining("claim") });
+    const { data: claim, error } = await claimant.domains.claims.create({ name: held.name });
+    expect(error).toBeNull();
+    expect(claim).toMatchObject({ object: "domain_claim", name: held.name, status: "pending", record: { type: "TXT", name: held.name, ttl: "Auto" }, blocked_reason: null });
+    expect(claim!.expires_at).toMatch(wireTimestamp);
+    (dns.zone[held.name] ??= {}).TXT = [claim!.record.value];
+
+    const blocked = await claimant.domains.claims.verify(claim!.domain_id!);
+    expect(blocked.data).toMatchObject({ status: "blocked", blocked_reason: "pending_scheduled_emails" });
+    expect((await claimant.domains.claims.get(claim!.domain_id!)).data).toMatchObject({ status: "blocked" });
+
+    expect((await resend.emails.cancel(scheduled.data!.id)).error).toBeNull();
+    const completed = await claimant.domains.claims.verify(claim!.domain_id!);
+    expect(completed.data).toMatchObject({ status: "completed", blocked_reason: null, failure_reason: null });
+
+    expect((await resend.domains.get(held.id)).error?.name).toBe("not_found");
+    const { data: theirs } = await claimant.domains.get(claim!.domain_id!);
+    expect(theirs).toMatchObject({ name: held.name, status: "not_started" });
+    expect(theirs!.records.find((r) => r.record === "DKIM")!.value).not.toBe(held.records.find((r) => r.record === "DKIM")!.value);
   });
 });
