@@ -101,6 +101,7 @@ describe("domain verification saga against a DNS server on loopback", () => {
     expect(state.status === "active" && state.domainStatus).toBe("partially_verified");
     expect(state.status === "active" && statuses(state.records)).toMatchObject({ dkim: "verified", "receiving-mx": "failed", tracking: "verified", dmarc: "failed" });
     expect(isEligibleForSending(state)).toBe(true);
+    expect(await timerDue(domainId)).toBeLessThanOrEqual(recheckMs);
   });
 
   it("marks a record whose lookup answers SERVFAIL temporary_failure and re-checks in minutes", async () => {
@@ -133,6 +134,14 @@ describe("domain verification saga against a DNS server on loopback", () => {
     const state = await load(domainId);
     expect(isEligibleForSending(state)).toBe(false);
     expect(state.status === "active" && statuses(state.records).dkim).toBe("failed");
+  });
+
+  it("keeps a partially verified domain on a daily check once its window has passed", async () => {
+    const { domainId, records } = await aDomainBeingVerified(1);
+    publish(records, ["receiving-mx"]);
+    await checkDomain(deps, domainId, randomUUID());
+    expect(((await load(domainId)) as { domainStatus: string }).domainStatus).toBe("partially_verified");
+    expect(await timerDue(domainId)).toBeGreaterThan(verifiedRecheckMs - 60_000);
   });
 
   it("marks an unverified domain failed once its window has passed, and stops checking", async () => {

@@ -1,6 +1,6 @@
 import { deterministicId, formatTimestamp, parseTimestamp, type Logger } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
-import { domainDecider, domainStream, isSendingStatus, type DomainCommand } from "@tidings/domain";
+import { domainDecider, domainStream, type DomainCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { domainVerificationDurable } from "./durables.js";
@@ -45,8 +45,8 @@ export async function checkDomain(deps: DomainVerificationDeps, domainId: string
 }
 
 /**
- * A domain that may send is checked again after a day (a vanished DKIM record makes it ineligible); one
- * that may not is checked every few minutes until its verification's deadline, and then marked failed.
+ * A verified domain is checked again after a day (a vanished DKIM record makes it ineligible); any other
+ * every few minutes until its verification's deadline, and then daily if it can send, else marked failed.
  */
 async function scheduleNextCheck(deps: DomainVerificationDeps, domainId: string): Promise<void> {
   const state = await loadDomain(deps.store, domainId);
@@ -54,9 +54,11 @@ async function scheduleNextCheck(deps: DomainVerificationDeps, domainId: string)
   if (state.status !== "active" || state.verification === null) return deps.timers.cancel(key);
   const payload: DomainCheckTimer = { kind: "check-domain", domainId };
   const now = Date.now();
-  if (isSendingStatus(state.domainStatus)) return deps.timers.schedule(key, new Date(now + deps.verifiedRecheckMs), payload);
+  if (state.domainStatus === "verified") return deps.timers.schedule(key, new Date(now + deps.verifiedRecheckMs), payload);
   const deadline = parseTimestamp(state.verification.deadline)!.getTime();
   if (now < deadline) return deps.timers.schedule(key, new Date(Math.min(now + deps.recheckMs, deadline)), payload);
+  // Past the window, a domain that can send (partially verified) keeps its daily check; one that cannot fails.
+  if (state.sendable) return deps.timers.schedule(key, new Date(now + deps.verifiedRecheckMs), payload);
   await run(deps, state, { type: "FailDomainVerification", verificationId: state.verification.verificationId, now: formatTimestamp(new Date(now)) });
   await deps.timers.cancel(key);
 }

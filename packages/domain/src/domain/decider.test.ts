@@ -145,6 +145,15 @@ describe("domain decider: verification", () => {
     expect(isEligibleForSending(fold(domainDecider, [...created, started, verifiedEvent, ...gone]))).toBe(false);
   });
 
+  it("stays eligible for sending while a new verification of a verified domain runs", () => {
+    const restarted: DomainEvent = { ...started, data: { ...started.data, verificationId: "44444444-4444-4444-8444-444444444444" } };
+    const state = fold(domainDecider, [...created, started, verifiedEvent, restarted]);
+    expect(state.status === "active" && state.domainStatus).toBe("pending");
+    expect(isEligibleForSending(state)).toBe(true);
+  });
+
+  it("is not eligible before any check", () => expect(isEligibleForSending(fold(domainDecider, [...created, started]))).toBe(false));
+
   it("is not eligible with sending disabled", () => {
     const receivingOnly = domainDecider.decide(update({ capabilities: { sending: "disabled", receiving: "enabled" } }), fold(domainDecider, [...created, started, verifiedEvent])) as DomainEvent[];
     expect(isEligibleForSending(fold(domainDecider, [...created, started, verifiedEvent, ...receivingOnly]))).toBe(false);

@@ -50,6 +50,11 @@ interface DomainRecord {
   dkim: DkimKeyPair;
   records: DnsRecord[];
   domainStatus: DomainStatus;
+  /**
+   * Whether the last round of lookups found the sending records (DKIM, SPF). A check under way does not
+   * clear it: re-verifying a verified domain does not stop its mail while the lookups run.
+   */
+  sendable: boolean;
   /** The verification under way, whose re-checks run until its deadline. */
   verification: { verificationId: string; deadline: string } | null;
   /** Every round already recorded: a repeated round appends nothing. */
@@ -64,7 +69,7 @@ const notFound = () => new DomainError("not_found", "Domain not found");
 
 /** May mail from this domain go out: sending enabled and the sending records verified at the last check. */
 export const isEligibleForSending = (domain: DomainState): boolean =>
-  domain.status === "active" && domain.settings.capabilities.sending === "enabled" && isSendingStatus(domain.domainStatus);
+  domain.status === "active" && domain.settings.capabilities.sending === "enabled" && domain.sendable;
 
 function settingsAfter(settings: DomainSettings, changes: DomainChanges): DomainSettings {
   const { capabilities, ...rest } = changes;
@@ -81,7 +86,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       case "DomainCreated": {
         const { domainId, teamId, name, targets, createdAt, records, status, ...settings } = event.data;
         const dkim = { selector: targets.dkimSelector, publicKey: "", sealedPrivateKey: "" };
-        return { status: "active", domainId, teamId, name, settings, targets, dkim, records, domainStatus: status, verification: null, checkIds: new Set(), createdAt };
+        return { status: "active", domainId, teamId, name, settings, targets, dkim, records, domainStatus: status, sendable: false, verification: null, checkIds: new Set(), createdAt };
       }
       case "DomainDkimKeyGenerated": {
         if (state.status === "none") return state;
@@ -103,11 +108,11 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       case "DomainRecordsChecked": {
         if (state.status === "none") return state;
         const { checkId, records, status } = event.data;
-        return { ...state, records, domainStatus: status, checkIds: new Set([...state.checkIds, checkId]) };
+        return { ...state, records, domainStatus: status, sendable: isSendingStatus(status), checkIds: new Set([...state.checkIds, checkId]) };
       }
       case "DomainVerificationFailed": {
         if (state.status === "none") return state;
-        return { ...state, records: event.data.records, domainStatus: event.data.status, verification: null };
+        return { ...state, records: event.data.records, domainStatus: event.data.status, sendable: false, verification: null };
       }
     }
   },
@@ -165,7 +170,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       }
       case "FailDomainVerification": {
         if (state.status !== "active" || state.verification?.verificationId !== command.verificationId) return [];
-        if (isSendingStatus(state.domainStatus)) return [];
+        if (state.sendable) return [];
         const data = { domainId: state.domainId, verificationId: command.verificationId, failedAt: command.now, records: state.records, status: "failed" as const };
         return [{ type: "DomainVerificationFailed", data }];
       }
