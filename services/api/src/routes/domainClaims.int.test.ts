@@ -90,6 +90,16 @@ describe("domain claims", () => {
     expect((await call("POST", `/domains/${first.domain_id}/claim/verify`, claimant)).body.status).toBe("superseded");
   });
 
+  it.each([
+    [{ custom_return_path: "a.b" }, "`custom_return_path`"],
+    [{ tracking_subdomain: "-x" }, "`tracking_subdomain`"],
+    [{ open_tracking: "yes" }, "`open_tracking`"],
+    [{ click_tracking: 0 }, "`click_tracking`"],
+  ])("refuses a claim with %j, naming the field", async (fields, field) => {
+    const res = await call("POST", "/domains/claim", claimant, { name: uniqueName(), ...fields });
+    expect(res).toMatchObject({ status: 422, body: { statusCode: 422, name: "validation_error", message: expect.stringContaining(field) } });
+  });
+
   it("refuses bad input naming the field, a name the team holds, and another team's claim", async () => {
     expect(await call("POST", "/domains/claim", claimant, { name: "nope" })).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringContaining("`name`") } });
     expect(await call("POST", "/domains/claim", claimant, { name: uniqueName(), region: "moon" })).toMatchObject({ status: 422, body: { name: "invalid_region" } });
