@@ -18,6 +18,7 @@ export { streamsProjection } from "./streams.js";
 export { teamsProjection } from "./teams.js";
 export { apiKeysProjection } from "./apiKeys.js";
 export { templatesProjection } from "./templates.js";
+export { domainsProjection } from "./domains.js";
 export { emailsProjection } from "./emails.js";
 export { suppressionsProjection } from "./suppressions.js";
 export { productProjections } from "./productProjections.js";

@@ -1,4 +1,5 @@
 import { apiKeysProjection } from "./apiKeys.js";
+import { domainsProjection } from "./domains.js";
 import { emailsProjection } from "./emails.js";
 import type { Projection } from "./projection.js";
 import { suppressionsProjection } from "./suppressions.js";
@@ -9,4 +10,4 @@ import { templatesProjection } from "./templates.js";
  * The read models the API serves from; `services.waitFor` (read-your-writes) waits on exactly these.
  * The admin catalogue (`streamsProjection`) is not one of them.
  */
-export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection, emailsProjection, suppressionsProjection];
+export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection, emailsProjection, suppressionsProjection, domainsProjection];

@@ -91,7 +91,7 @@ describe("resend.apiKeys", () => {
 
 describe("errors through the SDK", () => {
   it("a sending_access key is restricted off the sending routes", async () => {
-    const { data } = await resend.apiKeys.create({ name: "Sender", permission: "sending_access", domain_id: randomUUID() });
+    const { data } = await resend.apiKeys.create({ name: "Sender", permission: "sending_access" });
     const { data: listed, error } = await client(data!.token).apiKeys.list();
     expect(listed).toBeNull();
     expect(error).toEqual(anError(401, "restricted_api_key"));

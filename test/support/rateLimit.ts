@@ -10,8 +10,12 @@ import { createCheckpointWaiter, productProjections } from "@tidings/projections
  * would otherwise meet the bootstrap team's default of 10 requests per second. Resolves once the api
  * can see it (the limit is read from a read model).
  */
-export async function raiseBootstrapTeamRateLimit(stores: { store: EventStore; database: Database }, requestsPerSecond = 100_000): Promise<void> {
-  const teamId = teamIdForName(BOOTSTRAP_TEAM_NAME);
+export function raiseBootstrapTeamRateLimit(stores: { store: EventStore; database: Database }, requestsPerSecond = 100_000): Promise<void> {
+  return raiseTeamRateLimit(stores, teamIdForName(BOOTSTRAP_TEAM_NAME), requestsPerSecond);
+}
+
+/** The same for any team. */
+export async function raiseTeamRateLimit(stores: { store: EventStore; database: Database }, teamId: string, requestsPerSecond = 100_000): Promise<void> {
   const { position } = await handleCommand({
     store: stores.store,
     streamId: teamStream(teamId),

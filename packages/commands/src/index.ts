@@ -1,2 +1,3 @@
 export * from "./handleCommand.js";
 export * from "./reservation.js";
+export * from "./loadState.js";

@@ -18,6 +18,13 @@ const url = (protocols: string[]) =>
   });
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const dnsLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** Underscores are allowed: DNS names such as `_spf.example.com` are not host names, but records point at them. */
+const dnsNameLabel = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+const hostname = z
+  .string()
+  .transform((v) => v.toLowerCase().replace(/\.$/, ""))
+  .refine((v) => v.length <= 253 && v.split(".").every((label) => dnsNameLabel.test(label)));
 
 const isResolverAddress = (v: string) => {
   const bracketed = /^\[(.+)\](?::(\d{1,5}))?$/.exec(v);
@@ -51,7 +58,7 @@ export const settings = {
       .refine((v) => v.split(",").every(isResolverAddress))
       .optional()
       .transform((v) => (v ? v.split(",") : [])),
-    accepts: "comma-separated ip, ip:port or [ipv6]:port of the DNS resolvers for MX lookups (default: the system's)",
+    accepts: "comma-separated ip, ip:port or [ipv6]:port of the DNS resolvers for MX lookups and domain checks (default: the system's)",
   },
   MX_PORT: { schema: int(1, 65535).default(25), accepts: "the port MX hosts are reached on, 1 to 65535 (default 25; another only for tests)" },
   MX_TLS_REJECT_UNAUTHORIZED: {
@@ -83,6 +90,26 @@ export const settings = {
       .transform((v) => v.split(",").map(Number)),
     accepts: "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
   },
+  DKIM_SELECTOR: {
+    schema: z.string().regex(dnsLabel).default("tidings"),
+    accepts: "a DNS label: the DKIM selector of every domain's key, published at <selector>._domainkey.<domain> (default tidings)",
+  },
+  MAIL_HOST: { schema: hostname.optional(), accepts: "a host name: the MX that domains' return paths point at (default: PUBLIC_URL's host)" },
+  SPF_INCLUDE: { schema: hostname.optional(), accepts: "a host name: what domains' SPF records include (default: _spf.<PUBLIC_URL's host>)" },
+  INBOUND_HOST: { schema: hostname.optional(), accepts: "a host name: the MX of domains with receiving enabled (default: PUBLIC_URL's host)" },
+  TRACKING_HOST: { schema: hostname.optional(), accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)" },
+  DOMAIN_RECHECK_MS: {
+    schema: int(1000, 86_400_000).default(300_000),
+    accepts: "milliseconds between DNS checks of a domain not yet verified, 1000 to 86400000 (default 5 min)",
+  },
+  DOMAIN_VERIFY_WINDOW_MS: {
+    schema: int(1000, 2_592_000_000).default(259_200_000),
+    accepts: "milliseconds a domain is re-checked before it is marked failed, 1000 to 2592000000 (default 72 h)",
+  },
+  DOMAIN_VERIFIED_RECHECK_MS: {
+    schema: int(1000, 2_592_000_000).default(86_400_000),
+    accepts: "milliseconds between DNS checks of a verified domain, 1000 to 2592000000 (default 24 h)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),
@@ -95,8 +122,14 @@ type Raw = { [K in keyof Settings]: z.output<Settings[K]["schema"]> };
 
 export type Mode = "embedded" | "server";
 
-export interface Config extends Omit<Raw, "PUBLIC_URL" | "TIDINGS_ALLOW_UNVERIFIED_FROM"> {
+type RecordTargetSettings = "MAIL_HOST" | "SPF_INCLUDE" | "INBOUND_HOST" | "TRACKING_HOST";
+
+export interface Config extends Omit<Raw, "PUBLIC_URL" | "TIDINGS_ALLOW_UNVERIFIED_FROM" | RecordTargetSettings> {
   PUBLIC_URL: string;
+  MAIL_HOST: string;
+  SPF_INCLUDE: string;
+  INBOUND_HOST: string;
+  TRACKING_HOST: string;
   TIDINGS_ALLOW_UNVERIFIED_FROM: boolean;
   mode: Mode;
   eventStoreKind: "pglite" | "postgres" | "esdb";
@@ -138,10 +171,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (r.MAIL_TRANSPORT === "smtp" && !r.SMTP_URL) {
     throw new ConfigError(`SMTP_URL must be ${settings.SMTP_URL.accepts}; got nothing`);
   }
+  const publicUrl = (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, "");
+  const publicHost = new URL(publicUrl).hostname;
   return {
     ...r,
     DATABASE_URL: databaseUrl,
-    PUBLIC_URL: (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, ""),
+    PUBLIC_URL: publicUrl,
+    MAIL_HOST: r.MAIL_HOST ?? publicHost,
+    SPF_INCLUDE: r.SPF_INCLUDE ?? `_spf.${publicHost}`,
+    INBOUND_HOST: r.INBOUND_HOST ?? publicHost,
+    TRACKING_HOST: r.TRACKING_HOST ?? publicHost,
     TIDINGS_ALLOW_UNVERIFIED_FROM: r.TIDINGS_ALLOW_UNVERIFIED_FROM ?? mode === "embedded",
     mode,
     eventStoreKind,

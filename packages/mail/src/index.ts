@@ -1,6 +1,7 @@
 export * from "./composeMessage.js";
 export * from "./createMailTransport.js";
 export * from "./deliveryOutcome.js";
+export * from "./dkimKeys.js";
 export * from "./htmlToText.js";
 export * from "./port.js";
 export { mxHostsInOrder, type MxRecord, type MxRoute } from "./mx/mxRoute.js";

@@ -73,6 +73,8 @@ export const errorTable: Readonly<Record<string, WireError>> = {
 
   // §3.2 lists `validation_error` as 403 for a send from a domain the caller may not use.
   sending_domain_restricted: { statusCode: 403, name: "validation_error" },
+  // §3.2 lists `validation_error` as 403 for a domain already registered; the message points at claims.
+  domain_name_taken: { statusCode: 403, name: "validation_error" },
   // A signed attachment download URL (reference §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },
 

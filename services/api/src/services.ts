@@ -18,6 +18,8 @@ export interface ApiServices {
   waitFor(position: Position): Promise<boolean>;
   clock: Clock;
   config: Config;
+  /** TIDINGS_SECRET, or embedded mode's generated one: seals DKIM private keys (DESIGN §4). */
+  secret: string | undefined;
 }
 
 export interface ApiServicesOptions {
@@ -27,6 +29,8 @@ export interface ApiServicesOptions {
   /** A checkpoint waiter's `waitFor` over `productProjections`. */
   waitFor: (position: Position, timeoutMs: number) => Promise<boolean>;
   clock?: Clock;
+  /** Defaults to TIDINGS_SECRET; embedded mode passes the secret it keeps in DATA_DIR. */
+  secret?: string;
 }
 
 export function createApiServices(options: ApiServicesOptions): ApiServices {
@@ -37,6 +41,7 @@ export function createApiServices(options: ApiServicesOptions): ApiServices {
     database,
     config,
     clock: options.clock ?? systemClock,
+    secret: options.secret ?? config.TIDINGS_SECRET,
     waitFor: (position) => options.waitFor(position, timeoutMs),
   };
 }

@@ -9,7 +9,7 @@ import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
-import type { MailTransport } from "@tidings/mail";
+import type { MailTransport, TlsPolicy } from "@tidings/mail";
 import { recipientResults } from "./recipientResults.js";
 
 export interface DeliveryDeps {
@@ -20,6 +20,8 @@ export interface DeliveryDeps {
   timers: Timers;
   logger: Logger;
   suppressed: SuppressedRecipients;
+  /** The sending domain's `tls`: `enforced` fails an email whose receiving server offers no TLS. */
+  tlsPolicy(content: EmailContent): Promise<TlsPolicy>;
   /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
   retryBackoffMs: number[];
 }
@@ -57,7 +59,8 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
     await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: formatTimestamp(new Date()) });
     return;
   }
-  const outcome = await transport.send({ emailId, envelope, raw, tls: "opportunistic" });
+  const tls = await deps.tlsPolicy(content);
+  const outcome = await transport.send({ emailId, envelope, raw, tls });
   // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
   // Message-ID); nothing may be awaited before the outcome is recorded.
   const now = new Date();

@@ -6,6 +6,9 @@ import { createBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
+import { createRecordLookup } from "./domainRecordLookup.js";
+import { sendingDomains } from "./sendingDomain.js";
+import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domainVerification.js";
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
@@ -16,6 +19,8 @@ export interface SagaDeps {
   database: Database;
   bus: Bus;
   config: Config;
+  /** Opens DKIM private keys: embedded mode's generated secret; defaults to TIDINGS_SECRET. */
+  secret?: string;
   logger: Logger;
 }
 
@@ -24,13 +29,13 @@ export interface RunningSagas {
 }
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string };
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
-export async function startSagas({ store, database, bus, config, logger }: SagaDeps): Promise<RunningSagas> {
+export async function startSagas({ store, database, bus, config, secret, logger }: SagaDeps): Promise<RunningSagas> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch((error) => logger.error({ err: error }, "saga stop failed"));
@@ -39,14 +44,24 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
     stops.push(() => transport.close());
     const timers = createTimers(database);
+    const sendingDomain = sendingDomains(store, secret ?? config.TIDINGS_SECRET);
     const deps: DeliveryDeps = {
       store,
       transport,
-      compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname }),
+      compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname, sendingDomain }),
+      tlsPolicy: async (content) => (await sendingDomain(content.domainId)).tls,
       timers,
       suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
+    };
+    const domainChecks: DomainVerificationDeps = {
+      store,
+      timers,
+      lookup: createRecordLookup({ dnsServers: config.DNS_SERVERS }),
+      logger: logger.child({ saga: "domain-verification" }),
+      recheckMs: config.DOMAIN_RECHECK_MS,
+      verifiedRecheckMs: config.DOMAIN_VERIFIED_RECHECK_MS,
     };
     const poller = startTimerPoller({
       database,
@@ -54,6 +69,7 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
       async fire(timer: DueTimer) {
         const payload = timer.payload as TimerPayload;
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
+        else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else await deliverEmail(deps, payload.emailId);
       },
     });
@@ -61,6 +77,7 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     const consumers: Consumer[] = [
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
       ...(await startSchedulerSaga({ bus, store, timers })),
+      await startDomainVerificationSaga({ bus, deps: domainChecks }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
     return { stop };

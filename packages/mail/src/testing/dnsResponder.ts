@@ -8,6 +8,7 @@ export interface DnsZone {
     AAAA?: string[];
     /** Each record is one string; longer than 255 bytes, it is split into character-strings. */
     TXT?: string[];
+    CNAME?: string[];
     /** Answer SERVFAIL for this name, whatever the type. */
     SERVFAIL?: true;
   };
@@ -21,7 +22,8 @@ export interface DnsResponder {
   close(): Promise<void>;
 }
 
-const types: Record<number, "A" | "MX" | "TXT" | "AAAA"> = { 1: "A", 15: "MX", 16: "TXT", 28: "AAAA" };
+type RecordType = "A" | "MX" | "TXT" | "AAAA" | "CNAME";
+const types: Record<number, RecordType> = { 1: "A", 5: "CNAME", 15: "MX", 16: "TXT", 28: "AAAA" };
 
 function encodeName(name: string): Buffer {
   const labels = name.replace(/\.$/, "").split(".").filter(Boolean);
@@ -38,12 +40,14 @@ function ipv6Bytes(ip: string): Buffer {
   return bytes;
 }
 
-function rdata(type: "A" | "MX" | "TXT" | "AAAA", value: unknown): Buffer {
+function rdata(type: RecordType, value: unknown): Buffer {
   switch (type) {
     case "A":
       return Buffer.from((value as string).split(".").map(Number));
     case "AAAA":
       return ipv6Bytes(value as string);
+    case "CNAME":
+      return encodeName(value as string);
     case "MX": {
       const mx = value as { priority: number; exchange: string };
       const preference = Buffer.alloc(2);
@@ -64,8 +68,9 @@ function rdata(type: "A" | "MX" | "TXT" | "AAAA", value: unknown): Buffer {
 
 /**
  * A tiny authoritative DNS server over UDP on loopback: real DNS packets, so code under test resolves
- * through `node:dns` exactly as in production. A, AAAA, MX and TXT; an unknown name is NXDOMAIN, a known
- * name without records of the asked type is NODATA.
+ * through `node:dns` exactly as in production. A, AAAA, CNAME, MX and TXT; an unknown name is NXDOMAIN, a
+ * known name without records of the asked type is NODATA, and a name marked SERVFAIL answers SERVFAIL. A
+ * test withholds a record by leaving it out of `zone`, or deleting it between lookups.
  */
 export async function startDnsResponder(zone: DnsZone): Promise<DnsResponder> {
   const socket = createSocket("udp4");

@@ -1,8 +1,9 @@
-import { deterministicId, formatTimestamp, newId, type Clock } from "@tidings/core";
+import { deterministicId, formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { apiKeyDecider, apiKeyStream, type ApiKeyPermission } from "@tidings/domain";
 import { handleCommand } from "@tidings/commands";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { hashApiKeyToken, newApiKeyToken } from "../apiKeyTokens.js";
+import { findDomain } from "./domainStreams.js";
 
 export interface CreateApiKeyInput {
   teamId: string;
@@ -32,6 +33,8 @@ export async function createApiKey(
   input: CreateApiKeyInput,
   metadata: EventMetadata,
 ): Promise<CreatedApiKey> {
+  if (input.domainId !== null && !(await findDomain(deps.store, input.teamId, input.domainId)))
+    throw new TidingsError("validation_error", "The `domain_id` field must name a domain of your team.");
   const token = input.token ?? newApiKeyToken();
   const tokenHash = hashApiKeyToken(token);
   const apiKeyId = input.token ? apiKeyIdForToken(input.token) : newId();

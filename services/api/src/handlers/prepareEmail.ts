@@ -11,7 +11,9 @@ import {
   checkRecipients,
   checkTags,
   isDomainError,
+  isEligibleForSending,
   MAX_ATTACHMENTS_BASE64_BYTES,
+  normalizeDomainName,
   parseMailbox,
   parseScheduledAt,
   type AttachmentInput,
@@ -25,6 +27,7 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Config } from "@tidings/core";
 import { assertSendingDomain, type RequestAuth } from "../plugins/auth.js";
 import { attachmentContentType } from "./attachmentContentType.js";
+import { domainHolding } from "./domainStreams.js";
 import { fetchAttachment } from "./fetchAttachment.js";
 import { renderTemplateForSend, templateForSend } from "./templateForSend.js";
 
@@ -99,7 +102,7 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
   orThrow(checkHeaders(headers));
   const scheduled = body.scheduled_at === undefined ? null : parseScheduledAt(body.scheduled_at, now);
   if (isDomainError(scheduled)) orThrow(scheduled);
-  checkSendingDomain(deps.config, auth, from);
+  const domainId = await checkSendingDomain(deps, auth, from);
 
   const attachments = await storeAttachments(deps.blobs, body.attachments ?? []);
   const html = rendered?.html ?? body.html ?? null;
@@ -123,7 +126,7 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
       attachments,
       templateId: template?.templateId ?? null,
       templateVersion: template?.version ?? null,
-      domainId: null,
+      domainId,
       createdAt: formatTimestamp(now),
     },
     scheduledAt: scheduled === null ? null : formatTimestamp(scheduled as Date),
@@ -131,15 +134,21 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
 }
 
 /**
- * Domains do not exist yet, so no `from` is on a verified domain: with TIDINGS_ALLOW_UNVERIFIED_FROM any
- * domain is accepted, without it every send is refused naming the domain. A key restricted to one domain
- * cannot send at all until domains exist: its domain cannot be the `from`'s.
+ * The team's domain the `from` is on, which the delivery saga signs with: it must be verified (DKIM and
+ * SPF) with sending enabled, unless TIDINGS_ALLOW_UNVERIFIED_FROM relaxes the verification (never the
+ * team's own `sending: disabled`). A key restricted to one domain may send from that domain only.
  */
-function checkSendingDomain(config: PrepareDeps["config"], auth: RequestAuth, from: string): void {
-  const domain = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
-  if (!config.TIDINGS_ALLOW_UNVERIFIED_FROM)
-    throw new TidingsError("sending_domain_restricted", `The \`${domain}\` domain is not verified. Add and verify it before sending from it.`);
-  assertSendingDomain(auth, undefined);
+async function checkSendingDomain(deps: PrepareDeps, auth: RequestAuth, from: string): Promise<string | null> {
+  const written = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
+  const name = normalizeDomainName(written) ?? written;
+  const holder = await domainHolding(deps.store, name);
+  const domain = holder?.teamId === auth.teamId ? holder : undefined;
+  assertSendingDomain(auth, domain?.domainId);
+  if (domain?.settings.capabilities.sending === "disabled")
+    throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain has sending disabled. Enable it in the domain's \`capabilities\` first.`);
+  if (!deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM && !(domain && isEligibleForSending(domain)))
+    throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain is not verified. Add and verify it before sending from it.`);
+  return domain?.domainId ?? null;
 }
 
 async function storeAttachments(blobs: BlobStore, inputs: AttachmentInput[]): Promise<EmailAttachment[]> {

@@ -66,7 +66,8 @@ describe("routes without a key", () => {
 
 describe("request.auth", () => {
   it("carries the caller's team, key, permission and domain to the sending routes", async () => {
-    const domainId = newId();
+    const domain = await app.inject({ method: "POST", url: "/domains", headers: admin.headers, payload: { name: `auth-${newId().slice(0, 8)}.example.test` } });
+    const domainId = domain.json().id as string;
     const sender = await t.aKey("auth-team", { permission: "sending_access", domainId });
     for (const url of ["/emails", "/emails/batch"]) {
       const res = await app.inject({ method: "POST", url, headers: sender.headers });

@@ -62,8 +62,10 @@ describe("POST /api-keys", () => {
     expect((await create({ name: "x".repeat(50) })).status).toBe(201);
   });
 
-  it("takes domain_id only with sending_access", async () => {
-    const domainId = newId();
+  it("takes domain_id only with sending_access, and only naming a domain of the team", async () => {
+    const domainId = (await call("POST", "/domains", admin, { name: `keys-${newId().slice(0, 8)}.example.test` })).body.id;
+    const unknown = await create({ name: "x", permission: "sending_access", domain_id: newId() });
+    expect(unknown.body).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`domain_id`") });
     const refused = await create({ name: "x", permission: "full_access", domain_id: domainId });
     expect(refused.body).toMatchObject({ statusCode: 422, name: "validation_error" });
     expect(refused.body.message).toContain("`domain_id`");

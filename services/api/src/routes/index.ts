@@ -1,6 +1,8 @@
 import type { ApiRoutes, TransportDeps } from "../app.js";
 import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
+import { domainClaimRoutes } from "./domainClaims.js";
+import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
@@ -16,5 +18,5 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services)];
+  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services), domainRoutes(services), domainClaimRoutes(services)];
 }

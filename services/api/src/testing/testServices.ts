@@ -34,6 +34,9 @@ export interface TestServices {
   dispose(): Promise<void>;
 }
 
+/** Seals the DKIM keys of domains created in tests when the config brings no TIDINGS_SECRET. */
+export const testSecret = "tidings-test-secret-0123456789abcdef";
+
 const quiet = createLogger(process.env.TIDINGS_TEST_LOG ?? "silent");
 
 /**
@@ -46,7 +49,8 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
   const projections = await startProjections({ store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
-  const services = createApiServices({ store, database: test.database, config, clock: systemClock, waitFor: projections.waitFor });
+  const secret = config.TIDINGS_SECRET ?? testSecret;
+  const services = createApiServices({ store, database: test.database, config, secret, clock: systemClock, waitFor: projections.waitFor });
   const closers: (() => Promise<unknown>)[] = [];
 
   const app = async (over: ApiServices, extra: Partial<ApiDeps> = {}) => {
@@ -66,7 +70,7 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
       const database: Database = test.database.kind === "postgres" ? await test.reopen() : test.database;
       const waiter = await createCheckpointWaiter(database, productProjections.map((p) => p.name));
       closers.push(() => waiter.close());
-      return app(createApiServices({ store, database, config, clock: systemClock, waitFor: waiter.waitFor }), extra);
+      return app(createApiServices({ store, database, config, secret, clock: systemClock, waitFor: waiter.waitFor }), extra);
     },
     async aKey(team, options = {}) {
       const key = await createTeamKey(

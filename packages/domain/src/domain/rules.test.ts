@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { checkDomainSettings, DEFAULT_CAPABILITIES, normalizeDomainName } from "./rules.js";
+import type { DomainSettings } from "./events.js";
+
+const settings = (overrides: Partial<DomainSettings> = {}): DomainSettings => ({
+  region: "us-east-1",
+  tls: "opportunistic",
+  capabilities: DEFAULT_CAPABILITIES,
+  openTracking: false,
+  clickTracking: false,
+  trackingSubdomain: "links",
+  customReturnPath: "send",
+  ...overrides,
+});
+
+describe("normalizeDomainName", () => {
+  it("lower-cases and drops a trailing dot", () => expect(normalizeDomainName(" Mail.Example.COM. ")).toBe("mail.example.com"));
+
+  it("stores an IDN as punycode", () => expect(normalizeDomainName("münchen.de")).toBe("xn--mnchen-3ya.de"));
+
+  it.each(["", "localhost", "example", "-bad.com", "bad-.com", "a..b.com", "under_score.com", "1.2.3.4", "exa mple.com", "user@example.com", "http://example.com", `${"a".repeat(64)}.com`, `${"abc.".repeat(64)}com`])(
+    "refuses %j",
+    (name) => expect(normalizeDomainName(name)).toBeUndefined(),
+  );
+});
+
+describe("checkDomainSettings", () => {
+  it("accepts the defaults", () => expect(checkDomainSettings(settings())).toBeUndefined());
+
+  it("refuses a region outside the four with invalid_region", () => {
+    const error = checkDomainSettings(settings({ region: "us-west-2" as never }));
+    expect(error?.name).toBe("invalid_region");
+    expect(error?.message).toMatch(/`region`/);
+  });
+
+  it("refuses a tls mode other than opportunistic or enforced", () =>
+    expect(checkDomainSettings(settings({ tls: "required" as never }))?.message).toMatch(/`tls`/));
+
+  it("refuses a capability value other than enabled or disabled", () =>
+    expect(checkDomainSettings(settings({ capabilities: { sending: "on" as never, receiving: "disabled" } }))?.message).toMatch(/`capabilities.sending`/));
+
+  it("refuses both capabilities disabled", () =>
+    expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "disabled" } }))?.message).toMatch(/`capabilities`.*at least one/));
+
+  it("accepts receiving only", () => expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "enabled" } }))).toBeUndefined());
+
+  it.each(["", "a.b", "-x", "x-", "under_score", "a".repeat(64)])("refuses tracking_subdomain %j", (label) =>
+    expect(checkDomainSettings(settings({ trackingSubdomain: label }))?.message).toMatch(/`tracking_subdomain`/));
+
+  it.each(["", "bounces.mail", "x_y"])("refuses custom_return_path %j", (label) =>
+    expect(checkDomainSettings(settings({ customReturnPath: label }))?.message).toMatch(/`custom_return_path`/));
+});

@@ -1,0 +1,54 @@
+import { domainToASCII } from "node:url";
+import { DomainError } from "../decider.js";
+import { capabilityStates, domainRegions, tlsModes, type Capabilities, type DomainRegion, type DomainSettings, type TlsMode } from "./events.js";
+
+export const DEFAULT_REGION: DomainRegion = "us-east-1";
+export const DEFAULT_TLS: TlsMode = "opportunistic";
+export const DEFAULT_RETURN_PATH = "send";
+export const DEFAULT_TRACKING_SUBDOMAIN = "links";
+export const DEFAULT_CAPABILITIES: Capabilities = { sending: "enabled", receiving: "disabled" };
+
+const invalid = (message: string) => new DomainError("validation_error", message);
+
+/** A DNS label as RFC 1123 has it: letters, digits and inner hyphens, 1 to 63 characters. */
+const labelPattern = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+export const isDnsLabel = (value: string) => labelPattern.test(value);
+
+/**
+ * The stored form of a domain name: lower-case, an IDN as punycode (`münchen.de` → `xn--mnchen-3ya.de`),
+ * no trailing dot. Undefined when it is not a fully qualified domain name: at least two labels, each a
+ * DNS label, at most 253 characters, and a top-level label that is not all digits (not an IP address).
+ */
+export function normalizeDomainName(input: string): string | undefined {
+  const trimmed = input.trim().replace(/\.$/, "");
+  if (trimmed.length === 0 || /[\s/:@]/.test(trimmed)) return undefined;
+  const ascii = domainToASCII(trimmed);
+  if (!ascii || ascii.length > 253) return undefined;
+  const labels = ascii.split(".");
+  if (labels.length < 2 || !labels.every(isDnsLabel) || /^\d+$/.test(labels[labels.length - 1]!)) return undefined;
+  return ascii;
+}
+
+export function checkRegion(region: string): DomainError | undefined {
+  if ((domainRegions as readonly string[]).includes(region)) return undefined;
+  return new DomainError("invalid_region", `The \`region\` field must be one of ${domainRegions.join(", ")}.`);
+}
+
+/** The rules a domain's settings keep at creation and after every update. */
+export function checkDomainSettings(settings: DomainSettings): DomainError | undefined {
+  const region = checkRegion(settings.region);
+  if (region) return region;
+  if (!(tlsModes as readonly string[]).includes(settings.tls)) return invalid(`The \`tls\` field must be one of ${tlsModes.join(", ")}.`);
+  for (const which of ["sending", "receiving"] as const) {
+    if (!(capabilityStates as readonly string[]).includes(settings.capabilities[which]))
+      return invalid(`The \`capabilities.${which}\` field must be \`enabled\` or \`disabled\`.`);
+  }
+  // Seed spec, POST /domains and PATCH: at least one capability stays enabled.
+  if (settings.capabilities.sending === "disabled" && settings.capabilities.receiving === "disabled")
+    return invalid("The `capabilities` field must keep at least one of `sending` and `receiving` enabled.");
+  if (!isDnsLabel(settings.trackingSubdomain))
+    return invalid("The `tracking_subdomain` field must be a DNS label: 1 to 63 letters, digits or inner hyphens.");
+  if (!isDnsLabel(settings.customReturnPath))
+    return invalid("The `custom_return_path` field must be a DNS label: 1 to 63 letters, digits or inner hyphens.");
+  return undefined;
+}

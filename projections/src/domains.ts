@@ -1,0 +1,74 @@
+import type { DomainEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { BatchContext, Projection } from "./projection.js";
+
+type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
+const dataOf = <Type extends DomainEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+const settingsColumns = (data: Data<"DomainCreated"> | Data<"DomainUpdated">) => ({
+  region: data.region,
+  tls: data.tls,
+  capabilities: data.capabilities,
+  open_tracking: data.openTracking,
+  click_tracking: data.clickTracking,
+  tracking_subdomain: data.trackingSubdomain,
+  custom_return_path: data.customReturnPath,
+});
+
+/** Every event that touches the records carries all of them and the domain's status. */
+const showRecords = (event: RecordedEvent, context: BatchContext) => {
+  const { domainId, records, status } = event.data as { domainId: string; records: unknown; status: string };
+  context.update("domains", { id: domainId }, { records, status });
+};
+
+/** Domains as GET and list show them, records and their statuses included. Sends never read it: they fold the domain's stream. */
+export const domainsProjection: Projection = {
+  name: "domains",
+  version: 1,
+  tables: {
+    domains: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        status: { type: "text" },
+        region: { type: "text" },
+        tls: { type: "text" },
+        capabilities: { type: "jsonb" },
+        open_tracking: { type: "boolean" },
+        click_tracking: { type: "boolean" },
+        tracking_subdomain: { type: "text" },
+        custom_return_path: { type: "text" },
+        records: { type: "jsonb" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    DomainCreated(event, context) {
+      const data = dataOf<"DomainCreated">(event);
+      context.upsert("domains", {
+        id: data.domainId,
+        team_id: data.teamId,
+        name: data.name,
+        status: data.status,
+        ...settingsColumns(data),
+        records: data.records,
+        created_at: data.createdAt,
+      });
+    },
+    DomainUpdated(event, context) {
+      const data = dataOf<"DomainUpdated">(event);
+      context.update("domains", { id: data.domainId }, { ...settingsColumns(data), records: data.records, status: data.status });
+    },
+    DomainDkimKeyGenerated: showRecords,
+    DomainVerificationStarted: showRecords,
+    DomainRecordsChecked: showRecords,
+    DomainVerificationFailed: showRecords,
+    DomainDeleted(event, context) {
+      context.delete("domains", { id: dataOf<"DomainDeleted">(event).domainId });
+    },
+  },
+};

@@ -1,0 +1,75 @@
+import type { Database } from "@tidings/postgres";
+import type { Capabilities, DnsRecord, DomainRegion, DomainStatus, RecordStatus, TlsMode } from "@tidings/domain";
+import { listPage, type ListPage, type PageRequest } from "../pagination.js";
+import { wireTimestamp } from "../wireTimestamp.js";
+
+/** A DNS record entry of reference §6.4; `priority` only on MX records. */
+export interface WireDnsRecord {
+  record: DnsRecord["record"];
+  name: string;
+  type: DnsRecord["type"];
+  ttl: "Auto";
+  status: RecordStatus;
+  value: string;
+  priority?: number;
+}
+
+export interface DomainListItem {
+  id: string;
+  name: string;
+  status: DomainStatus;
+  created_at: string;
+  region: DomainRegion;
+  capabilities: Capabilities;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string;
+  tls: TlsMode;
+  custom_return_path: string;
+}
+
+/** The Domain object of the seed spec and reference §6.4. */
+export interface WireDomain extends DomainListItem {
+  object: "domain";
+  records: WireDnsRecord[];
+}
+
+export const wireRecord = (r: DnsRecord): WireDnsRecord => ({
+  record: r.record,
+  name: r.name,
+  type: r.type,
+  ttl: "Auto",
+  status: r.status,
+  value: r.value,
+  ...(r.priority === null ? {} : { priority: r.priority }),
+});
+
+const columns = [
+  "d.id",
+  "d.name",
+  "d.status",
+  wireTimestamp("d.created_at").as("created_at"),
+  "d.region",
+  "d.capabilities",
+  "d.open_tracking",
+  "d.click_tracking",
+  "d.tracking_subdomain",
+  "d.tls",
+  "d.custom_return_path",
+] as const;
+
+const teamDomains = (database: Database, teamId: string) => database.db.selectFrom("domains as d").where("d.team_id", "=", teamId);
+
+/** Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted (§2.1). */
+export function listDomains(database: Database, teamId: string, page: PageRequest): Promise<ListPage<DomainListItem>> {
+  return listPage<DomainListItem>(teamDomains(database, teamId).select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["d.created_at", "d.id"] });
+}
+
+export async function getDomain(database: Database, teamId: string, domainId: string): Promise<WireDomain | undefined> {
+  const row = (await teamDomains(database, teamId)
+    .where("d.id", "=", domainId)
+    .select([...columns, "d.records"])
+    .executeTakeFirst()) as (DomainListItem & { records: DnsRecord[] }) | undefined;
+  if (!row) return undefined;
+  return { object: "domain", ...row, records: row.records.map(wireRecord) };
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, newId } from "@tidings/core";
+import { startDnsResponder, type DnsResponder } from "@tidings/mail/testing";
+import type { ApiInstance } from "../app.js";
+import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+
+let dns: DnsResponder;
+let t: TestServices;
+let app: ApiInstance;
+let holder: TestKey;
+let claimant: TestKey;
+
+beforeAll(async () => {
+  dns = await startDnsResponder({});
+  t = await createTestServices(loadConfig({ DNS_SERVERS: dns.address, TIDINGS_ALLOW_UNVERIFIED_FROM: "true" }));
+  app = await t.app();
+  holder = await t.aKey("claims-holder");
+  claimant = await t.aKey("claims-claimant");
+});
+afterAll(async () => {
+  await t?.dispose();
+  await dns?.close();
+});
+
+const call = async (method: "GET" | "POST", url: string, key: TestKey, payload?: unknown) => {
+  const res = await app.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  return { status: res.statusCode, body: res.json() };
+};
+const uniqueName = () => `claimed-${newId().slice(0, 8)}.example.test`;
+const publish = (record: { name: string; value: string }) => ((dns.zone[record.name] ??= {}).TXT ??= []).push(record.value);
+
+describe("domain claims", () => {
+  it("takes a domain over: failed without the record, blocked by scheduled mail, then completed with a fresh key", async () => {
+    const name = uniqueName();
+    const held = (await call("POST", "/domains", holder, { name })).body;
+    const claim = await call("POST", "/domains/claim", claimant, { name, region: "eu-west-1" });
+    expect(claim.status).toBe(201);
+    expect(claim.body).toMatchObject({
+      object: "domain_claim",
+      name,
+      status: "pending",
+      region: "eu-west-1",
+      record: { type: "TXT", name, value: expect.stringMatching(/^tidings-domain-verification=\w{32}$/), ttl: "Auto" },
+      blocked_reason: null,
+      failure_reason: null,
+    });
+    const domainId = claim.body.domain_id;
+    expect(await call("GET", `/domains/${domainId}/claim`, claimant)).toEqual({ status: 200, body: claim.body });
+
+    const missing = await call("POST", `/domains/${domainId}/claim/verify`, claimant);
+    expect(missing.body).toMatchObject({ status: "failed", failure_reason: expect.stringContaining("No TXT record") });
+
+    publish(claim.body.record);
+    const scheduled = await call("POST", "/emails", holder, { from: `hello@${name}`, to: "a@example.test", subject: "Later", html: "<p>x</p>", scheduled_at: "in 1 hour" });
+    expect(scheduled.status).toBe(200);
+    const blocked = await call("POST", `/domains/${domainId}/claim/verify`, claimant);
+    expect(blocked.body).toMatchObject({ status: "blocked", blocked_reason: "pending_scheduled_emails", failure_reason: null });
+
+    await app.inject({ method: "POST", url: `/emails/${scheduled.body.id}/cancel`, headers: holder.headers });
+    const done = await call("POST", `/domains/${domainId}/claim/verify`, claimant);
+    expect(done.body).toMatchObject({ status: "completed", blocked_reason: null });
+
+    expect((await call("GET", `/domains/${held.id}`, holder)).status).toBe(404);
+    const taken = await call("GET", `/domains/${domainId}`, claimant);
+    expect(taken.body).toMatchObject({ name, region: "eu-west-1", status: "not_started" });
+    expect(taken.body.records[0].value).not.toBe(held.records[0].value);
+    const deleted = (await t.store.readStream(`domain-${held.id}`)).at(-1)!;
+    expect(deleted).toMatchObject({ type: "DomainDeleted", data: { claimedBy: domainId }, metadata: { teamId: holder.teamId } });
+    expect((await call("POST", "/domains", holder, { name })).status).toBe(403);
+  });
+
+  it("is blocked while the holder sent from the domain in the last 24 hours", async () => {
+    const name = uniqueName();
+    await call("POST", "/domains", holder, { name });
+    await call("POST", "/emails", holder, { from: `Acme <hello@${name}>`, to: "a@example.test", subject: "Now", html: "<p>x</p>" });
+    const claim = (await call("POST", "/domains/claim", claimant, { name })).body;
+    publish(claim.record);
+    const blocked = await call("POST", `/domains/${claim.domain_id}/claim/verify`, claimant);
+    expect(blocked.body).toMatchObject({ status: "blocked", blocked_reason: "recent_owner_activity" });
+  });
+
+  it("supersedes an older claim on the same name with a newer one", async () => {
+    const name = uniqueName();
+    await call("POST", "/domains", holder, { name });
+    const first = (await call("POST", "/domains/claim", claimant, { name })).body;
+    const second = (await call("POST", "/domains/claim", claimant, { name })).body;
+    expect((await call("GET", `/domains/${first.domain_id}/claim`, claimant)).body.status).toBe("superseded");
+    expect((await call("GET", `/domains/${second.domain_id}/claim`, claimant)).body.status).toBe("pending");
+    publish(first.record);
+    expect((await call("POST", `/domains/${first.domain_id}/claim/verify`, claimant)).body.status).toBe("superseded");
+  });
+
+  it.each([
+    [{ custom_return_path: "a.b" }, "`custom_return_path`"],
+    [{ tracking_subdomain: "-x" }, "`tracking_subdomain`"],
+    [{ open_tracking: "yes" }, "`open_tracking`"],
+    [{ click_tracking: 0 }, "`click_tracking`"],
+  ])("refuses a claim with %j, naming the field", async (fields, field) => {
+    const res = await call("POST", "/domains/claim", claimant, { name: uniqueName(), ...fields });
+    expect(res).toMatchObject({ status: 422, body: { statusCode: 422, name: "validation_error", message: expect.stringContaining(field) } });
+  });
+
+  it("refuses bad input naming the field, a name the team holds, and another team's claim", async () => {
+    expect(await call("POST", "/domains/claim", claimant, { name: "nope" })).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringContaining("`name`") } });
+    expect(await call("POST", "/domains/claim", claimant, { name: uniqueName(), region: "moon" })).toMatchObject({ status: 422, body: { name: "invalid_region" } });
+    expect(await call("POST", "/domains/claim", claimant, {})).toMatchObject({ status: 422, body: { name: "missing_required_field" } });
+    const own = uniqueName();
+    await call("POST", "/domains", claimant, { name: own });
+    expect(await call("POST", "/domains/claim", claimant, { name: own })).toMatchObject({ status: 403, body: { name: "validation_error" } });
+    const claim = (await call("POST", "/domains/claim", claimant, { name: uniqueName() })).body;
+    expect(await call("GET", `/domains/${claim.domain_id}/claim`, holder)).toMatchObject({ status: 404, body: { name: "not_found" } });
+    expect((await call("POST", `/domains/${claim.domain_id}/claim/verify`, holder)).status).toBe(404);
+  });
+});

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import type { preValidationHookHandler } from "fastify";
+import { TidingsError } from "@tidings/core";
+import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, type DomainChanges } from "@tidings/domain";
+import type { Position } from "@tidings/eventstore";
+import type { ApiRoutes } from "../app.js";
+import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
+import { deleteDomain, updateDomain, verifyDomain } from "../handlers/changeDomain.js";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getDomain, listDomains, wireRecord, type WireDomain } from "../queries/domains.js";
+import { created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+
+const tags = ["domains"];
+const params = z.object({ id: z.uuid() });
+
+const capabilities = z
+  .object({ sending: z.enum(capabilityStates).optional(), receiving: z.enum(capabilityStates).optional() })
+  .describe("`sending` and `receiving`, each `enabled` or `disabled`; at least one stays enabled.");
+const changeable = {
+  open_tracking: z.boolean().optional(),
+  click_tracking: z.boolean().optional(),
+  tracking_subdomain: z.string().optional().describe("A DNS label: tracking links use `<tracking_subdomain>.<name>` (default `links`)."),
+  tls: z.enum(tlsModes).optional().describe("`opportunistic` (default) or `enforced`: with `enforced`, mail to a server without TLS is not sent."),
+  capabilities: capabilities.optional(),
+};
+const createBody = z.object({
+  name: z.string().describe("The domain name; an IDN is stored as punycode."),
+  region: z.enum(domainRegions).optional().describe("Default `us-east-1`."),
+  custom_return_path: z.string().optional().describe("A DNS label: the return-path subdomain (default `send`)."),
+  ...changeable,
+});
+const updateBody = z.object(changeable);
+
+const record = z.object({
+  record: z.string(),
+  name: z.string(),
+  type: z.enum(["TXT", "MX", "CNAME"]),
+  ttl: z.literal("Auto"),
+  status: z.enum(recordStatuses),
+  value: z.string(),
+  priority: z.number().int().optional(),
+});
+const listItem = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: z.enum(domainStatuses),
+  created_at: z.string(),
+  region: z.enum(domainRegions),
+  capabilities: z.object({ sending: z.enum(capabilityStates), receiving: z.enum(capabilityStates) }),
+  open_tracking: z.boolean(),
+  click_tracking: z.boolean(),
+  tracking_subdomain: z.string(),
+  tls: z.enum(tlsModes),
+  custom_return_path: z.string(),
+});
+const domain = listItem.extend({ object: z.literal("domain"), records: z.array(record) });
+const reference = z.object({ object: z.literal("domain"), id: z.uuid() });
+const deleted = reference.extend({ deleted: z.literal(true) });
+
+/** §3.2 names a region outside the four `invalid_region`, not a generic validation error: checked before the schema. */
+export const checkRegionField: preValidationHookHandler = (request, _reply, done) => {
+  const body = request.body as { region?: unknown } | null | undefined;
+  const region = body !== null && typeof body === "object" && !Array.isArray(body) ? body.region : undefined;
+  const invalid = region === undefined ? undefined : checkRegion(String(region));
+  done(invalid ? new TidingsError(invalid.name, invalid.message) : undefined);
+};
+
+type Changeable = z.infer<typeof updateBody>;
+
+/** Wire fields to the domain's, only those given: a PATCH changes what it names and nothing else. */
+function changesOf(body: Changeable): DomainChanges {
+  const changes: DomainChanges = {};
+  if (body.open_tracking !== undefined) changes.openTracking = body.open_tracking;
+  if (body.click_tracking !== undefined) changes.clickTracking = body.click_tracking;
+  if (body.tracking_subdomain !== undefined) changes.trackingSubdomain = body.tracking_subdomain;
+  if (body.tls !== undefined) changes.tls = body.tls;
+  if (body.capabilities !== undefined) changes.capabilities = body.capabilities;
+  return changes;
+}
+
+function createdDomain({ created: d }: CreatedDomain): WireDomain {
+  return {
+    object: "domain",
+    id: d.domainId,
+    name: d.name,
+    status: d.status,
+    created_at: d.createdAt,
+    region: d.region,
+    capabilities: d.capabilities,
+    open_tracking: d.openTracking,
+    click_tracking: d.clickTracking,
+    tracking_subdomain: d.trackingSubdomain,
+    tls: d.tls,
+    custom_return_path: d.customReturnPath,
+    records: d.records.map(wireRecord),
+  };
+}
+
+/**
+ * `/domains` (reference §6.4). Writes go through the domain's stream, reads through the read model; a
+ * write replies once the read model shows it.
+ */
+export function domainRoutes(services: ApiServices): ApiRoutes {
+  const settled = async (position: Position | undefined) => {
+    if (position) await services.waitFor(position);
+  };
+
+  return (app) => {
+    app.post("/domains", { preValidation: checkRegionField, schema: { tags, body: createBody, response: { 201: domain } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const { name, region, custom_return_path, ...rest } = request.body;
+      const changes = changesOf(rest);
+      const input = { name, region, customReturnPath: custom_return_path, ...changes };
+      const result = await createDomain(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, createdDomain(result));
+    });
+
+    app.get("/domains", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      return ok(reply, await listDomains(services.database, auth.teamId, request.query));
+    });
+
+    app.get("/domains/:id", { schema: { tags, params, response: { 200: domain } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getDomain(services.database, auth.teamId, request.params.id);
+      if (!found) throw new TidingsError("not_found", "Domain not found");
+      return ok(reply, found);
+    });
+
+    app.patch("/domains/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await updateDomain(services, auth.teamId, request.params.id, changesOf(request.body), requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "domain" as const, id: result.id });
+    });
+
+    app.delete("/domains/:id", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await deleteDomain(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "domain" as const, id: result.id, deleted: true as const });
+    });
+
+    app.post("/domains/:id/verify", { schema: { tags, params, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await verifyDomain(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "domain" as const, id: result.id });
+    });
+  };
+}
