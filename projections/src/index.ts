@@ -20,4 +20,6 @@ export { apiKeysProjection } from "./apiKeys.js";
 export { templatesProjection } from "./templates.js";
 export { emailsProjection } from "./emails.js";
 export { suppressionsProjection } from "./suppressions.js";
+export { webhooksProjection } from "./webhooks.js";
+export { webhookDeliveriesProjection } from "./webhookDeliveries.js";
 export { productProjections } from "./productProjections.js";

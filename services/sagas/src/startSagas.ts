@@ -9,6 +9,8 @@ import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.j
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
+import { startWebhookSaga } from "./webhooks/webhookSaga.js";
+import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
 
 export interface SagaDeps {
   store: EventStore;
@@ -17,6 +19,8 @@ export interface SagaDeps {
   bus: Bus;
   config: Config;
   logger: Logger;
+  /** Opens sealed secrets: TIDINGS_SECRET, or the one embedded mode keeps in DATA_DIR. */
+  secret?: string;
 }
 
 export interface RunningSagas {
@@ -24,13 +28,13 @@ export interface RunningSagas {
 }
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string };
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DeliveryTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
-export async function startSagas({ store, database, bus, config, logger }: SagaDeps): Promise<RunningSagas> {
+export async function startSagas({ store, database, bus, config, logger, secret }: SagaDeps): Promise<RunningSagas> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch((error) => logger.error({ err: error }, "saga stop failed"));
@@ -48,12 +52,26 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
     };
+    const webhooks = await startWebhookSaga({
+      bus,
+      store,
+      database,
+      timers,
+      logger: logger.child({ saga: "webhooks" }),
+      // Without a secret nothing the api sealed opens; only tests start sagas that way.
+      secret: secret ?? config.TIDINGS_SECRET ?? "",
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+      messageIdHost: new URL(config.PUBLIC_URL).hostname,
+    });
+    stops.push(() => webhooks.stop());
     const poller = startTimerPoller({
       database,
       logger: logger.child({ component: "timers" }),
       async fire(timer: DueTimer) {
         const payload = timer.payload as TimerPayload;
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
+        else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
         else await deliverEmail(deps, payload.emailId);
       },
     });

@@ -49,3 +49,6 @@ export const WebhookDeleted = z.object({
 
 export const WebhookEvent = z.discriminatedUnion("type", [WebhookCreated, WebhookUpdated, WebhookSigningSecretRotated, WebhookDeleted]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
+
+/** The sealing purpose of signing secrets: the api seals with it, the webhook saga opens with it. */
+export const WEBHOOK_SECRET_SEAL_PURPOSE = "webhook-signing-secret";

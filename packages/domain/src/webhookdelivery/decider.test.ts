@@ -57,7 +57,7 @@ describe("webhook delivery decider", () => {
   });
 
   it("replays a failed delivery, starting the schedule over", () => {
-    const replayed: WebhookDeliveryEvent = { type: "WebhookDeliveryReplayed", data: { deliveryId, replayedAt: "t" } };
+    const replayed: WebhookDeliveryEvent = { type: "WebhookDeliveryReplayed", data: { deliveryId, webhookId, replayedAt: "t" } };
     given(webhookDeliveryDecider, [createdEvent, ...failures(7), attempted(8, false, null)])
       .when({ type: "ReplayWebhookDelivery", teamId, webhookId, now: "t" })
       .then([replayed]);

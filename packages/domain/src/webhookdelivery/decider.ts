@@ -82,7 +82,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
     if (command.type === "ReplayWebhookDelivery") {
       if (state.status === "none" || state.teamId !== command.teamId || state.webhookId !== command.webhookId)
         return new DomainError("not_found", "Webhook event not found");
-      return [{ type: "WebhookDeliveryReplayed", data: { deliveryId: state.deliveryId, replayedAt: command.now } }];
+      return [{ type: "WebhookDeliveryReplayed", data: { deliveryId: state.deliveryId, webhookId: state.webhookId, replayedAt: command.now } }];
     }
     // Outcomes come from the saga, which may run an attempt twice: a done delivery records nothing more.
     if (state.status === "none" || isDeliveryDone(state)) return [];

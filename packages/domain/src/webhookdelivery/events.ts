@@ -40,7 +40,7 @@ export const WebhookDeliveryAttempted = z.object({
 /** A manual re-send: the retry schedule starts over, with the same message id. */
 export const WebhookDeliveryReplayed = z.object({
   type: z.literal("WebhookDeliveryReplayed"),
-  data: z.object({ deliveryId: z.uuid(), replayedAt: z.string() }),
+  data: z.object({ deliveryId: z.uuid(), webhookId: z.uuid(), replayedAt: z.string() }),
 });
 
 /** The webhook was disabled or deleted: nothing more is sent (until a replay). */

@@ -41,13 +41,13 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
       stops.push(() => forwarder.stop());
     }
     if (role === "sagas" || role === "all") {
-      const sagas = await startSagas({ store: runtime.store, database: runtime.database, bus: runtime.bus, config, logger });
+      const sagas = await startSagas({ store: runtime.store, database: runtime.database, bus: runtime.bus, config, secret: runtime.secret, logger });
       stops.push(() => sagas.stop());
     }
     if (role === "api" || role === "all") {
       const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
       stops.push(() => waiter.close());
-      const services = createApiServices({ store: runtime.store, database: runtime.database, config, waitFor: waiter.waitFor });
+      const services = createApiServices({ store: runtime.store, database: runtime.database, config, secret: runtime.secret, waitFor: waiter.waitFor });
       const app = buildApp({ logger, services, readiness: runtime.readiness });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;

@@ -1,0 +1,140 @@
+import { sql } from "kysely";
+import { createSealer, deterministicId, formatTimestamp, type Logger } from "@tidings/core";
+import {
+  isDomainError,
+  payloadBuilderFor,
+  WEBHOOK_SECRET_SEAL_PURPOSE,
+  webhookDeliveryDecider,
+  webhookDeliveryStream,
+  webhookEventCategories,
+  type SourceEvent,
+} from "@tidings/domain";
+import { streamCategory, WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { DomainRejection } from "@tidings/commands";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { webhookFanOutDurable, webhookReplayDurable } from "../durables.js";
+import type { Timers } from "../timers/index.js";
+import { attemptDelivery, deliveryTimerKey, deliveryTimerPayload, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
+import { createEndpointQueues } from "./endpointQueues.js";
+
+export interface WebhookSagaOptions {
+  bus: Bus;
+  store: EventStore;
+  database: Database;
+  timers: Timers;
+  logger: Logger;
+  secret: string;
+  allowPrivate: boolean;
+  scheduleMs: number[];
+  /** The host of email Message-IDs (`<id@host>`), for `message_id` in payloads. */
+  messageIdHost: string;
+  /** Deliveries to one endpoint at once, per process. */
+  perEndpoint?: number;
+  safetyMs?: number;
+}
+
+export interface WebhookSaga {
+  /** Fires a delivery's timer: a retry due, or a delivery whose process died before recording it. */
+  fire(payload: DeliveryTimerPayload): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The webhooks an event is due to: the team's, enabled, subscribed to its type, and created before it. */
+async function subscribedWebhooks(database: Database, teamId: string, type: string, event: RecordedEvent): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT id FROM webhooks
+    WHERE team_id = ${teamId} AND status = 'enabled' AND events ? ${type}
+      AND (created_commit, created_prepare) < (${event.position.commit.toString()}::numeric, ${event.position.prepare.toString()}::numeric)`.execute(database.db);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
+ * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
+ * One durable consumer per stream category (NATS 2.9 takes one filter each), plus one for replays.
+ */
+export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
+  const { bus, store, database, timers, logger } = options;
+  const safetyMs = options.safetyMs ?? 60_000;
+  const deps: AttemptDeps = {
+    store,
+    timers,
+    logger,
+    sealer: createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+    allowPrivate: options.allowPrivate,
+    scheduleMs: options.scheduleMs,
+  };
+  const queues = createEndpointQueues({
+    perEndpoint: options.perEndpoint ?? 8,
+    run: (deliveryId) => attemptDelivery(deps, deliveryId),
+    onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; its timer retries it"),
+  });
+  const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
+
+  /** The timer goes in first: until an attempt is recorded, it is what brings the delivery back. */
+  const arm = (deliveryId: string, webhookId: string) =>
+    timers.schedule(deliveryTimerKey(deliveryId), new Date(Date.now() + safetyMs), deliveryTimerPayload(deliveryId, webhookId));
+  const dispatch = async (deliveryId: string, webhookId: string) => {
+    await arm(deliveryId, webhookId);
+    queues.enqueue(webhookId, deliveryId);
+  };
+
+  const fanOut = async (event: RecordedEvent) => {
+    const build = payloadBuilderFor(streamCategory(event.streamId), event.type);
+    const teamId = event.metadata.teamId;
+    if (!build || !teamId) return;
+    const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
+    const payload = build(event, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
+    if (!payload) return;
+    for (const webhookId of await subscribedWebhooks(database, teamId, payload.type, event)) {
+      const deliveryId = deterministicId("webhook-delivery", webhookId, event.id);
+      const decided = webhookDeliveryDecider.decide(
+        { type: "CreateWebhookDelivery", deliveryId, webhookId, teamId, eventId: event.id, payload, now: formatTimestamp(new Date()) },
+        webhookDeliveryDecider.initialState,
+      );
+      if (isDomainError(decided)) throw new DomainRejection(decided);
+      await arm(deliveryId, webhookId);
+      try {
+        const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
+        await store.append(
+          webhookDeliveryStream(deliveryId),
+          decided.map((e) => ({ id: deterministicId("webhook-delivery-created", deliveryId), type: e.type, data: e.data, metadata })),
+          "no_stream",
+        );
+      } catch (error) {
+        // Made by an earlier delivery of this message: its timer and attempts carry on.
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
+      queues.enqueue(webhookId, deliveryId);
+    }
+  };
+
+  const consumers: Consumer[] = [];
+  try {
+    for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
+      consumers.push(
+        await bus.consume(
+          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 16 },
+          (message) => fanOut(fromForwardedEvent(message.data as ForwardedEvent)),
+        ),
+      );
+    consumers.push(
+      await bus.consume({ durable: webhookReplayDurable, filterSubject: "events.webhookdelivery.WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async (message) => {
+        const { deliveryId, webhookId } = fromForwardedEvent(message.data as ForwardedEvent).data as { deliveryId: string; webhookId: string };
+        await dispatch(deliveryId, webhookId);
+      }),
+    );
+  } catch (error) {
+    await Promise.all(consumers.map((c) => c.stop()));
+    throw error;
+  }
+
+  return {
+    fire: (payload) => dispatch(payload.deliveryId, payload.webhookId),
+    async stop() {
+      await Promise.all(consumers.map((c) => c.stop()));
+      await queues.stop();
+    },
+  };
+}
