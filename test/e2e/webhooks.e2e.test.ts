@@ -25,7 +25,7 @@ const verifyStandard = (resend: Resend, received: ReceivedWebhook, webhookSecret
   });
 
 async function setUp(env: Record<string, string>) {
-  const server = await startTestServer(env);
+  const server = await startTestServer({ TIDINGS_ALLOW_UNVERIFIED_FROM: "true", ...env });
   await raiseBootstrapTeamRateLimit(server.serving.runtime);
   const resend = new Resend(server.token, { baseUrl: server.url });
   const createWebhook = async (endpoint: string, events: string[]) => {

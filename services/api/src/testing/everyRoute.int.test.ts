@@ -35,8 +35,9 @@ beforeAll(async () => {
   };
   const template = (await asTeamA("POST", "/templates", { name: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
   const email = (await asTeamA("POST", "/emails", { from: "a@example.com", to: "b@example.com", subject: teamAMarker, html: "<p>x</p>" })).json() as { id: string };
+  const webhook = (await asTeamA("POST", "/webhooks", { endpoint: `https://${teamAMarker}.example.com/in`, events: ["email.sent"] })).json() as { id: string };
   const logId = (await asTeamA("GET", "/api-keys")).headers["x-request-id"] as string;
-  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId };
+  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId, "/webhooks": webhook.id };
 });
 afterAll(() => t?.dispose());
 
