@@ -177,6 +177,33 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     expect(receiver.at("/disabled")).toHaveLength(0);
     expect((await resend.webhooks.events.list({ webhookId: disabled.id })).data?.data).toEqual([]);
   });
+
+  it("stops retrying at once when the webhook is disabled", async () => {
+    const { resend, createWebhook, send } = t;
+    receiver.answer("/failing", [500]);
+    const webhook = await createWebhook(`${receiver.url}/failing`, ["email.delivered"]);
+    await send();
+    await receiver.waitFor("/failing", 2);
+    await resend.webhooks.update(webhook.id, { status: "disabled" });
+    const attemptsWhenDisabled = receiver.at("/failing").length;
+    await sleep(800);
+    // One attempt may have been in flight as the PATCH landed; none starts after it.
+    expect(receiver.at("/failing").length).toBeLessThanOrEqual(attemptsWhenDisabled + 1);
+    const [event] = (await resend.webhooks.events.list({ webhookId: webhook.id })).data!.data;
+    expect(event).toMatchObject({ status: "failed" });
+  });
+
+  it("keeps a slow endpoint from delaying another", async () => {
+    const { createWebhook, send } = t;
+    receiver.answer("/slow", [200], 3_000);
+    await createWebhook(`${receiver.url}/slow`, ["email.sent", "email.delivered"]);
+    await createWebhook(`${receiver.url}/fast`, ["email.sent", "email.delivered"]);
+    for (let i = 0; i < 5; i++) await send();
+    const fast = await receiver.waitFor("/fast", 10);
+    const [firstSlow] = await receiver.waitFor("/slow", 1);
+    // Every fast delivery arrived before the slow endpoint had answered even once.
+    expect(fast[9]!.receivedAt).toBeLessThan(firstSlow!.receivedAt + 3_000);
+  });
 });
 
 describe("webhooks with WEBHOOK_ALLOW_PRIVATE unset", () => {

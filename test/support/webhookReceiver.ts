@@ -14,8 +14,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Requests to `path` so far. */
   at(path: string): ReceivedWebhook[];
-  /** The statuses `path` answers with, one per request; the last repeats (default 200). */
-  answer(path: string, statuses: number[]): void;
+  /** The statuses `path` answers with, one per request; the last repeats (default 200). Each after `delayMs`. */
+  answer(path: string, statuses: number[], delayMs?: number): void;
   /** Resolves once `path` has had `count` requests, or rejects after `timeoutMs`. */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -25,6 +25,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const scripts = new Map<string, number[]>();
+  const delays = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -33,7 +34,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       received.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() });
       const script = scripts.get(path) ?? [200];
       const status = script.length > 1 ? script.shift()! : script[0]!;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : `failed with ${status}`);
+      const reply = () => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : `failed with ${status}`);
+      const delayMs = delays.get(path) ?? 0;
+      if (delayMs > 0) setTimeout(reply, delayMs);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,7 +48,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${port}`,
     received,
     at,
-    answer: (path, statuses) => void scripts.set(path, [...statuses]),
+    answer(path, statuses, delayMs = 0) {
+      scripts.set(path, [...statuses]);
+      delays.set(path, delayMs);
+    },
     async waitFor(path, count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (at(path).length < count) {
