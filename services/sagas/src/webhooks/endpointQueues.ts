@@ -4,15 +4,20 @@
  * deliveries. A delivery already waiting is not queued twice; one asked for while it runs runs once more
  * after, so a replay arriving mid-attempt is not lost.
  */
-export interface EndpointQueues {
-  enqueue(endpointKey: string, deliveryId: string): void;
+export interface EndpointQueues<Known> {
+  /** `known`: what the caller already knows of the delivery, handed to `run` (dropped if it is already waiting). */
+  enqueue(endpointKey: string, deliveryId: string, known?: Known): void;
   /** Waits for the deliveries running now; those still waiting are left to their timers. */
   stop(): Promise<void>;
 }
 
-export function createEndpointQueues(options: { perEndpoint: number; run(deliveryId: string): Promise<void>; onError(error: unknown, deliveryId: string): void }): EndpointQueues {
+export function createEndpointQueues<Known = never>(options: {
+  perEndpoint: number;
+  run(deliveryId: string, endpointKey: string, known: Known | undefined): Promise<void>;
+  onError(error: unknown, deliveryId: string): void;
+}): EndpointQueues<Known> {
   const queues = new Map<string, { waiting: string[]; running: number }>();
-  const known = new Set<string>();
+  const waitingIds = new Map<string, Known | undefined>();
   const runningIds = new Set<string>();
   const again = new Set<string>();
   const inFlight = new Set<Promise<void>>();
@@ -23,11 +28,12 @@ export function createEndpointQueues(options: { perEndpoint: number; run(deliver
     if (!queue) return;
     while (!stopped && queue.running < options.perEndpoint && queue.waiting.length > 0) {
       const deliveryId = queue.waiting.shift()!;
-      known.delete(deliveryId);
+      const known = waitingIds.get(deliveryId);
+      waitingIds.delete(deliveryId);
       runningIds.add(deliveryId);
       queue.running++;
       const task = options
-        .run(deliveryId)
+        .run(deliveryId, key, known)
         .catch((error) => options.onError(error, deliveryId))
         .finally(() => {
           inFlight.delete(task);
@@ -41,13 +47,13 @@ export function createEndpointQueues(options: { perEndpoint: number; run(deliver
     }
   };
 
-  const enqueue = (key: string, deliveryId: string) => {
-    if (stopped || known.has(deliveryId)) return;
+  const enqueue = (key: string, deliveryId: string, known?: Known) => {
+    if (stopped || waitingIds.has(deliveryId)) return;
     if (runningIds.has(deliveryId)) {
       again.add(deliveryId);
       return;
     }
-    known.add(deliveryId);
+    waitingIds.set(deliveryId, known);
     const queue = queues.get(key) ?? { waiting: [], running: 0 };
     queues.set(key, queue);
     queue.waiting.push(deliveryId);

@@ -7,6 +7,8 @@ import {
   webhookDeliveryDecider,
   webhookDeliveryStream,
   webhookEventCategories,
+  type LiveWebhookDelivery,
+  type SigningSecret,
   type SourceEvent,
 } from "@tidings/domain";
 import { streamCategory, WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
@@ -15,7 +17,7 @@ import { DomainRejection } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { webhookFanOutDurable, webhookReplayDurable } from "../durables.js";
 import type { Timers } from "../timers/index.js";
-import { attemptDelivery, deliveryTimerKey, deliveryTimerPayload, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
+import { attemptDelivery, deliveryTimerKey, deliveryTimerPayload, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
 import { createEndpointQueues } from "./endpointQueues.js";
 
 export interface WebhookSagaOptions {
@@ -29,8 +31,9 @@ export interface WebhookSagaOptions {
   scheduleMs: number[];
   /** The host of email Message-IDs (`<id@host>`), for `message_id` in payloads. */
   messageIdHost: string;
-  /** Deliveries to one endpoint at once, per process. */
+  /** Requests to one endpoint at once, per process. */
   perEndpoint?: number;
+  /** How long a delivery not yet recorded as attempted waits before its timer takes it up again. */
   safetyMs?: number;
 }
 
@@ -40,19 +43,34 @@ export interface WebhookSaga {
   stop(): Promise<void>;
 }
 
-/** The webhooks an event is due to: the team's, enabled, subscribed to its type, and created before it. */
-async function subscribedWebhooks(database: Database, teamId: string, type: string, event: RecordedEvent): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    SELECT id FROM webhooks
+interface SubscribedWebhook {
+  id: string;
+  endpoint: string;
+  secrets: SigningSecret[];
+}
+
+/**
+ * The webhooks an event is due to, from the read model (a lookup): the team's, enabled, subscribed to its
+ * type, and created before the event in `$all`.
+ */
+async function subscribedWebhooks(database: Database, teamId: string, type: string, event: RecordedEvent): Promise<SubscribedWebhook[]> {
+  const { rows } = await sql<{ id: string; endpoint: string; secret: string; previous_secret: string | null; previous_valid_until: string | null }>`
+    SELECT id, endpoint, secret, previous_secret, to_char(previous_valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS previous_valid_until
+    FROM webhooks
     WHERE team_id = ${teamId} AND status = 'enabled' AND events ? ${type}
       AND (created_commit, created_prepare) < (${event.position.commit.toString()}::numeric, ${event.position.prepare.toString()}::numeric)`.execute(database.db);
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({
+    id: row.id,
+    endpoint: row.endpoint,
+    secrets: [{ sealed: row.secret, validUntil: null }, ...(row.previous_secret ? [{ sealed: row.previous_secret, validUntil: row.previous_valid_until }] : [])],
+  }));
 }
 
 /**
  * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
  * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
- * One durable consumer per stream category (NATS 2.9 takes one filter each), plus one for replays.
+ * One durable consumer per stream category with payloads (NATS 2.9 takes one filter each), and one for
+ * replays. Attempts run in per-endpoint queues, so one endpoint's slowness is its own.
  */
 export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
   const { bus, store, database, timers, logger } = options;
@@ -65,9 +83,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     allowPrivate: options.allowPrivate,
     scheduleMs: options.scheduleMs,
   };
-  const queues = createEndpointQueues({
-    perEndpoint: options.perEndpoint ?? 8,
-    run: (deliveryId) => attemptDelivery(deps, deliveryId),
+  const queues = createEndpointQueues<KnownDelivery>({
+    perEndpoint: options.perEndpoint ?? 32,
+    run: (deliveryId, webhookId, known) => attemptDelivery(deps, deliveryId, webhookId, known),
     onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; its timer retries it"),
   });
   const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
@@ -80,6 +98,30 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     queues.enqueue(webhookId, deliveryId);
   };
 
+  const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
+    const deliveryId = deterministicId("webhook-delivery", webhook.id, event.id);
+    const decided = webhookDeliveryDecider.decide(
+      { type: "CreateWebhookDelivery", deliveryId, webhookId: webhook.id, teamId, eventId: event.id, payload, now: formatTimestamp(new Date()) },
+      webhookDeliveryDecider.initialState,
+    );
+    if (isDomainError(decided)) throw new DomainRejection(decided);
+    await arm(deliveryId, webhook.id);
+    const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
+    try {
+      const appended = await store.append(
+        webhookDeliveryStream(deliveryId),
+        decided.map((e) => ({ id: deterministicId("webhook-delivery-created", deliveryId), type: e.type, data: e.data, metadata })),
+        "no_stream",
+      );
+      const state = decided.reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState) as LiveWebhookDelivery;
+      queues.enqueue(webhook.id, deliveryId, { at, state, revision: appended.nextExpectedRevision, target: { endpoint: webhook.endpoint, secrets: webhook.secrets } });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // Made by an earlier delivery of this message: it is read again before anything is sent.
+      queues.enqueue(webhook.id, deliveryId);
+    }
+  };
+
   const fanOut = async (event: RecordedEvent) => {
     const build = payloadBuilderFor(streamCategory(event.streamId), event.type);
     const teamId = event.metadata.teamId;
@@ -87,27 +129,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
     const payload = build(event, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
     if (!payload) return;
-    for (const webhookId of await subscribedWebhooks(database, teamId, payload.type, event)) {
-      const deliveryId = deterministicId("webhook-delivery", webhookId, event.id);
-      const decided = webhookDeliveryDecider.decide(
-        { type: "CreateWebhookDelivery", deliveryId, webhookId, teamId, eventId: event.id, payload, now: formatTimestamp(new Date()) },
-        webhookDeliveryDecider.initialState,
-      );
-      if (isDomainError(decided)) throw new DomainRejection(decided);
-      await arm(deliveryId, webhookId);
-      try {
-        const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
-        await store.append(
-          webhookDeliveryStream(deliveryId),
-          decided.map((e) => ({ id: deterministicId("webhook-delivery-created", deliveryId), type: e.type, data: e.data, metadata })),
-          "no_stream",
-        );
-      } catch (error) {
-        // Made by an earlier delivery of this message: its timer and attempts carry on.
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-      queues.enqueue(webhookId, deliveryId);
-    }
+    const at = Date.now();
+    const webhooks = await subscribedWebhooks(database, teamId, payload.type, event);
+    await Promise.all(webhooks.map((webhook) => createDelivery(event, teamId, payload, webhook, at)));
   };
 
   const consumers: Consumer[] = [];
@@ -115,7 +139,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
       consumers.push(
         await bus.consume(
-          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 16 },
+          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 64 },
           (message) => fanOut(fromForwardedEvent(message.data as ForwardedEvent)),
         ),
       );
