@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { createSealer, deterministicId, formatTimestamp, type Logger } from "@tidings/core";
+import { createSealer, deterministicId, formatTimestamp, newId, type Logger } from "@tidings/core";
 import {
   isDomainError,
   payloadBuilderFor,
@@ -110,7 +110,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     try {
       const appended = await store.append(
         webhookDeliveryStream(deliveryId),
-        decided.map((e) => ({ id: deterministicId("webhook-delivery-created", deliveryId), type: e.type, data: e.data, metadata })),
+        // A fresh event id: the same id again would pass as a retry of this append, and this process would
+        // take a delivery made earlier for new. "no_stream" is what makes the delivery once.
+        decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })),
         "no_stream",
       );
       const state = decided.reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState) as LiveWebhookDelivery;
