@@ -1,5 +1,6 @@
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testMode } from "@tidings/postgres";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
@@ -222,6 +223,13 @@ describe("webhooks with WEBHOOK_ALLOW_PRIVATE unset", () => {
   afterAll(async () => {
     await t?.server.stop();
     await receiver?.close();
+  });
+
+  it("accepts http endpoints only in embedded mode (development) without the setting", async () => {
+    // Subscribed to a type nothing emits yet, so nothing is sent to this name.
+    const { error } = await t.resend.webhooks.create({ endpoint: "http://hooks.example.com/in", events: ["domain.created"] });
+    if (testMode() === "server") expect(error).toMatchObject({ statusCode: 422, message: expect.stringContaining("`endpoint` field must be an https URL") });
+    else expect(error).toBeNull();
   });
 
   it("refuses a loopback endpoint at delivery time and records why", async () => {
