@@ -22,10 +22,12 @@ export const webhookDeliveriesProjection: Projection = {
         payload: { type: "jsonb" },
         status: { type: "text" },
         next_attempt_at: { type: "timestamptz", nullable: true },
+        /** When the status last changed: the webhook saga's sweep looks for deliveries left pending. */
+        status_at: { type: "timestamptz" },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
-      indexes: { by_webhook: "(webhook_id, created_at DESC, id DESC)" },
+      indexes: { by_webhook: "(webhook_id, created_at DESC, id DESC)", unfinished: "(status_at) WHERE status IN ('pending', 'attempting')" },
     },
     webhook_attempts: {
       columns: {
@@ -52,13 +54,14 @@ export const webhookDeliveriesProjection: Projection = {
         payload: data.payload,
         status: "pending",
         next_attempt_at: null,
+        status_at: data.createdAt,
         created_at: data.createdAt,
       });
     },
     WebhookDeliveryAttempted(event, context) {
       const data = dataOf<"WebhookDeliveryAttempted">(event);
       const status = data.succeeded ? "success" : data.nextAttemptAt === null ? "failed" : "attempting";
-      context.update("webhook_deliveries", { id: data.deliveryId }, { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt });
+      context.update("webhook_deliveries", { id: data.deliveryId }, { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt });
       context.upsert("webhook_attempts", {
         id: event.id,
         delivery_id: data.deliveryId,
@@ -70,10 +73,12 @@ export const webhookDeliveriesProjection: Projection = {
       });
     },
     WebhookDeliveryReplayed(event, context) {
-      context.update("webhook_deliveries", { id: dataOf<"WebhookDeliveryReplayed">(event).deliveryId }, { status: "pending", next_attempt_at: null });
+      const { deliveryId, replayedAt } = dataOf<"WebhookDeliveryReplayed">(event);
+      context.update("webhook_deliveries", { id: deliveryId }, { status: "pending", next_attempt_at: null, status_at: replayedAt });
     },
     WebhookDeliveryAbandoned(event, context) {
-      context.update("webhook_deliveries", { id: dataOf<"WebhookDeliveryAbandoned">(event).deliveryId }, { status: "failed", next_attempt_at: null });
+      const { deliveryId, abandonedAt } = dataOf<"WebhookDeliveryAbandoned">(event);
+      context.update("webhook_deliveries", { id: deliveryId }, { status: "failed", next_attempt_at: null, status_at: abandonedAt });
     },
   },
 };

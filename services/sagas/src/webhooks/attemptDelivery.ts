@@ -122,9 +122,12 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, web
     }
   };
 
+  // A retry timer is pending only when the delivery waits for one; then a final outcome drops it.
+  const retryPending = state.nextAttemptAt !== null;
   if (target === null) {
     await record({ type: "AbandonWebhookDelivery", reason: "webhook disabled or deleted", now: formatTimestamp(new Date()) });
-    return timers.cancel(key);
+    if (retryPending) await timers.cancel(key);
+    return;
   }
   const now = Date.now();
   const secrets = target.secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now).map((s) => deps.sealer.openText(s.sealed));
@@ -136,9 +139,9 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, web
   const decided = webhookDeliveryDecider.decide(attempt, state);
   const next = !isDomainError(decided) && decided[0]?.type === "WebhookDeliveryAttempted" ? decided[0].data.nextAttemptAt : null;
   // A retry's timer goes in before the failure is recorded: a crash between leaves a retry, never a
-  // failed attempt nobody retries. A final outcome is recorded first, then its timer dropped.
+  // failed attempt nobody retries. A final outcome is recorded first, then a pending timer dropped.
   if (next !== null) await timers.schedule(key, new Date(next), deliveryTimerPayload(deliveryId, state.webhookId));
   await record(attempt);
-  if (next === null) await timers.cancel(key);
+  if (next === null && retryPending) await timers.cancel(key);
   deps.logger.debug({ deliveryId, statusCode: outcome.statusCode, succeeded: outcome.succeeded }, "webhook attempted");
 }

@@ -7,7 +7,9 @@
 export interface EndpointQueues<Known> {
   /** `known`: what the caller already knows of the delivery, handed to `run` (dropped if it is already waiting). */
   enqueue(endpointKey: string, deliveryId: string, known?: Known): void;
-  /** Waits for the deliveries running now; those still waiting are left to their timers. */
+  /** Whether the delivery is waiting or running here. */
+  holds(deliveryId: string): boolean;
+  /** Waits for the deliveries running now; those still waiting are left to the sweep. */
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export function createEndpointQueues<Known = never>(options: {
 
   return {
     enqueue,
+    holds: (deliveryId) => waitingIds.has(deliveryId) || runningIds.has(deliveryId),
     async stop() {
       stopped = true;
       await Promise.allSettled([...inFlight]);

@@ -1,20 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, createSealer, deterministicId, formatTimestamp, loadConfig } from "@tidings/core";
+import { createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
 import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream, type EmailContent } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, forwardedEventSubject, startForwarder, toForwardedEvent, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { startProjections, webhooksProjection, type RunningProjections } from "@tidings/projections";
-import { startSagas, type RunningSagas } from "../startSagas.js";
-import { createTimers, timerMigrations } from "../timers/index.js";
-import { deliveryTimerKey, deliveryTimerPayload } from "./attemptDelivery.js";
+import { startProjections, webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
+import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
+import type { DeliveryTimerPayload } from "./attemptDelivery.js";
+import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 
 const logger = createLogger("silent");
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -30,9 +27,9 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   let bus: Bus;
   let forwarder: Forwarder;
   let projections: RunningProjections;
-  let sagas: RunningSagas;
+  let saga: WebhookSaga;
+  let poller: TimerPoller;
   let receiver: Server;
-  let dataDir: string;
   const received: { id: string; body: string }[] = [];
   let webhookId: string;
 
@@ -84,14 +81,13 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const port = (receiver.address() as { port: number }).port;
-    dataDir = mkdtempSync(join(tmpdir(), "tidings-webhook-saga-"));
     test = await createTestDatabase();
     await migrate(test.database, "eventstore", eventStoreMigrations);
     await migrate(test.database, "timers", timerMigrations);
     store = createPostgresEventStore(test.database);
     bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
     forwarder = await startForwarder({ store, bus, database: test.database });
-    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection], logger });
+    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
     webhookId = randomUUID();
     const created = await handleCommand({
       store,
@@ -110,11 +106,25 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       metadata: { teamId },
     });
     await projections.waitFor(created.position!, 10_000);
-    const config = loadConfig({ DATA_DIR: dataDir, TIDINGS_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE_MS: "0,100" });
-    sagas = await startSagas({ store, database: test.database, bus, config, logger });
+    const timers = createTimers(test.database);
+    saga = await startWebhookSaga({
+      bus,
+      store,
+      database: test.database,
+      timers,
+      logger,
+      secret,
+      allowPrivate: true,
+      scheduleMs: [0, 100],
+      messageIdHost: "tidings.test",
+      sweepIntervalMs: 200,
+      staleMs: 500,
+    });
+    poller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload) });
   });
   afterAll(async () => {
-    await sagas?.stop();
+    await poller?.stop();
+    await saga?.stop();
     await projections?.stop();
     await forwarder?.stop();
     await bus?.close();
@@ -129,7 +139,6 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     await test?.dispose();
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("delivers an event redelivered by the bus once: one delivery stream, one request", async () => {
@@ -144,16 +153,16 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(delivery.map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
   });
 
-  it("takes up, through its timer, a delivery whose process died before its first attempt", async () => {
+  it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
     const before = received.length;
     const deliveryId = randomUUID();
     const payload = { type: "email.suppressed", created_at: new Date().toISOString(), data: { email_id: "left-behind" } };
+    // What a fan-out leaves when its process dies right after the append: a delivery, and nothing in hand.
     await store.append(
       webhookDeliveryStream(deliveryId),
       [{ id: randomUUID(), type: "WebhookDeliveryCreated", data: { deliveryId, webhookId, teamId, eventId: randomUUID(), eventType: payload.type, payload, createdAt: formatTimestamp(new Date()) } }],
       "no_stream",
     );
-    await createTimers(test.database).schedule(deliveryTimerKey(deliveryId), new Date(), deliveryTimerPayload(deliveryId, webhookId));
     await waitForRequests(before + 1);
     expect(JSON.parse(received[before]!.body)).toEqual(payload);
     for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))

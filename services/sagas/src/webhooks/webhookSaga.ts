@@ -17,7 +17,8 @@ import { DomainRejection } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { webhookFanOutDurable, webhookReplayDurable } from "../durables.js";
 import type { Timers } from "../timers/index.js";
-import { attemptDelivery, deliveryTimerKey, deliveryTimerPayload, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
+import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
+import { startSweeper } from "./sweeper.js";
 import { createEndpointQueues } from "./endpointQueues.js";
 
 export interface WebhookSagaOptions {
@@ -33,12 +34,14 @@ export interface WebhookSagaOptions {
   messageIdHost: string;
   /** Requests to one endpoint at once, per process. */
   perEndpoint?: number;
-  /** How long a delivery not yet recorded as attempted waits before its timer takes it up again. */
-  safetyMs?: number;
+  /** How often the read model is swept for deliveries left behind (default 10 s). */
+  sweepIntervalMs?: number;
+  /** How long a delivery may sit pending, or past its retry time, before a sweep takes it up (default 60 s). */
+  staleMs?: number;
 }
 
 export interface WebhookSaga {
-  /** Fires a delivery's timer: a retry due, or a delivery whose process died before recording it. */
+  /** Fires a delivery's timer: a retry due, or a delivery a sweep found left behind. */
   fire(payload: DeliveryTimerPayload): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,11 +73,12 @@ async function subscribedWebhooks(database: Database, teamId: string, type: stri
  * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
  * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
  * One durable consumer per stream category with payloads (NATS 2.9 takes one filter each), and one for
- * replays. Attempts run in per-endpoint queues, so one endpoint's slowness is its own.
+ * replays. Attempts run in per-endpoint queues, so one endpoint's slowness is its own. A first attempt
+ * costs no timer: a delivery a process left behind (it died, or stopped with a queue) still shows pending
+ * in the read model, and the sweep hands it to a timer, which one process claims.
  */
 export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
   const { bus, store, database, timers, logger } = options;
-  const safetyMs = options.safetyMs ?? 60_000;
   const deps: AttemptDeps = {
     store,
     timers,
@@ -86,17 +90,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
     run: (deliveryId, webhookId, known) => attemptDelivery(deps, deliveryId, webhookId, known),
-    onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; its timer retries it"),
+    onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
   });
   const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
-
-  /** The timer goes in first: until an attempt is recorded, it is what brings the delivery back. */
-  const arm = (deliveryId: string, webhookId: string) =>
-    timers.schedule(deliveryTimerKey(deliveryId), new Date(Date.now() + safetyMs), deliveryTimerPayload(deliveryId, webhookId));
-  const dispatch = async (deliveryId: string, webhookId: string) => {
-    await arm(deliveryId, webhookId);
-    queues.enqueue(webhookId, deliveryId);
-  };
 
   const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
     const deliveryId = deterministicId("webhook-delivery", webhook.id, event.id);
@@ -105,7 +101,6 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
       webhookDeliveryDecider.initialState,
     );
     if (isDomainError(decided)) throw new DomainRejection(decided);
-    await arm(deliveryId, webhook.id);
     const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
     try {
       const appended = await store.append(
@@ -148,7 +143,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     consumers.push(
       await bus.consume({ durable: webhookReplayDurable, filterSubject: "events.webhookdelivery.WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async (message) => {
         const { deliveryId, webhookId } = fromForwardedEvent(message.data as ForwardedEvent).data as { deliveryId: string; webhookId: string };
-        await dispatch(deliveryId, webhookId);
+        queues.enqueue(webhookId, deliveryId);
       }),
     );
   } catch (error) {
@@ -156,9 +151,11 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     throw error;
   }
 
+  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs: options.staleMs ?? 60_000 });
   return {
-    fire: (payload) => dispatch(payload.deliveryId, payload.webhookId),
+    fire: async (payload) => queues.enqueue(payload.webhookId, payload.deliveryId),
     async stop() {
+      await sweeper.stop();
       await Promise.all(consumers.map((c) => c.stop()));
       await queues.stop();
     },
