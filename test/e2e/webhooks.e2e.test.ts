@@ -196,7 +196,8 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
 
   it("keeps a slow endpoint from delaying another", async () => {
     const { createWebhook, send } = t;
-    receiver.answer("/slow", [200], 3_000);
+    const slowAnswerMs = 5_000;
+    receiver.answer("/slow", [200], slowAnswerMs);
     await createWebhook(`${receiver.url}/slow`, ["email.sent", "email.delivered"]);
     await createWebhook(`${receiver.url}/fast`, ["email.sent", "email.delivered"]);
     for (let i = 0; i < 5; i++) await send();
@@ -207,8 +208,8 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
       return `${type} ${data.email_id}`;
     };
     const slowArrival = new Map(slow.map((r) => [eventOf(r), r.receivedAt]));
-    // Each event reaches the fast endpoint about when it reaches the slow one, never after a slow answer.
-    for (const r of fast) expect(r.receivedAt).toBeLessThan(slowArrival.get(eventOf(r))! + 1_500);
+    // Each event reaches the fast endpoint before the slow one has answered it: nothing waits on a slow answer.
+    for (const r of fast) expect(r.receivedAt).toBeLessThan(slowArrival.get(eventOf(r))! + slowAnswerMs);
   });
 });
 
