@@ -167,15 +167,18 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     expect(verify(resend, received!, rotated.data!.signing_secret).type).toBe("email.delivered");
   });
 
-  it("sends nothing to a disabled webhook", async () => {
+  it("sends nothing to a disabled or a deleted webhook", async () => {
     const { resend, createWebhook, send } = t;
     const disabled = await createWebhook(`${receiver.url}/disabled`, ["email.delivered"]);
+    const deleted = await createWebhook(`${receiver.url}/deleted`, ["email.delivered"]);
     await createWebhook(`${receiver.url}/witness`, ["email.delivered"]);
     await resend.webhooks.update(disabled.id, { status: "disabled" });
+    await resend.webhooks.remove(deleted.id);
     await send();
     await receiver.waitFor("/witness", 1);
     await sleep(500);
     expect(receiver.at("/disabled")).toHaveLength(0);
+    expect(receiver.at("/deleted")).toHaveLength(0);
     expect((await resend.webhooks.events.list({ webhookId: disabled.id })).data?.data).toEqual([]);
   });
 

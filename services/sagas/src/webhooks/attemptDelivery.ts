@@ -67,6 +67,9 @@ const metadataFor = (teamId: string, deliveryId: string) => ({ teamId, actor: "s
 
 const instant = (text: string) => parseTimestamp(text) ?? new Date(text);
 
+/** The secrets that sign at `now`: the current one, and one rotated out until its 24 h grace ends. */
+export const secretsSigningAt = (secrets: SigningSecret[], now: number) => secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now);
+
 /**
  * Reads a delivery and its webhook from their streams, so a webhook disabled or deleted a moment ago is
  * seen; the webhook's stream is read alongside, by the id the caller gave, to save a round trip. Undefined
@@ -130,7 +133,7 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, web
     return;
   }
   const now = Date.now();
-  const secrets = target.secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now).map((s) => deps.sealer.openText(s.sealed));
+  const secrets = secretsSigningAt(target.secrets, now).map((s) => deps.sealer.openText(s.sealed));
   const body = canonicalJson(state.payload);
   const headers = webhookHeaders(secrets, webhookMessageId(deliveryId), Math.floor(now / 1000), body);
   const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate });
