@@ -21,4 +21,6 @@ export { templatesProjection } from "./templates.js";
 export { domainsProjection } from "./domains.js";
 export { emailsProjection } from "./emails.js";
 export { suppressionsProjection } from "./suppressions.js";
+export { webhooksProjection } from "./webhooks.js";
+export { webhookDeliveriesProjection } from "./webhookDeliveries.js";
 export { productProjections } from "./productProjections.js";

@@ -110,6 +110,18 @@ export const settings = {
     schema: int(1000, 2_592_000_000).default(86_400_000),
     accepts: "milliseconds between DNS checks of a verified domain, 1000 to 2592000000 (default 24 h)",
   },
+  WEBHOOK_ALLOW_PRIVATE: {
+    schema: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+    accepts: "true or false: deliver webhooks to private, loopback and link-local addresses, and accept http endpoints (default false; true only for tests and development)",
+  },
+  WEBHOOK_RETRY_SCHEDULE_MS: {
+    schema: z
+      .string()
+      .regex(/^\d+(,\d+)*$/)
+      .default("0,5000,300000,1800000,7200000,18000000,36000000,36000000")
+      .transform((v) => v.split(",").map(Number)),
+    accepts: "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { systemClock, type Clock, type Config } from "@tidings/core";
 import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
@@ -18,8 +19,11 @@ export interface ApiServices {
   waitFor(position: Position): Promise<boolean>;
   clock: Clock;
   config: Config;
-  /** TIDINGS_SECRET, or embedded mode's generated one: seals DKIM private keys (DESIGN §4). */
-  secret: string | undefined;
+  /**
+   * Keys the sealing of secrets at rest (DKIM private keys, webhook signing secrets): TIDINGS_SECRET, or
+   * the one embedded mode generated into DATA_DIR. The sagas open with the same one.
+   */
+  secret: string;
 }
 
 export interface ApiServicesOptions {
@@ -29,7 +33,7 @@ export interface ApiServicesOptions {
   /** A checkpoint waiter's `waitFor` over `productProjections`. */
   waitFor: (position: Position, timeoutMs: number) => Promise<boolean>;
   clock?: Clock;
-  /** Defaults to TIDINGS_SECRET; embedded mode passes the secret it keeps in DATA_DIR. */
+  /** Defaults to TIDINGS_SECRET, else a random one for this process (tests: nothing sealed outlives it). */
   secret?: string;
 }
 
@@ -41,7 +45,7 @@ export function createApiServices(options: ApiServicesOptions): ApiServices {
     database,
     config,
     clock: options.clock ?? systemClock,
-    secret: options.secret ?? config.TIDINGS_SECRET,
+    secret: options.secret ?? config.TIDINGS_SECRET ?? randomBytes(32).toString("hex"),
     waitFor: (position) => options.waitFor(position, timeoutMs),
   };
 }

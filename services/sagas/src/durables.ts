@@ -1,3 +1,5 @@
+import { webhookEventCategories } from "@tidings/domain";
+
 /**
  * The durable consumer names of every saga: their progress lives under these names on the bus, and
  * `tidings status` lists each one's dead letters (DESIGN §5).
@@ -8,4 +10,9 @@ export const schedulerDurable = (type: (typeof scheduledEmailEvents)[number]) =>
 
 export const domainVerificationDurable = "domain-verification";
 
-export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), domainVerificationDurable];
+/** The webhook saga: one fan-out consumer per stream category with webhook types, and one for replays. */
+export const webhookFanOutDurable = (streamCategory: string) => `webhooks-${streamCategory}`;
+export const webhookReplayDurable = "webhooks-replays";
+const webhookDurables = webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0).map((c) => webhookFanOutDurable(c.streamCategory));
+
+export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable];

@@ -12,6 +12,8 @@ import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, ty
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
+import { startWebhookSaga } from "./webhooks/webhookSaga.js";
+import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
 
 export interface SagaDeps {
   store: EventStore;
@@ -19,9 +21,9 @@ export interface SagaDeps {
   database: Database;
   bus: Bus;
   config: Config;
-  /** Opens DKIM private keys: embedded mode's generated secret; defaults to TIDINGS_SECRET. */
-  secret?: string;
   logger: Logger;
+  /** Opens sealed secrets (DKIM keys, webhook signing secrets): TIDINGS_SECRET, or the one embedded mode keeps in DATA_DIR. */
+  secret?: string;
 }
 
 export interface RunningSagas {
@@ -29,7 +31,7 @@ export interface RunningSagas {
 }
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer;
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -63,6 +65,19 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       recheckMs: config.DOMAIN_RECHECK_MS,
       verifiedRecheckMs: config.DOMAIN_VERIFIED_RECHECK_MS,
     };
+    const webhooks = await startWebhookSaga({
+      bus,
+      store,
+      database,
+      timers,
+      logger: logger.child({ saga: "webhooks" }),
+      // Without a secret nothing the api sealed opens; only tests start sagas that way.
+      secret: secret ?? config.TIDINGS_SECRET ?? "",
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+      messageIdHost: new URL(config.PUBLIC_URL).hostname,
+    });
+    stops.push(() => webhooks.stop());
     const poller = startTimerPoller({
       database,
       logger: logger.child({ component: "timers" }),
@@ -70,6 +85,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         const payload = timer.payload as TimerPayload;
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
         else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
+        else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
         else await deliverEmail(deps, payload.emailId);
       },
     });

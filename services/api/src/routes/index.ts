@@ -7,6 +7,7 @@ import { emailRoutes } from "./emails.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
 import { templateRoutes } from "./templates.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -18,5 +19,13 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services), domainRoutes(services), domainClaimRoutes(services)];
+  return [
+    apiKeyRoutes(services),
+    logsRoutes(services),
+    templateRoutes(services),
+    emailRoutes(services),
+    domainRoutes(services),
+    domainClaimRoutes(services),
+    webhookRoutes(services),
+  ];
 }

@@ -35,9 +35,10 @@ beforeAll(async () => {
   };
   const template = (await asTeamA("POST", "/templates", { name: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
   const email = (await asTeamA("POST", "/emails", { from: "a@example.com", to: "b@example.com", subject: teamAMarker, html: "<p>x</p>" })).json() as { id: string };
+  const webhook = (await asTeamA("POST", "/webhooks", { endpoint: `https://${teamAMarker}.example.com/in`, events: ["email.sent"] })).json() as { id: string };
   const logId = (await asTeamA("GET", "/api-keys")).headers["x-request-id"] as string;
   const domain = (await asTeamA("POST", "/domains", { name: `${teamAMarker}.example.test` })).json() as { id: string };
-  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId, "/domains": domain.id };
+  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId, "/domains": domain.id, "/webhooks": webhook.id };
 });
 afterAll(() => t?.dispose());
 

@@ -1,0 +1,42 @@
+/** An event as a payload builder reads it: its type and data, as stored. */
+export interface SourceEvent {
+  type: string;
+  data: unknown;
+}
+
+/** What the body of a delivery holds (reference §8.2): `{type, created_at, data}`, `created_at` in ISO 8601. */
+export interface WebhookPayload {
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export interface PayloadContext {
+  /** The Message-ID the delivery saga gives an email (`<id@host>`), so payloads show the one receivers saw. */
+  messageIdOf(emailId: string): string;
+}
+
+/**
+ * Builds the payload of one event from the event and its stream up to and including it (`history`), so a
+ * payload shows the state as of the event, never as of the delivery. Null: this event has no webhook type.
+ */
+export type PayloadBuilder = (event: SourceEvent, history: SourceEvent[], context: PayloadContext) => WebhookPayload | null;
+
+/**
+ * One category of webhook event types (reference §8.1), in a file of its own: the types a webhook may
+ * subscribe to, and the builders turning the events of one stream category into their payloads. A
+ * category whose aggregate does not exist yet lists its types with no builders.
+ */
+export interface WebhookEventCategory {
+  /** The stream category the builders read (`email` for `email-…` streams). */
+  streamCategory: string;
+  types: readonly string[];
+  /** Domain event type → builder. */
+  payloads: Readonly<Record<string, PayloadBuilder>>;
+}
+
+/** Event times are stored in the wire format; payloads carry ISO 8601 (reference §2.2). */
+export function isoTime(text: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\.(\d{3})\d{3}\+00$/.exec(text);
+  return m ? `${m[1]}T${m[2]}.${m[3]}Z` : text;
+}

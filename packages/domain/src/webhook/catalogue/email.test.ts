@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { EmailEvent } from "../../email/events.js";
+import { isWebhookEventType, payloadBuilderFor, webhookEventTypes } from "./index.js";
+
+const emailId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+const templateId = "11111111-1111-4111-8111-111111111111";
+const context = { messageIdOf: (id: string) => `<${id}@tidings.test>` };
+
+const queued: EmailEvent = {
+  type: "EmailQueued",
+  data: {
+    emailId,
+    teamId: "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f",
+    from: "Acme <hello@acme.test>",
+    to: ["a@example.com"],
+    cc: ["c@example.com"],
+    bcc: [],
+    replyTo: [],
+    subject: "Hi",
+    html: "<p>Hi</p>",
+    text: "Hi",
+    headers: {},
+    tags: [
+      { name: "category", value: "welcome" },
+      { name: "plan", value: "pro" },
+    ],
+    attachments: [],
+    templateId,
+    templateVersion: 1,
+    domainId: null,
+    createdAt: "2026-11-23 10:00:00.123456+00",
+  },
+};
+const sent: EmailEvent = { type: "EmailSent", data: { emailId, sentAt: "2026-11-23 10:00:01.000000+00" } };
+
+const build = (event: EmailEvent, history: EmailEvent[]) => payloadBuilderFor("email", event.type)?.(event, history, context) ?? null;
+
+const base = {
+  email_id: emailId,
+  created_at: "2026-11-23T10:00:00.123Z",
+  from: "Acme <hello@acme.test>",
+  to: ["a@example.com"],
+  subject: "Hi",
+  message_id: `<${emailId}@tidings.test>`,
+  template_id: templateId,
+  tags: { category: "welcome", plan: "pro" },
+};
+
+describe("email webhook payloads", () => {
+  it("builds email.sent with tags as a name → value map and times in ISO 8601", () =>
+    expect(build(sent, [queued, sent])).toEqual({ type: "email.sent", created_at: "2026-11-23T10:00:01.000Z", data: base }));
+
+  it("builds email.bounced with its bounce object", () => {
+    const bounced: EmailEvent = {
+      type: "EmailBounced",
+      data: {
+        emailId,
+        teamId: queued.data.teamId,
+        recipients: ["a@example.com"],
+        bounce: { type: "permanent", message: "mailbox unknown" },
+        bouncedAt: "2026-11-23 10:00:02.000000+00",
+        response: "550 5.1.1 no such user",
+        code: 550,
+      },
+    };
+    expect(build(bounced, [queued, bounced])).toEqual({
+      type: "email.bounced",
+      created_at: "2026-11-23T10:00:02.000Z",
+      data: { ...base, bounce: { message: "mailbox unknown", type: "Permanent", subType: "General", diagnosticCode: ["550 5.1.1 no such user"] } },
+    });
+  });
+
+  it("builds email.failed with its reason, and email.suppressed", () => {
+    const failed: EmailEvent = { type: "EmailFailed", data: { emailId, reason: "relay refused", failedAt: "2026-11-23 10:00:02.000000+00", response: null, code: null } };
+    expect(build(failed, [queued, failed])?.data).toEqual({ ...base, failed: { reason: "relay refused" } });
+    const suppressed: EmailEvent = { type: "EmailSuppressed", data: { emailId, recipients: ["a@example.com"], suppressedAt: "2026-11-23 10:00:00.200000+00" } };
+    expect(build(suppressed, [queued, suppressed])).toMatchObject({ type: "email.suppressed", data: { suppressed: { type: "OnAccountSuppressionList" } } });
+  });
+
+  it("builds email.scheduled, email.delivered and email.delivery_delayed", () => {
+    const { ...content } = queued.data;
+    const scheduled: EmailEvent = { type: "EmailScheduled", data: { ...content, scheduledAt: "2026-11-24 10:00:00.000000+00" } };
+    expect(build(scheduled, [scheduled])?.type).toBe("email.scheduled");
+    const delivered: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", response: "250 ok", code: 250 } };
+    expect(build(delivered, [queued, sent, delivered])).toEqual({ type: "email.delivered", created_at: "2026-11-23T10:00:03.000Z", data: base });
+    const delayed: EmailEvent = {
+      type: "EmailDeliveryDelayed",
+      data: { emailId, attempt: 1, nextAttemptAt: null, delayedAt: "2026-11-23 10:00:04.000000+00", response: "451 later", code: 451 },
+    };
+    expect(build(delayed, [queued, delayed])?.type).toBe("email.delivery_delayed");
+  });
+
+  it("leaves out tags and template_id when the email has none", () => {
+    const plain: EmailEvent = { type: "EmailQueued", data: { ...queued.data, tags: [], templateId: null, templateVersion: null } };
+    const data = build(sent, [plain, sent])?.data;
+    expect(data).not.toHaveProperty("tags");
+    expect(data).not.toHaveProperty("template_id");
+  });
+
+  it("has no payload for events without a webhook type", () => {
+    expect(payloadBuilderFor("email", "EmailQueued")).toBeUndefined();
+    expect(payloadBuilderFor("email", "EmailCanceled")).toBeUndefined();
+    expect(payloadBuilderFor("template", "TemplateCreated")).toBeUndefined();
+  });
+
+  it("knows the email, contact and domain types of reference §8.1", () => {
+    expect(webhookEventTypes).toHaveLength(18);
+    expect(["email.sent", "email.clicked", "contact.topics.updated", "domain.deleted"].every(isWebhookEventType)).toBe(true);
+    expect(isWebhookEventType("email.queued")).toBe(false);
+  });
+});

@@ -1,0 +1,84 @@
+import type { WebhookDeliveryEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends WebhookDeliveryEvent["type"]> = Extract<WebhookDeliveryEvent, { type: Type }>["data"];
+const dataOf = <Type extends WebhookDeliveryEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/**
+ * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is
+ * the id of the event that recorded it. The delivery saga does not read these: it folds the streams.
+ */
+export const webhookDeliveriesProjection: Projection = {
+  name: "webhook_deliveries",
+  version: 1,
+  tables: {
+    webhook_deliveries: {
+      columns: {
+        id: { type: "uuid" },
+        webhook_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        event_type: { type: "text" },
+        payload: { type: "jsonb" },
+        status: { type: "text" },
+        next_attempt_at: { type: "timestamptz", nullable: true },
+        /** When the status last changed: the webhook saga's sweep looks for deliveries left pending. */
+        status_at: { type: "timestamptz" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_webhook: "(webhook_id, created_at DESC, id DESC)", unfinished: "(status_at) WHERE status IN ('pending', 'attempting')" },
+    },
+    webhook_attempts: {
+      columns: {
+        id: { type: "uuid" },
+        delivery_id: { type: "uuid" },
+        attempt: { type: "integer" },
+        http_status_code: { type: "integer", nullable: true },
+        response: { type: "text" },
+        duration_ms: { type: "integer" },
+        sent_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_delivery: "(delivery_id, sent_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    WebhookDeliveryCreated(event, context) {
+      const data = dataOf<"WebhookDeliveryCreated">(event);
+      context.upsert("webhook_deliveries", {
+        id: data.deliveryId,
+        webhook_id: data.webhookId,
+        team_id: data.teamId,
+        event_type: data.eventType,
+        payload: data.payload,
+        status: "pending",
+        next_attempt_at: null,
+        status_at: data.createdAt,
+        created_at: data.createdAt,
+      });
+    },
+    WebhookDeliveryAttempted(event, context) {
+      const data = dataOf<"WebhookDeliveryAttempted">(event);
+      const status = data.succeeded ? "success" : data.nextAttemptAt === null ? "failed" : "attempting";
+      context.update("webhook_deliveries", { id: data.deliveryId }, { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt });
+      context.upsert("webhook_attempts", {
+        id: event.id,
+        delivery_id: data.deliveryId,
+        attempt: data.attempt,
+        http_status_code: data.statusCode,
+        response: data.response,
+        duration_ms: data.durationMs,
+        sent_at: data.attemptedAt,
+      });
+    },
+    WebhookDeliveryReplayed(event, context) {
+      const { deliveryId, replayedAt } = dataOf<"WebhookDeliveryReplayed">(event);
+      context.update("webhook_deliveries", { id: deliveryId }, { status: "pending", next_attempt_at: null, status_at: replayedAt });
+    },
+    WebhookDeliveryAbandoned(event, context) {
+      const { deliveryId, abandonedAt } = dataOf<"WebhookDeliveryAbandoned">(event);
+      context.update("webhook_deliveries", { id: deliveryId }, { status: "failed", next_attempt_at: null, status_at: abandonedAt });
+    },
+  },
+};

@@ -1,0 +1,64 @@
+import type { WebhookEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends WebhookEvent["type"]> = Extract<WebhookEvent, { type: Type }>["data"];
+const dataOf = <Type extends WebhookEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/**
+ * Webhooks as GET and list show them, secrets still sealed. The webhook saga looks here for the webhooks
+ * an event is due to (a lookup); it checks each one against its stream before sending. `created_commit`
+ * and `created_prepare` are the creation's position: an event earlier in `$all` is not due to the webhook.
+ */
+export const webhooksProjection: Projection = {
+  name: "webhooks",
+  version: 1,
+  tables: {
+    webhooks: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        endpoint: { type: "text" },
+        events: { type: "jsonb" },
+        status: { type: "text" },
+        secret: { type: "text" },
+        previous_secret: { type: "text", nullable: true },
+        previous_valid_until: { type: "timestamptz", nullable: true },
+        created_at: { type: "timestamptz" },
+        created_commit: { type: "numeric" },
+        created_prepare: { type: "numeric" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    WebhookCreated(event, context) {
+      const data = dataOf<"WebhookCreated">(event);
+      context.upsert("webhooks", {
+        id: data.webhookId,
+        team_id: data.teamId,
+        endpoint: data.endpoint,
+        events: data.events,
+        status: "enabled",
+        secret: data.secret,
+        previous_secret: null,
+        previous_valid_until: null,
+        created_at: data.createdAt,
+        created_commit: event.position.commit.toString(),
+        created_prepare: event.position.prepare.toString(),
+      });
+    },
+    WebhookUpdated(event, context) {
+      const { webhookId, endpoint, events, status } = dataOf<"WebhookUpdated">(event);
+      context.update("webhooks", { id: webhookId }, { endpoint, events, status });
+    },
+    WebhookSigningSecretRotated(event, context) {
+      const { webhookId, secret, previousSecret, previousValidUntil } = dataOf<"WebhookSigningSecretRotated">(event);
+      context.update("webhooks", { id: webhookId }, { secret, previous_secret: previousSecret, previous_valid_until: previousValidUntil });
+    },
+    WebhookDeleted(event, context) {
+      context.delete("webhooks", { id: dataOf<"WebhookDeleted">(event).webhookId });
+    },
+  },
+};

@@ -1,0 +1,150 @@
+import { deterministicId, formatTimestamp, parseTimestamp, type Logger, type Sealer } from "@tidings/core";
+import {
+  fold,
+  isDeliveryDone,
+  isDomainError,
+  isLiveWebhook,
+  webhookDecider,
+  webhookDeliveryDecider,
+  webhookDeliveryStream,
+  webhookStream,
+  type LiveWebhookDelivery,
+  type SigningSecret,
+  type WebhookDeliveryCommand,
+  type WebhookDeliveryEvent,
+  type WebhookEvent,
+} from "@tidings/domain";
+import { WrongExpectedRevisionError, type EventStore } from "@tidings/eventstore";
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import type { Timers } from "../timers/index.js";
+import { postWebhook, type PostRequest, type PostOutcome } from "./postWebhook.js";
+import { webhookHeaders } from "./signature.js";
+import { canonicalJson } from "./canonicalJson.js";
+
+export interface AttemptDeps {
+  store: EventStore;
+  timers: Timers;
+  logger: Logger;
+  /** Opens the sealed signing secrets (keyed by TIDINGS_SECRET, or embedded mode's). */
+  sealer: Sealer;
+  allowPrivate: boolean;
+  scheduleMs: number[];
+  post?: (request: PostRequest) => Promise<PostOutcome>;
+}
+
+export const deliveryTimerKey = (deliveryId: string) => `webhook-delivery:${deliveryId}`;
+export type DeliveryTimerPayload = { kind: "webhook-delivery"; deliveryId: string; webhookId: string };
+export const deliveryTimerPayload = (deliveryId: string, webhookId: string): DeliveryTimerPayload => ({ kind: "webhook-delivery", deliveryId, webhookId });
+
+/** The id receivers see (`svix-id`/`webhook-id`): the delivery's, so every attempt and replay carries the same one. */
+export const webhookMessageId = (deliveryId: string) => `msg_${deliveryId}`;
+
+/** Where and how a delivery is sent: its webhook's endpoint and signing secrets, still sealed. */
+export interface WebhookTarget {
+  endpoint: string;
+  secrets: SigningSecret[];
+}
+
+/**
+ * A delivery as its creator knows it, just made: its first attempt needs no read. Only the fan-out that
+ * appended the delivery passes it, with the webhook as its lookup found it. Past `knownForMs` (a delivery
+ * waiting behind a slow endpoint) it is read again, so a webhook disabled meanwhile gets nothing.
+ */
+export interface KnownDelivery {
+  /** When the webhook was looked up (Date.now()). */
+  at: number;
+  state: LiveWebhookDelivery;
+  revision: bigint;
+  target: WebhookTarget;
+}
+
+const knownForMs = 1_000;
+
+/** What an attempt works from; a null target is a webhook no longer enabled. */
+type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
+
+const metadataFor = (teamId: string, deliveryId: string) => ({ teamId, actor: "saga:webhooks", correlationId: deliveryId, occurredAt: formatTimestamp(new Date()) });
+
+const instant = (text: string) => parseTimestamp(text) ?? new Date(text);
+
+/** The secrets that sign at `now`: the current one, and one rotated out until its 24 h grace ends. */
+export const secretsSigningAt = (secrets: SigningSecret[], now: number) => secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now);
+
+/**
+ * Reads a delivery and its webhook from their streams, so a webhook disabled or deleted a moment ago is
+ * seen; the webhook's stream is read alongside, by the id the caller gave, to save a round trip. Undefined
+ * when there is nothing to send now (the timer is then set right).
+ */
+async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: string | undefined): Promise<LoadedDelivery | undefined> {
+  const { store, timers } = deps;
+  const key = deliveryTimerKey(deliveryId);
+  const [recorded, webhookEvents] = await Promise.all([store.readStream(webhookDeliveryStream(deliveryId)), webhookId ? store.readStream(webhookStream(webhookId)) : null]);
+  const state = fold(webhookDeliveryDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent));
+  if (state.status === "none" || isDeliveryDone(state)) {
+    await timers.cancel(key);
+    return undefined;
+  }
+  // A timer moved early (a redelivered event re-arms it) waits for the attempt the schedule says.
+  if (state.nextAttemptAt !== null && instant(state.nextAttemptAt).getTime() > Date.now() + 50) {
+    await timers.schedule(key, instant(state.nextAttemptAt), deliveryTimerPayload(deliveryId, state.webhookId));
+    return undefined;
+  }
+  const events = webhookId === state.webhookId && webhookEvents ? webhookEvents : await store.readStream(webhookStream(state.webhookId));
+  const webhook = fold(webhookDecider, events.map((e) => ({ type: e.type, data: e.data }) as WebhookEvent));
+  const target = isLiveWebhook(webhook) && webhook.status === "enabled" ? { endpoint: webhook.endpoint, secrets: webhook.secrets } : null;
+  return { state, revision: recorded[recorded.length - 1]!.revision, target };
+}
+
+/**
+ * One attempt of one delivery, if it is due. Safe to run twice: the attempt number recorded is the one
+ * after the last recorded, and a recorded one is not recorded again. A webhook no longer enabled gets
+ * nothing more: its delivery is abandoned.
+ */
+export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, known?: KnownDelivery): Promise<void> {
+  const { store, timers } = deps;
+  const fresh = known && Date.now() - known.at < knownForMs ? known : undefined;
+  const loaded: LoadedDelivery | undefined = fresh ?? (await loadDelivery(deps, deliveryId, webhookId));
+  if (!loaded) return;
+  const { state, revision, target } = loaded;
+  const streamId = webhookDeliveryStream(deliveryId);
+  const key = deliveryTimerKey(deliveryId);
+  const record = async (command: WebhookDeliveryCommand) => {
+    const decided = webhookDeliveryDecider.decide(command, state);
+    if (isDomainError(decided)) throw new DomainRejection(decided);
+    if (decided.length === 0) return;
+    const metadata = metadataFor(state.teamId, deliveryId);
+    try {
+      await store.append(
+        streamId,
+        decided.map((event, i) => ({ id: deterministicId("webhook-delivery-outcome", deliveryId, String(revision), String(i)), type: event.type, data: event.data, metadata })),
+        revision,
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      await handleCommand({ store, streamId, decider: webhookDeliveryDecider, command, metadata });
+    }
+  };
+
+  // A retry timer is pending only when the delivery waits for one; then a final outcome drops it.
+  const retryPending = state.nextAttemptAt !== null;
+  if (target === null) {
+    await record({ type: "AbandonWebhookDelivery", reason: "webhook disabled or deleted", now: formatTimestamp(new Date()) });
+    if (retryPending) await timers.cancel(key);
+    return;
+  }
+  const now = Date.now();
+  const secrets = secretsSigningAt(target.secrets, now).map((s) => deps.sealer.openText(s.sealed));
+  const body = canonicalJson(state.payload);
+  const headers = webhookHeaders(secrets, webhookMessageId(deliveryId), Math.floor(now / 1000), body);
+  const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate });
+
+  const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: new Date() };
+  const decided = webhookDeliveryDecider.decide(attempt, state);
+  const next = !isDomainError(decided) && decided[0]?.type === "WebhookDeliveryAttempted" ? decided[0].data.nextAttemptAt : null;
+  // A retry's timer goes in before the failure is recorded: a crash between leaves a retry, never a
+  // failed attempt nobody retries. A final outcome is recorded first, then a pending timer dropped.
+  if (next !== null) await timers.schedule(key, new Date(next), deliveryTimerPayload(deliveryId, state.webhookId));
+  await record(attempt);
+  if (next === null && retryPending) await timers.cancel(key);
+  deps.logger.debug({ deliveryId, statusCode: outcome.statusCode, succeeded: outcome.succeeded }, "webhook attempted");
+}

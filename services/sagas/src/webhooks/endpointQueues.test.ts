@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { createEndpointQueues } from "./endpointQueues.js";
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe("endpoint queues", () => {
+  it("keeps a stuck endpoint from delaying another", async () => {
+    const stuck = deferred();
+    const done: string[] = [];
+    const queues = createEndpointQueues({
+      perEndpoint: 2,
+      run: async (id) => {
+        if (id.startsWith("slow")) await stuck.promise;
+        done.push(id);
+      },
+      onError: () => {},
+    });
+    for (let i = 0; i < 5; i++) queues.enqueue("slow-endpoint", `slow-${i}`);
+    for (let i = 0; i < 3; i++) queues.enqueue("fast-endpoint", `fast-${i}`);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done).toEqual(["fast-0", "fast-1", "fast-2"]);
+    stuck.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done.filter((id) => id.startsWith("slow"))).toHaveLength(5);
+    await queues.stop();
+  });
+
+  it("runs at most perEndpoint at once for one endpoint, and a waiting delivery once", async () => {
+    let running = 0;
+    let peak = 0;
+    const runs: string[] = [];
+    const queues = createEndpointQueues({
+      perEndpoint: 2,
+      run: async (id) => {
+        runs.push(id);
+        peak = Math.max(peak, ++running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+      },
+      onError: () => {},
+    });
+    for (const id of ["a", "b", "c", "d", "d", "d"]) queues.enqueue("e", id);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(peak).toBe(2);
+    expect(runs).toEqual(["a", "b", "c", "d"]);
+    await queues.stop();
+  });
+
+  it("runs a delivery once more when asked for while it runs", async () => {
+    const first = deferred();
+    const runs: string[] = [];
+    const queues = createEndpointQueues({
+      perEndpoint: 1,
+      run: async (id) => {
+        runs.push(id);
+        if (runs.length === 1) await first.promise;
+      },
+      onError: () => {},
+    });
+    queues.enqueue("e", "x");
+    queues.enqueue("e", "x");
+    first.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(runs).toEqual(["x", "x"]);
+    await queues.stop();
+  });
+});

@@ -1,0 +1,90 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { resolveEndpoint } from "./endpointAddress.js";
+
+/** Reference §8.4 / issue #8: a 2xx within this time is a success; anything else a failed attempt. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** What an attempt keeps of the answer. */
+export const RESPONSE_KEPT_BYTES = 1024;
+
+export interface PostOutcome {
+  succeeded: boolean;
+  /** Null when no HTTP answer came. */
+  statusCode: number | null;
+  /** The first 1 KB of the answer, or what went wrong before one. */
+  response: string;
+  durationMs: number;
+}
+
+export interface PostRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+// Kept-alive connections per endpoint: most deliveries go to few endpoints, and a handshake per event
+// would dominate the latency of a healthy receiver.
+const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+
+/** Connects to the address already checked, never to whatever a second resolution would say. */
+const pinnedLookup = (address: string, family: 4 | 6): LookupFunction => ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  if (options?.all) callback(null, [{ address, family }]);
+  else callback(null, address, family);
+}) as unknown as LookupFunction;
+
+/** One attempt: resolve and check the address, POST, keep the status and the first 1 KB of the answer. */
+export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timeoutMs = request.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  try {
+    const url = new URL(request.url);
+    const target = await resolveEndpoint(url.hostname, request.allowPrivate);
+    const { statusCode, response } = await send(url, target, request, timeoutMs - elapsed());
+    return { succeeded: statusCode >= 200 && statusCode < 300, statusCode, response, durationMs: elapsed() };
+  } catch (error) {
+    return { succeeded: false, statusCode: null, response: describe(error, timeoutMs), durationMs: elapsed() };
+  }
+}
+
+function send(url: URL, target: { address: string; family: 4 | 6 }, request: PostRequest, timeoutMs: number): Promise<{ statusCode: number; response: string }> {
+  const client = url.protocol === "https:" ? https : http;
+  const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: "POST",
+        agent,
+        lookup: pinnedLookup(target.address, target.family),
+        signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(request.body),
+          "user-agent": "Tidings-Webhooks/1",
+          ...request.headers,
+        },
+      },
+      (res) => {
+        const kept: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          if (size < RESPONSE_KEPT_BYTES) kept.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - size));
+          size += chunk.length;
+        });
+        res.on("end", () => resolve({ statusCode: res.statusCode ?? 0, response: Buffer.concat(kept).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(request.body);
+  });
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `no answer within ${timeoutMs} ms`;
+  return error instanceof Error ? error.message : String(error);
+}

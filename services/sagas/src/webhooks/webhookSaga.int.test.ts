@@ -1,0 +1,172 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { connect } from "nats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
+import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream, type EmailContent } from "@tidings/domain";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { createInProcessBus, createNatsBus, forwardedEventSubject, startForwarder, toForwardedEvent, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
+import { handleCommand } from "@tidings/commands";
+import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { startProjections, webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
+import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
+import type { DeliveryTimerPayload } from "./attemptDelivery.js";
+import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
+
+const logger = createLogger("silent");
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const ns = `W${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
+const secret = "w".repeat(40);
+const teamId = randomUUID();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback HTTP receiver`, () => {
+  let test: TestDatabase;
+  let store: EventStore;
+  let bus: Bus;
+  let forwarder: Forwarder;
+  let projections: RunningProjections;
+  let saga: WebhookSaga;
+  let poller: TimerPoller;
+  let receiver: Server;
+  const received: { id: string; body: string }[] = [];
+  let webhookId: string;
+
+  const waitForRequests = async (count: number) => {
+    for (const deadline = Date.now() + 10_000; received.length < count; await sleep(25))
+      if (Date.now() > deadline) throw new Error(`${received.length} requests, expected ${count}`);
+  };
+  const suppressedEmail = async () => {
+    const emailId = randomUUID();
+    const now = formatTimestamp(new Date());
+    const content: EmailContent = {
+      emailId,
+      teamId,
+      from: "a@acme.test",
+      to: ["b@example.test"],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: "Hi",
+      html: "<p>Hi</p>",
+      text: "Hi",
+      headers: {},
+      tags: [],
+      attachments: [],
+      templateId: null,
+      templateVersion: null,
+      domainId: null,
+      createdAt: now,
+    };
+    await store.append(
+      emailStream(emailId),
+      [
+        { id: randomUUID(), type: "EmailQueued", data: content, metadata: { teamId } },
+        { id: randomUUID(), type: "EmailSuppressed", data: { emailId, recipients: ["b@example.test"], suppressedAt: now }, metadata: { teamId } },
+      ],
+      "no_stream",
+    );
+    return emailId;
+  };
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ id: req.headers["webhook-id"] as string, body: Buffer.concat(chunks).toString() });
+        res.writeHead(200).end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const port = (receiver.address() as { port: number }).port;
+    test = await createTestDatabase();
+    await migrate(test.database, "eventstore", eventStoreMigrations);
+    await migrate(test.database, "timers", timerMigrations);
+    store = createPostgresEventStore(test.database);
+    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
+    forwarder = await startForwarder({ store, bus, database: test.database });
+    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
+    webhookId = randomUUID();
+    const created = await handleCommand({
+      store,
+      streamId: webhookStream(webhookId),
+      decider: webhookDecider,
+      command: {
+        type: "CreateWebhook",
+        webhookId,
+        teamId,
+        endpoint: `http://127.0.0.1:${port}/in`,
+        events: ["email.suppressed"],
+        sealedSecret: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE).seal(`whsec_${Buffer.from("k".repeat(32)).toString("base64")}`),
+        allowHttp: true,
+        now: formatTimestamp(new Date()),
+      },
+      metadata: { teamId },
+    });
+    await projections.waitFor(created.position!, 10_000);
+    const timers = createTimers(test.database);
+    saga = await startWebhookSaga({
+      bus,
+      store,
+      database: test.database,
+      timers,
+      logger,
+      secret,
+      allowPrivate: true,
+      scheduleMs: [0, 100],
+      messageIdHost: "tidings.test",
+      sweepIntervalMs: 200,
+      staleMs: 500,
+    });
+    poller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload) });
+  });
+  afterAll(async () => {
+    await poller?.stop();
+    await saga?.stop();
+    await projections?.stop();
+    await forwarder?.stop();
+    await bus?.close();
+    if (testMode() === "server") {
+      const nc = await connect({ servers: natsUrl });
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
+      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
+      await nc.close();
+    }
+    await store?.close();
+    await test?.dispose();
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it("delivers an event redelivered by the bus once: one delivery stream, one request", async () => {
+    const before = received.length;
+    const emailId = await suppressedEmail();
+    await waitForRequests(before + 1);
+    const [, suppressed] = await store.readStream(emailStream(emailId));
+    await bus.publish(forwardedEventSubject(suppressed!), toForwardedEvent(suppressed!), { msgId: randomUUID() });
+    await sleep(800);
+    expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deterministicId("webhook-delivery", webhookId, suppressed!.id)}`]);
+    const delivery = await store.readStream(webhookDeliveryStream(deterministicId("webhook-delivery", webhookId, suppressed!.id)));
+    expect(delivery.map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+  });
+
+  it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
+    const before = received.length;
+    const deliveryId = randomUUID();
+    const payload = { type: "email.suppressed", created_at: new Date().toISOString(), data: { email_id: "left-behind" } };
+    // What a fan-out leaves when its process dies right after the append: a delivery, and nothing in hand.
+    await store.append(
+      webhookDeliveryStream(deliveryId),
+      [{ id: randomUUID(), type: "WebhookDeliveryCreated", data: { deliveryId, webhookId, teamId, eventId: randomUUID(), eventType: payload.type, payload, createdAt: formatTimestamp(new Date()) } }],
+      "no_stream",
+    );
+    await waitForRequests(before + 1);
+    expect(JSON.parse(received[before]!.body)).toEqual(payload);
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))
+      if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+  });
+});

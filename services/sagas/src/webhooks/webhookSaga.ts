@@ -1,0 +1,163 @@
+import { sql } from "kysely";
+import { createSealer, deterministicId, formatTimestamp, newId, type Logger } from "@tidings/core";
+import {
+  isDomainError,
+  payloadBuilderFor,
+  WEBHOOK_SECRET_SEAL_PURPOSE,
+  webhookDeliveryDecider,
+  webhookDeliveryStream,
+  webhookEventCategories,
+  type LiveWebhookDelivery,
+  type SigningSecret,
+  type SourceEvent,
+} from "@tidings/domain";
+import { streamCategory, WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { DomainRejection } from "@tidings/commands";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { webhookFanOutDurable, webhookReplayDurable } from "../durables.js";
+import type { Timers } from "../timers/index.js";
+import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
+import { startSweeper } from "./sweeper.js";
+import { createEndpointQueues } from "./endpointQueues.js";
+
+export interface WebhookSagaOptions {
+  bus: Bus;
+  store: EventStore;
+  database: Database;
+  timers: Timers;
+  logger: Logger;
+  secret: string;
+  allowPrivate: boolean;
+  scheduleMs: number[];
+  /** The host of email Message-IDs (`<id@host>`), for `message_id` in payloads. */
+  messageIdHost: string;
+  /** Requests to one endpoint at once, per process. */
+  perEndpoint?: number;
+  /** How often the read model is swept for deliveries left behind (default 10 s). */
+  sweepIntervalMs?: number;
+  /** How long a delivery may sit pending, or past its retry time, before a sweep takes it up (default 60 s). */
+  staleMs?: number;
+}
+
+export interface WebhookSaga {
+  /** Fires a delivery's timer: a retry due, or a delivery a sweep found left behind. */
+  fire(payload: DeliveryTimerPayload): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface SubscribedWebhook {
+  id: string;
+  endpoint: string;
+  secrets: SigningSecret[];
+}
+
+/**
+ * The webhooks an event is due to, from the read model (a lookup): the team's, enabled, subscribed to its
+ * type, and created before the event in `$all`.
+ */
+async function subscribedWebhooks(database: Database, teamId: string, type: string, event: RecordedEvent): Promise<SubscribedWebhook[]> {
+  const { rows } = await sql<{ id: string; endpoint: string; secret: string; previous_secret: string | null; previous_valid_until: string | null }>`
+    SELECT id, endpoint, secret, previous_secret, to_char(previous_valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS previous_valid_until
+    FROM webhooks
+    WHERE team_id = ${teamId} AND status = 'enabled' AND events ? ${type}
+      AND (created_commit, created_prepare) < (${event.position.commit.toString()}::numeric, ${event.position.prepare.toString()}::numeric)`.execute(database.db);
+  return rows.map((row) => ({
+    id: row.id,
+    endpoint: row.endpoint,
+    secrets: [{ sealed: row.secret, validUntil: null }, ...(row.previous_secret ? [{ sealed: row.previous_secret, validUntil: row.previous_valid_until }] : [])],
+  }));
+}
+
+/**
+ * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
+ * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
+ * One durable consumer per stream category with payloads (NATS 2.9 takes one filter each), and one for
+ * replays. Attempts run in per-endpoint queues, so one endpoint's slowness is its own. A first attempt
+ * costs no timer: a delivery a process left behind (it died, or stopped with a queue) still shows pending
+ * in the read model, and the sweep hands it to a timer, which one process claims.
+ */
+export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
+  const { bus, store, database, timers, logger } = options;
+  const deps: AttemptDeps = {
+    store,
+    timers,
+    logger,
+    sealer: createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+    allowPrivate: options.allowPrivate,
+    scheduleMs: options.scheduleMs,
+  };
+  const queues = createEndpointQueues<KnownDelivery>({
+    perEndpoint: options.perEndpoint ?? 32,
+    run: (deliveryId, webhookId, known) => attemptDelivery(deps, deliveryId, webhookId, known),
+    onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
+  });
+  const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
+
+  const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
+    const deliveryId = deterministicId("webhook-delivery", webhook.id, event.id);
+    const decided = webhookDeliveryDecider.decide(
+      { type: "CreateWebhookDelivery", deliveryId, webhookId: webhook.id, teamId, eventId: event.id, payload, now: formatTimestamp(new Date()) },
+      webhookDeliveryDecider.initialState,
+    );
+    if (isDomainError(decided)) throw new DomainRejection(decided);
+    const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
+    try {
+      const appended = await store.append(
+        webhookDeliveryStream(deliveryId),
+        // A fresh event id: the same id again would pass as a retry of this append, and this process would
+        // take a delivery made earlier for new. "no_stream" is what makes the delivery once.
+        decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })),
+        "no_stream",
+      );
+      const state = decided.reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState) as LiveWebhookDelivery;
+      queues.enqueue(webhook.id, deliveryId, { at, state, revision: appended.nextExpectedRevision, target: { endpoint: webhook.endpoint, secrets: webhook.secrets } });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // Made by an earlier delivery of this message: it is read again before anything is sent.
+      queues.enqueue(webhook.id, deliveryId);
+    }
+  };
+
+  const fanOut = async (event: RecordedEvent) => {
+    const build = payloadBuilderFor(streamCategory(event.streamId), event.type);
+    const teamId = event.metadata.teamId;
+    if (!build || !teamId) return;
+    const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
+    const payload = build(event, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
+    if (!payload) return;
+    const at = Date.now();
+    const webhooks = await subscribedWebhooks(database, teamId, payload.type, event);
+    await Promise.all(webhooks.map((webhook) => createDelivery(event, teamId, payload, webhook, at)));
+  };
+
+  const consumers: Consumer[] = [];
+  try {
+    for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
+      consumers.push(
+        await bus.consume(
+          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 64 },
+          (message) => fanOut(fromForwardedEvent(message.data as ForwardedEvent)),
+        ),
+      );
+    consumers.push(
+      await bus.consume({ durable: webhookReplayDurable, filterSubject: "events.webhookdelivery.WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async (message) => {
+        const { deliveryId, webhookId } = fromForwardedEvent(message.data as ForwardedEvent).data as { deliveryId: string; webhookId: string };
+        queues.enqueue(webhookId, deliveryId);
+      }),
+    );
+  } catch (error) {
+    await Promise.all(consumers.map((c) => c.stop()));
+    throw error;
+  }
+
+  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs: options.staleMs ?? 60_000 });
+  return {
+    fire: async (payload) => queues.enqueue(payload.webhookId, payload.deliveryId),
+    async stop() {
+      await sweeper.stop();
+      await Promise.all(consumers.map((c) => c.stop()));
+      await queues.stop();
+    },
+  };
+}
