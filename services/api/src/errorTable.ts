@@ -73,6 +73,8 @@ export const errorTable: Readonly<Record<string, WireError>> = {
 
   // §3.2 lists `validation_error` as 403 for a send from a domain the caller may not use.
   sending_domain_restricted: { statusCode: 403, name: "validation_error" },
+  // Reference §6.8 leaves a duplicate contact undocumented; a conflict says what happened, in the contract's shape.
+  contact_exists: { statusCode: 409, name: "validation_error" },
   // A signed attachment download URL (reference §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },
 

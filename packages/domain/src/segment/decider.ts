@@ -9,7 +9,13 @@ export type SegmentCommand =
   | { type: "RenameSegment"; teamId: string; name: string; now: string }
   | { type: "DeleteSegment"; teamId: string; now: string };
 
-export type SegmentState = { status: "none" } | { status: "active" | "deleted"; segmentId: string; teamId: string; name: string };
+interface SegmentRecord {
+  segmentId: string;
+  teamId: string;
+  name: string;
+}
+export type SegmentState = { status: "none" } | (SegmentRecord & { status: "active" | "deleted" });
+export type LiveSegment = SegmentRecord & { status: "active" };
 
 /** Reference §2.4: segments (the former audiences) say "Audience not found". */
 const notFound = () => new DomainError("not_found", "Audience not found");

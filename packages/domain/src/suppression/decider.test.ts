@@ -28,6 +28,8 @@ describe("suppression decider", () => {
   it("does not find an address that is not suppressed", () => {
     given(suppressionDecider).when(remove(false)).thenError("not_found", "Suppression not found");
     given(suppressionDecider, [added, removed]).when(remove(false)).thenError("not_found");
+    given(suppressionDecider, [added]).when({ ...remove(false), teamId: suppressionId }).thenError("not_found");
+    given(suppressionDecider).when({ ...remove(false), email: suppressionId }).thenError("not_found");
   });
   it("adds again after a removal", () => {
     given(suppressionDecider, [added, removed]).when(add()).then([added]);

@@ -14,29 +14,30 @@ export type SuppressionCommand =
    */
   | { type: "RemoveSuppression"; suppressionId: string; teamId: string; email: string; listed: boolean; now: string };
 
-export type SuppressionState = { status: "none" | "removed" } | { status: "active"; teamId: string };
+export type SuppressionState = { status: "none" | "removed" } | { status: "active"; teamId: string; email: string };
 
 export const suppressionDecider: Decider<SuppressionCommand, SuppressionEvent, SuppressionState> = {
   initialState: { status: "none" },
   evolve(state, event) {
     switch (event.type) {
       case "SuppressionAdded":
-        return { status: "active", teamId: event.data.teamId };
+        return { status: "active", teamId: event.data.teamId, email: event.data.email };
       case "SuppressionRemoved":
         return { status: "removed" };
     }
   },
   decide(command, state) {
+    const { suppressionId, teamId, now } = command;
+    const mine = state.status === "active" && state.teamId === teamId;
+    if (command.type === "RemoveSuppression" && !mine && !command.listed) return new DomainError("not_found", "Suppression not found");
     const invalid = checkContactEmail(command.email);
     if (invalid) return invalid;
     const email = normalContactEmail(command.email);
-    const { suppressionId, teamId, now } = command;
     switch (command.type) {
       case "AddSuppression":
-        if (state.status === "active") return [];
+        if (mine) return [];
         return [{ type: "SuppressionAdded", data: { suppressionId, teamId, email, origin: command.origin, sourceId: command.sourceId, createdAt: now } }];
       case "RemoveSuppression":
-        if (state.status !== "active" && !command.listed) return new DomainError("not_found", "Suppression not found");
         return [{ type: "SuppressionRemoved", data: { suppressionId, teamId, email, removedAt: now } }];
     }
   },

@@ -19,8 +19,13 @@ export type TopicCommand =
   | { type: "UpdateTopic"; teamId: string; changes: Partial<TopicFields>; now: string }
   | { type: "DeleteTopic"; teamId: string; now: string };
 
-export type TopicState = { status: "none" } | (TopicFields & { status: "active" | "deleted"; topicId: string; teamId: string; defaultSubscription: TopicSubscription });
-export type LiveTopic = Extract<TopicState, { status: "active" }>;
+interface TopicRecord extends TopicFields {
+  topicId: string;
+  teamId: string;
+  defaultSubscription: TopicSubscription;
+}
+export type TopicState = { status: "none" } | (TopicRecord & { status: "active" | "deleted" });
+export type LiveTopic = TopicRecord & { status: "active" };
 
 const notFound = () => new DomainError("not_found", "Topic not found");
 const invalid = (message: string) => new DomainError("validation_error", message);

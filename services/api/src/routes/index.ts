@@ -5,6 +5,12 @@ import { emailRoutes } from "./emails.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
 import { templateRoutes } from "./templates.js";
+import { contactPropertyRoutes } from "./contactProperties.js";
+import { contactRoutes } from "./contacts.js";
+import { contactMembershipRoutes } from "./contactMemberships.js";
+import { segmentRoutes } from "./segments.js";
+import { topicRoutes } from "./topics.js";
+import { suppressionRoutes } from "./suppressions.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -16,5 +22,16 @@ export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
  * OpenAPI, malformed input, the auth matrix) cover it.
  */
 export function resourceRoutes(services: ApiServices): ApiRoutes[] {
-  return [apiKeyRoutes(services), logsRoutes(services), templateRoutes(services), emailRoutes(services)];
+  return [
+    apiKeyRoutes(services),
+    logsRoutes(services),
+    templateRoutes(services),
+    emailRoutes(services),
+    contactPropertyRoutes(services),
+    contactRoutes(services),
+    contactMembershipRoutes(services),
+    segmentRoutes(services),
+    topicRoutes(services),
+    suppressionRoutes(services),
+  ];
 }

@@ -36,7 +36,23 @@ beforeAll(async () => {
   const template = (await asTeamA("POST", "/templates", { name: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
   const email = (await asTeamA("POST", "/emails", { from: "a@example.com", to: "b@example.com", subject: teamAMarker, html: "<p>x</p>" })).json() as { id: string };
   const logId = (await asTeamA("GET", "/api-keys")).headers["x-request-id"] as string;
-  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId };
+  const property = (await asTeamA("POST", "/contact-properties", { key: "marker", type: "string", fallback_value: teamAMarker })).json() as { id: string };
+  const segment = (await asTeamA("POST", "/segments", { name: teamAMarker })).json() as { id: string };
+  const topic = (await asTeamA("POST", "/topics", { name: teamAMarker.slice(0, 50), default_subscription: "opt_in" })).json() as { id: string };
+  const contact = (await asTeamA("POST", "/contacts", { email: `${teamAMarker}@example.com`, first_name: teamAMarker, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] })).json() as { id: string };
+  const suppression = (await asTeamA("POST", "/suppressions", { email: `${teamAMarker}@suppressed.example.com` })).json() as { id: string };
+  teamAResources = {
+    "/api-keys": teamA.id,
+    "/templates": template.id,
+    "/emails": email.id,
+    "/logs": logId,
+    "/contact-properties": property.id,
+    "/segments": segment.id,
+    "/audiences": segment.id,
+    "/topics": topic.id,
+    "/contacts": contact.id,
+    "/suppressions": suppression.id,
+  };
 });
 afterAll(() => t?.dispose());
 
