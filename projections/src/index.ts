@@ -24,4 +24,5 @@ export { contactPropertiesProjection } from "./contactProperties.js";
 export { contactsProjection } from "./contacts.js";
 export { segmentsProjection } from "./segments.js";
 export { topicsProjection } from "./topics.js";
+export { audienceProjection } from "./audience.js";
 export { productProjections } from "./productProjections.js";

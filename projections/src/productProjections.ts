@@ -1,8 +1,5 @@
 import { apiKeysProjection } from "./apiKeys.js";
-import { contactPropertiesProjection } from "./contactProperties.js";
-import { contactsProjection } from "./contacts.js";
-import { segmentsProjection } from "./segments.js";
-import { topicsProjection } from "./topics.js";
+import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import type { Projection } from "./projection.js";
 import { suppressionsProjection } from "./suppressions.js";
@@ -13,5 +10,4 @@ import { templatesProjection } from "./templates.js";
  * The read models the API serves from; `services.waitFor` (read-your-writes) waits on exactly these.
  * The admin catalogue (`streamsProjection`) is not one of them.
  */
-export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection, emailsProjection, suppressionsProjection,
-  contactPropertiesProjection, contactsProjection, segmentsProjection, topicsProjection];
+export const productProjections: Projection[] = [teamsProjection, apiKeysProjection, templatesProjection, emailsProjection, suppressionsProjection, audienceProjection];
