@@ -5,7 +5,7 @@ import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { suppressionIdOf } from "@tidings/projections";
 import { getSuppression } from "../queries/suppressions.js";
-import { loadAggregate } from "./loadAggregate.js";
+import { loadAggregate } from "@tidings/audience";
 
 type Deps = { store: EventStore; database: Database; clock: Clock };
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ContactFields, ContactPropertyValue } from "@tidings/domain";
-import type { NewContact } from "../handlers/createContact.js";
+import type { NewContact } from "@tidings/audience";
 import type { createContactBody, updateContactBody } from "./contactSchemas.js";
 
 /**

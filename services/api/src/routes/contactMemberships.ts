@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
-import { addContactToSegment, existingContact, removeContactFromSegment, updateContactTopics } from "../handlers/changeContact.js";
+import { addContactToSegment, existingContact, removeContactFromSegment, updateContactTopics } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { listContactSegments } from "../queries/segments.js";

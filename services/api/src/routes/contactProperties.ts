@@ -3,7 +3,7 @@ import { TidingsError } from "@tidings/core";
 import { contactPropertyTypes as propertyTypeNames } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
-import { createContactProperty, deleteContactProperty, updateContactProperty } from "../handlers/contactProperties.js";
+import { createContactProperty, deleteContactProperty, updateContactProperty } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getContactProperty, listContactProperties } from "../queries/contactProperties.js";

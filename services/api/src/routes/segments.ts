@@ -2,7 +2,7 @@ import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
-import { createSegment, deleteSegment, renameSegment } from "../handlers/segments.js";
+import { createSegment, deleteSegment, renameSegment } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getSegment, listSegments } from "../queries/segments.js";

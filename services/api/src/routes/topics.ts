@@ -3,7 +3,7 @@ import { TidingsError } from "@tidings/core";
 import { topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
-import { createTopic, deleteTopic, updateTopic } from "../handlers/topics.js";
+import { createTopic, deleteTopic, updateTopic } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getTopic, listTopics } from "../queries/topics.js";
