@@ -28,3 +28,6 @@ export * from "./topic/events.js";
 export * from "./topic/decider.js";
 export * from "./suppression/events.js";
 export * from "./suppression/decider.js";
+export * from "./contactimport/events.js";
+export * from "./contactimport/decider.js";
+export * from "./contactimport/rows.js";
