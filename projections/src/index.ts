@@ -25,4 +25,5 @@ export { contactsProjection } from "./contacts.js";
 export { segmentsProjection } from "./segments.js";
 export { topicsProjection } from "./topics.js";
 export { audienceProjection } from "./audience.js";
+export { contactImportsProjection } from "./contactImports.js";
 export { productProjections } from "./productProjections.js";

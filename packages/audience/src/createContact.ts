@@ -26,8 +26,14 @@ export interface CreatedContact {
  * Checks the input, then claims the email, then records the contact; a failure after the claim gives it
  * back. A taken email is 409 (reference §6.8 leaves it undocumented; the issue asks for a conflict).
  */
-export async function createContact(deps: Deps, teamId: string, input: NewContact, metadata: EventMetadata): Promise<CreatedContact> {
-  const contactId = newId();
+export async function createContact(
+  deps: Deps,
+  teamId: string,
+  input: NewContact,
+  metadata: EventMetadata,
+  /** Given by a caller that must create the same contact when it runs again (the import saga). */
+  contactId: string = newId(),
+): Promise<CreatedContact> {
   const command: ContactCommand = {
     type: "CreateContact",
     contactId,

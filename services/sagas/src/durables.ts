@@ -6,4 +6,6 @@ export const deliveryDurable = "delivery";
 export const scheduledEmailEvents = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"] as const;
 export const schedulerDurable = (type: (typeof scheduledEmailEvents)[number]) => `scheduler-${type}`;
 
-export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable)];
+export const contactImportDurable = "contact-import";
+
+export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), contactImportDurable];

@@ -1,10 +1,11 @@
-import type { Config, Logger } from "@tidings/core";
+import { systemClock, type Config, type Logger } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
-import { createBlobStore } from "@tidings/blobs";
+import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
+import { startContactImportSaga } from "./contactImports.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
@@ -61,6 +62,10 @@ export async function startSagas({ store, database, bus, config, logger }: SagaD
     const consumers: Consumer[] = [
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
       ...(await startSchedulerSaga({ bus, store, timers })),
+      await startContactImportSaga({
+        bus,
+        deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500 },
+      }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
     return { stop };

@@ -5,8 +5,6 @@ import type { ColumnMap, ContactImportEvent, ContactImportStatus, ImportCounts, 
 export const contactImportStream = (importId: string) => `import-${importId}`;
 /** GET /contacts/imports/:id shows this many row errors; the rest are only counted. */
 export const IMPORT_ROW_ERRORS_KEPT = 100;
-/** Seed spec, Limits: an import file is at most 200 MB. */
-export const IMPORT_FILE_MAX_BYTES = 200 * 1024 * 1024;
 
 export type ContactImportCommand =
   | {

@@ -6,6 +6,7 @@ import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
 import { templateRoutes } from "./templates.js";
 import { contactPropertyRoutes } from "./contactProperties.js";
+import { contactImportRoutes } from "./contactImports.js";
 import { contactRoutes } from "./contacts.js";
 import { contactMembershipRoutes } from "./contactMemberships.js";
 import { segmentRoutes } from "./segments.js";
@@ -28,6 +29,7 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     templateRoutes(services),
     emailRoutes(services),
     contactPropertyRoutes(services),
+    contactImportRoutes(services),
     contactRoutes(services),
     contactMembershipRoutes(services),
     segmentRoutes(services),
