@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { deterministicId, formatTimestamp, TidingsError, type Clock, type Logger } from "@tidings/core";
 import { DomainRejection, handleCommand } from "@tidings/commands";
@@ -110,14 +111,9 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
       return header;
     },
   });
-  const feed = (async () => {
-    try {
-      for await (const chunk of deps.blobs.readStream(job.file.sha256)) if (!parser.write(chunk)) await new Promise((resolve) => parser.once("drain", resolve));
-      parser.end();
-    } catch (error) {
-      parser.destroy(error as Error);
-    }
-  })();
+  const source = Readable.from(deps.blobs.readStream(job.file.sha256));
+  source.on("error", (error) => parser.destroy(error));
+  source.pipe(parser);
   try {
     for await (const { record: csv, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number } }>) {
       row++;
@@ -134,7 +130,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     await record({ type: "FailContactImport", reason: unreadable, now: now() });
     return;
   } finally {
-    await feed;
+    source.destroy();
   }
   await checkpoint();
   await record({ type: "CompleteContactImport", now: now() });
