@@ -54,9 +54,12 @@ const importState = async (importId: string): Promise<ContactImportState> =>
 /** How many ContactCreated events each address of the team has: more than one would be a duplicate contact. */
 async function createdPerEmail(teamId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const event of await store.readAll()) {
-    const data = event.data as { teamId?: string; email?: string };
-    if (event.type === "ContactCreated" && data.teamId === teamId) counts.set(data.email!, (counts.get(data.email!) ?? 0) + 1);
+  // Page through $all: a read returns at most one batch.
+  for (let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })) {
+    for (const event of page) {
+      const data = event.data as { teamId: string; email: string };
+      if (data.teamId === teamId) counts.set(data.email, (counts.get(data.email) ?? 0) + 1);
+    }
   }
   return counts;
 }

@@ -134,7 +134,9 @@ describe("DELETE /contacts/:idOrEmail", () => {
 
     for (const [table, column] of [["contacts", "id"], ["contact_segments", "contact_id"], ["contact_topics", "contact_id"]] as const)
       expect(await t.test.database.db.selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
-    const all = await t.store.readAll();
+    // Page through $all: a read returns at most one batch.
+    const all: Awaited<ReturnType<typeof t.store.readAll>> = [];
+    for (let page = await t.store.readAll(); page.length > 0; page = await t.store.readAll({ after: page.at(-1)!.position })) all.push(...page);
     const mentions = all.filter((e) => JSON.stringify([e.data, e.metadata, e.streamId]).match(/grace|hopper|navy/i));
     expect(mentions).toEqual([]);
     const aboutContact = all.filter((e) => e.streamId.includes(body.id) || JSON.stringify(e.data).includes(body.id));
