@@ -18,6 +18,11 @@ export interface ApiServices {
   waitFor(position: Position): Promise<boolean>;
   clock: Clock;
   config: Config;
+  /**
+   * Signs links the API hands out to be followed later (unsubscribe pages): TIDINGS_SECRET, or embedded
+   * mode's generated secret, so a link outlives a restart. Undefined only in tests that sign nothing.
+   */
+  secret: string | undefined;
 }
 
 export interface ApiServicesOptions {
@@ -27,6 +32,8 @@ export interface ApiServicesOptions {
   /** A checkpoint waiter's `waitFor` over `productProjections`. */
   waitFor: (position: Position, timeoutMs: number) => Promise<boolean>;
   clock?: Clock;
+  /** Embedded mode's secret from DATA_DIR, when TIDINGS_SECRET is unset. */
+  secret?: string;
 }
 
 export function createApiServices(options: ApiServicesOptions): ApiServices {
@@ -37,6 +44,7 @@ export function createApiServices(options: ApiServicesOptions): ApiServices {
     database,
     config,
     clock: options.clock ?? systemClock,
+    secret: options.secret ?? config.TIDINGS_SECRET,
     waitFor: (position) => options.waitFor(position, timeoutMs),
   };
 }

@@ -39,3 +39,13 @@ export function listContactTopics(database: Database, teamId: string, contactId:
     .select(["t.id", "t.name", "t.description", sql<TopicSubscription>`coalesce(c.subscription, t.default_subscription)`.as("subscription")]);
   return listPage<ContactTopicItem>(base, page, { orderBy: ["t.created_at", "t.id"] });
 }
+
+/** The topics a preference page offers: the team's public ones, and the one the link was sent for. */
+export async function preferenceTopics(database: Database, teamId: string, linkTopicId: string | null): Promise<Omit<TopicItem, "visibility" | "created_at">[]> {
+  return (await teamTopics(database, teamId)
+    .where((eb) => eb.or([eb("t.visibility", "=", "public"), ...(linkTopicId ? [eb(sql`t.id::text`, "=", linkTopicId)] : [])]))
+    .select(["t.id", "t.name", "t.description", "t.default_subscription"])
+    .orderBy("t.created_at")
+    .orderBy("t.id")
+    .execute()) as Omit<TopicItem, "visibility" | "created_at">[];
+}

@@ -12,6 +12,7 @@ import { contactMembershipRoutes } from "./contactMemberships.js";
 import { segmentRoutes } from "./segments.js";
 import { topicRoutes } from "./topics.js";
 import { suppressionRoutes } from "./suppressions.js";
+import { unsubscribeRoutes } from "./unsubscribe.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -35,5 +36,6 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     segmentRoutes(services),
     topicRoutes(services),
     suppressionRoutes(services),
+    unsubscribeRoutes(services),
   ];
 }

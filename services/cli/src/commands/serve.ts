@@ -47,7 +47,7 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
     if (role === "api" || role === "all") {
       const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
       stops.push(() => waiter.close());
-      const services = createApiServices({ store: runtime.store, database: runtime.database, config, waitFor: waiter.waitFor });
+      const services = createApiServices({ store: runtime.store, database: runtime.database, config, waitFor: waiter.waitFor, secret: runtime.secret });
       const app = buildApp({ logger, services, readiness: runtime.readiness });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
