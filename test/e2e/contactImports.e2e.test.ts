@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
-import { paced, uuid, wireTimestamp } from "../support/wire.js";
+import { paced, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
 /** Contact imports through the SDK (seed spec, POST and GET /contacts/imports; reference §6.10). */
 
@@ -16,16 +16,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function ok<Data>(call: () => PromiseLike<{ data: Data | null; error: { name: string; message: string } | null; headers: Record<string, string> | null }>): Promise<Data> {
-  const { data, error } = await paced(call);
-  expect(error).toBeNull();
-  return data!;
-}
-
 async function finished(id: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const item = await ok(() => resend.contacts.imports.get(id));
+    const item = await succeeded(() => resend.contacts.imports.get(id));
     if (item.status === "completed" || item.status === "failed") return item;
     if (Date.now() > deadline) throw new Error(`import ${id} still ${item.status}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -34,10 +28,10 @@ async function finished(id: string) {
 
 describe("resend.contacts.imports", () => {
   it("imports a CSV with good, repeated and bad rows into a segment, with exact counts and row errors", async () => {
-    await ok(() => resend.contactProperties.create({ key: "plan", type: "string" }));
-    await ok(() => resend.contactProperties.create({ key: "seats", type: "number" }));
-    const segment = await ok(() => resend.segments.create({ name: "Imported" }));
-    await ok(() => resend.contacts.create({ email: "known@example.com", firstName: "Known" }));
+    await succeeded(() => resend.contactProperties.create({ key: "plan", type: "string" }));
+    await succeeded(() => resend.contactProperties.create({ key: "seats", type: "number" }));
+    const segment = await succeeded(() => resend.segments.create({ name: "Imported" }));
+    await succeeded(() => resend.contacts.create({ email: "known@example.com", firstName: "Known" }));
     const rows = [
       "mail,given,plan,seats,optout",
       ...Array.from({ length: 20 }, (_, i) => `user${i}@example.com,User ${i},pro,${i},no`),
@@ -46,7 +40,7 @@ describe("resend.contacts.imports", () => {
       "broken-address,X,pro,1,no",
       "seats@example.com,Seats,pro,lots,no",
     ];
-    const created = await ok(() =>
+    const created = await succeeded(() =>
       resend.contacts.imports.create({
         file: new Blob([rows.join("\n")], { type: "text/csv" }),
         columnMap: { email: "mail", firstName: "given", unsubscribed: "optout", properties: { plan: { column: "plan" }, seats: { column: "seats", type: "number" } } },
@@ -68,28 +62,28 @@ describe("resend.contacts.imports", () => {
         { line: 25, reason: "property `seats` must be a number, not `lots`" },
       ],
     });
-    expect(await ok(() => resend.contacts.get("user3@example.com"))).toMatchObject({
+    expect(await succeeded(() => resend.contacts.get("user3@example.com"))).toMatchObject({
       first_name: "Again",
       unsubscribed: true,
       properties: { plan: { type: "string", value: "team" }, seats: { type: "number", value: 30 } },
     });
-    expect(await ok(() => resend.contacts.get("known@example.com"))).toMatchObject({ first_name: "Known Better" });
-    expect((await ok(() => resend.contacts.list({ segmentId: segment.id, limit: 100 }))).data).toHaveLength(21);
+    expect(await succeeded(() => resend.contacts.get("known@example.com"))).toMatchObject({ first_name: "Known Better" });
+    expect((await succeeded(() => resend.contacts.list({ segmentId: segment.id, limit: 100 }))).data).toHaveLength(21);
   });
 
   it("lists imports: 10 by default, after/before exclusive, and a status filter", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++) ids.push((await ok(() => resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }))).id);
+    for (let i = 0; i < 11; i++) ids.push((await succeeded(() => resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }))).id);
     for (const id of ids) await finished(id);
-    const first = await ok(() => resend.contacts.imports.list());
+    const first = await succeeded(() => resend.contacts.imports.list());
     expect(first.data).toHaveLength(10);
     expect(first.has_more).toBe(true);
-    const page = await ok(() => resend.contacts.imports.list({ limit: 3, after: ids[10]! }));
+    const page = await succeeded(() => resend.contacts.imports.list({ limit: 3, after: ids[10]! }));
     expect(page.data.map((i) => i.id)).toEqual([ids[9], ids[8], ids[7]]);
-    const back = await ok(() => resend.contacts.imports.list({ limit: 2, before: ids[7]! }));
+    const back = await succeeded(() => resend.contacts.imports.list({ limit: 2, before: ids[7]! }));
     expect(back.data.map((i) => i.id)).toEqual([ids[9], ids[8]]);
-    expect((await ok(() => resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(expect.arrayContaining(ids));
-    expect((await ok(() => resend.contacts.imports.list({ status: "queued" }))).data).toEqual([]);
+    expect((await succeeded(() => resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(expect.arrayContaining(ids));
+    expect((await succeeded(() => resend.contacts.imports.list({ status: "queued" }))).data).toEqual([]);
     const both = await paced(() => resend.contacts.imports.list({ after: ids[0]!, before: ids[1]! } as never));
     expect(both.error).toMatchObject({ name: "validation_error" });
   });

@@ -5,7 +5,7 @@ import { Resend } from "resend";
 import { randomBase62 } from "@tidings/core";
 import { unsubscribeUrl } from "@tidings/mail";
 import { startTestServer, type TestServer } from "../support/testServer.js";
-import { paced } from "../support/wire.js";
+import { succeeded } from "../support/wire.js";
 
 /**
  * The unsubscribe and preference page in a real browser (headless Debian Chromium, no JavaScript needed
@@ -13,14 +13,13 @@ import { paced } from "../support/wire.js";
  */
 
 const executablePath = "/usr/bin/chromium";
-const secret = randomBase62(40);
 let server: TestServer;
 let resend: Resend;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
-  server = await startTestServer({ TIDINGS_SECRET: secret });
+  server = await startTestServer({ TIDINGS_SECRET: randomBase62(40) });
   resend = new Resend(server.token, { baseUrl: server.url });
   browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
 });
@@ -28,12 +27,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-async function ok<Data>(call: () => PromiseLike<{ data: Data | null; error: { name: string; message: string } | null; headers: Record<string, string> | null }>): Promise<Data> {
-  const { data, error } = await paced(call);
-  expect(error).toBeNull();
-  return data!;
-}
 
 /** The link names the contact's team, which the API does not show: the server's event store does. */
 async function teamOf(contactId: string): Promise<string> {
@@ -43,11 +36,11 @@ async function teamOf(contactId: string): Promise<string> {
 
 describe("the preference page", () => {
   it("shows the topics, saves a change made in the browser, and one-click unsubscribes", async () => {
-    const news = await ok(() => resend.topics.create({ name: "News", defaultSubscription: "opt_in", visibility: "public" } as never));
-    const offers = await ok(() => resend.topics.create({ name: "Offers", defaultSubscription: "opt_out", visibility: "public" } as never));
-    const contact = await ok(() => resend.contacts.create({ email: "reader@example.com" }));
+    const news = await succeeded(() => resend.topics.create({ name: "News", defaultSubscription: "opt_in", visibility: "public" } as never));
+    const offers = await succeeded(() => resend.topics.create({ name: "Offers", defaultSubscription: "opt_out", visibility: "public" } as never));
+    const contact = await succeeded(() => resend.contacts.create({ email: "reader@example.com" }));
     const teamId = await teamOf(contact.id);
-    const link = (topicId: string | null) => unsubscribeUrl(server.url, secret, { contactId: contact.id, teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    const link = (topicId: string | null) => unsubscribeUrl(server.url, server.env.TIDINGS_SECRET!, { contactId: contact.id, teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
 
     const page = await browser.newPage({ javaScriptEnabled: false });
     await page.goto(link(null));
@@ -60,7 +53,7 @@ describe("the preference page", () => {
     await offersBox.check();
     await page.getByRole("button", { name: "Save preferences" }).click();
     await page.getByText("Your preferences are saved.").waitFor();
-    const topics = await ok(() => resend.contacts.topics.list({ id: contact.id }));
+    const topics = await succeeded(() => resend.contacts.topics.list({ id: contact.id }));
     expect(Object.fromEntries(topics.data.map((t) => [t.id, t.subscription]))).toEqual({ [news.id]: "opt_out", [offers.id]: "opt_in" });
 
     const tampered = await page.goto(link(null).slice(0, -3) + "abc");
@@ -70,7 +63,7 @@ describe("the preference page", () => {
     // RFC 8058: the mail client POSTs `List-Unsubscribe=One-Click` to the link, without the page.
     const oneClick = await fetch(link(null), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
     expect(oneClick.status).toBe(200);
-    expect(await ok(() => resend.contacts.get(contact.id))).toMatchObject({ unsubscribed: true });
+    expect(await succeeded(() => resend.contacts.get(contact.id))).toMatchObject({ unsubscribed: true });
     await page.close();
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 /** Contact properties, segments, topics and a contact's memberships (reference §6.7, §6.8, §6.9, §6.13). */
@@ -17,16 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-async function call(method: "GET" | "POST" | "PATCH" | "DELETE", url: string, payload?: unknown, key: TestKey = admin) {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-}
-const error = (statusCode: number, name: string, message: string | RegExp) => ({ status: statusCode, body: { statusCode, name, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+const call = jsonCaller(() => app, () => admin);
+const error = wireError;
 const unknownId = "00000000-0000-4000-8000-000000000000";
 
 describe("/contact-properties", () => {

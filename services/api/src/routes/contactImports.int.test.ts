@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
 import type { ApiInstance } from "../app.js";
+import { wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -39,7 +40,7 @@ async function call(method: "GET" | "POST", url: string, key: TestKey = admin) {
 }
 
 const csv = (text: string) => new Blob([text], { type: "text/csv" });
-const error = (statusCode: number, name: string, message: string | RegExp) => ({ status: statusCode, body: { statusCode, name, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+const error = wireError;
 
 describe("POST /contacts/imports", () => {
   it("stores the file and queues the import; GET shows it queued with zero counts", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reservationStream } from "@tidings/commands";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -18,17 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-async function call(method: "GET" | "POST" | "PATCH" | "DELETE", url: string, payload?: unknown, key: TestKey = admin) {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-}
+const call = jsonCaller(() => app, () => admin);
 
-const error = (statusCode: number, name: string, message: string | RegExp) => ({ status: statusCode, body: { statusCode, name, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+const error = wireError;
 let n = 0;
 const anEmail = (base = "person") => `${base}-${++n}@example.com`;
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleCommand } from "@tidings/commands";
 import { emailDecider, emailStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -17,16 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-async function call(method: "GET" | "POST" | "DELETE", url: string, payload?: unknown, key: TestKey = admin) {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-}
-const error = (statusCode: number, name: string, message: string | RegExp) => ({ status: statusCode, body: { statusCode, name, message: typeof message === "string" ? message : expect.stringMatching(message) } });
+const call = jsonCaller(() => app, () => admin);
+const error = wireError;
 
 /** Sends one email and answers what became of it: `queued`, or `suppressed`. */
 async function sendTo(to: string, key: TestKey = admin): Promise<string> {
