@@ -1,6 +1,6 @@
 import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
-import { contactDecider, contactStream, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type LiveContact } from "@tidings/domain";
+import { contactDecider, contactStream, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type LiveContact, type PropertyTypes } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { findContact } from "./contactStreams.js";
@@ -34,9 +34,11 @@ export async function updateContact(
   changes: Partial<ContactFields>,
   properties: Record<string, ContactPropertyValue | null>,
   metadata: EventMetadata,
+  /** The types of the properties named, when the caller has them already (an import looks them up once). */
+  knownTypes?: PropertyTypes,
 ): Promise<ChangedContact> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
-  const propertyTypes = await contactPropertyTypes(deps.store, teamId, Object.keys(properties));
+  const propertyTypes = knownTypes ?? (await contactPropertyTypes(deps.store, teamId, Object.keys(properties)));
   return run(deps, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
 }
 

@@ -1,6 +1,6 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { DomainRejection, handleCommand, release, reserve } from "@tidings/commands";
-import { contactDecider, contactStream, isDomainError, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice } from "@tidings/domain";
+import { contactDecider, contactStream, isDomainError, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type PropertyTypes } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { contactEmailStream, emailClaimCheck } from "./contactStreams.js";
@@ -15,6 +15,8 @@ export interface NewContact {
   properties: Record<string, ContactPropertyValue | null>;
   segmentIds: string[];
   topics: ContactTopicChoice[];
+  /** The types of the properties named, when the caller has them already (an import looks them up once). */
+  propertyTypes?: PropertyTypes;
 }
 
 export interface CreatedContact {
@@ -41,7 +43,7 @@ export async function createContact(
     email: input.email,
     fields: input.fields,
     properties: input.properties,
-    propertyTypes: await contactPropertyTypes(deps.store, teamId, Object.keys(input.properties)),
+    propertyTypes: input.propertyTypes ?? (await contactPropertyTypes(deps.store, teamId, Object.keys(input.properties))),
     segmentIds: input.segmentIds,
     topics: input.topics,
     now: formatTimestamp(deps.clock.now()),

@@ -56,7 +56,7 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
     if (!existing || existing.contactId === contactId) {
       try {
         const fields = { firstName: null, lastName: null, unsubscribed: false, ...read.fields };
-        await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics }, metadata, contactId);
+        await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types }, metadata, contactId);
         return { kind: "created" };
       } catch (error) {
         // Created through the API meanwhile: an existing contact after all.
@@ -66,7 +66,7 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
       }
     }
     if (job.onConflict === "skip") return { kind: "skipped" };
-    await updateContact(deps, teamId, existing.contactId, read.fields, read.properties, metadata);
+    await updateContact(deps, teamId, existing.contactId, read.fields, read.properties, metadata, types);
     for (const segmentId of job.segmentIds) await addContactToSegment(deps, teamId, existing.contactId, segmentId, metadata);
     if (job.topics.length > 0) await updateContactTopics(deps, teamId, existing.contactId, job.topics, metadata);
     return { kind: "updated" };
