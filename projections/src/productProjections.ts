@@ -1,5 +1,6 @@
 import { apiKeysProjection } from "./apiKeys.js";
 import { domainsProjection } from "./domains.js";
+import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import type { Projection } from "./projection.js";
 import { suppressionsProjection } from "./suppressions.js";
@@ -21,4 +22,5 @@ export const productProjections: Projection[] = [
   domainsProjection,
   webhooksProjection,
   webhookDeliveriesProjection,
+  audienceProjection,
 ];

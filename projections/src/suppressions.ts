@@ -1,27 +1,38 @@
-import { bareAddresses, type EmailEvent } from "@tidings/domain";
+import { deterministicId } from "@tidings/core";
+import { bareAddresses, type EmailEvent, type SuppressionEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
 import type { Projection } from "./projection.js";
 
 type Bounced = Extract<EmailEvent, { type: "EmailBounced" }>["data"];
+type Data<Type extends SuppressionEvent["type"]> = Extract<SuppressionEvent, { type: Type }>["data"];
 
 /**
- * The addresses a team no longer sends to. Until the audience work brings manual suppressions and
- * complaints, a hard (permanent) bounce is the only way in. Sends look addresses up here before they
- * queue (a lookup, like an alias: DESIGN §1), lower-cased. The first bounce stays the recorded source.
+ * A suppression's id, the same for an address of a team whichever way it got on the list: the id of its
+ * stream (`suppression-<id>`) and of its row.
+ */
+export const suppressionIdOf = (teamId: string, email: string) => deterministicId("suppression", teamId, email.toLowerCase());
+
+/**
+ * The addresses a team no longer sends to. A hard (permanent) bounce puts its recipients here straight
+ * from the delivery saga's `EmailBounced`; manual additions and every removal come through the
+ * suppression's own stream. Sends look addresses up here before they queue (a lookup, like an alias:
+ * DESIGN §1), lower-cased. The first cause stays the recorded origin and source until a removal.
  */
 export const suppressionsProjection: Projection = {
   name: "suppressions",
-  version: 1,
+  version: 2,
   tables: {
     suppressions: {
       columns: {
         team_id: { type: "uuid" },
         email: { type: "text" },
-        origin: { type: "text" },
+        id: { type: "uuid", merge: "keep" },
+        origin: { type: "text", merge: "keep" },
         source_id: { type: "uuid", nullable: true, merge: "keep" },
         created_at: { type: "timestamptz", merge: "keep" },
       },
       primaryKey: ["team_id", "email"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_id: "(id)" },
     },
   },
   handlers: {
@@ -32,10 +43,19 @@ export const suppressionsProjection: Projection = {
         context.upsert("suppressions", {
           team_id: data.teamId,
           email: address,
+          id: suppressionIdOf(data.teamId, address),
           origin: "bounce",
           source_id: data.emailId,
           created_at: data.bouncedAt,
         });
+    },
+    SuppressionAdded(event, context) {
+      const data = event.data as Data<"SuppressionAdded">;
+      context.upsert("suppressions", { team_id: data.teamId, email: data.email, id: data.suppressionId, origin: data.origin, source_id: data.sourceId, created_at: data.createdAt });
+    },
+    SuppressionRemoved(event, context) {
+      const data = event.data as Data<"SuppressionRemoved">;
+      context.delete("suppressions", { team_id: data.teamId, email: data.email });
     },
   },
 };

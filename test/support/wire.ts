@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+
 /** What the contract's ids and timestamps look like on the wire (compat-reference §2.2). */
 export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
@@ -14,4 +16,13 @@ export async function paced<Result extends SdkResult>(call: () => PromiseLike<Re
     if (result.error?.name !== "rate_limit_exceeded") return result;
     await new Promise((resolve) => setTimeout(resolve, Number(result.headers?.["retry-after"] ?? 1) * 1000));
   }
+}
+
+type SdkData<Data> = { data: Data | null; error: { name: string; message: string } | null; headers: Record<string, string> | null };
+
+/** An SDK call, paced, whose error must be null: its data, or the test fails showing the error. */
+export async function succeeded<Data>(call: () => PromiseLike<SdkData<Data>>): Promise<Data> {
+  const { data, error } = await paced(call);
+  expect(error).toBeNull();
+  return data!;
 }

@@ -1,1 +1,2 @@
 export * from "./blobStore.js";
+export * from "./streamedBlobs.js";

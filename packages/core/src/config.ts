@@ -122,6 +122,11 @@ export const settings = {
       .transform((v) => v.split(",").map(Number)),
     accepts: "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
   },
+  CONTACT_IMPORT_MAX_BYTES: {
+    // The seed spec's limit; lower it only for tests of the 413.
+    schema: int(1, 200 * 1024 * 1024).default(200 * 1024 * 1024),
+    accepts: "largest CSV `POST /contacts/imports` takes, in bytes, 1 to 209715200 (default 200 MB)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),

@@ -9,3 +9,4 @@ export { createMxTransport, type MxOptions } from "./mx/mxTransport.js";
 export { createOutboxTransport } from "./outbox/outboxTransport.js";
 export { createSmtpTransport, type SmtpRelayOptions } from "./smtp/smtpTransport.js";
 export { tlsNotOffered } from "./smtpReply.js";
+export * from "./unsubscribeLinks.js";

@@ -75,6 +75,8 @@ export const errorTable: Readonly<Record<string, WireError>> = {
   sending_domain_restricted: { statusCode: 403, name: "validation_error" },
   // §3.2 lists `validation_error` as 403 for a domain already registered; the message points at claims.
   domain_name_taken: { statusCode: 403, name: "validation_error" },
+  // Reference §6.8 leaves a duplicate contact undocumented; a conflict says what happened, in the contract's shape.
+  contact_exists: { statusCode: 409, name: "validation_error" },
   // A signed attachment download URL (reference §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },
 

@@ -8,6 +8,8 @@ export const deliveryDurable = "delivery";
 export const scheduledEmailEvents = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"] as const;
 export const schedulerDurable = (type: (typeof scheduledEmailEvents)[number]) => `scheduler-${type}`;
 
+export const contactImportDurable = "contact-import";
+
 export const domainVerificationDurable = "domain-verification";
 
 /** The webhook saga: one fan-out consumer per stream category with webhook types, and one for replays. */
@@ -15,4 +17,4 @@ export const webhookFanOutDurable = (streamCategory: string) => `webhooks-${stre
 export const webhookReplayDurable = "webhooks-replays";
 const webhookDurables = webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0).map((c) => webhookFanOutDurable(c.streamCategory));
 
-export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable];
+export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable, contactImportDurable];

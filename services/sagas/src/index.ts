@@ -4,3 +4,4 @@ export { deliverEmail, startDeliverySaga, retryTimerKey, type DeliveryDeps } fro
 export { queueScheduledEmail, queueScheduledEmailDecider, sendTimerKey, startSchedulerSaga, syncSendTimer } from "./scheduledEmails.js";
 export { emailComposer, type BlobReader } from "./composeEmail.js";
 export { sagaDurables } from "./durables.js";
+export { runContactImport, startContactImportSaga, type ContactImportDeps } from "./contactImports.js";

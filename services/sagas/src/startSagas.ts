@@ -1,10 +1,11 @@
-import type { Config, Logger } from "@tidings/core";
+import { systemClock, type Config, type Logger } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
-import { createBlobStore } from "@tidings/blobs";
+import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
+import { startContactImportSaga } from "./contactImports.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { sendingDomains } from "./sendingDomain.js";
@@ -94,6 +95,10 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
       ...(await startSchedulerSaga({ bus, store, timers })),
       await startDomainVerificationSaga({ bus, deps: domainChecks }),
+      await startContactImportSaga({
+        bus,
+        deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500 },
+      }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
     return { stop };

@@ -40,6 +40,11 @@ describe("validation messages name the field in backticks", () => {
     });
   });
 
+  it("calls a left-out enum or union field missing", () => {
+    expect(failure(z.object({ type: z.enum(["string", "number"]) }), {})).toEqual({ code: "missing_required_field", message: "Missing `type` field." });
+    expect(failure(z.object({ value: z.union([z.string(), z.number()]) }), {})).toEqual({ code: "missing_required_field", message: "Missing `value` field." });
+  });
+
   it("reports a present but null field as the wrong type, not as missing", () => {
     expect(failure(z.object({ to: z.string() }), { to: null })).toEqual({ code: "validation_error", message: "`to` must be a string." });
   });

@@ -17,7 +17,7 @@ export const zodValidatorCompiler: FastifySchemaCompiler<$ZodType> = ({ schema, 
     const result = safeParse(schema, data, { error });
     if (result.success) return { value: result.data };
     const issue = result.error.issues[0]!;
-    const missing = issue.code === "invalid_type" && isAbsent(valueAt(data, issue.path), issue.path);
+    const missing = ["invalid_type", "invalid_value", "invalid_union"].includes(issue.code) && isAbsent(valueAt(data, issue.path), issue.path);
     const code = !missing ? "validation_error" : part === "body" ? "missing_required_field" : "missing_required_parameter";
     const named = issue.message.includes("`") || issue.path.length === 0;
     return { error: new TidingsError(code, named ? issue.message : `\`${fieldName(issue.path)}\`: ${issue.message}`) };
@@ -89,6 +89,8 @@ function describeIssue(issue: $ZodRawIssue, part: HttpPart): string | undefined 
       if (issue.format === "regex") return `${field} has an invalid format.`;
       return `${field} must be ${formats[issue.format] ?? `a valid ${issue.format}`}.`;
     case "invalid_value":
+      // An enum (or, below, a union) field left out is missing, like any other required field.
+      if (isAbsent(issue.input, path)) return path.length > 0 ? `Missing ${field} ${noun}.` : `${field} is missing.`;
       return issue.values.length === 1
         ? `${field} must be \`${String(issue.values[0])}\`.`
         : `${field} must be one of ${issue.values.map((v) => `\`${String(v)}\``).join(", ")}.`;
@@ -97,6 +99,7 @@ function describeIssue(issue: $ZodRawIssue, part: HttpPart): string | undefined 
     case "not_multiple_of":
       return `${field} must be a multiple of ${issue.divisor}.`;
     case "invalid_union":
+      if (isAbsent(issue.input, path)) return path.length > 0 ? `Missing ${field} ${noun}.` : `${field} is missing.`;
       return `${field} does not match any accepted form.`;
     default:
       return `${field} is invalid.`;

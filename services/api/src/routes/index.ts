@@ -8,6 +8,14 @@ import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
 import { templateRoutes } from "./templates.js";
 import { webhookRoutes } from "./webhooks.js";
+import { contactPropertyRoutes } from "./contactProperties.js";
+import { contactImportRoutes } from "./contactImports.js";
+import { contactRoutes } from "./contacts.js";
+import { contactMembershipRoutes } from "./contactMemberships.js";
+import { segmentRoutes } from "./segments.js";
+import { topicRoutes } from "./topics.js";
+import { suppressionRoutes } from "./suppressions.js";
+import { unsubscribeRoutes } from "./unsubscribe.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -27,5 +35,13 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     domainRoutes(services),
     domainClaimRoutes(services),
     webhookRoutes(services),
+    contactPropertyRoutes(services),
+    contactImportRoutes(services),
+    contactRoutes(services),
+    contactMembershipRoutes(services),
+    segmentRoutes(services),
+    topicRoutes(services),
+    suppressionRoutes(services),
+    unsubscribeRoutes(services),
   ];
 }

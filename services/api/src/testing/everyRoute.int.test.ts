@@ -38,7 +38,25 @@ beforeAll(async () => {
   const webhook = (await asTeamA("POST", "/webhooks", { endpoint: `https://${teamAMarker}.example.com/in`, events: ["email.sent"] })).json() as { id: string };
   const logId = (await asTeamA("GET", "/api-keys")).headers["x-request-id"] as string;
   const domain = (await asTeamA("POST", "/domains", { name: `${teamAMarker}.example.test` })).json() as { id: string };
-  teamAResources = { "/api-keys": teamA.id, "/templates": template.id, "/emails": email.id, "/logs": logId, "/domains": domain.id, "/webhooks": webhook.id };
+  const property = (await asTeamA("POST", "/contact-properties", { key: "marker", type: "string", fallback_value: teamAMarker })).json() as { id: string };
+  const segment = (await asTeamA("POST", "/segments", { name: teamAMarker })).json() as { id: string };
+  const topic = (await asTeamA("POST", "/topics", { name: teamAMarker.slice(0, 50), default_subscription: "opt_in" })).json() as { id: string };
+  const contact = (await asTeamA("POST", "/contacts", { email: `${teamAMarker}@example.com`, first_name: teamAMarker, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] })).json() as { id: string };
+  const suppression = (await asTeamA("POST", "/suppressions", { email: `${teamAMarker}@suppressed.example.com` })).json() as { id: string };
+  teamAResources = {
+    "/api-keys": teamA.id,
+    "/templates": template.id,
+    "/emails": email.id,
+    "/logs": logId,
+    "/contact-properties": property.id,
+    "/segments": segment.id,
+    "/audiences": segment.id,
+    "/topics": topic.id,
+    "/contacts": contact.id,
+    "/suppressions": suppression.id,
+    "/domains": domain.id,
+    "/webhooks": webhook.id,
+  };
 });
 afterAll(() => t?.dispose());
 
@@ -73,8 +91,9 @@ async function callEach(key: TestKey | { headers: Record<string, string> } | und
 describe("every route", () => {
   it("needs a key, except health, readiness and the documentation", () => {
     const open = app.routeCatalog.filter((route) => route.method !== "HEAD" && isPublicRoute(route.url, route.schema) && !route.url.startsWith("/docs") && route.url !== "/openapi.json");
-    // The attachment download checks the signature its URL carries instead of a key (reference §6.2).
-    expect(open.map(label).sort()).toEqual(["GET /emails/:id/attachments/:attachmentId/download", "GET /health", "GET /ready"]);
+    // The attachment download (reference §6.2) and the unsubscribe page check the signature their URL
+    // carries instead of a key.
+    expect(open.map(label).sort()).toEqual(["GET /emails/:id/attachments/:attachmentId/download", "GET /health", "GET /ready", "GET /unsubscribe/:token", "POST /unsubscribe/:token"]);
     expect(guardedRoutes().map(label)).toEqual(expect.arrayContaining(["POST /api-keys", "GET /api-keys", "PATCH /api-keys/:id", "DELETE /api-keys/:id"]));
   });
 

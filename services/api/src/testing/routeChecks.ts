@@ -64,16 +64,18 @@ export async function probeMalformedRequests(app: FastifyInstance, options: { he
         headers: { ...options.headers, ...(probe.payload !== undefined ? { "content-type": "application/json" } : {}) },
         ...(probe.payload !== undefined ? { payload: probe.payload } : {}),
       });
-      const reason = judge(res.statusCode, res.body, probe.mustFail);
+      const reason = judge(res.statusCode, res.body, probe.mustFail, String(res.headers["content-type"] ?? ""));
       if (reason) failures.push({ route: `${route.method} ${route.url}`, sent: probe.sent, status: res.statusCode, body: res.body.slice(0, 300), reason });
     }
   }
   return failures;
 }
 
-function judge(status: number, body: string, mustFail: boolean): string | undefined {
+function judge(status: number, body: string, mustFail: boolean, contentType: string): string | undefined {
   if (status >= 500) return "a server error for bad input";
   if (status < 400) return mustFail ? "accepted input that cannot be valid" : undefined;
+  // A page for people (the unsubscribe page) answers bad input with a page of its own, not a client's error body.
+  if (contentType.startsWith("text/html")) return undefined;
   if (status >= 400 && !hasErrorShape(body, status)) return "an error body that is not {statusCode, message, name}";
   return undefined;
 }

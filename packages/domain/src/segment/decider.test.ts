@@ -1,0 +1,30 @@
+import { describe, it } from "vitest";
+import { given } from "../scenario.js";
+import { segmentDecider } from "./decider.js";
+import type { SegmentEvent } from "./events.js";
+
+const teamId = "00000000-0000-4000-8000-000000000001";
+const segmentId = "00000000-0000-4000-8000-000000000002";
+const now = "2026-01-01 00:00:00.000000+00";
+const created: SegmentEvent = { type: "SegmentCreated", data: { segmentId, teamId, name: "Customers", createdAt: now } };
+
+describe("segment decider", () => {
+  it("creates a named segment", () => {
+    given(segmentDecider).when({ type: "CreateSegment", segmentId, teamId, name: "Customers", now }).then([created]);
+  });
+  it("refuses an empty name and one over 255 characters", () => {
+    given(segmentDecider).when({ type: "CreateSegment", segmentId, teamId, name: " ", now }).thenError("missing_required_field", /`name`/);
+    given(segmentDecider).when({ type: "CreateSegment", segmentId, teamId, name: "n".repeat(256), now }).thenError("validation_error", /`name`/);
+    given(segmentDecider, [created]).when({ type: "RenameSegment", teamId, name: "", now }).thenError("missing_required_field", /`name`/);
+  });
+  it("renames, and records nothing for the same name", () => {
+    given(segmentDecider, [created]).when({ type: "RenameSegment", teamId, name: "Buyers", now }).then([{ type: "SegmentRenamed", data: { segmentId, name: "Buyers", renamedAt: now } }]);
+    given(segmentDecider, [created]).when({ type: "RenameSegment", teamId, name: "Customers", now }).then([]);
+  });
+  it("says Audience not found for another team's segment and for a deleted one", () => {
+    const deleted: SegmentEvent = { type: "SegmentDeleted", data: { segmentId, teamId, deletedAt: now } };
+    given(segmentDecider, [created]).when({ type: "DeleteSegment", teamId, now }).then([deleted]);
+    given(segmentDecider, [created, deleted]).when({ type: "RenameSegment", teamId, name: "x", now }).thenError("not_found", "Audience not found");
+    given(segmentDecider, [created]).when({ type: "DeleteSegment", teamId: segmentId, now }).thenError("not_found");
+  });
+});

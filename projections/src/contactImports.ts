@@ -1,0 +1,63 @@
+import type { ContactImportEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends ContactImportEvent["type"]> = Extract<ContactImportEvent, { type: Type }>["data"];
+const dataOf = <Type extends ContactImportEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Contact imports as GET and list show them (reference §6.10), and the row errors each one kept. */
+export const contactImportsProjection: Projection = {
+  name: "contact_imports",
+  version: 1,
+  tables: {
+    contact_imports: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        status: { type: "text" },
+        counts: { type: "jsonb" },
+        created_at: { type: "timestamptz" },
+        completed_at: { type: "timestamptz", nullable: true },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+    contact_import_errors: {
+      columns: {
+        import_id: { type: "uuid" },
+        line: { type: "integer" },
+        reason: { type: "text" },
+      },
+      primaryKey: ["import_id", "line"],
+    },
+  },
+  handlers: {
+    ContactImportQueued(event, context) {
+      const data = dataOf<"ContactImportQueued">(event);
+      context.upsert("contact_imports", {
+        id: data.importId,
+        team_id: data.teamId,
+        status: "queued",
+        counts: { total: 0, created: 0, updated: 0, skipped: 0, failed: 0 },
+        created_at: data.createdAt,
+        completed_at: null,
+      });
+    },
+    ContactImportStarted(event, context) {
+      context.update("contact_imports", { id: dataOf<"ContactImportStarted">(event).importId }, { status: "in_progress" });
+    },
+    ContactImportProgressed(event, context) {
+      const data = dataOf<"ContactImportProgressed">(event);
+      context.update("contact_imports", { id: data.importId }, { counts: data.counts });
+      for (const error of data.errors) context.upsert("contact_import_errors", { import_id: data.importId, line: error.line, reason: error.reason });
+    },
+    ContactImportCompleted(event, context) {
+      const data = dataOf<"ContactImportCompleted">(event);
+      context.update("contact_imports", { id: data.importId }, { status: "completed", counts: data.counts, completed_at: data.completedAt });
+    },
+    ContactImportFailed(event, context) {
+      const data = dataOf<"ContactImportFailed">(event);
+      context.update("contact_imports", { id: data.importId }, { status: "failed", completed_at: data.failedAt });
+    },
+  },
+};

@@ -1,0 +1,46 @@
+import type { ContactPropertyEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends ContactPropertyEvent["type"]> = Extract<ContactPropertyEvent, { type: Type }>["data"];
+const dataOf = <Type extends ContactPropertyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Contact properties as GET and list show them (reference §6.9). */
+export const contactPropertiesProjection: Projection = {
+  name: "contact_properties",
+  version: 1,
+  tables: {
+    contact_properties: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        key: { type: "text" },
+        type: { type: "text" },
+        fallback_value: { type: "jsonb", nullable: true },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    ContactPropertyCreated(event, context) {
+      const data = dataOf<"ContactPropertyCreated">(event);
+      context.upsert("contact_properties", {
+        id: data.propertyId,
+        team_id: data.teamId,
+        key: data.key,
+        type: data.type,
+        fallback_value: data.fallbackValue,
+        created_at: data.createdAt,
+      });
+    },
+    ContactPropertyUpdated(event, context) {
+      const data = dataOf<"ContactPropertyUpdated">(event);
+      context.update("contact_properties", { id: data.propertyId }, { fallback_value: data.fallbackValue });
+    },
+    ContactPropertyDeleted(event, context) {
+      context.delete("contact_properties", { id: dataOf<"ContactPropertyDeleted">(event).propertyId });
+    },
+  },
+};

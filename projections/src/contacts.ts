@@ -1,0 +1,96 @@
+import type { ContactErased, ContactEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { BatchContext, Projection } from "./projection.js";
+
+type Data<Type extends ContactEvent["type"]> = Extract<ContactEvent, { type: Type }>["data"];
+const dataOf = <Type extends ContactEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+const personColumns = (data: Data<"ContactCreated"> | Data<"ContactUpdated">) => ({
+  email: data.email,
+  first_name: data.firstName,
+  last_name: data.lastName,
+  unsubscribed: data.unsubscribed,
+  properties: data.properties,
+});
+
+function topicChoices(context: BatchContext, contactId: string, teamId: string, topics: Data<"ContactTopicsUpdated">["topics"]) {
+  for (const { topicId, subscription } of topics) context.upsert("contact_topics", { contact_id: contactId, topic_id: topicId, team_id: teamId, subscription });
+}
+
+/**
+ * Contacts, their segment memberships and their own topic choices. A topic a contact never chose is
+ * absent from `contact_topics`; readers take the topic's default. Rows of a deleted segment or topic stay
+ * and readers join them away: the segment's stream does not know its members.
+ */
+export const contactsProjection: Projection = {
+  name: "contacts",
+  version: 1,
+  tables: {
+    contacts: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        email: { type: "text" },
+        first_name: { type: "text", nullable: true },
+        last_name: { type: "text", nullable: true },
+        unsubscribed: { type: "boolean" },
+        properties: { type: "jsonb" },
+        created_at: { type: "timestamptz" },
+        updated_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_email: "(team_id, email)" },
+    },
+    contact_segments: {
+      columns: {
+        contact_id: { type: "uuid" },
+        segment_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        added_at: { type: "timestamptz" },
+      },
+      primaryKey: ["contact_id", "segment_id"],
+      indexes: { by_segment: "(segment_id, contact_id)" },
+    },
+    contact_topics: {
+      columns: {
+        contact_id: { type: "uuid" },
+        topic_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        subscription: { type: "text" },
+      },
+      primaryKey: ["contact_id", "topic_id"],
+    },
+  },
+  handlers: {
+    ContactCreated(event, context) {
+      const data = dataOf<"ContactCreated">(event);
+      context.upsert("contacts", { id: data.contactId, team_id: data.teamId, ...personColumns(data), created_at: data.createdAt, updated_at: data.createdAt });
+      for (const segmentId of data.segmentIds)
+        context.upsert("contact_segments", { contact_id: data.contactId, segment_id: segmentId, team_id: data.teamId, added_at: data.createdAt });
+      topicChoices(context, data.contactId, data.teamId, data.topics);
+    },
+    ContactUpdated(event, context) {
+      const data = dataOf<"ContactUpdated">(event);
+      context.update("contacts", { id: data.contactId }, { ...personColumns(data), updated_at: data.updatedAt });
+    },
+    ContactAddedToSegment(event, context) {
+      const data = dataOf<"ContactAddedToSegment">(event);
+      context.upsert("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId, team_id: data.teamId, added_at: data.addedAt });
+    },
+    ContactRemovedFromSegment(event, context) {
+      const data = dataOf<"ContactRemovedFromSegment">(event);
+      context.delete("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId });
+    },
+    ContactTopicsUpdated(event, context) {
+      const data = dataOf<"ContactTopicsUpdated">(event);
+      topicChoices(context, data.contactId, data.teamId, data.topics);
+    },
+    /** The person leaves every read model; a replay meets this event after nothing (their stream is gone). */
+    ContactErased(event, context) {
+      const { contactId, segmentIds, topicIds } = (event.data as ContactErased["data"]);
+      context.delete("contacts", { id: contactId });
+      for (const segmentId of segmentIds) context.delete("contact_segments", { contact_id: contactId, segment_id: segmentId });
+      for (const topicId of topicIds) context.delete("contact_topics", { contact_id: contactId, topic_id: topicId });
+    },
+  },
+};

@@ -1,0 +1,37 @@
+import type { SegmentEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends SegmentEvent["type"]> = Extract<SegmentEvent, { type: Type }>["data"];
+const dataOf = <Type extends SegmentEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Segments (reference §6.7). Memberships are in `contact_segments` (the contacts projection). */
+export const segmentsProjection: Projection = {
+  name: "segments",
+  version: 1,
+  tables: {
+    segments: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    SegmentCreated(event, context) {
+      const data = dataOf<"SegmentCreated">(event);
+      context.upsert("segments", { id: data.segmentId, team_id: data.teamId, name: data.name, created_at: data.createdAt });
+    },
+    SegmentRenamed(event, context) {
+      const data = dataOf<"SegmentRenamed">(event);
+      context.update("segments", { id: data.segmentId }, { name: data.name });
+    },
+    SegmentDeleted(event, context) {
+      context.delete("segments", { id: dataOf<"SegmentDeleted">(event).segmentId });
+    },
+  },
+};

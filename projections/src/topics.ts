@@ -1,0 +1,48 @@
+import type { TopicEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends TopicEvent["type"]> = Extract<TopicEvent, { type: Type }>["data"];
+const dataOf = <Type extends TopicEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Topics (reference §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
+export const topicsProjection: Projection = {
+  name: "topics",
+  version: 1,
+  tables: {
+    topics: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        description: { type: "text", nullable: true },
+        default_subscription: { type: "text" },
+        visibility: { type: "text" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    TopicCreated(event, context) {
+      const data = dataOf<"TopicCreated">(event);
+      context.upsert("topics", {
+        id: data.topicId,
+        team_id: data.teamId,
+        name: data.name,
+        description: data.description,
+        default_subscription: data.defaultSubscription,
+        visibility: data.visibility,
+        created_at: data.createdAt,
+      });
+    },
+    TopicUpdated(event, context) {
+      const data = dataOf<"TopicUpdated">(event);
+      context.update("topics", { id: data.topicId }, { name: data.name, description: data.description, visibility: data.visibility });
+    },
+    TopicDeleted(event, context) {
+      context.delete("topics", { id: dataOf<"TopicDeleted">(event).topicId });
+    },
+  },
+};

@@ -1,0 +1,61 @@
+import { formatTimestamp, isUuid, type Clock } from "@tidings/core";
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import { isDomainError, normalContactEmail, suppressionDecider, suppressionStream, type SuppressionCommand } from "@tidings/domain";
+import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { suppressionIdOf } from "@tidings/projections";
+import { getSuppression } from "../queries/suppressions.js";
+import { loadAggregate } from "@tidings/audience";
+
+type Deps = { store: EventStore; database: Database; clock: Clock };
+
+export interface ChangedSuppression {
+  id: string;
+  position?: Position;
+}
+
+const addCommand = (deps: Deps, teamId: string, email: string): SuppressionCommand => ({
+  type: "AddSuppression",
+  suppressionId: suppressionIdOf(teamId, normalContactEmail(email)),
+  teamId,
+  email,
+  origin: "manual",
+  sourceId: null,
+  now: formatTimestamp(deps.clock.now()),
+});
+
+async function run(deps: Deps, command: SuppressionCommand, metadata: EventMetadata): Promise<ChangedSuppression> {
+  const { position } = await handleCommand({ store: deps.store, streamId: suppressionStream(command.suppressionId), decider: suppressionDecider, command, metadata });
+  return { id: command.suppressionId, ...(position ? { position } : {}) };
+}
+
+/** Refuses the whole batch when one address is bad, naming it, so a batch is never half-applied by input. */
+export function checkSuppressionEmails(deps: Deps, teamId: string, emails: string[], field: (index: number) => string): void {
+  emails.forEach((email, index) => {
+    const verdict = suppressionDecider.decide(addCommand(deps, teamId, email), suppressionDecider.initialState);
+    if (isDomainError(verdict)) throw new DomainRejection({ ...verdict, message: verdict.message.replace("`email`", `\`${field(index)}\``) });
+  });
+}
+
+/** A manual suppression; an address already on the list keeps its first origin and answers with its id. */
+export function addSuppression(deps: Deps, teamId: string, email: string, metadata: EventMetadata): Promise<ChangedSuppression> {
+  return run(deps, addCommand(deps, teamId, email), metadata);
+}
+
+/**
+ * Takes an address off the list, named by id or email. A bounce is on the list without a stream of its
+ * own (see the suppressions projection), so the list is looked up first; an addition not yet on it is
+ * found through its stream.
+ */
+export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: string, metadata: EventMetadata): Promise<ChangedSuppression> {
+  const listed = await getSuppression(deps.database, teamId, idOrEmail);
+  let email = listed?.email;
+  let suppressionId = listed?.id;
+  if (!listed) {
+    suppressionId = isUuid(idOrEmail) ? idOrEmail : suppressionIdOf(teamId, normalContactEmail(idOrEmail));
+    const state = await loadAggregate(deps.store, suppressionStream(suppressionId), suppressionDecider);
+    email = state.status === "active" && state.teamId === teamId ? state.email : idOrEmail;
+  }
+  const command: SuppressionCommand = { type: "RemoveSuppression", suppressionId: suppressionId!, teamId, email: email!, listed: listed !== undefined, now: formatTimestamp(deps.clock.now()) };
+  return run(deps, command, metadata);
+}

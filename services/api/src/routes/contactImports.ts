@@ -1,0 +1,89 @@
+import multipart from "@fastify/multipart";
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import { BlobTooLargeError, createStreamedBlobStore } from "@tidings/blobs";
+import { contactImportStatuses } from "@tidings/domain";
+import type { ApiRoutes } from "../app.js";
+import { queueContactImport } from "../handlers/queueContactImport.js";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getContactImport, listContactImports } from "../queries/contactImports.js";
+import { created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+import { importOptions } from "./contactImportFields.js";
+
+const tags = ["contacts"];
+const counts = z.object({ total: z.number(), created: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() });
+const item = z.object({
+  object: z.literal("contact_import"),
+  id: z.uuid(),
+  status: z.enum(contactImportStatuses),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+  counts,
+});
+
+/**
+ * `/contacts/imports` (seed spec; reference §6.10). The CSV is streamed into the blob store as it arrives,
+ * never held whole; the contact-import saga then reads it from there.
+ */
+export function contactImportRoutes(services: ApiServices): ApiRoutes {
+  const blobs = createStreamedBlobStore(services.database);
+  const maxBytes = services.config.CONTACT_IMPORT_MAX_BYTES;
+  const tooLarge = () => new TidingsError("body_too_large", `\`file\` must be at most ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MB).`);
+  return async (app) => {
+    // Only this scope parses multipart; the file part is a stream, capped at the seed's 200 MB.
+    await app.register(multipart, { limits: { files: 1, fileSize: maxBytes, fields: 10 } });
+
+    app.post("/contacts/imports", { bodyLimit: maxBytes + 1024 * 1024, schema: { tags, response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      if (!request.isMultipart()) throw new TidingsError("unsupported_media_type", "The body must be `multipart/form-data`, with the CSV in a `file` field.");
+      let file: { sha256: string; size: number } | undefined;
+      const fields: Record<string, string> = {};
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === "file") {
+            if (part.fieldname !== "file") throw new TidingsError("validation_error", `Unknown file field \`${part.fieldname}\`; the CSV goes in \`file\`.`);
+            file = await blobs.putStream(part.file, { maxBytes });
+            if (part.file.truncated) throw tooLarge();
+          } else fields[part.fieldname] = String(part.value);
+        }
+      } catch (error) {
+        if (error instanceof BlobTooLargeError || (error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE") throw tooLarge();
+        if (error instanceof TidingsError) throw error;
+        throw new TidingsError("malformed_request", `The multipart body could not be read: ${(error as Error).message}`);
+      }
+      if (!file) throw new TidingsError("missing_required_field", "Missing `file` field.");
+      const result = await queueContactImport(services, auth.teamId, file, importOptions(fields), requestMetadata(request, auth, services.clock));
+      if (result.position) await services.waitFor(result.position);
+      return created(reply, { object: "contact_import" as const, id: result.id });
+    });
+
+    app.get(
+      "/contacts/imports",
+      { schema: { tags, querystring: listQuerySchema({ status: z.enum(contactImportStatuses).optional() }), response: { 200: listSchema(item) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listContactImports(services.database, auth.teamId, request.query));
+      },
+    );
+
+    app.get(
+      "/contacts/imports/:id",
+      {
+        schema: {
+          tags,
+          params: z.object({ id: z.string().min(1).max(255) }),
+          response: { 200: item.extend({ errors: z.array(z.object({ line: z.number(), reason: z.string() })).describe("The first 100 rows that failed, with their line in the file.") }) },
+        },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const found = await getContactImport(services.database, auth.teamId, request.params.id);
+        if (!found) throw new TidingsError("not_found", "Contact import not found");
+        return ok(reply, found);
+      },
+    );
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import { contactPropertyTypes as propertyTypeNames } from "@tidings/domain";
+import type { Position } from "@tidings/eventstore";
+import type { ApiRoutes } from "../app.js";
+import { createContactProperty, deleteContactProperty, updateContactProperty } from "@tidings/audience";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getContactProperty, listContactProperties } from "../queries/contactProperties.js";
+import { created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+
+const tags = ["contact-properties"];
+const params = z.object({ id: z.string().min(1).max(255).describe("The contact property's id.") });
+const fallback = z.union([z.string(), z.number()]).nullable().describe("Rendered where a contact has no value; of the property's type.");
+
+const createBody = z.object({
+  key: z.string().describe("Letters, digits and underscores, at most 50; unique within the team, case-sensitive."),
+  type: z.enum(propertyTypeNames),
+  fallback_value: fallback.optional(),
+});
+/** Key and type are fixed at creation (reference §6.9); only the fallback changes. */
+const updateBody = z.object({ fallback_value: fallback });
+
+const item = z.object({
+  id: z.uuid(),
+  key: z.string(),
+  type: z.enum(propertyTypeNames),
+  fallback_value: z.union([z.string(), z.number()]).nullable(),
+  created_at: z.string(),
+});
+const reference = z.object({ object: z.literal("contact_property"), id: z.uuid() });
+
+/** `/contact-properties` (reference §6.9). */
+export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
+  const settled = async (position: Position | undefined) => {
+    if (position) await services.waitFor(position);
+  };
+  return (app) => {
+    app.post("/contact-properties", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const { key, type, fallback_value } = request.body;
+      const result = await createContactProperty(services, auth.teamId, { key, type, fallbackValue: fallback_value ?? null }, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, { object: "contact_property" as const, id: result.id });
+    });
+
+    app.get("/contact-properties", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      return ok(reply, await listContactProperties(services.database, auth.teamId, request.query));
+    });
+
+    app.get("/contact-properties/:id", { schema: { tags, params, response: { 200: item.extend({ object: z.literal("contact_property") }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getContactProperty(services.database, auth.teamId, request.params.id);
+      if (!found) throw new TidingsError("not_found", "Contact property not found");
+      return ok(reply, found);
+    });
+
+    app.patch("/contact-properties/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await updateContactProperty(services, auth.teamId, request.params.id, request.body.fallback_value, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "contact_property" as const, id: result.id });
+    });
+
+    app.delete("/contact-properties/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await deleteContactProperty(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "contact_property" as const, id: result.id, deleted: true as const });
+    });
+  };
+}

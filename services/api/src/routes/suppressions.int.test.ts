@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleCommand } from "@tidings/commands";
+import { emailDecider, emailStream } from "@tidings/domain";
+import type { ApiInstance } from "../app.js";
+import { jsonCaller, wireError } from "../testing/jsonCalls.js";
+import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+
+let t: TestServices;
+let app: ApiInstance;
+let admin: TestKey;
+let other: TestKey;
+
+beforeAll(async () => {
+  t = await createTestServices();
+  app = await t.app();
+  admin = await t.aKey("suppressions-team");
+  other = await t.aKey("suppressions-other-team");
+});
+afterAll(() => t?.dispose());
+
+const call = jsonCaller(() => app, () => admin);
+const error = wireError;
+
+/** Sends one email and answers what became of it: `queued`, or `suppressed`. */
+async function sendTo(to: string, key: TestKey = admin): Promise<string> {
+  const sent = await call("POST", "/emails", { from: "a@acme.test", to, subject: "Hi", html: "<p>x</p>" }, key);
+  expect(sent.status).toBe(200);
+  return (await call("GET", `/emails/${sent.body.id}`, undefined, key)).body.last_event;
+}
+
+async function bounce(emailId: string, recipient: string) {
+  const { position } = await handleCommand({
+    store: t.store,
+    streamId: emailStream(emailId),
+    decider: emailDecider,
+    command: {
+      type: "RecordDeliveryAttempt",
+      results: [{ recipient, kind: "bounced", response: "550 5.1.1 no such user", code: 550 }],
+      attempt: 1,
+      nextAttemptAt: null,
+      now: "2026-11-23 10:00:00.000000+00",
+    },
+    metadata: { actor: "saga:delivery", teamId: admin.teamId },
+  });
+  await t.services.waitFor(position!);
+}
+
+describe("manual suppressions", () => {
+  it("stop sends to the address, and removing one lets sending resume", async () => {
+    const added = await call("POST", "/suppressions", { email: "Manual@Example.test" });
+    expect(added).toEqual({ status: 201, body: { object: "suppression", id: expect.any(String) } });
+    expect((await call("GET", `/suppressions/${added.body.id}`)).body).toEqual({
+      object: "suppression",
+      id: added.body.id,
+      email: "manual@example.test",
+      origin: "manual",
+      source_id: null,
+      created_at: expect.stringMatching(/\+00$/),
+    });
+    expect(await sendTo("manual@example.test")).toBe("suppressed");
+    expect(await sendTo("manual@example.test", other)).toBe("queued");
+    // The same address again is the same suppression.
+    expect((await call("POST", "/suppressions", { email: "manual@example.test" })).body.id).toBe(added.body.id);
+
+    expect(await call("DELETE", "/suppressions/MANUAL@example.test")).toEqual({ status: 200, body: { object: "suppression", id: added.body.id, deleted: true } });
+    expect(await call("GET", `/suppressions/${added.body.id}`)).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await sendTo("manual@example.test")).toBe("queued");
+    expect(await call("DELETE", "/suppressions/manual@example.test")).toEqual(error(404, "not_found", "Suppression not found"));
+  });
+
+  it("names the field of bad input", async () => {
+    expect(await call("POST", "/suppressions", {})).toEqual(error(422, "missing_required_field", "Missing `email` field."));
+    expect(await call("POST", "/suppressions", { email: "nope" })).toEqual(error(422, "validation_error", /`email`/));
+    expect(await call("GET", "/suppressions?origin=spam")).toEqual(error(422, "validation_error", /`origin`/));
+  });
+
+  it("is not visible to another team", async () => {
+    const { body } = await call("POST", "/suppressions", { email: "private@example.test" });
+    expect(await call("GET", `/suppressions/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await call("DELETE", `/suppressions/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Suppression not found"));
+    expect((await call("GET", `/suppressions/${body.id}`)).status).toBe(200);
+  });
+});
+
+describe("bounce suppressions", () => {
+  it("come from a hard bounce with source_id, and removing one lets sending resume", async () => {
+    const sent = await call("POST", "/emails", { from: "a@acme.test", to: "Gone <gone@example.test>", subject: "Hi", html: "<p>x</p>" });
+    await bounce(sent.body.id, "Gone <gone@example.test>");
+    const listed = await call("GET", "/suppressions/gone@example.test");
+    expect(listed.body).toMatchObject({ email: "gone@example.test", origin: "bounce", source_id: sent.body.id });
+    expect((await call("GET", "/suppressions?origin=bounce")).body.data).toEqual([expect.objectContaining({ id: listed.body.id })]);
+    expect((await call("GET", "/suppressions?origin=manual")).body.data.map((s: { email: string }) => s.email)).not.toContain("gone@example.test");
+    expect(await sendTo("gone@example.test")).toBe("suppressed");
+
+    expect(await call("DELETE", `/suppressions/${listed.body.id}`)).toEqual({ status: 200, body: { object: "suppression", id: listed.body.id, deleted: true } });
+    expect(await sendTo("gone@example.test")).toBe("queued");
+  });
+});
+
+describe("batches", () => {
+  it("adds and removes up to 100 addresses", async () => {
+    const emails = Array.from({ length: 3 }, (_, i) => `batch-${i}@example.test`);
+    const added = await call("POST", "/suppressions/batch/add", { emails });
+    expect(added).toEqual({ status: 201, body: { data: emails.map(() => ({ object: "suppression", id: expect.any(String) })) } });
+    expect(await sendTo(emails[1]!)).toBe("suppressed");
+    const removed = await call("POST", "/suppressions/batch/remove", { ids: [added.body.data[0].id] });
+    expect(removed).toEqual({ status: 200, body: { data: [{ object: "suppression", id: added.body.data[0].id, deleted: true }] } });
+    const byEmail = await call("POST", "/suppressions/batch/remove", { emails: [emails[1], "never@example.test"] });
+    expect(byEmail.body.data).toEqual([
+      { object: "suppression", id: added.body.data[1].id, deleted: true },
+      { object: "suppression", id: "never@example.test", deleted: false },
+    ]);
+    expect(await sendTo(emails[1]!)).toBe("queued");
+  });
+
+  it("refuses more than 100, or a bad address, naming it and adding nothing", async () => {
+    const many = Array.from({ length: 101 }, (_, i) => `m${i}@example.test`);
+    expect(await call("POST", "/suppressions/batch/add", { emails: many })).toEqual(error(422, "validation_error", "`emails` must hold at most 100 items."));
+    expect((await call("POST", "/suppressions/batch/remove", { ids: many })).status).toBe(422);
+    expect(await call("POST", "/suppressions/batch/add", { emails: ["fine@example.test", "bad"] })).toEqual(error(422, "validation_error", /`emails\[1\]`/));
+    expect(await call("GET", "/suppressions/fine@example.test")).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await call("POST", "/suppressions/batch/add", { emails: [] })).toEqual(error(422, "validation_error", /`emails`/));
+  });
+});

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import { topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
+import type { Position } from "@tidings/eventstore";
+import type { ApiRoutes } from "../app.js";
+import { createTopic, deleteTopic, updateTopic } from "@tidings/audience";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getTopic, listTopics } from "../queries/topics.js";
+import { created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+
+const tags = ["topics"];
+const params = z.object({ id: z.string().min(1).max(255).describe("The topic's id.") });
+
+const createBody = z.object({
+  name: z.string().describe("At most 50 characters."),
+  default_subscription: z.enum(topicSubscriptions).describe("What a contact who never chose gets; cannot be changed later."),
+  description: z.string().nullable().optional().describe("At most 200 characters."),
+  visibility: z.enum(topicVisibilities).optional().describe("Whether the preference page shows the topic; private by default."),
+});
+
+const immutable = "`default_subscription` cannot be changed after the topic is created.";
+/** The SDK sends its whole options object, `id` included (reference §6.13); the id in the path wins. */
+const updateBody = z
+  .object({
+    id: z.string().optional(),
+    name: z.string().optional(),
+    description: z.string().nullable().optional(),
+    visibility: z.enum(topicVisibilities).optional(),
+    default_subscription: z.unknown().optional(),
+    defaultSubscription: z.unknown().optional(),
+  })
+  .refine((body) => body.default_subscription === undefined && body.defaultSubscription === undefined, { message: immutable, path: ["default_subscription"] });
+
+const item = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  default_subscription: z.enum(topicSubscriptions),
+  visibility: z.enum(topicVisibilities),
+  created_at: z.string(),
+});
+const reference = z.object({ object: z.literal("topic"), id: z.uuid() });
+
+/** `/topics` (reference §6.13). */
+export function topicRoutes(services: ApiServices): ApiRoutes {
+  const settled = async (position: Position | undefined) => {
+    if (position) await services.waitFor(position);
+  };
+  return (app) => {
+    app.post("/topics", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const { name, description, visibility, default_subscription } = request.body;
+      const fields: TopicFields = { name, description: description ?? null, visibility: visibility ?? "private" };
+      const result = await createTopic(services, auth.teamId, fields, default_subscription, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, { object: "topic" as const, id: result.id });
+    });
+
+    app.get("/topics", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      return ok(reply, await listTopics(services.database, auth.teamId, request.query));
+    });
+
+    app.get("/topics/:id", { schema: { tags, params, response: { 200: item.extend({ object: z.literal("topic") }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getTopic(services.database, auth.teamId, request.params.id);
+      if (!found) throw new TidingsError("not_found", "Topic not found");
+      return ok(reply, { object: "topic" as const, ...found });
+    });
+
+    app.patch("/topics/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const { name, description, visibility } = request.body;
+      const changes: Partial<TopicFields> = {};
+      if (name !== undefined) changes.name = name;
+      if (description !== undefined) changes.description = description;
+      if (visibility !== undefined) changes.visibility = visibility;
+      const result = await updateTopic(services, auth.teamId, request.params.id, changes, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "topic" as const, id: result.id });
+    });
+
+    app.delete("/topics/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await deleteTopic(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "topic" as const, id: result.id, deleted: true as const });
+    });
+  };
+}

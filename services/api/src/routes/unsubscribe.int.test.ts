@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@tidings/core";
+import { unsubscribeToken } from "@tidings/mail";
+import type { ApiInstance } from "../app.js";
+import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+
+const secret = "u".repeat(40);
+let t: TestServices;
+let app: ApiInstance;
+let admin: TestKey;
+
+beforeAll(async () => {
+  t = await createTestServices(loadConfig({ TIDINGS_SECRET: secret }));
+  app = await t.app();
+  admin = await t.aKey("unsubscribe-team");
+});
+afterAll(() => t?.dispose());
+
+async function api(method: "GET" | "POST", url: string, payload?: unknown) {
+  const res = await app.inject({ method, url, headers: { ...admin.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  return res.json();
+}
+const form = (url: string, body: string) => app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });
+const link = (contactId: string, topicId: string | null = null) =>
+  `/unsubscribe/${unsubscribeToken(secret, { contactId, teamId: admin.teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 })}`;
+
+async function aContactWithTopics() {
+  const news = await api("POST", "/topics", { name: "News", default_subscription: "opt_in", visibility: "public" });
+  const offers = await api("POST", "/topics", { name: "Offers", default_subscription: "opt_in", visibility: "public" });
+  const contact = await api("POST", "/contacts", { email: `reader-${news.id.slice(0, 8)}@example.com` });
+  const subscriptions = async () =>
+    Object.fromEntries(((await api("GET", `/contacts/${contact.id}/topics`)).data as { id: string; subscription: string }[]).map((s) => [s.id, s.subscription]));
+  return { news: news.id as string, offers: offers.id as string, contact: contact.id as string, subscriptions };
+}
+
+describe("/unsubscribe/:token", () => {
+  it("shows a page with the contact's topics, checked as subscribed, with no key needed", async () => {
+    const { contact, news } = await aContactWithTopics();
+    const res = await app.inject({ method: "GET", url: link(contact) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(res.body).toContain(`value="${news}" checked`);
+    expect(res.body).toContain("Unsubscribe from everything");
+    expect(res.body).not.toContain("<script");
+  });
+
+  it("answers a tampered or expired token with a friendly 400 page", async () => {
+    const { contact } = await aContactWithTopics();
+    const good = link(contact);
+    const tampered = await app.inject({ method: "GET", url: good.slice(0, -2) + (good.endsWith("AA") ? "BB" : "AA") });
+    expect(tampered.statusCode).toBe(400);
+    expect(tampered.body).toContain("This link does not work");
+    const expired = `/unsubscribe/${unsubscribeToken(secret, { contactId: contact, teamId: admin.teamId, topicId: null, expiresAt: 1 })}`;
+    expect((await app.inject({ method: "GET", url: expired })).statusCode).toBe(400);
+    expect((await form(expired, "List-Unsubscribe=One-Click")).statusCode).toBe(400);
+  });
+
+  it("saves the checked topics and opts out of the others", async () => {
+    const { contact, news, offers, subscriptions } = await aContactWithTopics();
+    const res = await form(link(contact), `topic=${offers}&action=save`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("Your preferences are saved.");
+    expect(await subscriptions()).toMatchObject({ [news]: "opt_out", [offers]: "opt_in" });
+  });
+
+  it("one-click (RFC 8058) leaves only the link's topic, or everything without one", async () => {
+    const { contact, news, offers, subscriptions } = await aContactWithTopics();
+    expect((await form(link(contact, news), "List-Unsubscribe=One-Click")).statusCode).toBe(200);
+    expect(await subscriptions()).toMatchObject({ [news]: "opt_out", [offers]: "opt_in" });
+    expect((await api("GET", `/contacts/${contact}`)).unsubscribed).toBe(false);
+    expect((await form(link(contact), "List-Unsubscribe=One-Click")).statusCode).toBe(200);
+    expect((await api("GET", `/contacts/${contact}`)).unsubscribed).toBe(true);
+  });
+
+  it("unsubscribes from everything with the page's button", async () => {
+    const { contact } = await aContactWithTopics();
+    const res = await form(link(contact), "action=unsubscribe_all");
+    expect(res.body).toContain("You are unsubscribed");
+    expect((await api("GET", `/contacts/${contact}`)).unsubscribed).toBe(true);
+  });
+});

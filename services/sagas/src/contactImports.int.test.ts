@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
+import { createContact, createContactProperty, createSegment, findContact } from "@tidings/audience";
+import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
+import { handleCommand } from "@tidings/commands";
+import { contactImportDecider, contactImportStream, fold, type ColumnMap, type ContactImportEvent, type ContactImportState, type OnConflict } from "@tidings/domain";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { runContactImport, type ContactImportDeps } from "./contactImports.js";
+
+const logger = createLogger("silent");
+const metadata = { actor: "test" };
+
+let test: TestDatabase;
+let store: EventStore;
+let blobs: StreamedBlobStore;
+
+beforeAll(async () => {
+  test = await createTestDatabase();
+  await migrate(test.database, "eventstore", eventStoreMigrations);
+  store = createPostgresEventStore(test.database);
+  blobs = createStreamedBlobStore(test.database);
+});
+afterAll(async () => {
+  await store?.close();
+  await test?.dispose();
+});
+
+const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, ...overrides });
+
+async function* text(content: string) {
+  // Small pieces, so records straddle chunk boundaries as they would in a large upload.
+  for (let i = 0; i < content.length; i += 97) yield Buffer.from(content.slice(i, i + 97));
+}
+
+async function queueImport(teamId: string, csv: string, options: { onConflict: OnConflict; columnMap?: Partial<ColumnMap>; segmentIds?: string[] }) {
+  const file = await blobs.putStream(text(csv), { maxBytes: 10_000_000 });
+  const importId = randomUUID();
+  const columnMap: ColumnMap = { email: "Email", firstName: "First name", lastName: null, unsubscribed: null, properties: { seats: "Seats" }, ...options.columnMap };
+  await handleCommand({
+    store,
+    streamId: contactImportStream(importId),
+    decider: contactImportDecider,
+    command: { type: "QueueContactImport", importId, teamId, file, columnMap, onConflict: options.onConflict, segmentIds: options.segmentIds ?? [], topics: [], now: formatTimestamp(new Date()) },
+    metadata,
+  });
+  return importId;
+}
+
+const importState = async (importId: string): Promise<ContactImportState> =>
+  fold(contactImportDecider, (await store.readStream(contactImportStream(importId))).map((e) => ({ type: e.type, data: e.data }) as ContactImportEvent));
+
+/** How many ContactCreated events each address of the team has: more than one would be a duplicate contact. */
+async function createdPerEmail(teamId: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  // Page through $all: a read returns at most one batch.
+  for (let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })) {
+    for (const event of page) {
+      const data = event.data as { teamId: string; email: string };
+      if (data.teamId === teamId) counts.set(data.email, (counts.get(data.email) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/**
+ * 40 good rows, 5 rows repeating earlier addresses (one in different case), one address that exists before
+ * the import, and 4 bad rows: a malformed address, a missing one, and two wrong-typed `Seats`.
+ */
+function generatedCsv(prefix: string): { csv: string; badLines: { line: number; reason: string }[] } {
+  const lines = ["Email,First name,Seats"];
+  const badLines: { line: number; reason: string }[] = [];
+  for (let i = 0; i < 40; i++) lines.push(`${prefix}-${i}@example.com,Person ${i},${i}`);
+  for (let i = 0; i < 5; i++) lines.push(`${i === 0 ? `${prefix}-${i}@EXAMPLE.com` : `${prefix}-${i}@example.com`},Again ${i},${100 + i}`);
+  lines.push(`${prefix}-existing@example.com,Existing,7`);
+  const bad = [
+    [`not-an-address,Nobody,1`, "invalid email `not-an-address`"],
+    [`,Nobody,1`, "missing email"],
+    [`${prefix}-typed@example.com,Typed,many`, "property `seats` must be a number, not `many`"],
+    [`"${prefix}-quoted@example.com","Quoted, Name",1.5x`, "property `seats` must be a number, not `1.5x`"],
+  ];
+  for (const [row, reason] of bad) {
+    lines.push(row!);
+    badLines.push({ line: lines.length, reason: reason! });
+  }
+  return { csv: lines.join("\r\n") + "\r\n", badLines };
+}
+
+async function aTeam() {
+  const teamId = randomUUID();
+  const d = { store, clock: systemClock };
+  await createContactProperty(d, teamId, { key: "seats", type: "number", fallbackValue: null }, metadata);
+  const fields = { firstName: "Before", lastName: null, unsubscribed: false };
+  return { teamId, d, fields };
+}
+
+describe("contact import saga", () => {
+  it("upserts: exact counts and row errors, the existing contact updated, duplicates in the file updated once more", async () => {
+    const { teamId, d, fields } = await aTeam();
+    const { csv, badLines } = generatedCsv("up");
+    await createContact(d, teamId, { email: "up-existing@example.com", fields, properties: {}, segmentIds: [], topics: [] }, metadata);
+    const segment = await createSegment(d, teamId, "Imported", metadata);
+    const importId = await queueImport(teamId, csv, { onConflict: "upsert", segmentIds: [segment.id] });
+    await runContactImport(deps(), importId);
+
+    const state = await importState(importId);
+    expect(state).toMatchObject({ status: "completed", counts: { total: 50, created: 40, updated: 6, skipped: 0, failed: 4 }, errors: badLines });
+    const existing = await findContact(store, teamId, "up-existing@example.com");
+    expect(existing).toMatchObject({ firstName: "Existing", properties: { seats: 7 }, segmentIds: [segment.id] });
+    expect(await findContact(store, teamId, "up-0@example.com")).toMatchObject({ firstName: "Again 0", properties: { seats: 100 }, segmentIds: [segment.id] });
+    const created = await createdPerEmail(teamId);
+    expect(created.size).toBe(41);
+    expect([...created.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it("skips: existing contacts and repeated addresses are left as they were", async () => {
+    const { teamId, d, fields } = await aTeam();
+    const { csv } = generatedCsv("skip");
+    await createContact(d, teamId, { email: "skip-existing@example.com", fields, properties: {}, segmentIds: [], topics: [] }, metadata);
+    const importId = await queueImport(teamId, csv, { onConflict: "skip" });
+    await runContactImport(deps(), importId);
+    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 40, updated: 0, skipped: 6, failed: 4 } });
+    expect(await findContact(store, teamId, "skip-existing@example.com")).toMatchObject({ firstName: "Before", properties: {} });
+    expect(await findContact(store, teamId, "skip-1@example.com")).toMatchObject({ firstName: "Person 1", properties: { seats: 1 } });
+  });
+
+  it("resumes after a crash mid-import: no duplicate contact, no double count", async () => {
+    const { teamId } = await aTeam();
+    const { csv, badLines } = generatedCsv("crash");
+    const importId = await queueImport(teamId, csv, { onConflict: "upsert" });
+    // The process dies at its 60th write: past a few checkpoints, in the middle of a row.
+    let appends = 0;
+    const dying: EventStore = {
+      ...store,
+      append: (...args) => {
+        if (++appends === 60) throw new Error("process killed");
+        return store.append(...args);
+      },
+    };
+    await expect(runContactImport(deps({ store: dying }), importId)).rejects.toThrow("process killed");
+    const interrupted = await importState(importId);
+    expect(interrupted.status).toBe("in_progress");
+    expect(interrupted.status !== "none" && interrupted.rowsDone).toBeGreaterThan(0);
+
+    await runContactImport(deps(), importId);
+    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 }, errors: badLines });
+    const created = await createdPerEmail(teamId);
+    expect(created.size).toBe(41);
+    expect([...created.values()].every((n) => n === 1)).toBe(true);
+    // A finished import run again does nothing.
+    await runContactImport(deps(), importId);
+    expect((await importState(importId)).status).toBe("completed");
+  });
+
+  it("fails an import whose file has no email column", async () => {
+    const { teamId } = await aTeam();
+    const importId = await queueImport(teamId, "Mail,Name\na@example.com,A\n", { onConflict: "upsert" });
+    await runContactImport(deps(), importId);
+    const events = (await store.readStream(contactImportStream(importId))).map((e) => e.type);
+    expect(events).toEqual(["ContactImportQueued", "ContactImportStarted", "ContactImportFailed"]);
+  });
+});

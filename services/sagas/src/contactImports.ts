@@ -1,0 +1,147 @@
+import { Readable } from "node:stream";
+import { parse } from "csv-parse";
+import { deterministicId, formatTimestamp, TidingsError, type Clock, type Logger } from "@tidings/core";
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import {
+  addContactToSegment,
+  contactPropertyTypes,
+  createContact,
+  findContact,
+  loadAggregate,
+  updateContact,
+  updateContactTopics,
+} from "@tidings/audience";
+import type { StreamedBlobStore } from "@tidings/blobs";
+import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import {
+  contactImportDecider,
+  contactImportStream,
+  readImportRow,
+  type ContactImportCommand,
+  type ContactImportRecord,
+  type CsvRecord,
+  type ImportCounts,
+  type ImportRowError,
+  type PropertyTypes,
+} from "@tidings/domain";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import { contactImportDurable } from "./durables.js";
+
+export interface ContactImportDeps {
+  store: EventStore;
+  blobs: StreamedBlobStore;
+  clock: Clock;
+  logger: Logger;
+  /** Rows between two checkpoints: what a restarted import may have to do again, never count again. */
+  checkpointRows: number;
+}
+
+type RowOutcome = { kind: "created" | "updated" | "skipped" } | { kind: "failed"; reason: string };
+
+/** The file is not one the import can read at all: the whole import fails, with this reason. */
+class UnreadableFile extends Error {}
+
+/**
+ * One row, applied by the API's own rules. The contact a row creates has an id derived from the import
+ * and the row, so a run restarted after a crash finds the contacts it created itself and counts them as
+ * created again (its count was not checkpointed), never as updated.
+ */
+async function importRow(deps: ContactImportDeps, job: ContactImportRecord, types: PropertyTypes, row: number, record: CsvRecord, metadata: EventMetadata): Promise<RowOutcome> {
+  const read = readImportRow(record, job.columnMap, types);
+  if (!read.ok) return { kind: "failed", reason: read.reason };
+  const { teamId } = job;
+  const contactId = deterministicId("contact-import", job.importId, String(row));
+  try {
+    let existing = await findContact(deps.store, teamId, read.email);
+    if (!existing || existing.contactId === contactId) {
+      try {
+        const fields = { firstName: null, lastName: null, unsubscribed: false, ...read.fields };
+        await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types }, metadata, contactId);
+        return { kind: "created" };
+      } catch (error) {
+        // Created through the API meanwhile: an existing contact after all.
+        if (!(error instanceof TidingsError && error.code === "contact_exists")) throw error;
+        existing = await findContact(deps.store, teamId, read.email);
+        if (!existing) throw error;
+      }
+    }
+    if (job.onConflict === "skip") return { kind: "skipped" };
+    await updateContact(deps, teamId, existing.contactId, read.fields, read.properties, metadata, types);
+    for (const segmentId of job.segmentIds) await addContactToSegment(deps, teamId, existing.contactId, segmentId, metadata);
+    if (job.topics.length > 0) await updateContactTopics(deps, teamId, existing.contactId, job.topics, metadata);
+    return { kind: "updated" };
+  } catch (error) {
+    // A rule the row broke (a segment deleted since the upload, say) fails the row, not the import.
+    if (error instanceof DomainRejection) return { kind: "failed", reason: error.error.message };
+    if (error instanceof TidingsError && error.code !== "application_error") return { kind: "failed", reason: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Runs an import from its last checkpoint to the end: the file is streamed from the blob store through a
+ * CSV parser, never held whole. Safe to run again at any point (a redelivery, another sagas process, a
+ * restart): rows before the checkpoint are skipped, those after it are applied idempotently.
+ */
+export async function runContactImport(deps: ContactImportDeps, importId: string, message?: BusMessage): Promise<void> {
+  const stream = contactImportStream(importId);
+  const job = await loadAggregate(deps.store, stream, contactImportDecider);
+  if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
+  const metadata: EventMetadata = { teamId: job.teamId, actor: "saga:contact-import", correlationId: importId, causationId: importId };
+  const record = (command: ContactImportCommand) => handleCommand({ store: deps.store, streamId: stream, decider: contactImportDecider, command, metadata });
+  const now = () => formatTimestamp(deps.clock.now());
+  await record({ type: "StartContactImport", now: now() });
+
+  const types = await contactPropertyTypes(deps.store, job.teamId, Object.keys(job.columnMap.properties));
+  const counts: ImportCounts = { ...job.counts };
+  let errors: ImportRowError[] = [];
+  let row = 0;
+  const checkpoint = async () => {
+    await record({ type: "RecordContactImportProgress", rowsDone: row, counts: { ...counts }, errors });
+    errors = [];
+    await message?.working();
+  };
+  const parser = parse({
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    columns: (header: string[]) => {
+      if (!header.includes(job.columnMap.email)) throw new UnreadableFile(`The file has no \`${job.columnMap.email}\` column for the email address.`);
+      return header;
+    },
+  });
+  const source = Readable.from(deps.blobs.readStream(job.file.sha256));
+  source.on("error", (error) => parser.destroy(error));
+  source.pipe(parser);
+  try {
+    for await (const { record: csv, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number } }>) {
+      row++;
+      if (row <= job.rowsDone) continue;
+      const outcome = await importRow(deps, job, types, row, csv, metadata);
+      counts.total++;
+      counts[outcome.kind]++;
+      if (outcome.kind === "failed") errors.push({ line: info.lines, reason: outcome.reason });
+      if (row % deps.checkpointRows === 0) await checkpoint();
+    }
+  } catch (error) {
+    const unreadable = error instanceof UnreadableFile ? error.message : (error as { code?: string }).code?.startsWith("CSV_") ? `The file is not valid CSV: ${(error as Error).message}` : undefined;
+    if (unreadable === undefined) throw error;
+    await record({ type: "FailContactImport", reason: unreadable, now: now() });
+    return;
+  } finally {
+    source.destroy();
+  }
+  await checkpoint();
+  await record({ type: "CompleteContactImport", now: now() });
+  deps.logger.info({ importId, counts }, "contact import completed");
+}
+
+export async function startContactImportSaga(options: { bus: Bus; deps: ContactImportDeps }): Promise<Consumer> {
+  const { bus, deps } = options;
+  // Long work: `working()` at each checkpoint keeps the message ours; a crash redelivers it and the run resumes.
+  return bus.consume({ durable: contactImportDurable, filterSubject: "events.import.ContactImportQueued", maxDeliver: 10, concurrency: 2 }, async (message) => {
+    const event = fromForwardedEvent(message.data as ForwardedEvent);
+    await runContactImport(deps, (event.data as { importId: string }).importId, message);
+  });
+}
