@@ -5,3 +5,4 @@ export * from "./errors.js";
 export * from "./ids.js";
 export * from "./logger.js";
 export * from "./timestamp.js";
+export * from "./privateAddresses.js";
