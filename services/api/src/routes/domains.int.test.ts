@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@tidings/core";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -16,15 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = async (method: "GET" | "POST" | "PATCH" | "DELETE", url: string, payload?: unknown, key: TestKey = admin) => {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-};
+const call = jsonCaller(() => app, () => admin);
 let counter = 0;
 const uniqueName = () => `d${++counter}-${newId().slice(0, 8)}.example.com`;
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;

@@ -3,6 +3,7 @@ import { reserve } from "@tidings/commands";
 import type { ApiInstance } from "../app.js";
 import { renderTemplateForSend, templateForSend } from "../handlers/templateForSend.js";
 import { templateAliasStream } from "../handlers/templateStreams.js";
+import { jsonCaller } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -18,15 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = async (method: "GET" | "POST" | "PATCH" | "DELETE", url: string, payload?: unknown, key: TestKey = admin) => {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-};
+const call = jsonCaller(() => app, () => admin);
 
 let aliasCounter = 0;
 const uniqueAlias = (base: string) => `${base}-${++aliasCounter}`;
