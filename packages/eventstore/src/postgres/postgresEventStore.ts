@@ -19,6 +19,7 @@ import { AppendSignal } from "./appendSignal.js";
 import { GroupCommit } from "./groupCommit.js";
 import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
+import { SharedPages } from "./sharedPages.js";
 import { postgresSubscription } from "./subscription.js";
 
 export interface PostgresEventStoreOptions {
@@ -40,6 +41,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   const batchSize = options.batchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const signal = new AppendSignal();
+  const pages = new SharedPages(db, signal);
   const groupCommit = new GroupCommit(db, {
     // Measured on PostgreSQL with 8 writers: one round trip in flight, carrying everything that waited,
     // beats two (fewer WAL flushes); PGlite is one session, where a second would only queue.
@@ -91,7 +93,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
         throw error;
       });
       const { subscription, stopped } = postgresSubscription(
-        { db, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
+        { pages, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
         options,
       );
       subscriptions.add(subscription);
