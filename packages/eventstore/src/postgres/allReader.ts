@@ -6,10 +6,8 @@ import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js
 export interface AllPage {
   events: RecordedEvent[];
   /**
-   * Where the next page starts: the last event returned, or, when a filtered page is not full, the end of
-   * everything readable now, so a sparse filter does not rescan what it already passed. Unfiltered, there
-   * is nothing to pass, and readers that have seen the same events then ask for the same next page (which
-   * the subscriptions of one store read once, see SharedPages).
+   * Where the next page starts: the last event returned, or, when the page is not full, the end of
+   * everything readable now, so a sparse filter does not rescan what it already passed.
    */
   next: Position;
   /** True when the page reached the end of what is readable now. */
@@ -45,6 +43,6 @@ export async function readAllPage(db: Kysely<any>, after: Position, limit: numbe
   const exhausted = limit === undefined || events.length < limit;
   const last = events.at(-1)?.position;
   const end = { commit: horizon - 1n, prepare: LAST_SEQ };
-  const next = !exhausted || filter === undefined ? (last ?? after) : comparePositions(last ?? after, end) >= 0 ? (last ?? after) : end;
+  const next = !exhausted ? last! : comparePositions(last ?? after, end) >= 0 ? (last ?? after) : end;
   return { events, next, exhausted, horizon };
 }

@@ -7,8 +7,6 @@ import { expectConcurrentAppendsDeliveredOnce } from "../contractConcurrency.js"
 import type { EventStore, RecordedEvent } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
-import { AppendSignal } from "./appendSignal.js";
-import { SharedPages } from "./sharedPages.js";
 
 // One database for the whole file: a PGlite costs seconds and hundreds of megabytes to start.
 let test: TestDatabase;
@@ -65,23 +63,6 @@ describe("PostgreSQL event store", () => {
     await readAllUntil(store, { after: before, filter }, (r) => r.length === 3);
     await store.deleteStream(deleted);
     expect((await store.readAll({ after: before, filter })).map((e) => e.streamId)).toEqual([kept]);
-  });
-
-  it("answers subscriptions that ask for the same page while it is read with one query, and tells each what was notified meanwhile", async () => {
-    const signal = new AppendSignal();
-    const pages = new SharedPages(database.db, signal);
-    const after = await store.headPosition();
-    const first = pages.read(after, 10, undefined);
-    signal.notify("41");
-    const joined = pages.read(after, 10, undefined);
-    const otherFilter = pages.read(after, 10, { streamCategory: ["other"] });
-    expect(joined.page).toBe(first.page);
-    expect(otherFilter.page).not.toBe(first.page);
-    await Promise.all([first.page, otherFilter.page]);
-    expect(joined.notifiedSinceSent()).toBe(41n);
-    expect(otherFilter.notifiedSinceSent()).toBeUndefined();
-    // A page that has come back is not handed to a later reader: newer events may have come since.
-    expect(pages.read(after, 10, undefined).page).not.toBe(first.page);
   });
 
   it("refuses an event id that another stream already holds", async () => {

@@ -19,7 +19,6 @@ import { AppendSignal } from "./appendSignal.js";
 import { GroupCommit } from "./groupCommit.js";
 import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
-import { SharedPages } from "./sharedPages.js";
 import { postgresSubscription } from "./subscription.js";
 
 export interface PostgresEventStoreOptions {
@@ -41,7 +40,6 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   const batchSize = options.batchSize ?? 500;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const signal = new AppendSignal();
-  const pages = new SharedPages(db, signal);
   const groupCommit = new GroupCommit(db, {
     // Measured on PostgreSQL with 8 writers: one round trip in flight, carrying everything that waited,
     // beats two (fewer WAL flushes); PGlite is one session, where a second would only queue.
@@ -93,7 +91,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
         throw error;
       });
       const { subscription, stopped } = postgresSubscription(
-        { pages, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
+        { db, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
         options,
       );
       subscriptions.add(subscription);

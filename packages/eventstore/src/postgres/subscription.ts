@@ -1,9 +1,10 @@
+import type { Kysely } from "kysely";
 import { START, type RecordedEvent, type SubscribeOptions, type Subscription } from "../port.js";
+import { readAllPage } from "./allReader.js";
 import type { AppendSignal } from "./appendSignal.js";
-import type { SharedPages } from "./sharedPages.js";
 
 export interface SubscriptionSettings {
-  pages: SharedPages;
+  db: Kysely<any>;
   signal: AppendSignal;
   /** Resolves once notifications flow, so nothing appended after the first read waits for a poll. */
   listening: Promise<void>;
@@ -22,7 +23,7 @@ const FIRST_RETRY_MS = 5;
  * otherwise it retries with a growing delay, because the blocker may not be an append at all.
  */
 export function postgresSubscription(settings: SubscriptionSettings, options: SubscribeOptions): { subscription: Subscription; stopped: Promise<void> } {
-  const { pages, signal, batchSize, pollIntervalMs } = settings;
+  const { db, signal, batchSize, pollIntervalMs } = settings;
   let stopped = false;
   let reading: Promise<unknown> = Promise.resolve();
   let notifiedSinceRead: bigint | undefined;
@@ -55,11 +56,9 @@ export function postgresSubscription(settings: SubscriptionSettings, options: Su
       let retryMs = FIRST_RETRY_MS;
       while (!stopped) {
         notifiedSinceRead = undefined;
-        const read = pages.read(cursor, batchSize, options.filter);
-        reading = read.page.catch(() => {});
-        const page = await read.page;
-        const sinceSent = read.notifiedSinceSent();
-        if (sinceSent !== undefined && (notifiedSinceRead === undefined || sinceSent < notifiedSinceRead)) notifiedSinceRead = sinceSent;
+        const read = readAllPage(db, cursor, batchSize, options.filter);
+        reading = read.catch(() => {});
+        const page = await read;
         for (const event of page.events) {
           if (stopped) return;
           yield event;
