@@ -103,6 +103,11 @@ export class CheckpointMovedError extends Error {
  * runner) fail instead of applying a batch twice, and the row lock it takes orders every batch before or
  * after a switch, never across it. The notice goes out in the same statement, one round trip per batch
  * saved; the row it returns for is the one moved, so a guard that fails notifies nothing.
+ *
+ * The batch's transaction commits without waiting for its WAL flush (`synchronous_commit` off for it
+ * alone): a database crash can lose the last batches of a read model, but with their checkpoint, so the
+ * runner applies them again from the event store, whose appends stay synchronous. Readers see a batch
+ * as soon as it commits either way.
  */
 export async function advanceCheckpoint(
   trx: Kysely<any>,
@@ -112,6 +117,7 @@ export async function advanceCheckpoint(
 ): Promise<void> {
   const { rows } = await sql`
     UPDATE projection_checkpoints SET position = ${formatPosition(to)}, updated_at = now()
+      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
      WHERE name = ${target.name} AND state = ${target.state} AND version = ${target.version}
        AND position = ${formatPosition(from)}
     RETURNING ${notification({ ...target, position: to })} AS notified`.execute(trx);
