@@ -18,7 +18,8 @@ export interface BatchTarget {
 /**
  * Applies events that follow `from` as one transaction: the checkpoint moves first (taking its row lock,
  * see advanceCheckpoint), then every read-model write of the batch. A failure anywhere rolls back both,
- * so the batch is applied entirely or not at all. Returns the new checkpoint.
+ * so the batch is applied entirely or not at all; a batch that writes nothing only moves the checkpoint.
+ * Returns the new checkpoint.
  */
 export async function applyBatch(database: Database, target: BatchTarget, from: Position, events: RecordedEvent[]): Promise<Position> {
   const last = events.at(-1);
@@ -26,6 +27,12 @@ export async function applyBatch(database: Database, target: BatchTarget, from: 
   const statements = projectBatch(target.projection, events).flatMap((writes) =>
     writeStatements(writes, target.tables.get(writes.table)!),
   );
+  // Most batches concern few of the projections (an email's events write nothing to teams or templates):
+  // moving the checkpoint alone is one statement, atomic without a transaction around it.
+  if (statements.length === 0) {
+    await advanceCheckpoint(database.db, { name: target.projection.name, state: target.state, version: target.version }, from, last.position);
+    return last.position;
+  }
   await database.db.transaction().execute(async (trx) => {
     await advanceCheckpoint(trx, { name: target.projection.name, state: target.state, version: target.version }, from, last.position);
     for (const statement of statements) await trx.executeQuery(CompiledQuery.raw(statement.text, statement.params));

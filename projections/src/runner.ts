@@ -1,10 +1,11 @@
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
-import { formatPosition, subscriptionBatches, type EventStore, type Position, type Subscription } from "@tidings/eventstore";
+import { formatPosition, subscriptionBatches, type EventStore, type Position, type RecordedEvent, type Subscription } from "@tidings/eventstore";
 import { applyBatch, type BatchTarget } from "./applyBatch.js";
 import { createCheckpointWaiter, type CheckpointWaiter } from "./checkpointWaiter.js";
 import { CheckpointMovedError, ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
+import { LiveFeed } from "./liveFeed.js";
 import { rebuildLock, runnerLock } from "./locks.js";
 import type { Projection } from "./projection.js";
 import { physicalTables } from "./readModelTables.js";
@@ -53,7 +54,8 @@ const PROGRESS_LOG_MS = 5_000;
 /**
  * Runs each projection: one leader per projection across every process (an advisory lock; the others
  * stand by and take over when it goes), catching up from its checkpoint and following `$all` live, in
- * batches that each commit with their checkpoint. A version bump is rebuilt first, while the previous
+ * batches that each commit with their checkpoint; the projections led here from the same checkpoint
+ * share one reading of `$all` (LiveFeed). A version bump is rebuilt first, while the previous
  * version's tables keep serving.
  */
 export async function startProjections(options: StartProjectionsOptions): Promise<RunningProjections> {
@@ -71,6 +73,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
   );
   const stopping = new AbortController();
   const subscriptions = new Set<Subscription>();
+  const feed = new LiveFeed({ store, batchSize, batchMs, joinWindowMs: 100 });
   const statuses = new Map<string, ProjectionRunnerStatus>(
     projections.map((p) => [p.name, { name: p.name, version: p.version, role: "standby", state: "starting", eventsApplied: 0 }]),
   );
@@ -85,12 +88,9 @@ export async function startProjections(options: StartProjectionsOptions): Promis
       version: projection.version,
       tables: physicalTables(projection, projection.version, false),
     };
-    // Unfiltered on purpose: the checkpoint must pass every event, so a wait on any position resolves.
-    const subscription = store.subscribeToAll({ after: from });
-    subscriptions.add(subscription);
     let position = from;
-    try {
-      for await (const batch of subscriptionBatches(subscription, batchSize, batchMs)) {
+    const follow = async (batches: AsyncIterable<RecordedEvent[]>) => {
+      for await (const batch of batches) {
         if (stopped()) return;
         position = await applyBatch(database, target, position, batch);
         status.eventsApplied += batch.length;
@@ -99,6 +99,14 @@ export async function startProjections(options: StartProjectionsOptions): Promis
         // PGlite answers within microtasks: a long catch-up would otherwise starve timers and sockets.
         await yieldToEventLoop();
       }
+    };
+    const shared = feed.join(from);
+    if (shared) return follow(shared);
+    // Unfiltered on purpose: the checkpoint must pass every event, so a wait on any position resolves.
+    const subscription = store.subscribeToAll({ after: from });
+    subscriptions.add(subscription);
+    try {
+      await follow(subscriptionBatches(subscription, batchSize, batchMs));
     } finally {
       subscriptions.delete(subscription);
       await subscription.stop();
@@ -204,7 +212,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     async stop() {
       if (stopped()) return;
       stopping.abort();
-      await Promise.all([...subscriptions].map((s) => s.stop()));
+      await Promise.all([feed.stop(), ...[...subscriptions].map((s) => s.stop())]);
       await Promise.all(running);
       for (const status of statuses.values()) status.role = "stopped";
       await waiter.close();

@@ -24,10 +24,14 @@ export async function readForwarderCheckpoint(db: Kysely<any>, name: string): Pr
  * Moves the checkpoint from `from` to `to`, only if it still stands at `from`: a forwarder whose lock was
  * lost with its connection may not know another one has taken over, and must neither move the other's
  * checkpoint backwards nor keep publishing. Returns false when the checkpoint had moved.
+ *
+ * The move commits without waiting for its WAL flush: a database crash can only take the checkpoint back
+ * a little, and what is then published again carries the same msgIds, dropped by the bus as repeats.
  */
 export async function moveForwarderCheckpoint(db: Kysely<any>, name: string, from: Position, to: Position): Promise<boolean> {
   const result = await sql`
-    INSERT INTO forwarder_checkpoints AS c (name, position) VALUES (${name}, ${formatPosition(to)})
+    INSERT INTO forwarder_checkpoints AS c (name, position)
+    SELECT ${name}, ${formatPosition(to)} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
     ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()
     WHERE c.position = ${formatPosition(from)}`.execute(db);
   return Number(result.numAffectedRows ?? 0) === 1;

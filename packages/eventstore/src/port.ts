@@ -104,8 +104,17 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   stop(): Promise<void>;
 }
 
+export interface AppendOptions {
+  /**
+   * Send the append at once, on its own round trip, instead of letting it wait for company (group commit)
+   * behind a batch in flight: for an append that records an effect already done outside (an SMTP server's
+   * 250), where every millisecond before it is on the wire is a window a crash turns into a repeat.
+   */
+  immediate?: boolean;
+}
+
 export interface EventStore {
-  append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** Returns [] for a stream that does not exist or was deleted. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -26,6 +26,8 @@ export interface GroupCommitOptions {
  * If the batch fails as a whole (a duplicate event id, a lost connection), each of its appends is retried
  * alone, so an error reaches only the append that caused it; a batch that did commit is then seen by the
  * retries as idempotent re-appends, which return the first result.
+ *
+ * An `immediate` append skips the queue: it goes at once, alone, even when every round trip is busy.
  */
 export class GroupCommit {
   private readonly queue: PendingAppend[] = [];
@@ -37,11 +39,15 @@ export class GroupCommit {
     private readonly options: GroupCommitOptions,
   ) {}
 
-  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, immediate = false): Promise<AppendResult> {
     const json = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })));
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, expected, events: json, count: events.length, resolve, reject });
-      this.pump();
+      const append = { streamId, expected, events: json, count: events.length, resolve, reject };
+      if (immediate) this.run([append]);
+      else {
+        this.queue.push(append);
+        this.pump();
+      }
     });
   }
 
@@ -52,15 +58,16 @@ export class GroupCommit {
   }
 
   private pump(): void {
-    while (this.busy < this.options.inFlight && this.queue.length > 0) {
-      const batch = this.take();
-      this.busy++;
-      void (batch.length === 1 ? this.single(batch[0]!) : this.together(batch)).finally(() => {
-        this.busy--;
-        this.pump();
-        if (this.busy === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-      });
-    }
+    while (this.busy < this.options.inFlight && this.queue.length > 0) this.run(this.take());
+  }
+
+  private run(batch: PendingAppend[]): void {
+    this.busy++;
+    void (batch.length === 1 ? this.single(batch[0]!) : this.together(batch)).finally(() => {
+      this.busy--;
+      this.pump();
+      if (this.busy === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    });
   }
 
   private take(): PendingAppend[] {

@@ -208,6 +208,33 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     }
   });
 
+  it("sends an immediate append at once, while the one round trip in flight is blocked and others queue behind it", async () => {
+    const grouped = createPostgresEventStore(database, { appendsInFlight: 1 });
+    const held = aStreamId();
+    await grouped.append(held, events(1), "no_stream");
+    try {
+      // This session holds the stream row that the next append to it must lock: that append stays in flight.
+      await client.query("BEGIN");
+      await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = $1 FOR UPDATE", [held]);
+      const blocked = grouped.append(held, events(1), 0n);
+      const queued = grouped.append(aStreamId(), events(1), "no_stream");
+      const settled = { blocked: false, queued: false };
+      void blocked.then(() => (settled.blocked = true));
+      void queued.then(() => (settled.queued = true));
+
+      const urgent = aStreamId();
+      await grouped.append(urgent, events(1), "no_stream", { immediate: true });
+      expect(await grouped.readStream(urgent)).toHaveLength(1);
+      expect(settled).toEqual({ blocked: false, queued: false });
+
+      await client.query("COMMIT");
+      await Promise.all([blocked, queued]);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await grouped.close();
+    }
+  });
+
   it("delivers an event held back by an unrelated open transaction once that transaction ends", async () => {
     const category = aCategory();
     const subscription = store.subscribeToAll({ after: await store.headPosition(), filter: { streamCategory: [category] } });

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import {
   START,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -54,9 +55,9 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   };
 
   return {
-    async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
       open();
-      return groupCommit.append(streamId, events, expectedRevision);
+      return groupCommit.append(streamId, events, expectedRevision, options.immediate ?? false);
     },
 
     async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -1,10 +1,9 @@
-import { sql } from "kysely";
 import { DomainRejection } from "@tidings/commands";
 import { formatTimestamp, newId } from "@tidings/core";
 import { bareAddresses, emailDecider, emailStream, isDomainError, type EmailContent } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
-import type { Database } from "@tidings/postgres";
 import type { PreparedEmail } from "./prepareEmail.js";
+import type { SuppressionLookup } from "./suppressionLookup.js";
 
 export interface SentEmail {
   id: string;
@@ -17,7 +16,7 @@ export interface SentEmail {
  * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
  */
 export async function sendEmail(
-  deps: { store: EventStore; database: Database; clock: { now(): Date } },
+  deps: { store: EventStore; suppressed: SuppressionLookup; clock: { now(): Date } },
   email: PreparedEmail,
   metadata: EventMetadata,
 ): Promise<SentEmail> {
@@ -27,7 +26,7 @@ export async function sendEmail(
       type: "SendEmail",
       content,
       scheduledAt,
-      suppressed: await suppressedRecipients(deps.database, content),
+      suppressed: await deps.suppressed(content.teamId, [...new Set(bareAddresses([...content.to, ...content.cc, ...content.bcc]))]),
       now: formatTimestamp(deps.clock.now()),
     },
     emailDecider.initialState,
@@ -41,12 +40,4 @@ export async function sendEmail(
     "no_stream",
   );
   return { id: content.emailId, position };
-}
-
-async function suppressedRecipients(database: Database, content: EmailContent): Promise<string[]> {
-  const addresses = [...new Set(bareAddresses([...content.to, ...content.cc, ...content.bcc]))];
-  const { rows } = await sql<{ email: string }>`SELECT email FROM suppressions WHERE team_id = ${content.teamId} AND email = ANY(${addresses}::text[])`.execute(
-    database.db,
-  );
-  return rows.map((r) => r.email).sort();
 }

@@ -8,6 +8,7 @@ import { attachmentDownloads } from "../attachmentDownloads.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail } from "../handlers/sendEmail.js";
+import { suppressionLookup } from "../handlers/suppressionLookup.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { zodValidatorCompiler } from "../plugins/validation.js";
@@ -56,6 +57,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const queries = emailQueries(services.database, new URL(services.config.PUBLIC_URL).hostname);
   const downloads = attachmentDownloads({ secret: services.config.TIDINGS_SECRET, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
   const prepareDeps = { store: services.store, blobs, config: services.config };
+  const sendDeps = { store: services.store, suppressed: suppressionLookup(services.database), clock: services.clock };
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
   };
@@ -79,7 +81,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
       async (request, reply) => {
         const auth = requireAuth(request);
         const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now());
-        const sent = await sendEmail(services, prepared, requestMetadata(request, auth, services.clock));
+        const sent = await sendEmail(sendDeps, prepared, requestMetadata(request, auth, services.clock));
         await services.waitFor(sent.position);
         return ok(reply, { id: sent.id });
       },
@@ -116,7 +118,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           }
         }
         const metadata = requestMetadata(request, auth, services.clock);
-        const sent = await Promise.all(prepared.map(({ email }) => sendEmail(services, email, metadata)));
+        const sent = await Promise.all(prepared.map(({ email }) => sendEmail(sendDeps, email, metadata)));
         const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));

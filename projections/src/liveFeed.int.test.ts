@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
+import type { EventStore, RecordedEvent } from "@tidings/eventstore";
+import { LiveFeed } from "./liveFeed.js";
+import { aName, anEventStore, appendEvents, countedType } from "./testBuilders.js";
+
+let test: TestDatabase;
+let store: EventStore;
+beforeAll(async () => {
+  test = await createTestDatabase();
+  store = await anEventStore(test.database);
+});
+afterAll(async () => {
+  await store?.close();
+  await test?.dispose();
+});
+
+/** Takes batches until `count` events have come, then leaves the feed. */
+async function take(batches: AsyncIterable<RecordedEvent[]>, count: number, applyMs = 0): Promise<RecordedEvent[][]> {
+  const taken: RecordedEvent[][] = [];
+  for await (const batch of batches) {
+    taken.push(batch);
+    await new Promise((resolve) => setTimeout(resolve, applyMs));
+    if (taken.flat().length >= count) break;
+  }
+  return taken;
+}
+
+it("hands the same batches, read once, to every member at its position, in lockstep with the slowest", async () => {
+  const from = await store.headPosition();
+  const feed = new LiveFeed({ store, batchSize: 4, batchMs: 0, joinWindowMs: 50 });
+  try {
+    const fast = feed.join(from)!;
+    const slow = feed.join(from)!;
+    expect(fast).toBeDefined();
+    await appendEvents(store, countedType(aName()), 3, 3);
+    const [a, b] = await Promise.all([take(fast, 9), take(slow, 9, 30)]);
+    expect(a.flat()).toHaveLength(9);
+    expect(a).toEqual(b);
+    a.forEach((batch, i) => expect(batch).toBe(b[i]));
+    // The members left: the feed stands where they stopped, and a projection elsewhere is not let in.
+    expect(feed.join(from)).toBeUndefined();
+  } finally {
+    await feed.stop();
+  }
+});
+
+it("ends every member's batches when it stops, and lets a member leave without holding up the others", async () => {
+  const from = await store.headPosition();
+  const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
+  const leaving = feed.join(from)!;
+  const staying = feed.join(from)!;
+  await appendEvents(store, countedType(aName()), 1, 6);
+  const [left, stayed] = await Promise.all([take(leaving, 1), take(staying, 6)]);
+  expect(left.flat()).toHaveLength(2);
+  expect(stayed.flat()).toHaveLength(6);
+  const waiting = feed.join(stayed.flat().at(-1)!.position);
+  expect(waiting).toBeDefined();
+  const ended = take(waiting!, 1_000);
+  await feed.stop();
+  expect(await ended).toEqual([]);
+  expect(feed.join(from)).toBeUndefined();
+});

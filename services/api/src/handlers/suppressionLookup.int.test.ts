@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { newId } from "@tidings/core";
+import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
+import { suppressionLookup } from "./suppressionLookup.js";
+
+let test: TestDatabase;
+beforeAll(async () => {
+  test = await createTestDatabase();
+  // The columns of the `suppressions` read model that the lookup reads.
+  await test.database.exec("CREATE TABLE suppressions (team_id uuid NOT NULL, email text NOT NULL, PRIMARY KEY (team_id, email))");
+});
+afterAll(async () => {
+  await test?.dispose();
+});
+
+it("answers each of many concurrent sends with its own team's suppressed addresses, sorted", async () => {
+  const [a, b] = [newId(), newId()];
+  await test.database.exec(`INSERT INTO suppressions VALUES ('${a}', 'x@a.test'), ('${a}', 'w@a.test'), ('${b}', 'y@b.test')`);
+  const lookup = suppressionLookup(test.database);
+  const asked = Array.from({ length: 50 }, (_, i) =>
+    i % 2 === 0 ? lookup(a, ["y@b.test", "x@a.test", `n${i}@a.test`, "w@a.test"]) : lookup(b, ["x@a.test", "y@b.test"]),
+  );
+  const answers = await Promise.all(asked);
+  answers.forEach((answer, i) => expect(answer).toEqual(i % 2 === 0 ? ["w@a.test", "x@a.test"] : ["y@b.test"]));
+  expect(await lookup(a, [])).toEqual([]);
+});
+
+it("fails the sends of a query that fails, and answers the next ones", async () => {
+  const lookup = suppressionLookup(test.database);
+  await expect(Promise.all([lookup("not a uuid", ["x@a.test"]), lookup(newId(), ["x@a.test"])])).rejects.toThrow();
+  expect(await lookup(newId(), ["x@a.test"])).toEqual([]);
+});
