@@ -124,10 +124,12 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
   });
 
   it("never sends a canceled scheduled email, and sends a rescheduled one at its new time", async () => {
-    const canceled = await send({ to: "never@example.test", scheduledAt: new Date(Date.now() + 1_500).toISOString() });
-    const moved = await send({ to: "moved@example.test", scheduledAt: new Date(Date.now() + 1_500).toISOString() });
+    // Far enough ahead that the cancel and the reschedule land before the first time, on a loaded machine too.
+    const firstTime = new Date(Date.now() + 4_000).toISOString();
+    const canceled = await send({ to: "never@example.test", scheduledAt: firstTime });
+    const moved = await send({ to: "moved@example.test", scheduledAt: firstTime });
     expect((await resend.emails.cancel(canceled)).error).toBeNull();
-    const newTime = new Date(Date.now() + 3_000);
+    const newTime = new Date(Date.now() + 6_000);
     expect((await resend.emails.update({ id: moved, scheduledAt: newTime.toISOString() })).error).toBeNull();
     await waitForLastEvent(moved, "delivered");
     expect(sink.withMessageId(`<${moved}@${host()}>`)[0]!.receivedAt.getTime()).toBeGreaterThanOrEqual(newTime.getTime());
