@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: type-check (and build, for the child processes that run built code), the unit tier, then the
-// integration and e2e tiers in embedded mode, then again in server mode against PostgreSQL and NATS.
+// integration and e2e tiers in embedded mode and, at the same time, in server mode against PostgreSQL and
+// NATS. The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
+// their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
+// tier mostly waits, one file at a time. Each tier's output is printed whole when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,19 +24,34 @@ function run(label, command, args, env = {}) {
   return result.status === 0;
 }
 
+/** Runs vitest on the given projects with its output in a file of its own; resolves with the tier's label and log once it ends. */
 function vitest(label, projects, env) {
-  const report = join(reports, `${label.replace(/\W+/g, "-")}.json`);
+  const slug = label.replace(/\W+/g, "-");
+  const report = join(reports, `${slug}.json`);
+  const log = join(reports, `${slug}.log`);
   const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
-  const ok = run(label, "npx", args, env);
-  try {
-    const json = JSON.parse(readFileSync(report, "utf8"));
-    totals.passed += json.numPassedTests;
-    totals.failed += json.numFailedTests;
-    totals.skipped += json.numPendingTests + json.numTodoTests;
-    if (json.numTotalTests === 0) failedRuns++;
-  } catch {
-    if (ok) failedRuns++;
-  }
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const out = createWriteStream(log);
+    const child = spawn("npx", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1", ...env } });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.on("close", (status) => {
+      out.end(() => {
+        if (status !== 0) failedRuns++;
+        try {
+          const json = JSON.parse(readFileSync(report, "utf8"));
+          totals.passed += json.numPassedTests;
+          totals.failed += json.numFailedTests;
+          totals.skipped += json.numPendingTests + json.numTodoTests;
+          if (json.numTotalTests === 0) failedRuns++;
+        } catch {
+          if (status === 0) failedRuns++;
+        }
+        resolve({ label: `${label} (${Math.round((Date.now() - started) / 1000)} s)`, log });
+      });
+    });
+  });
 }
 
 function reachable(url, defaultPort) {
@@ -52,22 +70,30 @@ if (!run("type-check and build (tsc -b)", "npx", ["tsc", "-b"]) || !run("type-ch
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
 }
-vitest("unit", ["unit"], {});
-vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" });
+const printed = (tier) => {
+  console.log(`\n== ${tier.label} ==`);
+  process.stdout.write(readFileSync(tier.log));
+};
+printed(await vitest("unit", ["unit"], {}));
 
+const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" })];
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
 if (serverUp) {
-  vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], {
-    TIDINGS_TEST_MODE: "server",
-    TEST_POSTGRES_URL: postgresUrl,
-    NATS_URL: natsUrl,
-  });
+  console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
+  tiers.push(
+    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], {
+      TIDINGS_TEST_MODE: "server",
+      TEST_POSTGRES_URL: postgresUrl,
+      NATS_URL: natsUrl,
+    }),
+  );
 } else if (process.env.CI) {
   console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
   failedRuns++;
 } else {
   console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
 }
+for (const tier of await Promise.all(tiers)) printed(tier);
 
 rmSync(reports, { recursive: true, force: true });
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
