@@ -51,6 +51,9 @@ async function appendStreams(streams: number, perStream: number): Promise<Positi
   return last;
 }
 
+/** 100k events on PGlite take most of a minute when the machine is busy with other test files. */
+const rebuildTimeoutMs = 180_000;
+
 describe(`projection rebuild (${testMode()})`, () => {
   it("rebuilds a 100k-event store with progress and ends with the live projection's checksum", async () => {
     const live = await startProjections({ store, database, projections: [streamsProjection], logger: quietLogger });
@@ -93,7 +96,7 @@ describe(`projection rebuild (${testMode()})`, () => {
 
     const [status] = await projectionStatus({ store, database, projections: [streamsProjection] });
     expect(status).toMatchObject({ name: "streams", liveVersion: 1, state: "stopped", lagEvents: 0, lagSeconds: 0, rebuild: undefined });
-  });
+  }, rebuildTimeoutMs);
 
   it("rebuilds while the runner keeps the projection live and events keep coming, without losing or doubling any", async () => {
     const live = await startProjections({ store, database, projections: [streamsProjection], logger: quietLogger, batchSize: 200 });
@@ -127,5 +130,5 @@ describe(`projection rebuild (${testMode()})`, () => {
     const afterLive = await readModelChecksum(database, streamsProjection);
     const again = await rebuildProjection({ store, database, projection: streamsProjection });
     expect(again.checksum).toEqual(afterLive);
-  });
+  }, rebuildTimeoutMs);
 });

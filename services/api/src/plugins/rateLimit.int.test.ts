@@ -75,13 +75,16 @@ describe("rate limit", () => {
     const app = appWith(test.database);
     const teamId = await createTeam();
     const success = await ping(app, teamId);
+    const succeededAt = Date.now();
     expect(success.statusCode).toBe(200);
     expect(success.headers).toMatchObject({ "ratelimit-limit": "10", "ratelimit-remaining": "9", "ratelimit-reset": "1", "ratelimit-policy": "10;w=1" });
 
     const error = await ping(app, teamId, "/refused");
     expect(error.statusCode).toBe(422);
     expect(error.headers).toMatchObject({ "ratelimit-limit": "10", "ratelimit-policy": "10;w=1", "ratelimit-reset": "1" });
-    expect(Number(error.headers["ratelimit-remaining"])).toBeLessThanOrEqual(8);
+    // The error took a token too; the bucket refills one token per 100 ms, which a loaded machine can spend between the two.
+    const refilled = Math.floor((Date.now() - succeededAt) / 100);
+    expect(Number(error.headers["ratelimit-remaining"])).toBeLessThanOrEqual(Math.min(9, 8 + refilled));
   });
 
   it("answers 429 rate_limit_exceeded with retry-after once the burst is spent, then lets requests through again", async () => {
