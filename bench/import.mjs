@@ -51,7 +51,7 @@ await withScratchDatabase("import", async (url) => {
       metadata,
     });
     const started = performance.now();
-    await runContactImport({ store, blobs, clock: systemClock, logger: createLogger("silent"), checkpointRows: 500 }, importId);
+    await runContactImport({ store, blobs, clock: systemClock, logger: createLogger("silent"), checkpointRows: 500, rowsInFlight: Number(process.env.BENCH_IN_FLIGHT ?? 128) }, importId);
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     console.log(

@@ -27,7 +27,7 @@ afterAll(async () => {
   await test?.dispose();
 });
 
-const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, ...overrides });
+const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, rowsInFlight: 4, ...overrides });
 
 async function* text(content: string) {
   // Small pieces, so records straddle chunk boundaries as they would in a large upload.
