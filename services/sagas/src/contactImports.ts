@@ -18,7 +18,6 @@ import {
   contactImportStream,
   normalContactEmail,
   readImportRow,
-  type ContactImportCommand,
   type ContactImportRecord,
   type CsvRecord,
   type ImportCounts,
@@ -94,15 +93,14 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
   const metadata: EventMetadata = { teamId: job.teamId, actor: "saga:contact-import", correlationId: importId, causationId: importId };
-  const held = await holdStream(deps.store, stream, contactImportDecider, metadata);
-  const record = (command: ContactImportCommand) => held.record(command);
+  const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
   const now = () => formatTimestamp(deps.clock.now());
   await record({ type: "StartContactImport", now: now() });
 
   const types = await contactPropertyTypes(deps.store, job.teamId, Object.keys(job.columnMap.properties));
   const counts: ImportCounts = { ...job.counts };
   let errors: ImportRowError[] = [];
-  let tallied = 0;
+  let tallied = job.rowsDone;
   const checkpoint = async () => {
     await record({ type: "RecordContactImportProgress", rowsDone: tallied, counts: { ...counts }, errors });
     errors = [];
@@ -132,7 +130,6 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   source.on("error", (error) => parser.destroy(error));
   source.pipe(parser);
   let row = 0;
-  tallied = job.rowsDone;
   try {
     for await (const { record: csv, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number } }>) {
       row++;
@@ -141,7 +138,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
       const n = row;
       const line = info.lines;
       // Rows of one email go one after the other, as they would one by one; other rows run side by side, so
-      // their appends share the event store's round trips. The window is full: the parser waits (backpressure).
+      // their appends share the event store's round trips. While the window is full the parser waits (backpressure).
       const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({ line, outcome: await importRow(deps, job, types, n, read, metadata) }));
       if (oldest) await tally(oldest);
     }

@@ -3,8 +3,7 @@ import { DomainRejection } from "@tidings/commands";
 import { fold, isDomainError, type Decider } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type ExpectedRevision } from "@tidings/eventstore";
 
-export interface HeldStream<Command, State> {
-  state(): State;
+export interface HeldStream<Command> {
   record(command: Command): Promise<void>;
 }
 
@@ -19,7 +18,7 @@ export async function holdStream<Command, Event extends { type: string; data: un
   streamId: string,
   decider: Decider<Command, Event, State>,
   metadata: EventMetadata,
-): Promise<HeldStream<Command, State>> {
+): Promise<HeldStream<Command>> {
   let state = decider.initialState;
   let revision: ExpectedRevision = "no_stream";
   const load = async () => {
@@ -29,7 +28,6 @@ export async function holdStream<Command, Event extends { type: string; data: un
   };
   await load();
   return {
-    state: () => state,
     async record(command) {
       for (let attempt = 1; ; attempt++) {
         const decided = decider.decide(command, state);
