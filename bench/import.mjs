@@ -74,7 +74,7 @@ await withScratchDatabase("import", async (url) => {
     const uploadPeakRss = peakRss;
     peakRss = 0;
     const started = performance.now();
-    await runContactImport({ store, blobs, clock: systemClock, logger: createLogger("silent"), checkpointRows: 500, rowsInFlight: Number(process.env.BENCH_IN_FLIGHT ?? 128) }, importId);
+    await runContactImport({ store, blobs, clock: systemClock, logger: createLogger("silent"), checkpointRows: 500, rowsInFlight: Number(process.env.BENCH_IN_FLIGHT ?? 512) }, importId);
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     const { parsePosition, comparePositions } = await import("@tidings/eventstore");
