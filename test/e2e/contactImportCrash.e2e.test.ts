@@ -53,6 +53,8 @@ describe.skipIf(!serverMode)("a contact import with the sagas process killed mid
       NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
       NATS_PREFIX: `i${randomBase62(10)}`,
       TIDINGS_SECRET: randomBase62(40),
+      // One row at a time: slow enough for the kill to land between the first checkpoint and the end.
+      CONTACT_IMPORT_ROWS_IN_FLIGHT: "1",
     };
     const config = loadConfig(env);
     const logger = createLogger("warn");

@@ -47,6 +47,16 @@ describe("handleCommand", () => {
     expect(await store.readStream("counter-max")).toHaveLength(3);
   });
 
+  it("likelyNew: writes a new stream without reading it, and decides on the stream when it exists after all", async () => {
+    const likelyNew = (by: number, max: number) =>
+      handleCommand({ store, streamId: "counter-new", decider: counter, command: { type: "Increment", by, max }, metadata: { actor: "cli" }, likelyNew: true });
+    await likelyNew(2, 10);
+    await likelyNew(3, 10);
+    expect((await store.readStream("counter-new")).map((e) => (e.data as { by: number }).by)).toEqual([2, 3]);
+    // Decided on the stream's state (5), not on the initial state it first assumed.
+    await expect(likelyNew(6, 10)).rejects.toThrow(DomainRejection);
+  });
+
   it("returns the position of the appended event for read-your-writes", async () => {
     const outcome = await increment("counter-position", 2);
     const [event] = await store.readStream("counter-position");
@@ -55,6 +65,26 @@ describe("handleCommand", () => {
 });
 
 describe("reserve", () => {
+  it("likelyFree: claims a free value, and still loses to its holder or takes over an abandoned claim", async () => {
+    const stream = reservationStream("team-a", "alias", "likely-free");
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => reserve(store, stream, `owner-${i}`, {}, { likelyFree: true })));
+    expect(results.filter((r) => r.won)).toHaveLength(1);
+    const winner = `owner-${results.findIndex((r) => r.won)}`;
+    expect(await reserve(store, stream, winner, {}, { likelyFree: true })).toEqual({ won: true });
+    expect(await reserve(store, stream, "late", {}, { likelyFree: true })).toEqual({ won: false, ownerId: winner });
+    expect(await reserve(store, stream, "late", {}, { likelyFree: true, stillHeld: async () => false })).toEqual({ won: true });
+    expect(await reservedBy(store, stream)).toBe("late");
+  });
+
+  it("likelyFree: a value its owner released is claimed anew, never taken for the owner's earlier claim", async () => {
+    const stream = reservationStream("team-a", "alias", "released-then-again");
+    await reserve(store, stream, "me", {}, { likelyFree: true });
+    await release(store, stream, "me", {});
+    expect(await reserve(store, stream, "me", {}, { likelyFree: true })).toEqual({ won: true });
+    expect(await reservedBy(store, stream)).toBe("me");
+    expect((await store.readStream(stream)).map((e) => e.type)).toEqual(["ValueReserved", "ValueReleased", "ValueReserved"]);
+  });
+
   it("lets exactly one of many concurrent claimants win a value", async () => {
     const stream = reservationStream("team-a", "alias", "welcome");
     const owners = Array.from({ length: 8 }, (_, i) => `owner-${i}`);

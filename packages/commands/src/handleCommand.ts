@@ -25,6 +25,11 @@ export interface HandleCommandOptions<Command, Event extends { type: string; dat
    * concurrent writers on one stream all finish within N attempts.
    */
   maxAttempts?: number;
+  /**
+   * The caller expects the stream not to exist yet (a create with a fresh id): the first attempt decides
+   * on the initial state and appends at `no_stream` without reading; a conflict falls back to reading.
+   */
+  likelyNew?: boolean;
 }
 
 export class DomainRejection extends Error {
@@ -45,7 +50,7 @@ export async function handleCommand<Command, Event extends { type: string; data:
   const { store, streamId, decider, command, metadata } = options;
   const attempts = options.maxAttempts ?? 10;
   for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(streamId);
+    const recorded = attempt === 1 && options.likelyNew ? [] : await store.readStream(streamId);
     const state = fold(decider, recorded.map((e) => ({ type: e.type, data: e.data }) as Event));
     const decided = decider.decide(command, state);
     if (isDomainError(decided)) throw new DomainRejection(decided);

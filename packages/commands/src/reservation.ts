@@ -1,4 +1,4 @@
-import { deterministicId, sha256Hex } from "@tidings/core";
+import { deterministicId, newId, sha256Hex } from "@tidings/core";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type RecordedEvent } from "@tidings/eventstore";
 
 /**
@@ -19,6 +19,12 @@ export interface ReserveOptions {
    * the owner and releasing. Omitted: a claim holds until released.
    */
   stillHeld?: (ownerId: string, claimedAt: Date) => Promise<boolean>;
+  /**
+   * The caller expects the value to be unclaimed (a bulk import of new values): the first attempt appends
+   * at `no_stream` without reading, and only a conflict costs the read. Its event id is random, because a
+   * deterministic one would be taken for an idempotent retry by an owner that claimed and released before.
+   */
+  likelyFree?: boolean;
 }
 
 const ownerOf = (event: RecordedEvent | undefined) => (event?.data as { ownerId?: string } | undefined)?.ownerId;
@@ -41,6 +47,14 @@ export async function reserve(
   metadata: EventMetadata,
   options: ReserveOptions = {},
 ): Promise<Reservation> {
+  if (options.likelyFree) {
+    try {
+      await store.append(stream, [{ id: newId(), type: "ValueReserved", data: { ownerId }, metadata }], "no_stream");
+      return { won: true };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     const last = await lastEvent(store, stream);
     const owner = last?.type === "ValueReserved" ? ownerOf(last) : undefined;

@@ -127,6 +127,11 @@ export const settings = {
     schema: int(1, 200 * 1024 * 1024).default(200 * 1024 * 1024),
     accepts: "largest CSV `POST /contacts/imports` takes, in bytes, 1 to 209715200 (default 200 MB)",
   },
+  CONTACT_IMPORT_ROWS_IN_FLIGHT: {
+    // Rows side by side share the event store's round trips; 1 imports one row at a time.
+    schema: int(1, 1024).default(512),
+    accepts: "rows of a contact import under way at once, 1 to 1024 (default 512)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),

@@ -27,7 +27,7 @@ afterAll(async () => {
   await test?.dispose();
 });
 
-const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, ...overrides });
+const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, rowsInFlight: 4, ...overrides });
 
 async function* text(content: string) {
   // Small pieces, so records straddle chunk boundaries as they would in a large upload.
@@ -134,7 +134,8 @@ describe("contact import saga", () => {
     const dying: EventStore = {
       ...store,
       append: (...args) => {
-        if (++appends === 60) throw new Error("process killed");
+        // Every write from then on fails too, as in a killed process: rows under way beside it are cut short.
+        if (++appends >= 60) throw new Error("process killed");
         return store.append(...args);
       },
     };

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { deterministicId, formatTimestamp, TidingsError, type Clock, type Logger } from "@tidings/core";
-import { DomainRejection, handleCommand } from "@tidings/commands";
+import { DomainRejection } from "@tidings/commands";
 import {
   addContactToSegment,
   contactPropertyTypes,
@@ -16,16 +16,20 @@ import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type Forw
 import {
   contactImportDecider,
   contactImportStream,
+  normalContactEmail,
   readImportRow,
-  type ContactImportCommand,
   type ContactImportRecord,
   type CsvRecord,
   type ImportCounts,
+  type ImportedRow,
+  type LiveContact,
   type ImportRowError,
   type PropertyTypes,
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactImportDurable } from "./durables.js";
+import { holdStream } from "./heldStream.js";
+import { OrderedWindow, unwrap, type Settled } from "./orderedWindow.js";
 
 export interface ContactImportDeps {
   store: EventStore;
@@ -34,9 +38,12 @@ export interface ContactImportDeps {
   logger: Logger;
   /** Rows between two checkpoints: what a restarted import may have to do again, never count again. */
   checkpointRows: number;
+  /** Rows under way at once: their appends share the event store's round trips. */
+  rowsInFlight: number;
 }
 
 type RowOutcome = { kind: "created" | "updated" | "skipped" } | { kind: "failed"; reason: string };
+type RowDone = { line: number; outcome: RowOutcome };
 
 /** The file is not one the import can read at all: the whole import fails, with this reason. */
 class UnreadableFile extends Error {}
@@ -46,24 +53,22 @@ class UnreadableFile extends Error {}
  * and the row, so a run restarted after a crash finds the contacts it created itself and counts them as
  * created again (its count was not checkpointed), never as updated.
  */
-async function importRow(deps: ContactImportDeps, job: ContactImportRecord, types: PropertyTypes, row: number, record: CsvRecord, metadata: EventMetadata): Promise<RowOutcome> {
-  const read = readImportRow(record, job.columnMap, types);
+async function importRow(deps: ContactImportDeps, job: ContactImportRecord, types: PropertyTypes, row: number, read: ImportedRow, metadata: EventMetadata): Promise<RowOutcome> {
   if (!read.ok) return { kind: "failed", reason: read.reason };
   const { teamId } = job;
   const contactId = deterministicId("contact-import", job.importId, String(row));
   try {
-    let existing = await findContact(deps.store, teamId, read.email);
-    if (!existing || existing.contactId === contactId) {
-      try {
-        const fields = { firstName: null, lastName: null, unsubscribed: false, ...read.fields };
-        await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types }, metadata, contactId);
-        return { kind: "created" };
-      } catch (error) {
-        // Created through the API meanwhile: an existing contact after all.
-        if (!(error instanceof TidingsError && error.code === "contact_exists")) throw error;
-        existing = await findContact(deps.store, teamId, read.email);
-        if (!existing) throw error;
-      }
+    // Most rows name a new email: creating first, and looking the contact up only when the email is taken,
+    // writes a new contact without a read.
+    let existing: LiveContact | undefined;
+    try {
+      const fields = { firstName: null, lastName: null, unsubscribed: false, ...read.fields };
+      await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types }, metadata, contactId);
+      return { kind: "created" };
+    } catch (error) {
+      if (!(error instanceof TidingsError && error.code === "contact_exists")) throw error;
+      existing = await findContact(deps.store, teamId, read.email);
+      if (!existing) throw error;
     }
     if (job.onConflict === "skip") return { kind: "skipped" };
     await updateContact(deps, teamId, existing.contactId, read.fields, read.properties, metadata, types);
@@ -88,18 +93,28 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
   const metadata: EventMetadata = { teamId: job.teamId, actor: "saga:contact-import", correlationId: importId, causationId: importId };
-  const record = (command: ContactImportCommand) => handleCommand({ store: deps.store, streamId: stream, decider: contactImportDecider, command, metadata });
+  const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
   const now = () => formatTimestamp(deps.clock.now());
   await record({ type: "StartContactImport", now: now() });
 
   const types = await contactPropertyTypes(deps.store, job.teamId, Object.keys(job.columnMap.properties));
   const counts: ImportCounts = { ...job.counts };
   let errors: ImportRowError[] = [];
-  let row = 0;
+  let tallied = job.rowsDone;
   const checkpoint = async () => {
-    await record({ type: "RecordContactImportProgress", rowsDone: row, counts: { ...counts }, errors });
+    await record({ type: "RecordContactImportProgress", rowsDone: tallied, counts: { ...counts }, errors });
     errors = [];
     await message?.working();
+  };
+  const rows = new OrderedWindow<RowDone>(deps.rowsInFlight);
+  // Counted in file order, whatever order the rows finish in: a checkpoint covers exactly the rows before it.
+  const tally = async (done: Promise<Settled<RowDone>>) => {
+    const { line, outcome } = unwrap(await done);
+    tallied++;
+    counts.total++;
+    counts[outcome.kind]++;
+    if (outcome.kind === "failed") errors.push({ line, reason: outcome.reason });
+    if (tallied % deps.checkpointRows === 0) await checkpoint();
   };
   const parser = parse({
     bom: true,
@@ -114,17 +129,22 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const source = Readable.from(deps.blobs.readStream(job.file.sha256));
   source.on("error", (error) => parser.destroy(error));
   source.pipe(parser);
+  let row = 0;
   try {
     for await (const { record: csv, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number } }>) {
       row++;
       if (row <= job.rowsDone) continue;
-      const outcome = await importRow(deps, job, types, row, csv, metadata);
-      counts.total++;
-      counts[outcome.kind]++;
-      if (outcome.kind === "failed") errors.push({ line: info.lines, reason: outcome.reason });
-      if (row % deps.checkpointRows === 0) await checkpoint();
+      const read = readImportRow(csv, job.columnMap, types);
+      const n = row;
+      const line = info.lines;
+      // Rows of one email go one after the other, as they would one by one; other rows run side by side, so
+      // their appends share the event store's round trips. While the window is full the parser waits (backpressure).
+      const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({ line, outcome: await importRow(deps, job, types, n, read, metadata) }));
+      if (oldest) await tally(oldest);
     }
+    for (let next = rows.next(); next; next = rows.next()) await tally(next);
   } catch (error) {
+    await rows.settle();
     const unreadable = error instanceof UnreadableFile ? error.message : (error as { code?: string }).code?.startsWith("CSV_") ? `The file is not valid CSV: ${(error as Error).message}` : undefined;
     if (unreadable === undefined) throw error;
     await record({ type: "FailContactImport", reason: unreadable, now: now() });

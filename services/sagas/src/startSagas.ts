@@ -97,7 +97,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startDomainVerificationSaga({ bus, deps: domainChecks }),
       await startContactImportSaga({
         bus,
-        deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500 },
+        deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
       }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
