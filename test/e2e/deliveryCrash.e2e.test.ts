@@ -1,29 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { join } from "node:path";
-import { connect } from "nats";
+import { type ChildProcess } from "node:child_process";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { emailStream } from "@tidings/domain";
 import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
-import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
+import { testMode } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
-import { serve, type Serving } from "@tidings/cli";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 
-const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 const emails = 2_000;
 const kills = 3;
 const finalOutcomes = new Set(["EmailDelivered", "EmailBounced", "EmailFailed", "EmailSuppressed"]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 const serverMode = testMode() === "server";
 if (!serverMode)
@@ -37,68 +24,32 @@ if (!serverMode)
  * the sink's 250 and the recording of the outcome, so at most one per kill per message in flight.
  */
 describe.skipIf(!serverMode)("delivery with the sagas process killed three times", () => {
-  let database: TestDatabase;
   let sink: SmtpSink;
-  let env: Record<string, string>;
-  const servings: Serving[] = [];
+  let roles: SplitRoles;
   let events: OpenedEventStore;
   let sagas: ChildProcess | undefined;
-  let sagasErrors = "";
-
-  const startSagasProcess = () => {
-    const child = spawn(process.execPath, [cli, "serve", "--role", "sagas"], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr!.on("data", (chunk: Buffer) => (sagasErrors = (sagasErrors + chunk.toString()).slice(-4_000)));
-    return child;
-  };
-  const kill = async (child: ChildProcess) => {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGKILL");
-    await exited;
-  };
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    database = await createTestDatabase({ mode: "server" });
-    await database.database.close();
-    env = {
-      PORT: String(await freePort()),
-      LOG_LEVEL: "warn",
-      TIDINGS_BOOTSTRAP_TOKEN: `re_${randomBase62(40)}`,
-      EVENTSTORE_URL: database.url,
-      DATABASE_URL: database.url,
-      NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-      NATS_PREFIX: `c${randomBase62(10)}`,
-      TIDINGS_SECRET: randomBase62(40),
+    roles = await startSplitRoles({
       TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
       MAIL_TRANSPORT: "smtp",
       SMTP_URL: sink.url,
       // The default 4 emails in flight: the outcome's append goes on the wire the moment the 250 is read
       // (never queued behind a group commit), so a kill rarely finds even one of them in that window.
       MAIL_CONCURRENCY: "4",
-    };
-    const config = loadConfig(env);
-    const logger = createLogger("warn");
-    servings.push(await serve(config, logger, "projector"));
-    servings.push(await serve(config, logger, "api"));
-    events = await openEventStore(database.url);
-    await raiseBootstrapTeamRateLimit(servings[1]!.runtime);
+    });
+    events = await openEventStore(roles.database.url);
   });
   afterAll(async () => {
-    if (sagas && sagas.exitCode === null) await kill(sagas);
-    for (const s of servings.reverse()) await s.stop();
     await events?.close();
-    const nc = await connect({ servers: env.NATS_URL! });
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${env.NATS_PREFIX}_`)) await jsm.streams.delete(stream.config.name);
-    await nc.close();
-    await database?.dispose();
+    await roles?.stop();
     await sink?.close();
   });
 
   it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 120_000 }, async () => {
-    const api = servings.find((s) => s.url)!;
-    const resend = new Resend(env.TIDINGS_BOOTSTRAP_TOKEN, { baseUrl: api.url });
-    sagas = startSagasProcess();
+    const resend = new Resend(roles.token, { baseUrl: roles.url });
+    sagas = roles.startSagas();
     const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
     // Each kill lands at a random moment once the (re)started process is delivering: not timed to a 250,
     // so a kill falls in the 250-to-record window only as often as that window is open.
@@ -110,10 +61,10 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
         while (unique() === before && unique() < emails) await sleep(5);
         await sleep(Math.random() * 1_500);
         if (unique() >= emails) break;
-        await kill(sagas!);
+        await roles.kill(sagas!);
         killedAt.push(Date.now());
         killed++;
-        sagas = startSagasProcess();
+        sagas = roles.startSagas();
       }
     })();
 
@@ -141,7 +92,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     expect(killed, "the emails were all delivered before the third kill").toBe(kills);
     const deadline = Date.now() + 60_000;
     while (unique() < emails && Date.now() < deadline) await sleep(100);
-    expect(unique(), `sagas stderr: ${sagasErrors}`).toBe(emails);
+    expect(unique(), `sagas stderr: ${roles.sagasErrors()}`).toBe(emails);
 
     const outcomesOf = async (id: string) => (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
     let outcomes: string[][] = [];
