@@ -1,27 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { fold, type EmailContent, type EmailEvent } from "@tidings/domain";
+import { fold, type EmailEvent } from "@tidings/domain";
+import { anEmailContent } from "@tidings/domain/testing";
 import { queueScheduledEmailDecider } from "./scheduledEmails.js";
 
 const emailId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
-const content: EmailContent = {
-  emailId,
-  teamId: "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f",
-  from: "Acme <hi@acme.test>",
-  to: ["ann@example.test"],
-  cc: [],
-  bcc: [],
-  replyTo: [],
-  subject: "Hello",
-  html: "<p>Hi</p>",
-  text: "Hi",
-  headers: {},
-  tags: [],
-  attachments: [],
-  templateId: null,
-  templateVersion: null,
-  domainId: null,
-  createdAt: "2026-11-23 10:00:00.000000+00",
-};
+const content = anEmailContent({ emailId });
 const scheduled: EmailEvent = { type: "EmailScheduled", data: { ...content, scheduledAt: "2026-11-24 10:00:00.000000+00" } };
 const rescheduled: EmailEvent = {
   type: "EmailRescheduled",
