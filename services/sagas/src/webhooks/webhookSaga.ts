@@ -124,7 +124,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     const teamId = event.metadata.teamId;
     if (!build || !teamId) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
-    const payload = build(event, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
+    const payload = build({ type: event.type, data: event.data, metadata: event.metadata }, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
     if (!payload) return;
     const at = Date.now();
     const webhooks = await subscribedWebhooks(database, teamId, payload.type, event);
