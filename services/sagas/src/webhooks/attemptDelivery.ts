@@ -20,6 +20,7 @@ import type { Timers } from "../timers/index.js";
 import { postWebhook, type PostRequest, type PostOutcome } from "./postWebhook.js";
 import { webhookHeaders } from "./signature.js";
 import { canonicalJson } from "./canonicalJson.js";
+import type { AttemptLeases } from "./attemptLeases.js";
 
 export interface AttemptDeps {
   store: EventStore;
@@ -29,6 +30,13 @@ export interface AttemptDeps {
   sealer: Sealer;
   allowPrivate: boolean;
   scheduleMs: number[];
+  /** Claims an attempt for this process, so no other posts the same delivery meanwhile. */
+  leases: AttemptLeases;
+  /**
+   * How long what the fan-out knows of a delivery it just made is used without a claim or a read: less
+   * than the sweep's `staleMs`, so no other process can have been handed the delivery in that time.
+   */
+  knownForMs: number;
   post?: (request: PostRequest) => Promise<PostOutcome>;
 }
 
@@ -46,9 +54,10 @@ export interface WebhookTarget {
 }
 
 /**
- * A delivery as its creator knows it, just made: its first attempt needs no read. Only the fan-out that
- * appended the delivery passes it, with the webhook as its lookup found it. Past `knownForMs` (a delivery
- * waiting behind a slow endpoint) it is read again, so a webhook disabled meanwhile gets nothing.
+ * A delivery as its creator knows it, just made: its first attempt needs no claim and no read. Only the
+ * fan-out that appended the delivery passes it, with the webhook as its lookup found it. Past
+ * `knownForMs` (a delivery waiting behind a slow endpoint) it is claimed and read again, so a webhook
+ * disabled meanwhile gets nothing.
  */
 export interface KnownDelivery {
   /** When the webhook was looked up (Date.now()). */
@@ -57,8 +66,6 @@ export interface KnownDelivery {
   revision: bigint;
   target: WebhookTarget;
 }
-
-const knownForMs = 1_000;
 
 /** What an attempt works from; a null target is a webhook no longer enabled. */
 type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
@@ -98,13 +105,24 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
 /**
  * One attempt of one delivery, if it is due. Safe to run twice: the attempt number recorded is the one
  * after the last recorded, and a recorded one is not recorded again. A webhook no longer enabled gets
- * nothing more: its delivery is abandoned.
+ * nothing more: its delivery is abandoned. Unless the fan-out just made it, the delivery is claimed
+ * before it is read: a claim held elsewhere means another process is at it, and the read after the
+ * claim sees whatever the previous holder recorded.
  */
 export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, known?: KnownDelivery): Promise<void> {
+  if (known && Date.now() - known.at < deps.knownForMs) return attemptLoaded(deps, deliveryId, known);
+  if (!(await deps.leases.claim(deliveryId))) return;
+  try {
+    const loaded = await loadDelivery(deps, deliveryId, webhookId);
+    if (loaded) await attemptLoaded(deps, deliveryId, loaded);
+  } finally {
+    // Left in place, the lease would only run out: a retry another process takes up would wait for it.
+    await deps.leases.release(deliveryId).catch((error: unknown) => deps.logger.warn({ err: error, deliveryId }, "releasing a webhook attempt's lease failed"));
+  }
+}
+
+async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: LoadedDelivery): Promise<void> {
   const { store, timers } = deps;
-  const fresh = known && Date.now() - known.at < knownForMs ? known : undefined;
-  const loaded: LoadedDelivery | undefined = fresh ?? (await loadDelivery(deps, deliveryId, webhookId));
-  if (!loaded) return;
   const { state, revision, target } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
   const key = deliveryTimerKey(deliveryId);

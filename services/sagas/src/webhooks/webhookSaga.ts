@@ -20,6 +20,7 @@ import type { Timers } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
 import { startSweeper } from "./sweeper.js";
 import { createEndpointQueues } from "./endpointQueues.js";
+import { createAttemptLeases } from "./attemptLeases.js";
 
 export interface WebhookSagaOptions {
   bus: Bus;
@@ -79,6 +80,7 @@ async function subscribedWebhooks(database: Database, teamId: string, type: stri
  */
 export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
   const { bus, store, database, timers, logger } = options;
+  const staleMs = options.staleMs ?? 60_000;
   const deps: AttemptDeps = {
     store,
     timers,
@@ -86,6 +88,8 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     sealer: createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE),
     allowPrivate: options.allowPrivate,
     scheduleMs: options.scheduleMs,
+    leases: createAttemptLeases(database),
+    knownForMs: Math.min(1_000, staleMs / 2),
   };
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
@@ -151,7 +155,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     throw error;
   }
 
-  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs: options.staleMs ?? 60_000 });
+  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs });
   return {
     fire: async (payload) => queues.enqueue(payload.webhookId, payload.deliveryId),
     async stop() {
