@@ -82,6 +82,8 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     expect(person.status).toBe(302);
     expect(person.headers.get("location")).toBe(target);
     expect(Date.now() - started).toBeLessThan(1_000);
+    // A link checker's HEAD is answered and recorded nowhere.
+    expect((await fetch(clickUrl, { method: "HEAD", redirect: "manual", headers: { "user-agent": firefox } })).status).toBe(302);
     const opened = await fetch(pixel!.replace("localhost", "127.0.0.1"), { headers: { "user-agent": firefox } });
     expect(opened.status).toBe(200);
     expect(opened.headers.get("content-type")).toBe("image/gif");
