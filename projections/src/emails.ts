@@ -14,6 +14,9 @@ const lastEventAfter = {
   EmailBounced: "bounced",
   EmailFailed: "failed",
   EmailSuppressed: "suppressed",
+  // Machine engagement too: it is the email's latest event all the same; the event says who it was.
+  EmailOpened: "opened",
+  EmailClicked: "clicked",
 } as const;
 
 function created(event: RecordedEvent, context: BatchContext) {

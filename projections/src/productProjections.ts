@@ -2,6 +2,7 @@ import { apiKeysProjection } from "./apiKeys.js";
 import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
+import { emailClicksProjection } from "./emailClicks.js";
 import type { Projection } from "./projection.js";
 import { suppressionsProjection } from "./suppressions.js";
 import { teamsProjection } from "./teams.js";
@@ -18,6 +19,7 @@ export const productProjections: Projection[] = [
   apiKeysProjection,
   templatesProjection,
   emailsProjection,
+  emailClicksProjection,
   suppressionsProjection,
   domainsProjection,
   webhooksProjection,

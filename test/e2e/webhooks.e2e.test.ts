@@ -197,6 +197,42 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     expect(event).toMatchObject({ status: "failed" });
   });
 
+  it("fires contact webhooks for the API's writes, and none for what a CSV import creates or updates (reference §6.10)", async () => {
+    const { resend, createWebhook } = t;
+    const webhook = await createWebhook(`${receiver.url}/contacts`, ["contact.created", "contact.updated", "contact.deleted"]);
+    const { data: made } = await resend.contacts.create({ email: "api-made@example.test", firstName: "Ada" });
+    const [created] = await receiver.waitFor("/contacts", 1);
+    expect(verify(resend, created!, webhook.signing_secret)).toEqual({
+      type: "contact.created",
+      created_at: expect.stringMatching(/Z$/),
+      data: {
+        id: made!.id,
+        audience_id: null,
+        segment_ids: [],
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: expect.stringMatching(/Z$/),
+        email: "api-made@example.test",
+        first_name: "Ada",
+        unsubscribed: false,
+      },
+    });
+    const { data: started } = await resend.contacts.imports.create({
+      file: new Blob(["email,first_name\nimported-1@example.test,One\nimported-2@example.test,Two\napi-made@example.test,Changed\n"]),
+      columnMap: { email: "email", firstName: "first_name" },
+      onConflict: "upsert",
+    });
+    for (const deadline = Date.now() + 20_000; (await resend.contacts.imports.get(started!.id)).data?.status !== "completed"; await sleep(100))
+      if (Date.now() > deadline) throw new Error("the import did not complete");
+    await resend.contacts.update({ id: made!.id, lastName: "Lovelace" });
+    await resend.contacts.remove(made!.id);
+    const received = (await receiver.waitFor("/contacts", 3)).map((r) => verify(resend, r, webhook.signing_secret));
+    await sleep(500);
+    // Deliveries may arrive in any order (reference §8.4).
+    expect(receiver.at("/contacts").map((r) => (JSON.parse(r.body) as { type: string }).type).sort()).toEqual(["contact.created", "contact.deleted", "contact.updated"]);
+    expect(received.find((p) => p.type === "contact.updated")?.data).toMatchObject({ id: made!.id, first_name: "Changed", last_name: "Lovelace" });
+    expect(received.find((p) => p.type === "contact.deleted")?.data).toMatchObject({ id: made!.id, deleted: true });
+  });
+
   it("keeps a slow endpoint from delaying another", async () => {
     const { createWebhook, send } = t;
     const slowAnswerMs = 5_000;

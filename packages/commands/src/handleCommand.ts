@@ -19,7 +19,8 @@ export interface HandleCommandOptions<Command, Event extends { type: string; dat
   streamId: string;
   decider: Decider<Command, Event, State>;
   command: Command;
-  metadata: EventMetadata;
+  /** A function when the metadata depends on the stream (a write whose caller knows no team: a tracking link). */
+  metadata: EventMetadata | ((state: State) => EventMetadata);
   /**
    * Attempts before a conflict is given up on. Each lost attempt means another writer won, so N
    * concurrent writers on one stream all finish within N attempts.
@@ -63,7 +64,7 @@ export async function handleCommand<Command, Event extends { type: string; data:
           id: newId(),
           type: event.type,
           data: event.data,
-          metadata,
+          metadata: typeof metadata === "function" ? metadata(state) : metadata,
         })),
         revision,
       );

@@ -98,6 +98,11 @@ export const settings = {
   SPF_INCLUDE: { schema: hostname.optional(), accepts: "a host name: what domains' SPF records include (default: _spf.<PUBLIC_URL's host>)" },
   INBOUND_HOST: { schema: hostname.optional(), accepts: "a host name: the MX of domains with receiving enabled (default: PUBLIC_URL's host)" },
   TRACKING_HOST: { schema: hostname.optional(), accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)" },
+  TRACKING_BASE_URL: {
+    schema: z.union([z.enum(["subdomain", "public"]), url(["http:", "https:"])]).default("subdomain"),
+    accepts:
+      "subdomain (default: https://<tracking_subdomain>.<domain>), public (under PUBLIC_URL, for development) or an http(s) URL: where tracked links and the open pixel point",
+  },
   DOMAIN_RECHECK_MS: {
     schema: int(1000, 86_400_000).default(300_000),
     accepts: "milliseconds between DNS checks of a domain not yet verified, 1000 to 86400000 (default 5 min)",
@@ -144,7 +149,7 @@ type Raw = { [K in keyof Settings]: z.output<Settings[K]["schema"]> };
 
 export type Mode = "embedded" | "server";
 
-type RecordTargetSettings = "MAIL_HOST" | "SPF_INCLUDE" | "INBOUND_HOST" | "TRACKING_HOST";
+type RecordTargetSettings = "MAIL_HOST" | "SPF_INCLUDE" | "INBOUND_HOST" | "TRACKING_HOST" | "TRACKING_BASE_URL";
 
 export interface Config extends Omit<Raw, "PUBLIC_URL" | "TIDINGS_ALLOW_UNVERIFIED_FROM" | RecordTargetSettings> {
   PUBLIC_URL: string;
@@ -152,6 +157,8 @@ export interface Config extends Omit<Raw, "PUBLIC_URL" | "TIDINGS_ALLOW_UNVERIFI
   SPF_INCLUDE: string;
   INBOUND_HOST: string;
   TRACKING_HOST: string;
+  /** The base of tracked links for every domain; null: each domain's own `https://<tracking_subdomain>.<domain>`. */
+  TRACKING_BASE_URL: string | null;
   TIDINGS_ALLOW_UNVERIFIED_FROM: boolean;
   mode: Mode;
   eventStoreKind: "pglite" | "postgres" | "esdb";
@@ -203,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     SPF_INCLUDE: r.SPF_INCLUDE ?? `_spf.${publicHost}`,
     INBOUND_HOST: r.INBOUND_HOST ?? publicHost,
     TRACKING_HOST: r.TRACKING_HOST ?? publicHost,
+    TRACKING_BASE_URL: r.TRACKING_BASE_URL === "subdomain" ? null : r.TRACKING_BASE_URL === "public" ? publicUrl : r.TRACKING_BASE_URL.replace(/\/+$/, ""),
     TIDINGS_ALLOW_UNVERIFIED_FROM: r.TIDINGS_ALLOW_UNVERIFIED_FROM ?? mode === "embedded",
     mode,
     eventStoreKind,

@@ -18,6 +18,7 @@ export * from "./template/decider.js";
 export * from "./template/renderForSend.js";
 export * from "./email/recipients.js";
 export * from "./email/deliveryAttempt.js";
+export * from "./email/engagement.js";
 export * from "./domain/events.js";
 export * from "./domain/rules.js";
 export * from "./domain/records.js";

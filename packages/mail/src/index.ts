@@ -10,3 +10,5 @@ export { createOutboxTransport } from "./outbox/outboxTransport.js";
 export { createSmtpTransport, type SmtpRelayOptions } from "./smtp/smtpTransport.js";
 export { tlsNotOffered } from "./smtpReply.js";
 export * from "./unsubscribeLinks.js";
+export * from "./tracking/trackingTokens.js";
+export * from "./tracking/trackEngagement.js";

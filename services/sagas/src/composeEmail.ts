@@ -1,5 +1,5 @@
 import type { EmailContent } from "@tidings/domain";
-import { composeMessage, messageIdFor } from "@tidings/mail";
+import { composeMessage, messageIdFor, trackEngagement } from "@tidings/mail";
 import { instantOf } from "./emailStream.js";
 import type { SendingDomain } from "./sendingDomain.js";
 
@@ -14,11 +14,21 @@ export interface BlobReader {
 export function emailComposer(options: {
   blobs: BlobReader;
   host: string;
-  /** The email's sending domain, whose DKIM key signs the message. */
+  /** The email's sending domain, whose DKIM key signs the message and whose settings say what to track. */
   sendingDomain: (domainId: string | null) => Promise<SendingDomain>;
+  /** Signs tracking tokens (the api checks them with the same); without it nothing is tracked. */
+  secret?: string;
+  /** PUBLIC_URL: links to the recipient's own unsubscribe page stay as they are. */
+  publicUrl?: string;
 }): (content: EmailContent) => Promise<Buffer> {
+  const ownPages = options.publicUrl && `${options.publicUrl.replace(/\/+$/, "")}/unsubscribe/`;
+  const keep = (url: string) => Boolean(ownPages && url.startsWith(ownPages));
   return async (content) => {
-    const { dkim } = await options.sendingDomain(content.domainId);
+    const { dkim, tracking } = await options.sendingDomain(content.domainId);
+    const html =
+      tracking && options.secret && content.html !== null
+        ? trackEngagement(content.html, { ...tracking, secret: options.secret, emailId: content.emailId, keep })
+        : content.html;
     const attachments = await Promise.all(
       content.attachments.map(async (a) => ({
         filename: a.filename,
@@ -34,7 +44,7 @@ export function emailComposer(options: {
       cc: content.cc,
       replyTo: content.replyTo,
       subject: content.subject,
-      html: content.html,
+      html,
       text: content.text,
       headers: content.headers,
       attachments,

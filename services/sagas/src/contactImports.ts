@@ -14,6 +14,7 @@ import {
 import type { StreamedBlobStore } from "@tidings/blobs";
 import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import {
+  CONTACT_IMPORT_ACTOR,
   contactImportDecider,
   contactImportStream,
   normalContactEmail,
@@ -92,7 +93,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const stream = contactImportStream(importId);
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
-  const metadata: EventMetadata = { teamId: job.teamId, actor: "saga:contact-import", correlationId: importId, causationId: importId };
+  const metadata: EventMetadata = { teamId: job.teamId, actor: CONTACT_IMPORT_ACTOR, correlationId: importId, causationId: importId };
   const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
   const now = () => formatTimestamp(deps.clock.now());
   await record({ type: "StartContactImport", now: now() });

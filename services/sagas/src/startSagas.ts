@@ -47,11 +47,18 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
     stops.push(() => transport.close());
     const timers = createTimers(database);
-    const sendingDomain = sendingDomains(store, secret ?? config.TIDINGS_SECRET);
+    const openingSecret = secret ?? config.TIDINGS_SECRET;
+    const sendingDomain = sendingDomains(store, openingSecret, config.TRACKING_BASE_URL);
     const deps: DeliveryDeps = {
       store,
       transport,
-      compose: emailComposer({ blobs: createBlobStore(database), host: new URL(config.PUBLIC_URL).hostname, sendingDomain }),
+      compose: emailComposer({
+        blobs: createBlobStore(database),
+        host: new URL(config.PUBLIC_URL).hostname,
+        sendingDomain,
+        publicUrl: config.PUBLIC_URL,
+        ...(openingSecret ? { secret: openingSecret } : {}),
+      }),
       tlsPolicy: async (content) => (await sendingDomain(content.domainId)).tls,
       timers,
       suppressed: suppressionList(database),

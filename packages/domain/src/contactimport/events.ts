@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ContactTopicChoice } from "../contact/events.js";
 
+/** The actor of what an import writes: contact webhooks are not fired for CSV imports (reference §6.10). */
+export const CONTACT_IMPORT_ACTOR = "saga:contact-import";
+
 export const contactImportStatuses = ["queued", "in_progress", "completed", "failed"] as const;
 export type ContactImportStatus = (typeof contactImportStatuses)[number];
 export const onConflictChoices = ["upsert", "skip"] as const;

@@ -1,9 +1,10 @@
 import { DomainError, type Decider } from "../decider.js";
 import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.js";
+import { decideEngagement, type Engagement } from "./engagement.js";
 import type { EmailContent, EmailEvent } from "./events.js";
 import { envelopeRecipients, recipientKey, type RecipientSettlement } from "./recipients.js";
 
-/** The wire's `last_event` values this aggregate produces (reference §6.1; opens and clicks come later). */
+/** The wire's `last_event` values this aggregate produces (reference §6.1). */
 export type EmailStatus =
   | "queued"
   | "scheduled"
@@ -13,7 +14,9 @@ export type EmailStatus =
   | "delivery_delayed"
   | "bounced"
   | "failed"
-  | "suppressed";
+  | "suppressed"
+  | "opened"
+  | "clicked";
 
 export type EmailState =
   | { status: "none" }
@@ -29,6 +32,8 @@ export type EmailState =
       recipients: string[];
       /** By `recipientKey`: the recipients whose delivery has ended; the others are pending. */
       settled: Readonly<Record<string, RecipientSettlement>>;
+      /** When the first recipient was delivered: a click sooner after it than a person can manage is a scanner's. */
+      deliveredAt: string | null;
     };
 
 export type EmailCommand =
@@ -47,7 +52,10 @@ export type EmailCommand =
   | ({ type: "RecordDeliveryAttempt" } & DeliveryAttempt)
   /** The whole rest of the email fails (its message could not be built). */
   | { type: "RecordEmailFailed"; reason: string; response: string | null; code: number | null; now: string }
-  | { type: "RecordEmailSuppressed"; recipients: string[]; now: string };
+  | { type: "RecordEmailSuppressed"; recipients: string[]; now: string }
+  /** A tracking pixel loaded, or a tracked link followed (`link` and `linkIndex` from the signed token). */
+  | ({ type: "RecordEmailOpened" } & Engagement)
+  | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement);
 
 /** The recipients a delivery still has to reach, in envelope order: a retry sends to these only. */
 export function pendingRecipients(state: EmailState): string[] {
@@ -80,6 +88,8 @@ const statusAfter: Partial<Record<EmailEvent["type"], EmailStatus>> = {
   EmailBounced: "bounced",
   EmailFailed: "failed",
   EmailSuppressed: "suppressed",
+  EmailOpened: "opened",
+  EmailClicked: "clicked",
 };
 
 export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
@@ -88,7 +98,7 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
     if (event.type === "EmailQueued" || event.type === "EmailScheduled") {
       const scheduledAt = event.type === "EmailScheduled" ? event.data.scheduledAt : null;
       const { emailId, teamId } = event.data;
-      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {} };
+      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null };
     }
     if (state.status === "none") return state;
     const status = statusAfter[event.type] ?? state.status;
@@ -100,7 +110,7 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
       case "EmailDeliveryDelayed":
         return { ...state, status, delayedAttempts: Math.max(state.delayedAttempts, event.data.attempt) };
       case "EmailDelivered":
-        return { ...state, status, sent: true, settled: settle(state, "delivered", event.data.recipients) };
+        return { ...state, status, sent: true, settled: settle(state, "delivered", event.data.recipients), deliveredAt: state.deliveredAt ?? event.data.deliveredAt };
       case "EmailBounced":
         return { ...state, status, settled: settle(state, "bounced", event.data.recipients) };
       case "EmailFailed":
@@ -127,6 +137,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         if (state.status !== "scheduled")
           return new DomainError("validation_error", `Email cannot be canceled: it is ${state.status}, not scheduled.`);
         return [{ type: "EmailCanceled", data: { emailId: state.emailId, canceledAt: command.now } }];
+      case "RecordEmailOpened":
+      case "RecordEmailClicked":
+        // Engagement comes after delivery has ended too: it is not an outcome, and every one is recorded.
+        return decideEngagement(command, state);
     }
     // Outcomes come from the delivery saga, which may see a message twice: an email that already has its
     // final outcome records nothing more, so a redelivery appends nothing (DESIGN §1).

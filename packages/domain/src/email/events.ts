@@ -121,6 +121,27 @@ export const EmailSuppressed = z.object({
   data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string() }),
 });
 
+/** Who opened or clicked, as the tracking request showed it; `machine` flags a proxy or scanner (`classifyEngagement`). */
+const engagement = {
+  ipAddress: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  machine: z.boolean(),
+  /** Why it was taken for a machine (`apple_mail_privacy_protection`, `click_within_2s_of_delivery`, …); null for a person. */
+  machineReason: z.string().nullable(),
+};
+
+/** `email.opened`: the tracking pixel was loaded. Every load is one event: a person may open an email many times. */
+export const EmailOpened = z.object({
+  type: z.literal("EmailOpened"),
+  data: z.object({ emailId: z.uuid(), openedAt: z.string(), ...engagement }),
+});
+
+/** `email.clicked`: a rewritten link was followed; `linkIndex` counts the html's tracked links from 0. */
+export const EmailClicked = z.object({
+  type: z.literal("EmailClicked"),
+  data: z.object({ emailId: z.uuid(), link: z.string(), linkIndex: z.number().int().nonnegative(), clickedAt: z.string(), ...engagement }),
+});
+
 export const EmailEvent = z.discriminatedUnion("type", [
   EmailQueued,
   EmailScheduled,
@@ -132,6 +153,8 @@ export const EmailEvent = z.discriminatedUnion("type", [
   EmailBounced,
   EmailFailed,
   EmailSuppressed,
+  EmailOpened,
+  EmailClicked,
 ]);
 export type EmailEvent = z.infer<typeof EmailEvent>;
 export type EmailEventType = EmailEvent["type"];

@@ -91,9 +91,17 @@ async function callEach(key: TestKey | { headers: Record<string, string> } | und
 describe("every route", () => {
   it("needs a key, except health, readiness and the documentation", () => {
     const open = app.routeCatalog.filter((route) => route.method !== "HEAD" && isPublicRoute(route.url, route.schema) && !route.url.startsWith("/docs") && route.url !== "/openapi.json");
-    // The attachment download (reference §6.2) and the unsubscribe page check the signature their URL
-    // carries instead of a key.
-    expect(open.map(label).sort()).toEqual(["GET /emails/:id/attachments/:attachmentId/download", "GET /health", "GET /ready", "GET /unsubscribe/:token", "POST /unsubscribe/:token"]);
+    // The attachment download (reference §6.2), the unsubscribe page and the tracked links and pixel
+    // check the signature their URL carries instead of a key.
+    expect(open.map(label).sort()).toEqual([
+      "GET /c/*",
+      "GET /emails/:id/attachments/:attachmentId/download",
+      "GET /health",
+      "GET /o/*",
+      "GET /ready",
+      "GET /unsubscribe/:token",
+      "POST /unsubscribe/:token",
+    ]);
     expect(guardedRoutes().map(label)).toEqual(expect.arrayContaining(["POST /api-keys", "GET /api-keys", "PATCH /api-keys/:id", "DELETE /api-keys/:id"]));
   });
 

@@ -15,10 +15,10 @@ function apiRoutesOf(app: FastifyInstance): CatalogRoute[] {
   return app.routeCatalog.filter((route) => route.method !== "HEAD" && !isDocumentationRoute(route.url));
 }
 
-/** Routes with no response schema for a 2xx status: they would be missing from the OpenAPI document. */
+/** Routes with no response schema for a 2xx (or, for a redirect, 3xx) status: they would be missing from the OpenAPI document. */
 export function routesWithoutSchema(app: FastifyInstance): string[] {
   return apiRoutesOf(app)
-    .filter((route) => !Object.keys((route.schema?.response as object | undefined) ?? {}).some((status) => status.startsWith("2")))
+    .filter((route) => !Object.keys((route.schema?.response as object | undefined) ?? {}).some((status) => /^[23]/.test(status)))
     .map((route) => `${route.method} ${route.url}`);
 }
 

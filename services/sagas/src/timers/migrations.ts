@@ -22,4 +22,16 @@ CREATE TABLE due_timers (
 CREATE INDEX due_timers_due ON due_timers (due_at);
 `,
   },
+  {
+    // Claims of webhook attempts (webhooks/attemptLeases.ts): saga work held by one process at a time,
+    // beside the timers that hand it out.
+    id: "0002_webhook_attempt_leases",
+    sql: `
+CREATE TABLE webhook_attempt_leases (
+  delivery_id uuid PRIMARY KEY,
+  holder text NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+`,
+  },
 ];

@@ -3,8 +3,6 @@ import {
   fold,
   isDeliveryDone,
   isDomainError,
-  isLiveWebhook,
-  webhookDecider,
   webhookDeliveryDecider,
   webhookDeliveryStream,
   webhookStream,
@@ -12,7 +10,6 @@ import {
   type SigningSecret,
   type WebhookDeliveryCommand,
   type WebhookDeliveryEvent,
-  type WebhookEvent,
 } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventStore } from "@tidings/eventstore";
 import { DomainRejection, handleCommand } from "@tidings/commands";
@@ -20,6 +17,8 @@ import type { Timers } from "../timers/index.js";
 import { postWebhook, type PostRequest, type PostOutcome } from "./postWebhook.js";
 import { webhookHeaders } from "./signature.js";
 import { canonicalJson } from "./canonicalJson.js";
+import type { AttemptLeases } from "./attemptLeases.js";
+import { targetOf, type WebhookTarget, type WebhookTargets } from "./webhookTargets.js";
 
 export interface AttemptDeps {
   store: EventStore;
@@ -29,6 +28,16 @@ export interface AttemptDeps {
   sealer: Sealer;
   allowPrivate: boolean;
   scheduleMs: number[];
+  /** Claims an attempt for this process, so no other posts the same delivery meanwhile. */
+  leases: AttemptLeases;
+  /**
+   * How long what the fan-out knows of a delivery it just made is used without a claim or a read: less
+   * than the sweep's `staleMs`, so no other process can have been handed the delivery in that time.
+   */
+  knownForMs: number;
+  /** How long the webhook it was made for is taken as it was then; after, `targets` reads it again. */
+  targetForMs: number;
+  targets: WebhookTargets;
   post?: (request: PostRequest) => Promise<PostOutcome>;
 }
 
@@ -39,16 +48,11 @@ export const deliveryTimerPayload = (deliveryId: string, webhookId: string): Del
 /** The id receivers see (`svix-id`/`webhook-id`): the delivery's, so every attempt and replay carries the same one. */
 export const webhookMessageId = (deliveryId: string) => `msg_${deliveryId}`;
 
-/** Where and how a delivery is sent: its webhook's endpoint and signing secrets, still sealed. */
-export interface WebhookTarget {
-  endpoint: string;
-  secrets: SigningSecret[];
-}
-
 /**
- * A delivery as its creator knows it, just made: its first attempt needs no read. Only the fan-out that
- * appended the delivery passes it, with the webhook as its lookup found it. Past `knownForMs` (a delivery
- * waiting behind a slow endpoint) it is read again, so a webhook disabled meanwhile gets nothing.
+ * A delivery as its creator knows it, just made: its first attempt needs no claim and no read of its
+ * stream. Only the fan-out that appended the delivery passes it, with the webhook as its lookup found
+ * it. Past `targetForMs` (a delivery waiting behind a busy endpoint) the webhook is read again, so one
+ * disabled meanwhile gets nothing; past `knownForMs` the delivery is claimed and read again too.
  */
 export interface KnownDelivery {
   /** When the webhook was looked up (Date.now()). */
@@ -57,8 +61,6 @@ export interface KnownDelivery {
   revision: bigint;
   target: WebhookTarget;
 }
-
-const knownForMs = 1_000;
 
 /** What an attempt works from; a null target is a webhook no longer enabled. */
 type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
@@ -90,21 +92,34 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
     return undefined;
   }
   const events = webhookId === state.webhookId && webhookEvents ? webhookEvents : await store.readStream(webhookStream(state.webhookId));
-  const webhook = fold(webhookDecider, events.map((e) => ({ type: e.type, data: e.data }) as WebhookEvent));
-  const target = isLiveWebhook(webhook) && webhook.status === "enabled" ? { endpoint: webhook.endpoint, secrets: webhook.secrets } : null;
-  return { state, revision: recorded[recorded.length - 1]!.revision, target };
+  return { state, revision: recorded[recorded.length - 1]!.revision, target: targetOf(events) };
 }
 
 /**
  * One attempt of one delivery, if it is due. Safe to run twice: the attempt number recorded is the one
  * after the last recorded, and a recorded one is not recorded again. A webhook no longer enabled gets
- * nothing more: its delivery is abandoned.
+ * nothing more: its delivery is abandoned. Unless the fan-out just made it, the delivery is claimed
+ * before it is read: a claim held elsewhere means another process is at it, and the read after the
+ * claim sees whatever the previous holder recorded.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, known?: KnownDelivery): Promise<void> {
+export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, known?: KnownDelivery, answered: () => void = () => {}): Promise<void> {
+  if (known && Date.now() - known.at < deps.knownForMs) {
+    const target = Date.now() - known.at < deps.targetForMs ? known.target : await deps.targets.get(known.state.webhookId);
+    return attemptLoaded(deps, deliveryId, { ...known, target }, answered);
+  }
+  if (!(await deps.leases.claim(deliveryId))) return;
+  try {
+    const loaded = await loadDelivery(deps, deliveryId, webhookId);
+    if (loaded) await attemptLoaded(deps, deliveryId, loaded, answered);
+  } finally {
+    // Left in place, the lease would only run out: a retry another process takes up would wait for it.
+    await deps.leases.release(deliveryId).catch((error: unknown) => deps.logger.warn({ err: error, deliveryId }, "releasing a webhook attempt's lease failed"));
+  }
+}
+
+/** `answered`: called once the endpoint has answered, before the outcome is recorded (it frees the endpoint's slot). */
+async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: LoadedDelivery, answered: () => void): Promise<void> {
   const { store, timers } = deps;
-  const fresh = known && Date.now() - known.at < knownForMs ? known : undefined;
-  const loaded: LoadedDelivery | undefined = fresh ?? (await loadDelivery(deps, deliveryId, webhookId));
-  if (!loaded) return;
   const { state, revision, target } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
   const key = deliveryTimerKey(deliveryId);
@@ -137,6 +152,7 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, web
   const body = canonicalJson(state.payload);
   const headers = webhookHeaders(secrets, webhookMessageId(deliveryId), Math.floor(now / 1000), body);
   const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate });
+  answered();
 
   const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: new Date() };
   const decided = webhookDeliveryDecider.decide(attempt, state);

@@ -68,4 +68,31 @@ describe("endpoint queues", () => {
     expect(runs).toEqual(["x", "x"]);
     await queues.stop();
   });
+
+  it("hands a slot back once the endpoint has answered, while the run still records, and holds the delivery till it ends", async () => {
+    const recording = deferred();
+    const posted: string[] = [];
+    const queues = createEndpointQueues({
+      perEndpoint: 1,
+      run: async (id, _key, _known, leave) => {
+        posted.push(id);
+        leave();
+        leave();
+        if (id === "a") await recording.promise;
+      },
+      onError: () => {},
+    });
+    queues.enqueue("e", "a");
+    queues.enqueue("e", "b");
+    queues.enqueue("e", "c");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(posted).toEqual(["a", "b", "c"]);
+    expect(queues.holds("a")).toBe(true);
+    queues.enqueue("e", "a");
+    recording.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(posted).toEqual(["a", "b", "c", "a"]);
+    expect(queues.holds("a")).toBe(false);
+    await queues.stop();
+  });
 });

@@ -2,7 +2,8 @@
  * Runs deliveries with a few at a time per endpoint (per webhook), and no bound across endpoints: a slow
  * or dead endpoint fills only its own slots, so it never delays another endpoint's or another team's
  * deliveries. A delivery already waiting is not queued twice; one asked for while it runs runs once more
- * after, so a replay arriving mid-attempt is not lost.
+ * after, so a replay arriving mid-attempt is not lost. A slot bounds the requests an endpoint has open:
+ * a run hands its slot back (`leave`) once its request is answered, and records the outcome outside it.
  */
 export interface EndpointQueues<Known> {
   /** `known`: what the caller already knows of the delivery, handed to `run` (dropped if it is already waiting). */
@@ -15,7 +16,7 @@ export interface EndpointQueues<Known> {
 
 export function createEndpointQueues<Known = never>(options: {
   perEndpoint: number;
-  run(deliveryId: string, endpointKey: string, known: Known | undefined): Promise<void>;
+  run(deliveryId: string, endpointKey: string, known: Known | undefined, leave: () => void): Promise<void>;
   onError(error: unknown, deliveryId: string): void;
 }): EndpointQueues<Known> {
   const queues = new Map<string, { waiting: string[]; running: number }>();
@@ -34,16 +35,22 @@ export function createEndpointQueues<Known = never>(options: {
       waitingIds.delete(deliveryId);
       runningIds.add(deliveryId);
       queue.running++;
-      const task = options
-        .run(deliveryId, key, known)
+      let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        queue.running--;
+        pump(key);
+      };
+      const task = Promise.resolve()
+        .then(() => options.run(deliveryId, key, known, leave))
         .catch((error) => options.onError(error, deliveryId))
         .finally(() => {
           inFlight.delete(task);
           runningIds.delete(deliveryId);
-          queue.running--;
+          leave();
           if (again.delete(deliveryId)) enqueue(key, deliveryId);
-          else if (queue.running === 0 && queue.waiting.length === 0) queues.delete(key);
-          pump(key);
+          else if (queue.running === 0 && queue.waiting.length === 0 && queues.get(key) === queue) queues.delete(key);
         });
       inFlight.add(task);
     }

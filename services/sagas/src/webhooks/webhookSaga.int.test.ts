@@ -32,6 +32,8 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   let receiver: Server;
   const received: { id: string; body: string }[] = [];
   let webhookId: string;
+  let port: number;
+  let timers: ReturnType<typeof createTimers>;
 
   const waitForRequests = async (count: number) => {
     for (const deadline = Date.now() + 10_000; received.length < count; await sleep(25))
@@ -70,34 +72,17 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     return emailId;
   };
 
-  beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        received.push({ id: req.headers["webhook-id"] as string, body: Buffer.concat(chunks).toString() });
-        res.writeHead(200).end("ok");
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    const port = (receiver.address() as { port: number }).port;
-    test = await createTestDatabase();
-    await migrate(test.database, "eventstore", eventStoreMigrations);
-    await migrate(test.database, "timers", timerMigrations);
-    store = createPostgresEventStore(test.database);
-    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
-    forwarder = await startForwarder({ store, bus, database: test.database });
-    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
-    webhookId = randomUUID();
+  const createWebhook = async (path: string) => {
+    const id = randomUUID();
     const created = await handleCommand({
       store,
-      streamId: webhookStream(webhookId),
+      streamId: webhookStream(id),
       decider: webhookDecider,
       command: {
         type: "CreateWebhook",
-        webhookId,
+        webhookId: id,
         teamId,
-        endpoint: `http://127.0.0.1:${port}/in`,
+        endpoint: `http://127.0.0.1:${port}${path}`,
         events: ["email.suppressed"],
         sealedSecret: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE).seal(`whsec_${Buffer.from("k".repeat(32)).toString("base64")}`),
         allowHttp: true,
@@ -106,7 +91,41 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       metadata: { teamId },
     });
     await projections.waitFor(created.position!, 10_000);
-    const timers = createTimers(test.database);
+    return id;
+  };
+  /** What a fan-out leaves when its process dies right after the append: a delivery, and nothing in hand. */
+  const leftBehindDelivery = async (toWebhook: string) => {
+    const deliveryId = randomUUID();
+    const payload = { type: "email.suppressed", created_at: new Date().toISOString(), data: { email_id: "left-behind" } };
+    await store.append(
+      webhookDeliveryStream(deliveryId),
+      [{ id: randomUUID(), type: "WebhookDeliveryCreated", data: { deliveryId, webhookId: toWebhook, teamId, eventId: randomUUID(), eventType: payload.type, payload, createdAt: formatTimestamp(new Date()) } }],
+      "no_stream",
+    );
+    return { deliveryId, payload };
+  };
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ id: req.headers["webhook-id"] as string, body: Buffer.concat(chunks).toString() });
+        // `/slow` keeps an attempt in flight across several sweeps.
+        setTimeout(() => res.writeHead(200).end("ok"), req.url === "/slow" ? 2_500 : 0);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    port = (receiver.address() as { port: number }).port;
+    test = await createTestDatabase();
+    await migrate(test.database, "eventstore", eventStoreMigrations);
+    await migrate(test.database, "timers", timerMigrations);
+    store = createPostgresEventStore(test.database);
+    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
+    forwarder = await startForwarder({ store, bus, database: test.database });
+    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
+    webhookId = await createWebhook("/in");
+    timers = createTimers(test.database);
     saga = await startWebhookSaga({
       bus,
       store,
@@ -155,18 +174,30 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
 
   it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
     const before = received.length;
-    const deliveryId = randomUUID();
-    const payload = { type: "email.suppressed", created_at: new Date().toISOString(), data: { email_id: "left-behind" } };
-    // What a fan-out leaves when its process dies right after the append: a delivery, and nothing in hand.
-    await store.append(
-      webhookDeliveryStream(deliveryId),
-      [{ id: randomUUID(), type: "WebhookDeliveryCreated", data: { deliveryId, webhookId, teamId, eventId: randomUUID(), eventType: payload.type, payload, createdAt: formatTimestamp(new Date()) } }],
-      "no_stream",
-    );
+    const { deliveryId, payload } = await leftBehindDelivery(webhookId);
     await waitForRequests(before + 1);
     expect(JSON.parse(received[before]!.body)).toEqual(payload);
     for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))
       if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
     expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+  });
+
+  it("makes a left-behind delivery once when two saga processes sweep: the attempt is claimed, not only the timer", async () => {
+    const slowWebhook = await createWebhook("/slow");
+    // A second process on the same stores, sweeping as often: each sweep sees the delivery still pending
+    // while the first process's attempt waits on the slow endpoint.
+    const second = await startWebhookSaga({ bus, store, database: test.database, timers, logger, secret, allowPrivate: true, scheduleMs: [0, 100], messageIdHost: "tidings.test", sweepIntervalMs: 200, staleMs: 500 });
+    const secondPoller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => second.fire(timer.payload as DeliveryTimerPayload) });
+    try {
+      const before = received.length;
+      const { deliveryId } = await leftBehindDelivery(slowWebhook);
+      await waitForRequests(before + 1);
+      await sleep(3_500);
+      expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
+      expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    } finally {
+      await secondPoller.stop();
+      await second.stop();
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { createSealer, deterministicId, formatTimestamp, newId, type Logger } from "@tidings/core";
 import {
   isDomainError,
@@ -8,7 +7,6 @@ import {
   webhookDeliveryStream,
   webhookEventCategories,
   type LiveWebhookDelivery,
-  type SigningSecret,
   type SourceEvent,
 } from "@tidings/domain";
 import { streamCategory, WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
@@ -20,6 +18,9 @@ import type { Timers } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
 import { startSweeper } from "./sweeper.js";
 import { createEndpointQueues } from "./endpointQueues.js";
+import { createAttemptLeases } from "./attemptLeases.js";
+import { createWebhookTargets } from "./webhookTargets.js";
+import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 
 export interface WebhookSagaOptions {
   bus: Bus;
@@ -46,29 +47,6 @@ export interface WebhookSaga {
   stop(): Promise<void>;
 }
 
-interface SubscribedWebhook {
-  id: string;
-  endpoint: string;
-  secrets: SigningSecret[];
-}
-
-/**
- * The webhooks an event is due to, from the read model (a lookup): the team's, enabled, subscribed to its
- * type, and created before the event in `$all`.
- */
-async function subscribedWebhooks(database: Database, teamId: string, type: string, event: RecordedEvent): Promise<SubscribedWebhook[]> {
-  const { rows } = await sql<{ id: string; endpoint: string; secret: string; previous_secret: string | null; previous_valid_until: string | null }>`
-    SELECT id, endpoint, secret, previous_secret, to_char(previous_valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS previous_valid_until
-    FROM webhooks
-    WHERE team_id = ${teamId} AND status = 'enabled' AND events ? ${type}
-      AND (created_commit, created_prepare) < (${event.position.commit.toString()}::numeric, ${event.position.prepare.toString()}::numeric)`.execute(database.db);
-  return rows.map((row) => ({
-    id: row.id,
-    endpoint: row.endpoint,
-    secrets: [{ sealed: row.secret, validUntil: null }, ...(row.previous_secret ? [{ sealed: row.previous_secret, validUntil: row.previous_valid_until }] : [])],
-  }));
-}
-
 /**
  * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
  * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
@@ -79,6 +57,7 @@ async function subscribedWebhooks(database: Database, teamId: string, type: stri
  */
 export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
   const { bus, store, database, timers, logger } = options;
+  const staleMs = options.staleMs ?? 60_000;
   const deps: AttemptDeps = {
     store,
     timers,
@@ -86,12 +65,17 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     sealer: createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE),
     allowPrivate: options.allowPrivate,
     scheduleMs: options.scheduleMs,
+    leases: createAttemptLeases(database),
+    knownForMs: staleMs / 2,
+    targetForMs: Math.min(1_000, staleMs / 2),
+    targets: createWebhookTargets(store, Math.min(1_000, staleMs / 2)),
   };
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
-    run: (deliveryId, webhookId, known) => attemptDelivery(deps, deliveryId, webhookId, known),
+    run: (deliveryId, webhookId, known, leave) => attemptDelivery(deps, deliveryId, webhookId, known, leave),
     onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
   });
+  const subscriptions = createSubscriptions(database);
   const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
 
   const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
@@ -124,10 +108,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     const teamId = event.metadata.teamId;
     if (!build || !teamId) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
-    const payload = build(event, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
+    const payload = build({ type: event.type, data: event.data, metadata: event.metadata }, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
     if (!payload) return;
-    const at = Date.now();
-    const webhooks = await subscribedWebhooks(database, teamId, payload.type, event);
+    const { at, webhooks } = await subscriptions.of(teamId, payload.type, event.position);
     await Promise.all(webhooks.map((webhook) => createDelivery(event, teamId, payload, webhook, at)));
   };
 
@@ -136,7 +119,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
       consumers.push(
         await bus.consume(
-          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 64 },
+          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 256 },
           (message) => fanOut(fromForwardedEvent(message.data as ForwardedEvent)),
         ),
       );
@@ -151,7 +134,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     throw error;
   }
 
-  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs: options.staleMs ?? 60_000 });
+  const sweeper = startSweeper({ database, timers, logger, holds: queues.holds, intervalMs: options.sweepIntervalMs ?? 10_000, staleMs });
   return {
     fire: async (payload) => queues.enqueue(payload.webhookId, payload.deliveryId),
     async stop() {

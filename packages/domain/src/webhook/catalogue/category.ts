@@ -1,7 +1,8 @@
-/** An event as a payload builder reads it: its type and data, as stored. */
+/** An event as a payload builder reads it: its type and data, as stored (and, for the event itself, who caused it). */
 export interface SourceEvent {
   type: string;
   data: unknown;
+  metadata?: { actor?: string };
 }
 
 /** What the body of a delivery holds (reference §8.2): `{type, created_at, data}`, `created_at` in ISO 8601. */

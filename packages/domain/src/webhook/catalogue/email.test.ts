@@ -90,6 +90,40 @@ describe("email webhook payloads", () => {
     expect(build(delayed, [queued, delayed])?.type).toBe("email.delivery_delayed");
   });
 
+  it("fires one email.delivered for an email delivered to its recipients over two attempts, and one email.bounced", () => {
+    const reply = { response: "250 ok", code: 250 };
+    const first: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", ...reply, recipients: ["a@example.com"] } };
+    const delayed: EmailEvent = {
+      type: "EmailDeliveryDelayed",
+      data: { emailId, attempt: 1, nextAttemptAt: "2026-11-23 10:01:03.000000+00", delayedAt: "2026-11-23 10:00:03.000000+00", response: "451 later", code: 451, recipients: ["c@example.com"] },
+    };
+    const second: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:01:04.000000+00", ...reply, recipients: ["c@example.com"] } };
+    expect(build(first, [queued, sent, first])?.type).toBe("email.delivered");
+    expect(build(second, [queued, sent, first, delayed, second])).toBeNull();
+    const bounce = (recipient: string): EmailEvent => ({
+      type: "EmailBounced",
+      data: { emailId, teamId: queued.data.teamId, recipients: [recipient], bounce: { type: "permanent", message: "no" }, bouncedAt: "2026-11-23 10:00:02.000000+00", response: "550 no", code: 550 },
+    });
+    expect(build(bounce("c@example.com"), [queued, bounce("a@example.com"), delayed, bounce("c@example.com")])).toBeNull();
+  });
+
+  it("builds email.clicked with the reference's click object, and email.opened, each flagged machine or not", () => {
+    const clicked: EmailEvent = {
+      type: "EmailClicked",
+      data: { emailId, link: "https://acme.test/a", linkIndex: 0, clickedAt: "2026-11-23 10:05:00.000000+00", ipAddress: "203.0.113.7", userAgent: "Firefox", machine: false, machineReason: null },
+    };
+    expect(build(clicked, [queued, sent, clicked])).toEqual({
+      type: "email.clicked",
+      created_at: "2026-11-23T10:05:00.000Z",
+      data: { ...base, click: { ipAddress: "203.0.113.7", link: "https://acme.test/a", timestamp: "2026-11-23T10:05:00.000Z", userAgent: "Firefox" }, machine: false },
+    });
+    const opened: EmailEvent = {
+      type: "EmailOpened",
+      data: { emailId, openedAt: "2026-11-23 10:04:00.000000+00", ipAddress: "17.1.2.3", userAgent: "Mozilla/5.0", machine: true, machineReason: "apple_mail_privacy_protection" },
+    };
+    expect(build(opened, [queued, sent, opened])).toMatchObject({ type: "email.opened", data: { ...base, machine: true, open: { ipAddress: "17.1.2.3" } } });
+  });
+
   it("leaves out tags and template_id when the email has none", () => {
     const plain: EmailEvent = { type: "EmailQueued", data: { ...queued.data, tags: [], templateId: null, templateVersion: null } };
     const data = build(sent, [plain, sent])?.data;

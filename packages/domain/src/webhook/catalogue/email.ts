@@ -25,15 +25,21 @@ function emailData(content: EmailContent, context: PayloadContext): Record<strin
   };
 }
 
-/** A builder for one email event: its webhook type, its time, and what it adds to the shared data. */
+/**
+ * A builder for one email event: its webhook type, its time, and what it adds to the shared data.
+ * `oncePerEmail`: an outcome recorded per recipient (delivered to some now, to the others on a retry) is
+ * one webhook for the email, on its first event, as the payload is the email's and names no recipient.
+ */
 function emailPayload<Type extends EmailEvent["type"]>(
   type: string,
   at: (data: Data<Type>) => string,
   extra: (data: Data<Type>) => Record<string, unknown> = () => ({}),
+  { oncePerEmail = false } = {},
 ): PayloadBuilder {
   return (event, history, context): WebhookPayload | null => {
     const content = contentOf(history);
     if (!content) return null;
+    if (oncePerEmail && history.findIndex((e) => e.type === event.type) < history.length - 1) return null;
     const data = event.data as Data<Type>;
     return { type, created_at: isoTime(at(data)), data: { ...emailData(content, context), ...extra(data) } };
   };
@@ -42,9 +48,10 @@ function emailPayload<Type extends EmailEvent["type"]>(
 const bounceTypes = { permanent: ["Permanent", "General"], transient: ["Transient", "General"], undetermined: ["Undetermined", "Undetermined"] } as const;
 
 /**
- * Email types (reference §8.1) and what emits them. `email.opened` and `email.clicked` come with
- * engagement tracking, `email.complained` with feedback loops, `email.received` with inbound mail: until
- * then they are subscribable, and nothing emits them.
+ * Email types (reference §8.1) and what emits them. `email.complained` comes with feedback loops and
+ * `email.received` with inbound mail: until then they are subscribable, and nothing emits them.
+ * Opens and clicks carry `machine` (a privacy proxy or link scanner, `classifyEngagement`); a click has
+ * the reference's `click` object, an open the same shape as `open`.
  */
 export const emailWebhookEvents: WebhookEventCategory = {
   streamCategory: "email",
@@ -64,7 +71,7 @@ export const emailWebhookEvents: WebhookEventCategory = {
   payloads: {
     EmailScheduled: emailPayload<"EmailScheduled">("email.scheduled", (d) => d.createdAt),
     EmailSent: emailPayload<"EmailSent">("email.sent", (d) => d.sentAt),
-    EmailDelivered: emailPayload<"EmailDelivered">("email.delivered", (d) => d.deliveredAt),
+    EmailDelivered: emailPayload<"EmailDelivered">("email.delivered", (d) => d.deliveredAt, undefined, { oncePerEmail: true }),
     EmailDeliveryDelayed: emailPayload<"EmailDeliveryDelayed">("email.delivery_delayed", (d) => d.delayedAt),
     EmailBounced: emailPayload<"EmailBounced">(
       "email.bounced",
@@ -73,12 +80,23 @@ export const emailWebhookEvents: WebhookEventCategory = {
         const [type, subType] = bounceTypes[d.bounce.type];
         return { bounce: { message: d.bounce.message, type, subType, diagnosticCode: [d.response] } };
       },
+      { oncePerEmail: true },
     ),
-    EmailFailed: emailPayload<"EmailFailed">("email.failed", (d) => d.failedAt, (d) => ({ failed: { reason: d.reason } })),
+    EmailFailed: emailPayload<"EmailFailed">("email.failed", (d) => d.failedAt, (d) => ({ failed: { reason: d.reason } }), { oncePerEmail: true }),
     EmailSuppressed: emailPayload<"EmailSuppressed">(
       "email.suppressed",
       (d) => d.suppressedAt,
       (d) => ({ suppressed: { message: `On the team's suppression list: ${d.recipients.join(", ")}.`, type: "OnAccountSuppressionList" } }),
+    ),
+    EmailOpened: emailPayload<"EmailOpened">(
+      "email.opened",
+      (d) => d.openedAt,
+      (d) => ({ open: { ipAddress: d.ipAddress, timestamp: isoTime(d.openedAt), userAgent: d.userAgent }, machine: d.machine }),
+    ),
+    EmailClicked: emailPayload<"EmailClicked">(
+      "email.clicked",
+      (d) => d.clickedAt,
+      (d) => ({ click: { ipAddress: d.ipAddress, link: d.link, timestamp: isoTime(d.clickedAt), userAgent: d.userAgent }, machine: d.machine }),
     ),
   },
 };

@@ -1,5 +1,5 @@
 import type { PayloadBuilder, WebhookEventCategory } from "./category.js";
-import { contactWebhookEvents } from "./contact.js";
+import { contactErasureWebhookEvents, contactWebhookEvents } from "./contact.js";
 import { domainWebhookEvents } from "./domain.js";
 import { emailWebhookEvents } from "./email.js";
 
@@ -7,7 +7,7 @@ export * from "./category.js";
 export { emailWebhookEvents } from "./email.js";
 
 /** Every category of webhook events; a new one is a file beside these and a line here. */
-export const webhookEventCategories: readonly WebhookEventCategory[] = [emailWebhookEvents, contactWebhookEvents, domainWebhookEvents];
+export const webhookEventCategories: readonly WebhookEventCategory[] = [emailWebhookEvents, contactWebhookEvents, contactErasureWebhookEvents, domainWebhookEvents];
 
 export const webhookEventTypes: readonly string[] = webhookEventCategories.flatMap((category) => category.types);
 const known = new Set(webhookEventTypes);

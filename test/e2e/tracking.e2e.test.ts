@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import { simpleParser } from "mailparser";
+import { Resend } from "resend";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+import { startTestServer, type TestServer } from "../support/testServer.js";
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
+
+type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
+type Payload = { type: string; created_at: string; data: Record<string, unknown> & { click?: Record<string, unknown> } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
+const loopback = /^(::ffff:)?127\.0\.0\.1$/;
+
+describe("open and click tracking, through real HTTP, into webhooks on a loopback receiver", () => {
+  let sink: SmtpSink;
+  let receiver: WebhookReceiver;
+  let server: TestServer;
+  let resend: Resend;
+
+  const verify = (received: ReceivedWebhook, webhookSecret: string) =>
+    resend.webhooks.verify({
+      payload: received.body,
+      headers: { id: received.headers["svix-id"]!, timestamp: received.headers["svix-timestamp"]!, signature: received.headers["svix-signature"]! },
+      webhookSecret,
+    }) as unknown as Payload;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    receiver = await startWebhookReceiver();
+    server = await startTestServer({
+      MAIL_TRANSPORT: "smtp",
+      SMTP_URL: sink.url,
+      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      // Links under PUBLIC_URL (this server) instead of https://<tracking_subdomain>.<domain>.
+      TRACKING_BASE_URL: "public",
+    });
+    resend = new Resend(server.token, { baseUrl: server.url });
+    await raiseBootstrapTeamRateLimit(server.serving.runtime);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+    await sink?.close();
+  });
+
+  it("rewrites links and adds a pixel; opens and clicks arrive as signed webhooks, a scanner's fast click flagged machine", async () => {
+    const name = `track-${randomBytes(4).toString("hex")}.test`;
+    const domain = await resend.domains.create({ name, openTracking: true, clickTracking: true });
+    expect(domain.error).toBeNull();
+    const { data: webhook } = await resend.webhooks.create({ endpoint: `${receiver.url}/engagement`, events: ["email.opened", "email.clicked"] as EventType[] });
+    const target = "https://shop.example.test/offer?item=7&ref=mail";
+    const sent = await resend.emails.send({
+      from: `Acme <hello@${name}>`,
+      to: "ann@example.test",
+      subject: "Our offer",
+      html: `<html><body><p><a href="https://shop.example.test/offer?item=7&amp;ref=mail">See the offer</a></p><p><a href="mailto:help@${name}">Help</a></p></body></html>`,
+      tags: [{ name: "campaign", value: "autumn" }],
+    });
+    const emailId = sent.data!.id;
+
+    const [message] = await sink.waitForMessages(1);
+    const parsed = await simpleParser(message!.raw);
+    const html = String(parsed.html);
+    const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
+    expect(links).toEqual([expect.stringMatching(new RegExp(`^${server.url.replace("127.0.0.1", "localhost")}/c/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`)), `mailto:help@${name}`]);
+    const pixel = /<img src="([^"]+\/o\/[^"]+)" width="1" height="1"/.exec(html)?.[1];
+    expect(pixel).toBeDefined();
+    expect(parsed.text).toContain("https://shop.example.test/offer?item=7&ref=mail");
+    const clickUrl = links[0]!.replace("localhost", "127.0.0.1");
+
+    // A link scanner follows every link the moment the message lands, before any person could read it.
+    const scanner = await fetch(clickUrl, { redirect: "manual", headers: { "user-agent": firefox } });
+    expect(scanner.status).toBe(302);
+    expect(scanner.headers.get("location")).toBe(target);
+    await sleep(2_100);
+    const started = Date.now();
+    const person = await fetch(clickUrl, { redirect: "manual", headers: { "user-agent": firefox } });
+    expect(person.status).toBe(302);
+    expect(person.headers.get("location")).toBe(target);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // A link checker's HEAD is answered and recorded nowhere.
+    expect((await fetch(clickUrl, { method: "HEAD", redirect: "manual", headers: { "user-agent": firefox } })).status).toBe(302);
+    const opened = await fetch(pixel!.replace("localhost", "127.0.0.1"), { headers: { "user-agent": firefox } });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("content-type")).toBe("image/gif");
+    expect((await opened.arrayBuffer()).byteLength).toBe(43);
+
+    const received = (await receiver.waitFor("/engagement", 3)).map((r) => verify(r, webhook!.signing_secret));
+    const clicks = received.filter((p) => p.type === "email.clicked");
+    const base = { email_id: emailId, from: `Acme <hello@${name}>`, to: ["ann@example.test"], subject: "Our offer", tags: { campaign: "autumn" } };
+    expect(clicks.map((c) => c.data.machine).sort()).toEqual([false, true]);
+    for (const click of clicks)
+      expect(click.data).toMatchObject({ ...base, click: { link: target, userAgent: firefox, ipAddress: expect.stringMatching(loopback), timestamp: expect.stringMatching(/Z$/) } });
+    expect(received.find((p) => p.type === "email.opened")?.data).toMatchObject({ ...base, machine: false });
+
+    expect((await resend.emails.get(emailId)).data?.last_event).toBe("opened");
+    const clickedLinks = async () => {
+      const { rows } = await sql<{ link: string; clicks: string; machine_clicks: string }>`
+        SELECT link, clicks, machine_clicks FROM email_link_clicks WHERE email_id = ${emailId}`.execute(server.serving.runtime.database.db);
+      return rows.map((r) => ({ link: r.link, clicks: Number(r.clicks), machine_clicks: Number(r.machine_clicks) }));
+    };
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await clickedLinks())[0]?.clicks !== 2; ) await sleep(50);
+    expect(await clickedLinks()).toEqual([{ link: target, clicks: 2, machine_clicks: 1 }]);
+  });
+
+  it("refuses a forged link with a 404 page and no redirect, and still serves the pixel for a forged one", async () => {
+    const forged = await fetch(`${server.url}/c/AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA`, { redirect: "manual" });
+    expect(forged.status).toBe(404);
+    expect(forged.headers.get("location")).toBeNull();
+    const pixel = await fetch(`${server.url}/o/nonsense`);
+    expect(pixel.status).toBe(200);
+    expect(pixel.headers.get("content-type")).toBe("image/gif");
+  });
+});
