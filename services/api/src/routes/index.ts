@@ -16,6 +16,8 @@ import { segmentRoutes } from "./segments.js";
 import { topicRoutes } from "./topics.js";
 import { suppressionRoutes } from "./suppressions.js";
 import { unsubscribeRoutes } from "./unsubscribe.js";
+import { eventRoutes } from "./events.js";
+import { automationRoutes } from "./automations.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -43,5 +45,7 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     topicRoutes(services),
     suppressionRoutes(services),
     unsubscribeRoutes(services),
+    eventRoutes(services),
+    automationRoutes(services),
   ];
 }

@@ -1,0 +1,61 @@
+import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
+import { createContact, findContact } from "@tidings/audience";
+import { checkEventPayload, customEventStream, type CustomEventReceived } from "@tidings/domain";
+import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import { findEventDefinition } from "./eventDefinitionStreams.js";
+
+type Deps = { store: EventStore; clock: Clock };
+
+export interface CustomEventInput {
+  event: string;
+  contactId?: string | undefined;
+  email?: string | undefined;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The contact an event is sent for: by id, or by email, creating a contact for an email the team has
+ * never seen (issue #9). Two sends racing to create the same email both end with the one contact.
+ */
+async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<string> {
+  if (input.contactId !== undefined) {
+    const found = await findContact(deps.store, teamId, input.contactId);
+    if (!found) throw new TidingsError("validation_error", `The \`contact_id\` \`${input.contactId}\` names no contact of this team.`);
+    return found.contactId;
+  }
+  const email = input.email!;
+  for (let attempt = 1; ; attempt++) {
+    const found = await findContact(deps.store, teamId, email);
+    if (found) return found.contactId;
+    try {
+      const fields = { firstName: null, lastName: null, unsubscribed: false };
+      return (await createContact(deps, teamId, { email, fields, properties: {}, segmentIds: [], topics: [] }, metadata)).id;
+    } catch (error) {
+      if (!(error instanceof TidingsError && error.code === "contact_exists") || attempt >= 3) throw error;
+    }
+  }
+}
+
+export interface SentCustomEvent {
+  id: string;
+  position: Position;
+}
+
+/**
+ * Records one received custom event in a stream of its own; the automation runner reacts to it. An unknown
+ * event name or a payload its schema refuses is a 422 naming what is wrong, and nothing is written.
+ */
+export async function sendCustomEvent(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<SentCustomEvent> {
+  const definition = await findEventDefinition(deps.store, teamId, input.event);
+  if (!definition) throw new TidingsError("validation_error", `The \`event\` \`${input.event}\` is not defined. Create it with POST /events first.`);
+  const invalid = checkEventPayload(definition.schema, input.payload);
+  if (invalid) throw new TidingsError(invalid.name, invalid.message);
+  const contactId = await contactFor(deps, teamId, input, metadata);
+  const receivedEventId = newId();
+  const event: CustomEventReceived = {
+    type: "CustomEventReceived",
+    data: { receivedEventId, teamId, eventDefId: definition.eventDefId, name: definition.name, contactId, payload: input.payload, receivedAt: formatTimestamp(deps.clock.now()) },
+  };
+  const { position } = await deps.store.append(customEventStream(receivedEventId), [{ id: receivedEventId, type: event.type, data: event.data, metadata }], "no_stream");
+  return { id: receivedEventId, position };
+}
