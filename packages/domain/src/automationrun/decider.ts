@@ -15,6 +15,8 @@ export interface RunWait {
   key: string;
   eventName: string | null;
   until: string | null;
+  /** When the run parked: an awaited event received earlier does not count. */
+  since: string;
 }
 
 export interface ActiveRun {
@@ -66,7 +68,7 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
       }
       case "AutomationRunStepWaiting":
         if (state.status === "none") return state;
-        return { ...state, waiting: { key: event.data.key, eventName: event.data.eventName, until: event.data.until } };
+        return { ...state, waiting: { key: event.data.key, eventName: event.data.eventName, until: event.data.until, since: event.data.since } };
       case "AutomationRunStepCompleted": {
         if (state.status === "none") return state;
         const next = nextStepKey(state.graph, event.data.key, event.data.branch);
