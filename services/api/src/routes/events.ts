@@ -57,7 +57,7 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "event" as const, id: result.id });
     });
 
-    app.post("/events/send", { schema: { tags, body: sendBody, response: { 202: sent } } }, async (request, reply) => {
+    app.post("/events/send", { config: { idempotency: true }, schema: { tags, body: sendBody, response: { 202: sent } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { event: name, contact_id, email, payload } = request.body;
       if ((contact_id === undefined) === (email === undefined)) throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
