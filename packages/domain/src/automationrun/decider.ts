@@ -32,6 +32,8 @@ export interface ActiveRun {
   currentSince: string;
   waiting: RunWait | null;
   visited: string[];
+  /** What each completed step gave: later steps read it as `steps.<key>.…` (the event a wait received). */
+  outputs: Record<string, Record<string, unknown> | null>;
 }
 
 export type AutomationRunState = { status: "none" } | ActiveRun;
@@ -64,7 +66,7 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
         const { runId, automationId, teamId, version, steps, connections, trigger, startedAt } = event.data;
         const graph = { steps, connections };
         const first = triggerStep(graph)!.key;
-        return { status: "running", runId, automationId, teamId, version, graph, trigger, current: first, currentSince: startedAt, waiting: null, visited: [] };
+        return { status: "running", runId, automationId, teamId, version, graph, trigger, current: first, currentSince: startedAt, waiting: null, visited: [], outputs: {} };
       }
       case "AutomationRunStepWaiting":
         if (state.status === "none") return state;
@@ -72,7 +74,14 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
       case "AutomationRunStepCompleted": {
         if (state.status === "none") return state;
         const next = nextStepKey(state.graph, event.data.key, event.data.branch);
-        return { ...state, visited: [...state.visited, event.data.key], waiting: null, current: next ?? event.data.key, currentSince: event.data.completedAt };
+        return {
+          ...state,
+          visited: [...state.visited, event.data.key],
+          outputs: { ...state.outputs, [event.data.key]: event.data.output },
+          waiting: null,
+          current: next ?? event.data.key,
+          currentSince: event.data.completedAt,
+        };
       }
       case "AutomationRunStepFailed":
         if (state.status === "none") return state;

@@ -2,7 +2,8 @@ import type { ActiveRun, LiveContact } from "@tidings/domain";
 
 /**
  * What `{var: "…"}` references and rules read (reference §6.14): `contact.first_name`, `contact.<property>`,
- * `payload.<field>` of the triggering event, `event.name`. The contact is read when the step runs, so a
+ * `payload.<field>` of the triggering event, `event.name`, and `steps.<key>.<output field>` of a step the run
+ * has completed (`steps.<wait key>.payload.<field>` reads the event a `wait_for_event` received). The contact is read when the step runs, so a
  * condition after a delay sees the contact as it is then.
  */
 export function stepContext(run: ActiveRun, contact: LiveContact | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -13,6 +14,7 @@ export function stepContext(run: ActiveRun, contact: LiveContact | undefined, ex
     contact: contactFields,
     payload: run.trigger.payload,
     event: { id: run.trigger.receivedEventId, name: run.trigger.name, payload: run.trigger.payload },
+    steps: run.outputs,
     ...extra,
   };
 }
