@@ -17,19 +17,20 @@ export interface CustomEventInput {
  * The contact an event is sent for: by id, or by email, creating a contact for an email the team has
  * never seen (issue #9). Two sends racing to create the same email both end with the one contact.
  */
-async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<string> {
+async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<{ id: string; created?: Position }> {
   if (input.contactId !== undefined) {
     const found = await findContact(deps.store, teamId, input.contactId);
     if (!found) throw new TidingsError("validation_error", `The \`contact_id\` \`${input.contactId}\` names no contact of this team.`);
-    return found.contactId;
+    return { id: found.contactId };
   }
   const email = input.email!;
   for (let attempt = 1; ; attempt++) {
     const found = await findContact(deps.store, teamId, email);
-    if (found) return found.contactId;
+    if (found) return { id: found.contactId };
     try {
       const fields = { firstName: null, lastName: null, unsubscribed: false };
-      return (await createContact(deps, teamId, { email, fields, properties: {}, segmentIds: [], topics: [] }, metadata)).id;
+      const { id, position } = await createContact(deps, teamId, { email, fields, properties: {}, segmentIds: [], topics: [] }, metadata);
+      return position ? { id, created: position } : { id };
     } catch (error) {
       if (!(error instanceof TidingsError && error.code === "contact_exists") || attempt >= 3) throw error;
     }
@@ -38,7 +39,8 @@ async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, m
 
 export interface SentCustomEvent {
   id: string;
-  position: Position;
+  /** Where the contact the send created landed, for read-your-writes; undefined when it existed. */
+  contactCreated?: Position;
 }
 
 /**
@@ -50,12 +52,13 @@ export async function sendCustomEvent(deps: Deps, teamId: string, input: CustomE
   if (!definition) throw new TidingsError("validation_error", `The \`event\` \`${input.event}\` is not defined. Create it with POST /events first.`);
   const invalid = checkEventPayload(definition.schema, input.payload);
   if (invalid) throw new TidingsError(invalid.name, invalid.message);
-  const contactId = await contactFor(deps, teamId, input, metadata);
+  const contact = await contactFor(deps, teamId, input, metadata);
+  const contactId = contact.id;
   const receivedEventId = newId();
   const event: CustomEventReceived = {
     type: "CustomEventReceived",
     data: { receivedEventId, teamId, eventDefId: definition.eventDefId, name: definition.name, contactId, payload: input.payload, receivedAt: formatTimestamp(deps.clock.now()) },
   };
-  const { position } = await deps.store.append(customEventStream(receivedEventId), [{ id: receivedEventId, type: event.type, data: event.data, metadata }], "no_stream");
-  return { id: receivedEventId, position };
+  await deps.store.append(customEventStream(receivedEventId), [{ id: receivedEventId, type: event.type, data: event.data, metadata }], "no_stream");
+  return contact.created ? { id: receivedEventId, contactCreated: contact.created } : { id: receivedEventId };
 }

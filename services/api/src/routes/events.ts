@@ -40,8 +40,8 @@ const sent = z.object({ object: z.literal("event"), event: z.string() });
 
 /**
  * `/events` (reference §6.15): custom event definitions, and `POST /events/send`, which records one event
- * for a contact and answers 202 without waiting for the read models: nothing readable changes, the
- * automations it starts run later. `POST /events/send` is registered as a literal path, so it wins over
+ * for a contact and answers 202, waiting for the read models only when it created the contact: the event
+ * itself shows nowhere, and the automations it starts run later. `POST /events/send` is registered as a literal path, so it wins over
  * `/events/:idOrName` (§1.3).
  */
 export function eventRoutes(services: ApiServices): ApiRoutes {
@@ -61,7 +61,9 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
       const auth = requireAuth(request);
       const { event: name, contact_id, email, payload } = request.body;
       if ((contact_id === undefined) === (email === undefined)) throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
-      await sendCustomEvent(services, auth.teamId, { event: name, contactId: contact_id, email, payload: payload ?? {} }, requestMetadata(request, auth, services.clock));
+      const result = await sendCustomEvent(services, auth.teamId, { event: name, contactId: contact_id, email, payload: payload ?? {} }, requestMetadata(request, auth, services.clock));
+      // Only a contact the send created is readable afterwards; the event itself shows nowhere to wait for.
+      await settled(result.contactCreated);
       return accepted(reply, { object: "event" as const, event: name });
     });
 
