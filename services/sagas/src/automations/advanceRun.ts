@@ -74,8 +74,8 @@ export async function automationGoesOn(store: EventStore, run: ActiveRun): Promi
 /**
  * Moves a parked run on by `command` (the delay is over, the awaited event came, the wait timed out), or
  * cancels it when its automation was disabled meanwhile, then advances it. Stale resumes append nothing.
- * The parked row goes last, and only if it still names this step: a crash before that leaves it for the
- * redelivered message or the timer's next firing to find and finish the advance.
+ * The step's timer and parked row go last (the row only if it still names this step): a process that dies
+ * before leaves them for the timer's next firing or the redelivered event to find, and finish the advance.
  */
 export async function resumeRun(deps: RunnerDeps, runId: string, stepKey: string, command: (run: ActiveRun) => AutomationRunCommand | undefined): Promise<void> {
   const run = await loadRun(deps.store, runId);
@@ -89,8 +89,8 @@ export async function resumeRun(deps: RunnerDeps, runId: string, stepKey: string
       if (!resume) return;
       await decideRun(deps.store, runId, resume, metadata);
     }
-    await deps.timers.cancel(runTimerKey(runId, stepKey));
   }
   await advanceRun(deps, runId);
+  await deps.timers.cancel(runTimerKey(runId, stepKey));
   await deps.parked.release(runId, stepKey);
 }
