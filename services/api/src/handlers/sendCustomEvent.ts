@@ -1,6 +1,6 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { createContact, findContact } from "@tidings/audience";
-import { checkEventPayload, customEventStream, type CustomEventReceived } from "@tidings/domain";
+import { checkEventPayload, customEventStream, type CustomEventReceived, type LiveContact } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { findEventDefinition } from "./eventDefinitionStreams.js";
 
@@ -14,19 +14,21 @@ export interface CustomEventInput {
 }
 
 /**
- * The contact an event is sent for: by id, or by email, creating a contact for an email the team has
- * never seen (issue #9). Two sends racing to create the same email both end with the one contact.
+ * The contact an event is sent for, given what the lookup by id or email found: an unknown id is refused,
+ * an email the team has never seen gets a new contact (issue #9). Two sends racing to create the same
+ * email both end with the one contact.
  */
-async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<{ id: string; created?: Position }> {
+async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, found: LiveContact | undefined, metadata: EventMetadata): Promise<{ id: string; created?: Position }> {
+  if (found) return { id: found.contactId };
   if (input.contactId !== undefined) {
-    const found = await findContact(deps.store, teamId, input.contactId);
-    if (!found) throw new TidingsError("validation_error", `The \`contact_id\` \`${input.contactId}\` names no contact of this team.`);
-    return { id: found.contactId };
+    throw new TidingsError("validation_error", `The \`contact_id\` \`${input.contactId}\` names no contact of this team.`);
   }
   const email = input.email!;
   for (let attempt = 1; ; attempt++) {
-    const found = await findContact(deps.store, teamId, email);
-    if (found) return { id: found.contactId };
+    if (attempt > 1) {
+      const raced = await findContact(deps.store, teamId, email);
+      if (raced) return { id: raced.contactId };
+    }
     try {
       const fields = { firstName: null, lastName: null, unsubscribed: false };
       const { id, position } = await createContact(deps, teamId, { email, fields, properties: {}, segmentIds: [], topics: [] }, metadata);
@@ -48,11 +50,12 @@ export interface SentCustomEvent {
  * event name or a payload its schema refuses is a 422 naming what is wrong, and nothing is written.
  */
 export async function sendCustomEvent(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<SentCustomEvent> {
-  const definition = await findEventDefinition(deps.store, teamId, input.event);
+  // Both lookups at once: they are independent, and a send is mostly these round trips.
+  const [definition, found] = await Promise.all([findEventDefinition(deps.store, teamId, input.event), findContact(deps.store, teamId, input.contactId ?? input.email!)]);
   if (!definition) throw new TidingsError("validation_error", `The \`event\` \`${input.event}\` is not defined. Create it with POST /events first.`);
   const invalid = checkEventPayload(definition.schema, input.payload);
   if (invalid) throw new TidingsError(invalid.name, invalid.message);
-  const contact = await contactFor(deps, teamId, input, metadata);
+  const contact = await contactFor(deps, teamId, input, found, metadata);
   const contactId = contact.id;
   const receivedEventId = newId();
   const event: CustomEventReceived = {
