@@ -14,6 +14,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
+import pg from "pg";
 import { randomBase62 } from "@tidings/core";
 import { startSmtpSink } from "@tidings/mail/testing";
 import { openLoop } from "./support/openLoop.mjs";
@@ -26,7 +27,6 @@ const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const fixedRate = Number(process.env.BENCH_RATE ?? 200);
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const connections = 64;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The events, the template and the automation the load runs against, through the API. */
 async function define(baseUrl, headers) {
@@ -48,6 +48,34 @@ async function define(baseUrl, headers) {
     ],
     connections: [{ from: "start", to: "welcome" }],
   });
+}
+
+/**
+ * Server mode: where the time between an event and its email goes, from the event store's own append
+ * times (p50 ms): api append to run started (forwarder, bus, runner), run started to email queued (the
+ * send step), email queued to delivered (forwarder, bus, delivery saga, SMTP).
+ */
+async function stages(eventStoreUrl) {
+  const client = new pg.Client({ connectionString: eventStoreUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`
+      WITH received AS (SELECT data->>'receivedEventId' AS id, created_at FROM eventstore.events WHERE type = 'CustomEventReceived' AND data->>'name' = 'bench.signed_up'),
+      started AS (SELECT data->>'runId' AS run_id, data->'trigger'->>'receivedEventId' AS id, created_at FROM eventstore.events WHERE type = 'AutomationRunStarted'),
+      sent AS (SELECT data->>'runId' AS run_id, data->'output'->>'email_id' AS email_id FROM eventstore.events WHERE type = 'AutomationRunStepCompleted' AND data->>'key' = 'welcome'),
+      queued AS (SELECT stream_id, created_at FROM eventstore.events WHERE type = 'EmailQueued'),
+      delivered AS (SELECT stream_id, created_at FROM eventstore.events WHERE type = 'EmailDelivered')
+      SELECT
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started.created_at - received.created_at) * 1000) AS to_run,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM queued.created_at - started.created_at) * 1000) AS to_queued,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM delivered.created_at - queued.created_at) * 1000) AS to_delivered
+      FROM received JOIN started USING (id) JOIN sent USING (run_id)
+      JOIN queued ON queued.stream_id = 'email-' || sent.email_id JOIN delivered ON delivered.stream_id = queued.stream_id`);
+    const ms = (v) => (v === null ? null : Math.round(Number(v)));
+    return { event_to_run_p50_ms: ms(rows[0].to_run), run_to_queued_p50_ms: ms(rows[0].to_queued), queued_to_delivered_p50_ms: ms(rows[0].to_delivered) };
+  } finally {
+    await client.end();
+  }
 }
 
 const quantile = (sorted, q) => Number(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)].toFixed(1));
@@ -83,8 +111,14 @@ async function bench(mode) {
         const load = loadavg()[0];
         const warm = await wrk(url, script, 2, connections);
         const measured = await wrk(url, script, seconds, connections);
-        // The runner drains the throughput phase's events before the latency phase starts.
-        await sleep(5_000);
+        // The latency phase starts once the runner has drained the throughput phase's events: a marker
+        // event sent after them comes out as an email only then (the runner takes events roughly in order).
+        const marker = await fetch(url, { method: "POST", headers, body: JSON.stringify({ event: "bench.signed_up", email: "marker@example.test", payload: { t: "0" } }) });
+        if (!marker.ok) throw new Error(`marker event: ${marker.status}`);
+        const drainStarted = Date.now();
+        await sink.waitForMessages(1, 600_000);
+        const drainMs = Date.now() - drainStarted;
+        sink.reset();
 
         const loadFixed = loadavg()[0];
         const fixed = await openLoop({
@@ -115,6 +149,9 @@ async function bench(mode) {
           event_to_email_p50_ms: quantile(latencies, 0.5),
           event_to_email_p99_ms: quantile(latencies, 0.99),
           event_to_email_max_ms: quantile(latencies, 1),
+          ...(settings.EVENTSTORE_URL ? await stages(settings.EVENTSTORE_URL) : {}),
+          // How long the runner took to get through the throughput phase's events after it ended.
+          runner_backlog_drain_ms: drainMs,
           load_1m_before: Number(load.toFixed(2)),
           load_1m_before_fixed_rate: Number(loadFixed.toFixed(2)),
         };
