@@ -5,7 +5,7 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";
-import { decideRun, loadRun, runMetadata, runTimerKey } from "./runCommands.js";
+import { decideOn, decideRun, loadRun, loadRunAt, runMetadata, runTimerKey } from "./runCommands.js";
 
 export interface RunnerDeps {
   store: EventStore;
@@ -53,14 +53,16 @@ function commandFor(outcome: Awaited<ReturnType<typeof executeStep>>, key: strin
  * appended at the revision read, so a step is executed and recorded once however often this runs.
  */
 export async function advanceRun(deps: RunnerDeps, runId: string): Promise<void> {
+  let loaded = await loadRunAt(deps.store, runId);
   for (let i = 0; i < maxStepsPerAdvance; i++) {
-    const run = await loadRun(deps.store, runId);
+    const run = loaded.state;
     if (run.status !== "running") return;
     if (run.waiting) return arm(deps, run);
     const step = run.graph.steps.find((s) => s.key === run.current)!;
     const metadata = runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock);
     const outcome = await executeStep(deps, run, step, metadata);
-    await decideRun(deps.store, runId, commandFor(outcome, step.key, formatTimestamp(deps.clock.now())), metadata);
+    // Lost to a concurrent writer: read again; the step, if still current, runs again and finds its effect done.
+    loaded = (await decideOn(deps.store, runId, loaded, commandFor(outcome, step.key, formatTimestamp(deps.clock.now())), metadata)) ?? (await loadRunAt(deps.store, runId));
   }
   deps.logger.error({ runId }, "automation run did not settle within its step bound");
 }

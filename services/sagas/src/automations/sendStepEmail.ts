@@ -58,12 +58,12 @@ async function sendingDomain(deps: SendStepDeps, teamId: string, from: string): 
 export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: AutomationStep, contact: LiveContact, metadata: EventMetadata): Promise<StepOutcome> {
   const config = step.config as unknown as SendEmailConfig;
   const emailId = stepEmailId(run.runId, step.key);
+  const [queued, template] = await Promise.all([deps.store.readStream(emailStream(emailId), { maxCount: 1 }), loadState(deps.store, templateStream(config.template.id), templateDecider)]);
   // Queued by an earlier execution that stopped before recording it: done, whatever changed since.
-  if ((await deps.store.readStream(emailStream(emailId), { maxCount: 1 })).length > 0) return { kind: "complete", outcome: "completed", output: { email_id: emailId } };
+  if (queued.length > 0) return { kind: "complete", outcome: "completed", output: { email_id: emailId } };
   if (contact.unsubscribed) return { kind: "complete", outcome: "skipped", output: { reason: "contact_unsubscribed" } };
   if (config.topic_id && contact.topics[config.topic_id] === "opt_out") return { kind: "complete", outcome: "skipped", output: { reason: "topic_opt_out" } };
 
-  const template = await loadState(deps.store, templateStream(config.template.id), templateDecider);
   if (template.status !== "active" || template.teamId !== run.teamId) return { kind: "fail", error: `Template \`${config.template.id}\` not found.` };
   if (!template.published) return { kind: "fail", error: `Template \`${config.template.id}\` is not published.` };
   const { name, subject, from, replyTo, html, text, variables } = template.published.content;
