@@ -9,7 +9,8 @@
 //      when the sink accepted the email (the SMTP 250), through api, event store, bus, runner, delivery.
 // Runs the built packages: `npx tsc -b && node bench/events.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES (default server);
-// BENCH_MAIL_CONCURRENCY (default 16); BENCH_LOG_LEVEL (default warn).
+// BENCH_MAIL_CONCURRENCY (default 16); BENCH_LOG_LEVEL (default warn); BENCH_CPU_PROF=<dir> writes a CPU
+// profile of each Tidings process there (node --cpu-prof).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,7 @@ const modes = (process.env.BENCH_MODES ?? "server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
 const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const fixedRate = Number(process.env.BENCH_RATE ?? 200);
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const connections = 64;
 
@@ -97,7 +99,8 @@ async function bench(mode) {
         MAIL_CONCURRENCY: mailConcurrency,
       };
       await prepareBootstrapTeam(env);
-      const roles = mode === "server" ? [startRole("projector", env), startRole("api", env), startRole("sagas", env)] : [startRole("all", env)];
+      const role = (name) => startRole(name, env, { cpuProfileDir });
+      const roles = mode === "server" ? [role("projector"), role("api"), role("sagas")] : [role("all")];
       try {
         const baseUrl = `http://127.0.0.1:${port}`;
         await waitUntilReady(baseUrl);
