@@ -11,23 +11,14 @@
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES=embedded,server;
 // BENCH_MAIL_CONCURRENCY (default 16) SMTP connections; BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
-import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
-import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
-import { serve } from "@tidings/cli";
+import { randomBase62 } from "@tidings/core";
 import { startSmtpSink } from "@tidings/mail/testing";
-import { connect } from "nats";
-import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
 import { openLoop } from "./support/openLoop.mjs";
-import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+import { freePort, prepareBootstrapTeam, startRole as startTidingsRole, waitUntilReady, withModeSettings, wrk as runWrk } from "./support/servedTidings.mjs";
 
-const run = promisify(execFile);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
@@ -35,93 +26,14 @@ const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const fixedRate = Number(process.env.BENCH_RATE ?? 500);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const cli = fileURLToPath(new URL("../services/cli/dist/main.js", import.meta.url));
 const connections = 64;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-
-/** wrk's report: requests, non-2xx answers, and the p50/p99 latency in milliseconds. */
-async function wrk(url, script, duration) {
-  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url];
-  const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
-  const ms = (label) => {
-    const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(stdout);
-    if (!m) throw new Error(`could not read wrk's report:\n${stdout}`);
-    return Number((Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]]).toFixed(2));
-  };
-  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
-  return { requests, accepted: requests - non2xx, non2xx, p50Ms: ms(50), p99Ms: ms(99) };
-}
-
-/** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
-function startRole(role, env) {
-  const args = [...(cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : []), cli, "serve", "--role", role];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return {
-    exited,
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const ready = await fetch(`${baseUrl}/ready`).then((r) => r.ok, () => false);
-    if (ready) return;
-    if (Date.now() > deadline) throw new Error(`${baseUrl} did not become ready`);
-    await sleep(100);
-  }
-}
-
-async function withSettings(mode, body) {
-  if (mode === "embedded") {
-    const dir = mkdtempSync(join(tmpdir(), "tidings-bench-send-"));
-    try {
-      return await body({ DATA_DIR: dir });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  const prefix = `bench${randomBase62(8)}`;
-  try {
-    return await withScratchDatabase("send", (url) =>
-      body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }),
-    );
-  } finally {
-    const nc = await connect({ servers: natsUrl });
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
-    await nc.close();
-  }
-}
-
-/** Creates the first team and key, and lifts the team's rate limit out of the way: one start in this process. */
-async function prepare(env) {
-  const config = loadConfig(env);
-  const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
-  try {
-    await setTeamRateLimit(serving.runtime.store, BOOTSTRAP_TEAM_NAME, 10_000_000);
-  } finally {
-    await serving.stop();
-  }
-}
+const startRole = (role, env) => startTidingsRole(role, env, { cpuProfileDir });
+const wrk = (url, script, duration) => runWrk(url, script, duration, connections);
 
 async function bench(mode) {
   const sink = await startSmtpSink();
   try {
-    return await withSettings(mode, async (settings) => {
+    return await withModeSettings(mode, "send", natsUrl, async (settings) => {
       const token = `re_${randomBase62(40)}`;
       const port = await freePort();
       const env = {
@@ -134,7 +46,7 @@ async function bench(mode) {
         SMTP_URL: sink.url,
         MAIL_CONCURRENCY: mailConcurrency,
       };
-      await prepare(env);
+      await prepareBootstrapTeam(env);
       const split = mode === "server";
       const roles = split ? [startRole("projector", env), startRole("api", env)] : [startRole("all", env)];
       try {

@@ -6,15 +6,15 @@
 import http from "node:http";
 
 /**
- * POSTs `body` to `url` `rate` times a second for `seconds`. Resolves once every request has its answer:
+ * POSTs `body` to `url` `rate` times a second for `seconds`. `body` may be a function of the request's index
+ * and the wall-clock time (ms) it was due, for requests that must differ or carry their own due time. Resolves once every request has its answer:
  * `{ requested, answered, non2xx, errors, achievedRps, p50Ms, p99Ms, maxMs }`.
  */
 export async function openLoop({ url, rate, seconds, headers, body, maxConnections = 512 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: maxConnections });
   const total = Math.round(rate * seconds);
   const latencies = new Float64Array(total);
-  const payload = Buffer.from(body);
-  const requestHeaders = { ...headers, "content-length": payload.length };
+  const fixedPayload = typeof body === "function" ? undefined : Buffer.from(body);
   let answered = 0;
   let non2xx = 0;
   let errors = 0;
@@ -28,7 +28,8 @@ export async function openLoop({ url, rate, seconds, headers, body, maxConnectio
     if (++answered === total) allAnswered();
   };
   const send = (i, dueAt) => {
-    const request = http.request(url, { method: "POST", agent, headers: requestHeaders }, (response) => {
+    const payload = fixedPayload ?? Buffer.from(body(i, performance.timeOrigin + dueAt));
+    const request = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": payload.length } }, (response) => {
       if (response.statusCode < 200 || response.statusCode >= 300) non2xx++;
       response.resume();
       response.on("end", () => settle(i, dueAt));

@@ -1,4 +1,7 @@
 import { apiKeysProjection } from "./apiKeys.js";
+import { automationRunsProjection } from "./automationRuns.js";
+import { automationsProjection } from "./automations.js";
+import { eventDefinitionsProjection } from "./eventDefinitions.js";
 import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
@@ -25,4 +28,7 @@ export const productProjections: Projection[] = [
   webhooksProjection,
   webhookDeliveriesProjection,
   audienceProjection,
+  eventDefinitionsProjection,
+  automationsProjection,
+  automationRunsProjection,
 ];

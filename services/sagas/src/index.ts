@@ -5,3 +5,6 @@ export { queueScheduledEmail, queueScheduledEmailDecider, sendTimerKey, startSch
 export { emailComposer, type BlobReader } from "./composeEmail.js";
 export { sagaDurables } from "./durables.js";
 export { runContactImport, startContactImportSaga, type ContactImportDeps } from "./contactImports.js";
+export { automationMigrations } from "./automations/migrations.js";
+export { runIdOf } from "./automations/automationRunner.js";
+export { stepEmailId } from "./automations/sendStepEmail.js";

@@ -14,6 +14,9 @@ import { suppressionList } from "./suppressionList.js";
 import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
 import { startWebhookSaga } from "./webhooks/webhookSaga.js";
+import { fireRunTimer, startAutomationRunner } from "./automations/automationRunner.js";
+import type { RunnerDeps, RunTimerPayload } from "./automations/advanceRun.js";
+import { parkedRuns } from "./automations/parkedRuns.js";
 import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
 
 export interface SagaDeps {
@@ -32,7 +35,7 @@ export interface RunningSagas {
 }
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload;
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -86,6 +89,14 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       messageIdHost: new URL(config.PUBLIC_URL).hostname,
     });
     stops.push(() => webhooks.stop());
+    const automations: RunnerDeps = {
+      store,
+      timers,
+      parked: parkedRuns(database),
+      clock: systemClock,
+      allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
+      logger: logger.child({ saga: "automations" }),
+    };
     const poller = startTimerPoller({
       database,
       logger: logger.child({ component: "timers" }),
@@ -94,6 +105,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
         else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
+        else if (payload.kind === "automation-step") await fireRunTimer(automations, payload);
         else await deliverEmail(deps, payload.emailId);
       },
     });
@@ -102,6 +114,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startDeliverySaga({ bus, deps, concurrency: config.MAIL_CONCURRENCY }),
       ...(await startSchedulerSaga({ bus, store, timers })),
       await startDomainVerificationSaga({ bus, deps: domainChecks }),
+      ...(await startAutomationRunner({ bus, database, deps: automations, concurrency: 16 })),
       await startContactImportSaga({
         bus,
         deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },

@@ -17,6 +17,8 @@ import { topicRoutes } from "./topics.js";
 import { suppressionRoutes } from "./suppressions.js";
 import { unsubscribeRoutes } from "./unsubscribe.js";
 import { trackingRoutes } from "./tracking.js";
+import { eventRoutes } from "./events.js";
+import { automationRoutes } from "./automations.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -45,5 +47,7 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     suppressionRoutes(services),
     unsubscribeRoutes(services),
     trackingRoutes(services),
+    eventRoutes(services),
+    automationRoutes(services),
   ];
 }

@@ -43,7 +43,15 @@ beforeAll(async () => {
   const topic = (await asTeamA("POST", "/topics", { name: teamAMarker.slice(0, 50), default_subscription: "opt_in" })).json() as { id: string };
   const contact = (await asTeamA("POST", "/contacts", { email: `${teamAMarker}@example.com`, first_name: teamAMarker, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] })).json() as { id: string };
   const suppression = (await asTeamA("POST", "/suppressions", { email: `${teamAMarker}@suppressed.example.com` })).json() as { id: string };
+  const event = (await asTeamA("POST", "/events", { name: `${teamAMarker}.happened`, schema: { marker: "string" } })).json() as { id: string };
+  const automation = (await asTeamA("POST", "/automations", {
+    name: teamAMarker,
+    steps: [{ key: "start", type: "trigger", config: { event_name: `${teamAMarker}.happened` } }],
+    connections: [],
+  })).json() as { id: string };
   teamAResources = {
+    "/events": event.id,
+    "/automations": automation.id,
     "/api-keys": teamA.id,
     "/templates": template.id,
     "/emails": email.id,

@@ -2,7 +2,7 @@ import type { Config, Logger } from "@tidings/core";
 import { migrate } from "@tidings/postgres";
 import { API_KEY_USAGE_COMPONENT, apiKeyUsageMigrations, apiMigrations } from "@tidings/api";
 import { checkpointMigrations } from "@tidings/projections";
-import { timerMigrations } from "@tidings/sagas";
+import { automationMigrations, timerMigrations } from "@tidings/sagas";
 import { openRuntime } from "../runtime.js";
 
 /**
@@ -25,4 +25,5 @@ export async function migrateReadDatabase(database: Parameters<typeof migrate>[0
   await migrate(database, "api", apiMigrations);
   await migrate(database, API_KEY_USAGE_COMPONENT, apiKeyUsageMigrations);
   await migrate(database, "timers", timerMigrations);
+  await migrate(database, "automations", automationMigrations);
 }

@@ -1,0 +1,96 @@
+// What the end-to-end benchmarks share: Tidings started as `tidings serve` child processes with throw-away
+// stores (a PGlite directory, or a scratch PostgreSQL database and its own NATS streams), and wrk driving it.
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
+import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
+import { serve } from "@tidings/cli";
+import { connect } from "nats";
+import { setTeamRateLimit } from "../../services/cli/dist/commands/teams.js";
+import { withScratchDatabase } from "./scratchDatabase.mjs";
+
+const run = promisify(execFile);
+const cli = fileURLToPath(new URL("../../services/cli/dist/main.js", import.meta.url));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** wrk's report: requests, non-2xx answers, and the p50/p99 latency in milliseconds. */
+export async function wrk(url, script, duration, connections) {
+  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url];
+  const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
+  const ms = (label) => {
+    const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(stdout);
+    if (!m) throw new Error(`could not read wrk's report:\n${stdout}`);
+    return Number((Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]]).toFixed(2));
+  };
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+  return { requests, accepted: requests - non2xx, non2xx, p50Ms: ms(50), p99Ms: ms(99) };
+}
+
+/** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
+export function startRole(role, env, { cpuProfileDir } = {}) {
+  const args = [...(cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : []), cli, "serve", "--role", role];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    if (await fetch(`${baseUrl}/ready`).then((r) => r.ok, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`${baseUrl} did not become ready`);
+    await sleep(100);
+  }
+}
+
+/** Runs `body` with the store settings of `mode`, and drops the stores afterwards whatever happens. */
+export async function withModeSettings(mode, label, natsUrl, body) {
+  if (mode === "embedded") {
+    const dir = mkdtempSync(join(tmpdir(), `tidings-bench-${label}-`));
+    try {
+      return await body({ DATA_DIR: dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const prefix = `bench${randomBase62(8)}`;
+  try {
+    return await withScratchDatabase(label, (url) => body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }));
+  } finally {
+    const nc = await connect({ servers: natsUrl });
+    const jsm = await nc.jetstreamManager();
+    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
+    await nc.close();
+  }
+}
+
+/** Creates the first team and key, and lifts the team's rate limit out of the way: one start in this process. */
+export async function prepareBootstrapTeam(env) {
+  const config = loadConfig(env);
+  const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
+  try {
+    await setTeamRateLimit(serving.runtime.store, BOOTSTRAP_TEAM_NAME, 10_000_000);
+  } finally {
+    await serving.stop();
+  }
+}

@@ -1,0 +1,99 @@
+import type { AutomationRunEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends AutomationRunEvent["type"]> = Extract<AutomationRunEvent, { type: Type }>["data"];
+const dataOf = <Type extends AutomationRunEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/**
+ * Runs and their steps (reference §6.14). Every step of the run's graph gets a row at the start, `pending`,
+ * in graph order; each step event moves its row, and the run's end marks the steps it never reached
+ * `skipped`. A handler cannot read, so the end event carries those keys.
+ */
+export const automationRunsProjection: Projection = {
+  name: "automation_runs",
+  version: 1,
+  tables: {
+    automation_runs: {
+      columns: {
+        id: { type: "uuid" },
+        automation_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        version: { type: "integer" },
+        status: { type: "text" },
+        contact_id: { type: "uuid" },
+        started_at: { type: "timestamptz" },
+        completed_at: { type: "timestamptz", nullable: true },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_automation: "(automation_id, created_at DESC, id DESC)" },
+    },
+    automation_run_steps: {
+      columns: {
+        run_id: { type: "uuid" },
+        key: { type: "text" },
+        position: { type: "integer" },
+        type: { type: "text" },
+        status: { type: "text" },
+        output: { type: "jsonb", nullable: true },
+        error: { type: "text", nullable: true },
+        started_at: { type: "timestamptz", nullable: true },
+        completed_at: { type: "timestamptz", nullable: true },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["run_id", "key"],
+    },
+  },
+  handlers: {
+    AutomationRunStarted(event, context) {
+      const data = dataOf<"AutomationRunStarted">(event);
+      context.upsert("automation_runs", {
+        id: data.runId,
+        automation_id: data.automationId,
+        team_id: data.teamId,
+        version: data.version,
+        status: "running",
+        contact_id: data.trigger.contactId,
+        started_at: data.startedAt,
+        completed_at: null,
+        created_at: data.startedAt,
+      });
+      data.steps.forEach((step, position) =>
+        context.upsert("automation_run_steps", {
+          run_id: data.runId,
+          key: step.key,
+          position,
+          type: step.type,
+          status: "pending",
+          output: null,
+          error: null,
+          started_at: null,
+          completed_at: null,
+          created_at: data.startedAt,
+        }),
+      );
+    },
+    AutomationRunStepWaiting(event, context) {
+      const data = dataOf<"AutomationRunStepWaiting">(event);
+      context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } });
+    },
+    AutomationRunStepCompleted(event, context) {
+      const data = dataOf<"AutomationRunStepCompleted">(event);
+      context.update(
+        "automation_run_steps",
+        { run_id: data.runId, key: data.key },
+        { status: data.outcome, output: data.output, started_at: data.startedAt, completed_at: data.completedAt },
+      );
+    },
+    AutomationRunStepFailed(event, context) {
+      const data = dataOf<"AutomationRunStepFailed">(event);
+      context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt });
+    },
+    AutomationRunEnded(event, context) {
+      const data = dataOf<"AutomationRunEnded">(event);
+      context.update("automation_runs", { id: data.runId }, { status: data.status, completed_at: data.endedAt });
+      for (const key of data.skipped) context.update("automation_run_steps", { run_id: data.runId, key }, { status: "skipped" });
+    },
+  },
+};

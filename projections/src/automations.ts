@@ -1,0 +1,54 @@
+import { triggerEventName, type AutomationEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends AutomationEvent["type"]> = Extract<AutomationEvent, { type: Type }>["data"];
+const dataOf = <Type extends AutomationEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+const definitionColumns = (data: Data<"AutomationCreated"> | Data<"AutomationUpdated">) => ({
+  name: data.name,
+  status: data.status,
+  steps: data.steps,
+  connections: data.connections,
+  trigger_event: triggerEventName(data) ?? "",
+});
+
+/**
+ * Automations as GET and list show them, and the runner's index from a trigger's event name to the enabled
+ * automations it starts (`by_trigger`): a lookup only; the runner then folds the automation's stream.
+ */
+export const automationsProjection: Projection = {
+  name: "automations",
+  version: 1,
+  tables: {
+    automations: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        status: { type: "text" },
+        steps: { type: "jsonb" },
+        connections: { type: "jsonb" },
+        trigger_event: { type: "text" },
+        version: { type: "integer" },
+        created_at: { type: "timestamptz" },
+        updated_at: { type: "timestamptz", nullable: true },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_trigger: "(team_id, trigger_event, status)" },
+    },
+  },
+  handlers: {
+    AutomationCreated(event, context) {
+      const data = dataOf<"AutomationCreated">(event);
+      context.upsert("automations", { id: data.automationId, team_id: data.teamId, ...definitionColumns(data), version: 1, created_at: data.createdAt, updated_at: null });
+    },
+    AutomationUpdated(event, context) {
+      const data = dataOf<"AutomationUpdated">(event);
+      context.update("automations", { id: data.automationId }, { ...definitionColumns(data), version: data.version, updated_at: data.updatedAt });
+    },
+    AutomationDeleted(event, context) {
+      context.delete("automations", { id: dataOf<"AutomationDeleted">(event).automationId });
+    },
+  },
+};

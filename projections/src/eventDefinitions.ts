@@ -1,0 +1,39 @@
+import type { EventDefinitionEvent } from "@tidings/domain";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { Projection } from "./projection.js";
+
+type Data<Type extends EventDefinitionEvent["type"]> = Extract<EventDefinitionEvent, { type: Type }>["data"];
+const dataOf = <Type extends EventDefinitionEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+
+/** Custom event definitions as `GET /events` shows them (reference §6.15). Sends fold the stream instead. */
+export const eventDefinitionsProjection: Projection = {
+  name: "event_definitions",
+  version: 1,
+  tables: {
+    event_definitions: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text" },
+        schema: { type: "jsonb", nullable: true },
+        created_at: { type: "timestamptz" },
+        updated_at: { type: "timestamptz", nullable: true },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_name: "(team_id, name)" },
+    },
+  },
+  handlers: {
+    EventDefinitionCreated(event, context) {
+      const data = dataOf<"EventDefinitionCreated">(event);
+      context.upsert("event_definitions", { id: data.eventDefId, team_id: data.teamId, name: data.name, schema: data.schema, created_at: data.createdAt, updated_at: null });
+    },
+    EventDefinitionUpdated(event, context) {
+      const data = dataOf<"EventDefinitionUpdated">(event);
+      context.update("event_definitions", { id: data.eventDefId }, { schema: data.schema, updated_at: data.updatedAt });
+    },
+    EventDefinitionDeleted(event, context) {
+      context.delete("event_definitions", { id: dataOf<"EventDefinitionDeleted">(event).eventDefId });
+    },
+  },
+};

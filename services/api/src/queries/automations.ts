@@ -1,0 +1,37 @@
+import { sql } from "kysely";
+import type { AutomationConnection, AutomationStatus, AutomationStep } from "@tidings/domain";
+import type { Database } from "@tidings/postgres";
+import { listPage, type ListPage, type PageRequest } from "../pagination.js";
+import { wireTimestamp } from "../wireTimestamp.js";
+
+export interface AutomationListItem {
+  id: string;
+  name: string;
+  status: AutomationStatus;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** The Automation object of reference §6.14. */
+export interface WireAutomation extends AutomationListItem {
+  object: "automation";
+  steps: AutomationStep[];
+  connections: AutomationConnection[];
+}
+
+const listColumns = ["a.id", "a.name", "a.status", wireTimestamp("a.created_at").as("created_at"), wireTimestamp("a.updated_at").as("updated_at")] as const;
+const teamAutomations = (database: Database, teamId: string) => database.db.selectFrom("automations as a").where("a.team_id", "=", teamId);
+
+export function listAutomations(database: Database, teamId: string, page: PageRequest & { status?: AutomationStatus | undefined }): Promise<ListPage<AutomationListItem>> {
+  let base = teamAutomations(database, teamId).select([...listColumns]);
+  if (page.status) base = base.where("a.status", "=", page.status);
+  return listPage<AutomationListItem>(base, page, { orderBy: ["a.created_at", "a.id"] });
+}
+
+export async function getAutomation(database: Database, teamId: string, id: string): Promise<WireAutomation | undefined> {
+  const row = await teamAutomations(database, teamId)
+    .where(sql`a.id::text`, "=", id)
+    .select([...listColumns, "a.steps", "a.connections"])
+    .executeTakeFirst();
+  return row ? ({ object: "automation", ...row } as WireAutomation) : undefined;
+}

@@ -1,0 +1,38 @@
+import { sql } from "kysely";
+import type { EventSchema } from "@tidings/domain";
+import type { Database } from "@tidings/postgres";
+import { listPage, type ListPage, type PageRequest } from "../pagination.js";
+import { wireTimestamp } from "../wireTimestamp.js";
+
+/** The Event object (reference §6.15). */
+export interface WireEventDefinition {
+  object: "event";
+  id: string;
+  name: string;
+  schema: EventSchema;
+  created_at: string;
+  updated_at: string | null;
+}
+
+const columns = [
+  sql<"event">`'event'`.as("object"),
+  "e.id",
+  "e.name",
+  "e.schema",
+  wireTimestamp("e.created_at").as("created_at"),
+  wireTimestamp("e.updated_at").as("updated_at"),
+] as const;
+const teamEvents = (database: Database, teamId: string) => database.db.selectFrom("event_definitions as e").where("e.team_id", "=", teamId).select([...columns]);
+
+/** Newest first, 20 a page unless `limit` says otherwise. */
+export function listEventDefinitions(database: Database, teamId: string, page: PageRequest): Promise<ListPage<WireEventDefinition>> {
+  return listPage<WireEventDefinition>(teamEvents(database, teamId), page, { orderBy: ["e.created_at", "e.id"] });
+}
+
+/** By id or by name; an id wins over a name that happens to look like one. */
+export async function getEventDefinition(database: Database, teamId: string, idOrName: string): Promise<WireEventDefinition | undefined> {
+  return (await teamEvents(database, teamId)
+    .where((eb) => eb.or([eb(sql`e.id::text`, "=", idOrName), eb("e.name", "=", idOrName)]))
+    .orderBy(sql`e.id::text = ${idOrName}`, "desc")
+    .executeTakeFirst()) as WireEventDefinition | undefined;
+}

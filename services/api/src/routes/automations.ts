@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import { AUTOMATION_NAME_MAX, automationStatuses, connectionTypes, runStatuses, runStepStatuses, stepTypes, type AutomationDefinition, type RunStatus } from "@tidings/domain";
+import type { Position } from "@tidings/eventstore";
+import type { ApiRoutes } from "../app.js";
+import { createAutomation, deleteAutomation, duplicateAutomation, updateAutomation } from "../handlers/automations.js";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getRun, listRuns } from "../queries/automationRuns.js";
+import { getAutomation, listAutomations } from "../queries/automations.js";
+import { created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+
+const tags = ["automations"];
+const params = z.object({ id: z.string().min(1).max(255).describe("The automation's id.") });
+const runParams = params.extend({ runId: z.string().min(1).max(255).describe("The run's id.") });
+
+const step = z.object({
+  key: z.string().describe("Unique within the automation; connections name steps by it."),
+  type: z.enum(stepTypes),
+  config: z.record(z.string(), z.unknown()).default({}).describe("The step type's settings (reference §6.14)."),
+});
+const connection = z.object({ from: z.string(), to: z.string(), type: z.enum(connectionTypes).default("default") });
+const updateBody = z.object({
+  name: z.string().max(AUTOMATION_NAME_MAX).optional(),
+  status: z.enum(automationStatuses).optional().describe("`enabled` automations start runs; default `disabled`."),
+  steps: z.array(step).optional(),
+  connections: z.array(connection).optional(),
+});
+const createBody = updateBody.extend({ name: z.string().max(AUTOMATION_NAME_MAX) });
+
+const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: z.string(), updated_at: z.string().nullable() });
+const automation = listItem.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
+const reference = z.object({ object: z.literal("automation"), id: z.uuid() });
+const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: z.string().nullable(), completed_at: z.string().nullable(), created_at: z.string() });
+const run = runItem.extend({
+  object: z.literal("automation_run"),
+  steps: z.array(
+    z.object({
+      key: z.string(),
+      type: z.string(),
+      status: z.enum(runStepStatuses),
+      output: z.record(z.string(), z.unknown()).nullable(),
+      error: z.string().nullable(),
+      started_at: z.string().nullable(),
+      completed_at: z.string().nullable(),
+      created_at: z.string(),
+    }),
+  ),
+});
+const runStatusFilter = z
+  .string()
+  .optional()
+  .describe("Comma-separated run statuses.")
+  .transform((text, ctx) => {
+    const statuses = text?.split(",").filter(Boolean) ?? [];
+    const wrong = statuses.find((s) => !(runStatuses as readonly string[]).includes(s));
+    if (wrong) ctx.addIssue({ code: "custom", message: `\`status\` must be among ${runStatuses.join(", ")}; got \`${wrong}\`.` });
+    return statuses as RunStatus[];
+  });
+
+type Body = z.infer<typeof updateBody>;
+
+/** Steps and connections describe one graph, so they come together or not at all (seed spec, POST /automations). */
+function definitionChanges(body: Body): Partial<AutomationDefinition> {
+  if ((body.steps === undefined) !== (body.connections === undefined)) throw new TidingsError("validation_error", "`steps` and `connections` must be given together.");
+  const changes: Partial<AutomationDefinition> = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.status !== undefined) changes.status = body.status;
+  if (body.steps !== undefined) changes.steps = body.steps;
+  if (body.connections !== undefined) changes.connections = body.connections;
+  return changes;
+}
+
+/** `/automations` and their runs (reference §6.14). Writes fold the automation's stream; reads use the read models. */
+export function automationRoutes(services: ApiServices): ApiRoutes {
+  const settled = async (position: Position | undefined) => {
+    if (position) await services.waitFor(position);
+  };
+
+  return (app) => {
+    app.post("/automations", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const changes = definitionChanges(request.body);
+      if (changes.steps === undefined) throw new TidingsError("missing_required_field", "Missing `steps` and `connections` fields.");
+      const definition: AutomationDefinition = { name: request.body.name, status: changes.status ?? "disabled", steps: changes.steps, connections: changes.connections! };
+      const result = await createAutomation(services, auth.teamId, definition, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, { object: "automation" as const, id: result.id });
+    });
+
+    app.get(
+      "/automations",
+      { schema: { tags, querystring: listQuerySchema({ status: z.enum(automationStatuses).optional() }), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listAutomations(services.database, auth.teamId, request.query));
+      },
+    );
+
+    app.get("/automations/:id", { schema: { tags, params, response: { 200: automation } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getAutomation(services.database, auth.teamId, request.params.id);
+      if (!found) throw new TidingsError("not_found", "Automation not found");
+      return ok(reply, found);
+    });
+
+    app.patch("/automations/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await updateAutomation(services, auth.teamId, request.params.id, definitionChanges(request.body), requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "automation" as const, id: result.id });
+    });
+
+    app.delete("/automations/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await deleteAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "automation" as const, id: result.id, deleted: true as const });
+    });
+
+    app.post("/automations/:id/duplicate", { schema: { tags, params, response: { 201: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await duplicateAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, { object: "automation" as const, id: result.id });
+    });
+
+    app.post(
+      "/automations/:id/stop",
+      { schema: { tags, params, response: { 200: reference.extend({ status: z.literal("disabled") }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await updateAutomation(services, auth.teamId, request.params.id, { status: "disabled" }, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "automation" as const, id: result.id, status: "disabled" as const });
+      },
+    );
+
+    app.get(
+      "/automations/:id/runs",
+      { schema: { tags, params, querystring: listQuerySchema({ status: runStatusFilter }), response: { 200: listSchema(runItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        if (!(await getAutomation(services.database, auth.teamId, request.params.id))) throw new TidingsError("not_found", "Automation not found");
+        const { status, ...page } = request.query;
+        return ok(reply, await listRuns(services.database, auth.teamId, request.params.id, { ...page, statuses: status }));
+      },
+    );
+
+    app.get("/automations/:id/runs/:runId", { schema: { tags, params: runParams, response: { 200: run } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getRun(services.database, auth.teamId, request.params.id, request.params.runId);
+      if (!found) throw new TidingsError("not_found", "Run not found");
+      return ok(reply, found);
+    });
+  };
+}

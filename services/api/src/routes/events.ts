@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { TidingsError } from "@tidings/core";
+import { EVENT_NAME_MAX, eventFieldTypes } from "@tidings/domain";
+import type { Position } from "@tidings/eventstore";
+import type { ApiRoutes } from "../app.js";
+import { createEventDefinition, deleteEventDefinition, updateEventDefinition } from "../handlers/eventDefinitions.js";
+import { sendCustomEvent } from "../handlers/sendCustomEvent.js";
+import { listQuerySchema, listSchema } from "../pagination.js";
+import { requireAuth } from "../plugins/auth.js";
+import { getEventDefinition, listEventDefinitions } from "../queries/eventDefinitions.js";
+import { accepted, created, ok } from "../replies.js";
+import { requestMetadata } from "../requestMetadata.js";
+import type { ApiServices } from "../services.js";
+
+const tags = ["events"];
+const params = z.object({ idOrName: z.string().min(1).max(EVENT_NAME_MAX).describe("The event's id or name, URL-encoded.") });
+const schema = z.record(z.string(), z.enum(eventFieldTypes)).nullable().describe("A flat map of payload field to `string`, `number`, `boolean` or `date`.");
+
+const createBody = z.object({ name: z.string().describe("A dotted name such as `user.signed_up`; `resend:` and `tidings:` are reserved."), schema: schema.optional() });
+const updateBody = z.object({ schema });
+const sendBody = z.object({
+  event: z.string().min(1).describe("The name of a defined event."),
+  contact_id: z.string().optional().describe("The contact the event is about; give this or `email`."),
+  email: z.string().optional().describe("The contact's email; a contact is created for an email the team does not have."),
+  payload: z.record(z.string(), z.unknown()).optional().describe("The event's data, checked against its schema."),
+});
+
+const event = z.object({
+  object: z.literal("event"),
+  id: z.uuid(),
+  name: z.string(),
+  schema: z.record(z.string(), z.string()).nullable(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+});
+const listItem = event.omit({ object: true });
+const reference = z.object({ object: z.literal("event"), id: z.uuid() });
+const deleted = reference.extend({ deleted: z.literal(true) });
+const sent = z.object({ object: z.literal("event"), event: z.string() });
+
+/**
+ * `/events` (reference §6.15): custom event definitions, and `POST /events/send`, which records one event
+ * for a contact and answers 202, waiting for the read models only when it created the contact: the event
+ * itself shows nowhere, and the automations it starts run later. `POST /events/send` is registered as a literal path, so it wins over
+ * `/events/:idOrName` (§1.3).
+ */
+export function eventRoutes(services: ApiServices): ApiRoutes {
+  const settled = async (position: Position | undefined) => {
+    if (position) await services.waitFor(position);
+  };
+
+  return (app) => {
+    app.post("/events", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await createEventDefinition(services, auth.teamId, request.body.name, request.body.schema ?? null, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return created(reply, { object: "event" as const, id: result.id });
+    });
+
+    app.post("/events/send", { config: { idempotency: true }, schema: { tags, body: sendBody, response: { 202: sent } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const { event: name, contact_id, email, payload } = request.body;
+      if ((contact_id === undefined) === (email === undefined)) throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
+      const result = await sendCustomEvent(services, auth.teamId, { event: name, contactId: contact_id, email, payload: payload ?? {} }, requestMetadata(request, auth, services.clock));
+      // Only a contact the send created is readable afterwards; the event itself shows nowhere to wait for.
+      await settled(result.contactCreated);
+      return accepted(reply, { object: "event" as const, event: name });
+    });
+
+    app.get("/events", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const page = await listEventDefinitions(services.database, auth.teamId, request.query);
+      return ok(reply, { ...page, data: page.data.map(({ object: _, ...item }) => item) });
+    });
+
+    app.get("/events/:idOrName", { schema: { tags, params, response: { 200: event } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const found = await getEventDefinition(services.database, auth.teamId, request.params.idOrName);
+      if (!found) throw new TidingsError("not_found", "Event not found");
+      return ok(reply, found);
+    });
+
+    app.patch("/events/:idOrName", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await updateEventDefinition(services, auth.teamId, request.params.idOrName, request.body.schema, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "event" as const, id: result.id });
+    });
+
+    app.delete("/events/:idOrName", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
+      const auth = requireAuth(request);
+      const result = await deleteEventDefinition(services, auth.teamId, request.params.idOrName, requestMetadata(request, auth, services.clock));
+      await settled(result.position);
+      return ok(reply, { object: "event" as const, id: result.id, deleted: true as const });
+    });
+  };
+}

@@ -1,0 +1,104 @@
+import { deterministicId, formatTimestamp, parseTimestamp } from "@tidings/core";
+import { loadState } from "@tidings/commands";
+import { loadContact } from "@tidings/audience";
+import { automationDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { sql } from "kysely";
+import type { Database } from "@tidings/postgres";
+import { automationChangesDurable, automationEventsDurable } from "../durables.js";
+import { advanceRun, resumeRun, type RunnerDeps, type RunTimerPayload } from "./advanceRun.js";
+import { decideRun, loadRun, runMetadata, runTimerKey } from "./runCommands.js";
+import { stepContext } from "./stepContext.js";
+
+type Received = CustomEventReceived["data"];
+
+/** One run per automation and received event: a redelivered event finds its runs started. */
+export const runIdOf = (automationId: string, receivedEventId: string) => deterministicId("automation-run", automationId, receivedEventId);
+
+/**
+ * The enabled automations a received event triggers. The read model is only the index (DESIGN §1: a
+ * lookup); each automation's own stream decides whether it still starts a run, and with which graph.
+ */
+async function triggeredBy(database: Database, received: Received): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT id::text FROM automations WHERE team_id = ${received.teamId} AND trigger_event = ${received.name} AND status = 'enabled'`.execute(database.db);
+  return rows.map((r) => r.id);
+}
+
+async function startRun(deps: RunnerDeps, automationId: string, received: Received): Promise<void> {
+  const state = await loadState(deps.store, automationStream(automationId), automationDecider);
+  if (state.status !== "active" || state.teamId !== received.teamId || state.automationStatus !== "enabled") return;
+  const automation = state as LiveAutomation;
+  if (triggerEventName(automation) !== received.name) return;
+  const runId = runIdOf(automationId, received.receivedEventId);
+  const trigger = { receivedEventId: received.receivedEventId, name: received.name, contactId: received.contactId, payload: received.payload };
+  const command = { type: "StartRun" as const, runId, automationId, teamId: received.teamId, version: automation.version, graph: automation, trigger, now: formatTimestamp(deps.clock.now()) };
+  await decideRun(deps.store, runId, command, runMetadata(received.teamId, runId, received.receivedEventId, deps.clock));
+  await advanceRun(deps, runId);
+}
+
+/**
+ * Runs parked on a `wait_for_event` for this contact and event name move on by `event_received`, if the
+ * event came after they parked and passes the step's `filter_rule`.
+ */
+async function deliverAwaited(deps: RunnerDeps, received: Received): Promise<void> {
+  const awaiting = await deps.parked.awaiting(received.teamId, received.contactId, received.name);
+  if (awaiting.length === 0) return;
+  const receivedAt = parseTimestamp(received.receivedAt)!.getTime();
+  const contact = await loadContact(deps.store, received.contactId);
+  for (const { runId, stepKey } of awaiting) {
+    await resumeRun(deps, runId, stepKey, (run) => {
+      if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
+      const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
+      const live = contact.status === "active" ? contact : undefined;
+      if (filter && !evaluateRule(filter, stepContext(run, live, { payload: received.payload, event: { id: received.receivedEventId, name: received.name, payload: received.payload } })))
+        return undefined;
+      const output = { event_id: received.receivedEventId, payload: received.payload };
+      return { type: "CompleteStep", key: stepKey, outcome: "completed", output, branch: "event_received", now: formatTimestamp(deps.clock.now()) };
+    });
+  }
+}
+
+/** A run's timer: the delay is over, or the wait timed out (the `timeout` branch). */
+export function fireRunTimer(deps: RunnerDeps, payload: RunTimerPayload): Promise<void> {
+  return resumeRun(deps, payload.runId, payload.stepKey, (run) => {
+    const timedOut = run.waiting!.eventName !== null;
+    const now = formatTimestamp(deps.clock.now());
+    return { type: "CompleteStep", key: payload.stepKey, outcome: "completed", output: timedOut ? { timed_out: true } : null, branch: timedOut ? "timeout" : "default", now };
+  });
+}
+
+/** Disabling, stopping or deleting an automation cancels the runs it has parked (issue #9). */
+async function cancelParkedRuns(deps: RunnerDeps, automationId: string): Promise<void> {
+  const state = await loadState(deps.store, automationStream(automationId), automationDecider);
+  if (state.status === "active" && state.automationStatus === "enabled") return;
+  for (const runId of await deps.parked.ofAutomation(automationId)) {
+    const run = await loadRun(deps.store, runId);
+    if (run.status === "none") continue;
+    const key = run.waiting?.key;
+    if (run.status === "running") await decideRun(deps.store, runId, { type: "CancelRun", now: formatTimestamp(deps.clock.now()) }, runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock));
+    if (key) {
+      await deps.timers.cancel(runTimerKey(runId, key));
+      await deps.parked.release(runId, key);
+    }
+  }
+}
+
+/**
+ * The automation runner: received custom events start runs and resume the runs awaiting them; changes to
+ * an automation cancel its parked runs when it stops. Timers resume runs through `fireRunTimer`.
+ */
+export async function startAutomationRunner(options: { bus: Bus; database: Database; deps: RunnerDeps; concurrency: number }): Promise<Consumer[]> {
+  const { bus, database, deps, concurrency } = options;
+  return Promise.all([
+    bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, concurrency }, async (message) => {
+      const received = fromForwardedEvent(message.data as ForwardedEvent).data as Received;
+      await Promise.all((await triggeredBy(database, received)).map((id) => startRun(deps, id, received)));
+      await deliverAwaited(deps, received);
+    }),
+    bus.consume({ durable: automationChangesDurable, filterSubject: "events.automation.>", maxDeliver: 10, concurrency: 2 }, async (message) => {
+      const event = fromForwardedEvent(message.data as ForwardedEvent);
+      await cancelParkedRuns(deps, (event.data as { automationId: string }).automationId);
+    }),
+  ]);
+}

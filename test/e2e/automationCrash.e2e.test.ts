@@ -1,0 +1,136 @@
+import { type ChildProcess } from "node:child_process";
+import { sql } from "kysely";
+import { Resend } from "resend";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testMode, type Database } from "@tidings/postgres";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { stepEmailId } from "@tidings/sagas";
+import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
+
+/** Runs in flight; `AUTOMATION_CRASH_RUNS=1000` is the issue's full scale (slow: kept out of `npm test`). */
+const runs = Number(process.env.AUTOMATION_CRASH_RUNS ?? 200);
+const kills = 2;
+/** SMTP connections: each can be in the delivery saga's 250-to-record window when a kill lands. */
+const mailConcurrency = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const serverMode = testMode() === "server";
+if (!serverMode)
+  console.warn(
+    "automation crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
+  );
+
+/**
+ * Issue 9's crash test: runs of `trigger → send_email → delay 2 s → send_email` are started while the
+ * sagas process (the runner, the timers, delivery) is SIGKILLed twice. Every run must complete, each with
+ * exactly one queued email per send step, and every email reaches the sink. The only duplicate delivery
+ * allowed is the delivery saga's own 250-to-record window (DESIGN §1): the same Message-ID again, at most
+ * one per SMTP connection per kill, and only for a message first accepted before a kill.
+ */
+describe.skipIf(!serverMode)("automation runs with the sagas process killed twice", () => {
+  let sink: SmtpSink;
+  let roles: SplitRoles;
+  let database: Database;
+  let sagas: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    roles = await startSplitRoles({ TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency) });
+    database = await roles.database.reopen();
+  });
+  afterAll(async () => {
+    await database?.close();
+    await roles?.stop();
+    await sink?.close();
+  });
+
+  it("completes every run with one email per send step reached", { timeout: 600_000 }, async () => {
+    const resend = new Resend(roles.token, { baseUrl: roles.url });
+    const ok = async <T,>(call: Promise<{ data: T | null; error: { message: string } | null }>) => {
+      const { data, error } = await call;
+      if (error) throw new Error(error.message);
+      return data!;
+    };
+    await ok(resend.events.create({ name: "crash.signed_up" }));
+    const welcome = await ok(resend.templates.create({ name: "Welcome", subject: "Welcome {{{N}}}", html: "<p>{{{N}}}</p>", from: "Crash <crash@crash.test>", variables: [{ key: "N", type: "string", fallbackValue: null }] }).publish());
+    const after = await ok(resend.templates.create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" }).publish());
+    const { id: automationId } = await ok(
+      resend.automations.create({
+        name: "Crash",
+        status: "enabled",
+        steps: [
+          { key: "start", type: "trigger", config: { eventName: "crash.signed_up" } },
+          { key: "welcome", type: "send_email", config: { template: { id: welcome.id, variables: { N: { var: "payload.n" } } } } },
+          { key: "pause", type: "delay", config: { duration: "2 seconds" } },
+          { key: "after", type: "send_email", config: { template: { id: after.id } } },
+        ],
+        connections: [
+          { from: "start", to: "welcome" },
+          { from: "welcome", to: "pause" },
+          { from: "pause", to: "after" },
+        ],
+      }),
+    );
+
+    sagas = roles.startSagas();
+    const started = Date.now();
+    let next = 0;
+    const sending = Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < runs) {
+          const n = next++;
+          await ok(resend.events.send({ event: "crash.signed_up", email: `r${n}@example.test`, payload: { n: String(n) } }));
+        }
+      }),
+    );
+    // First kill once welcomes are flowing, the second once some runs wait on their delay or are past it.
+    const killedAt: number[] = [];
+    for (const threshold of [Math.ceil(runs * 0.2), Math.ceil(runs * 1.1)]) {
+      await sink.waitFor((received) => received.length >= threshold, 300_000);
+      await sleep(Math.random() * 500);
+      await roles.kill(sagas);
+      killedAt.push(Date.now());
+      sagas = roles.startSagas();
+    }
+    await sending;
+
+    const statusCounts = async () => {
+      const { rows } = await sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM automation_runs GROUP BY status`.execute(database.db);
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    };
+    const deadline = Date.now() + 300_000;
+    let counts = await statusCounts();
+    while ((counts.completed ?? 0) < runs && Date.now() < deadline) {
+      await sleep(500);
+      counts = await statusCounts();
+    }
+    expect(counts, `sagas stderr: ${roles.sagasErrors()}`).toEqual({ completed: runs });
+
+    // One queued email per send step of every run, under the id the run and the step derive.
+    const { rows: runIds } = await sql<{ id: string }>`SELECT id::text FROM automation_runs`.execute(database.db);
+    const expected = new Set(runIds.flatMap(({ id }) => [stepEmailId(id, "welcome"), stepEmailId(id, "after")]));
+    const { rows: queued } = await sql<{ stream_id: string }>`SELECT stream_id FROM eventstore.events WHERE type = 'EmailQueued'`.execute(database.db);
+    expect(queued.length).toBe(2 * runs);
+    expect(new Set(queued.map((q) => q.stream_id.slice("email-".length)))).toEqual(expected);
+    const { rows: recorded } = await sql<{ id: string; n: string }>`
+      SELECT data->>'key' AS id, count(*)::text AS n FROM eventstore.events WHERE type = 'AutomationRunStepCompleted' GROUP BY stream_id, data->>'key' HAVING count(*) > 1`.execute(database.db);
+    expect(recorded, "a step recorded twice").toEqual([]);
+
+    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    while (unique() < 2 * runs && Date.now() < deadline) await sleep(200);
+    expect(unique()).toBe(2 * runs);
+    expect(sink.received.every((m) => expected.has(/^<([^@]+)@/.exec(m.messageId ?? "")?.[1] ?? ""))).toBe(true);
+    const duplicates = sink.received.length - 2 * runs;
+    expect(duplicates).toBeLessThanOrEqual(kills * mailConcurrency);
+    const firstCopies = new Map<string, number>();
+    for (const m of sink.received) {
+      const first = firstCopies.get(m.messageId!);
+      if (first === undefined) firstCopies.set(m.messageId!, m.receivedAt.getTime());
+      else expect(killedAt.some((at) => first <= at)).toBe(true);
+    }
+    console.log(
+      `automation crash test: ${runs} runs (${2 * runs} emails), ${killedAt.length} SIGKILLs of the sagas process, ${duplicates} duplicate deliveries (same Message-ID); ` +
+        `all runs completed after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+  });
+});
