@@ -45,3 +45,6 @@ export * from "./suppression/decider.js";
 export * from "./contactimport/events.js";
 export * from "./contactimport/decider.js";
 export * from "./contactimport/rows.js";
+export * from "./broadcast/events.js";
+export * from "./broadcast/decider.js";
+export * from "./broadcast/personalize.js";
