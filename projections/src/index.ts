@@ -20,6 +20,7 @@ export { apiKeysProjection } from "./apiKeys.js";
 export { templatesProjection } from "./templates.js";
 export { domainsProjection } from "./domains.js";
 export { emailsProjection } from "./emails.js";
+export { broadcastsProjection } from "./broadcasts.js";
 export { webhooksProjection } from "./webhooks.js";
 export { webhookDeliveriesProjection } from "./webhookDeliveries.js";
 export { suppressionIdOf, suppressionsProjection } from "./suppressions.js";

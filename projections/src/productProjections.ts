@@ -1,4 +1,5 @@
 import { apiKeysProjection } from "./apiKeys.js";
+import { broadcastsProjection } from "./broadcasts.js";
 import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
@@ -23,4 +24,5 @@ export const productProjections: Projection[] = [
   webhooksProjection,
   webhookDeliveriesProjection,
   audienceProjection,
+  broadcastsProjection,
 ];

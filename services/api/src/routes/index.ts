@@ -16,6 +16,7 @@ import { segmentRoutes } from "./segments.js";
 import { topicRoutes } from "./topics.js";
 import { suppressionRoutes } from "./suppressions.js";
 import { unsubscribeRoutes } from "./unsubscribe.js";
+import { broadcastRoutes } from "./broadcasts.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -43,5 +44,6 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     topicRoutes(services),
     suppressionRoutes(services),
     unsubscribeRoutes(services),
+    broadcastRoutes(services),
   ];
 }
