@@ -6,6 +6,9 @@ import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { startContactImportSaga } from "./contactImports.js";
+import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
+import { TeamRates } from "./broadcasts/pacing.js";
+import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { sendingDomains } from "./sendingDomain.js";
@@ -31,8 +34,11 @@ export interface RunningSagas {
   stop(): Promise<void>;
 }
 
+/** A broadcast's unsubscribe links keep working this long after the email is composed. */
+const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
+
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload;
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload | BroadcastTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -87,6 +93,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
         else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
+        else if (payload.kind === "send-broadcast") await queueScheduledBroadcast(store, payload.broadcastId);
         else await deliverEmail(deps, payload.emailId);
       },
     });
@@ -98,6 +105,22 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startContactImportSaga({
         bus,
         deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
+      }),
+      ...(await startBroadcastScheduleSaga({ bus, store, timers })),
+      await startBroadcastFanOutSaga({
+        bus,
+        deps: {
+          store,
+          database,
+          logger: logger.child({ saga: "broadcast-fan-out" }),
+          links: { publicUrl: config.PUBLIC_URL, secret: secret ?? config.TIDINGS_SECRET ?? "", mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname, validForMs: UNSUBSCRIBE_LINK_VALID_MS },
+          suppressed: suppressionList(database),
+          rates: new TeamRates(),
+          batchSize: 500,
+          emailsInFlight: config.BROADCAST_EMAILS_IN_FLIGHT,
+          defaultRate: config.BROADCAST_EMAILS_PER_SECOND,
+          appendsInFlight: 128,
+        },
       }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));

@@ -27,8 +27,8 @@ const created = (overrides: Partial<Extract<BroadcastEvent, { type: "BroadcastCr
   type: "BroadcastCreated",
   data: { ...content, broadcastId, teamId, origin: "api", duplicatedFrom: null, createdAt: now, ...overrides },
 });
-const scheduled: BroadcastEvent = { type: "BroadcastScheduled", data: { broadcastId, teamId, scheduledAt: later, at: now } };
-const queued: BroadcastEvent = { type: "BroadcastQueued", data: { broadcastId, teamId, queuedAt: now } };
+const scheduled: BroadcastEvent = { type: "BroadcastScheduled", data: { broadcastId, teamId, domainId: null, scheduledAt: later, at: now } };
+const queued: BroadcastEvent = { type: "BroadcastQueued", data: { broadcastId, teamId, domainId: null, queuedAt: now } };
 const planned = (batch: number): BroadcastEvent => ({ type: "BroadcastBatchPlanned", data: { broadcastId, teamId, batch, recipients: [{ contactId, email: "ann@example.test" }] } });
 const started = (batches: number): BroadcastEvent => ({ type: "BroadcastSendingStarted", data: { broadcastId, batches, recipients: batches, startedAt: now } });
 const batchQueued = (batch: number): BroadcastEvent => ({ type: "BroadcastBatchQueued", data: { broadcastId, batch, emails: 1, at: now } });
@@ -55,25 +55,25 @@ describe("broadcast decider: requests", () => {
   });
 
   it("hides another team's broadcast and a deleted one", () => {
-    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId: otherTeam, scheduledAt: null, now }).thenError("not_found");
+    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId: otherTeam, scheduledAt: null, domainId: null, now }).thenError("not_found");
     given(broadcastDecider, [created(), { type: "BroadcastDeleted", data: { broadcastId, deletedAt: now } }])
-      .when({ type: "SendBroadcast", teamId, scheduledAt: null, now })
+      .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
       .thenError("not_found");
   });
 
   it("queues a send now and schedules a send later", () => {
-    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId, scheduledAt: null, now }).then([queued]);
-    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId, scheduledAt: later, now }).then([scheduled]);
+    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).then([queued]);
+    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId, scheduledAt: later, domainId: null, now }).then([scheduled]);
   });
 
   it("rejects the send of a broadcast not created through the API (seed spec, Errors)", () => {
-    given(broadcastDecider, [created({ origin: "dashboard" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, now }).thenError("broadcast_state_conflict", /not created through the API/);
+    given(broadcastDecider, [created({ origin: "dashboard" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("broadcast_state_conflict", /not created through the API/);
   });
 
   it("rejects a send of a draft missing what a send needs, and a second send", () => {
-    given(broadcastDecider, [created({ segmentId: null })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, now }).thenError("missing_required_field", /segment_id/);
-    given(broadcastDecider, [created({ html: null, text: "" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, now }).thenError("validation_error", /html/);
-    given(broadcastDecider, [created(), queued]).when({ type: "SendBroadcast", teamId, scheduledAt: null, now }).thenError("broadcast_state_conflict", /queued/);
+    given(broadcastDecider, [created({ segmentId: null })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("missing_required_field", /segment_id/);
+    given(broadcastDecider, [created({ html: null, text: "" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("validation_error", /html/);
+    given(broadcastDecider, [created(), queued]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("broadcast_state_conflict", /queued/);
   });
 
   it("cancels a scheduled broadcast back to a draft, a queued or sending one for good, and nothing else", () => {

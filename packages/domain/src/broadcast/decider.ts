@@ -12,6 +12,9 @@ export interface BroadcastRecord {
   origin: (typeof broadcastOrigins)[number];
   content: BroadcastContent;
   scheduledAt: string | null;
+  /** The sending domain the send was checked against. */
+  domainId: string | null;
+  queuedAt: string | null;
   /** Planned batches so far: the snapshot is complete once sending started. */
   plannedBatches: number;
   plannedRecipients: number;
@@ -28,7 +31,7 @@ export type BroadcastCommand =
   | { type: "UpdateBroadcast"; teamId: string; changes: Partial<BroadcastContent>; now: string }
   | { type: "DeleteBroadcast"; teamId: string; now: string }
   /** `scheduledAt` null sends now; already checked against `now` by `parseScheduledAt`. */
-  | { type: "SendBroadcast"; teamId: string; scheduledAt: string | null; now: string }
+  | { type: "SendBroadcast"; teamId: string; scheduledAt: string | null; domainId: string | null; now: string }
   | { type: "CancelBroadcast"; teamId: string; now: string }
   /** The schedule's timer fired. */
   | { type: "QueueScheduledBroadcast"; now: string }
@@ -61,7 +64,7 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
   evolve(state, event) {
     if (event.type === "BroadcastCreated") {
       const { broadcastId, teamId, origin, duplicatedFrom: _d, createdAt: _c, ...content } = event.data;
-      return { status: "draft", broadcastId, teamId, origin, content, scheduledAt: null, plannedBatches: 0, plannedRecipients: 0, queuedBatches: 0, totalBatches: null };
+      return { status: "draft", broadcastId, teamId, origin, content, scheduledAt: null, domainId: null, queuedAt: null, plannedBatches: 0, plannedRecipients: 0, queuedBatches: 0, totalBatches: null };
     }
     if (state.status === "none") return state;
     switch (event.type) {
@@ -72,11 +75,11 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
       case "BroadcastDeleted":
         return { ...state, status: "deleted" };
       case "BroadcastScheduled":
-        return { ...state, status: "scheduled", scheduledAt: event.data.scheduledAt };
+        return { ...state, status: "scheduled", scheduledAt: event.data.scheduledAt, domainId: event.data.domainId };
       case "BroadcastUnscheduled":
         return { ...state, status: "draft", scheduledAt: null };
       case "BroadcastQueued":
-        return { ...state, status: "queued" };
+        return { ...state, status: "queued", domainId: event.data.domainId, queuedAt: event.data.queuedAt };
       case "BroadcastBatchPlanned":
         return { ...state, plannedBatches: state.plannedBatches + 1, plannedRecipients: state.plannedRecipients + event.data.recipients.length };
       case "BroadcastSendingStarted":
@@ -127,8 +130,9 @@ function decideRequest(command: BroadcastRequest, state: BroadcastRecord): Broad
       const unsendable = checkSendable(state.content);
       if (unsendable) return unsendable;
       const { teamId } = state;
-      if (command.scheduledAt !== null) return [{ type: "BroadcastScheduled", data: { broadcastId, teamId, scheduledAt: command.scheduledAt, at: command.now } }];
-      return [{ type: "BroadcastQueued", data: { broadcastId, teamId, queuedAt: command.now } }];
+      const { domainId } = command;
+      if (command.scheduledAt !== null) return [{ type: "BroadcastScheduled", data: { broadcastId, teamId, domainId, scheduledAt: command.scheduledAt, at: command.now } }];
+      return [{ type: "BroadcastQueued", data: { broadcastId, teamId, domainId, queuedAt: command.now } }];
     }
     case "CancelBroadcast":
       if (state.status === "scheduled") return [{ type: "BroadcastUnscheduled", data: { broadcastId, at: command.now } }];
@@ -145,7 +149,7 @@ function decideFanOut(command: Exclude<BroadcastCommand, { teamId: string }>, st
   const { broadcastId, teamId } = state;
   switch (command.type) {
     case "QueueScheduledBroadcast":
-      return state.status === "scheduled" ? [{ type: "BroadcastQueued", data: { broadcastId, teamId, queuedAt: command.now } }] : [];
+      return state.status === "scheduled" ? [{ type: "BroadcastQueued", data: { broadcastId, teamId, domainId: state.domainId, queuedAt: command.now } }] : [];
     case "PlanBroadcastBatch":
       if (state.status !== "queued" || command.batch < state.plannedBatches) return [];
       if (command.batch > state.plannedBatches) return conflict(`Batch ${command.batch} planned before batch ${state.plannedBatches}.`);

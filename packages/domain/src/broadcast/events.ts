@@ -43,7 +43,7 @@ export const BroadcastDeleted = z.object({
 
 export const BroadcastScheduled = z.object({
   type: z.literal("BroadcastScheduled"),
-  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), scheduledAt: z.string(), at: z.string() }),
+  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), domainId: z.uuid().nullable(), scheduledAt: z.string(), at: z.string() }),
 });
 
 /** A scheduled broadcast canceled: back to a draft (reference §6.11). */
@@ -52,10 +52,13 @@ export const BroadcastUnscheduled = z.object({
   data: z.object({ broadcastId: z.uuid(), at: z.string() }),
 });
 
-/** Sending was asked for (now, or by the schedule's timer): the fan-out saga takes it from here. */
+/**
+ * Sending was asked for (now, or by the schedule's timer): the fan-out saga takes it from here.
+ * `domainId` is the team's domain of the `from`, checked when the send was asked for; its key signs.
+ */
 export const BroadcastQueued = z.object({
   type: z.literal("BroadcastQueued"),
-  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), queuedAt: z.string() }),
+  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), domainId: z.uuid().nullable(), queuedAt: z.string() }),
 });
 
 /** One planned recipient: the contact as the snapshot found it. */

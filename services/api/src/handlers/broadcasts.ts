@@ -64,11 +64,11 @@ function scheduledAtOf(text: string | undefined, now: Date): string | null {
  * (as for `POST /emails`). Returns the events without appending, so a create can append them with its own.
  */
 async function decideSend(deps: BroadcastDeps, auth: RequestAuth, state: BroadcastRecord, scheduledAt: string | undefined, now: Date): Promise<BroadcastEvent[]> {
-  const command: BroadcastCommand = { type: "SendBroadcast", teamId: auth.teamId, scheduledAt: scheduledAtOf(scheduledAt, now), now: formatTimestamp(now) };
-  const decided = broadcastDecider.decide(command, state);
-  if (isDomainError(decided)) throw new DomainRejection(decided);
-  await checkSendingDomain({ store: deps.store, config: deps.config }, auth, state.content.from!);
-  return decided;
+  const command: BroadcastCommand = { type: "SendBroadcast", teamId: auth.teamId, scheduledAt: scheduledAtOf(scheduledAt, now), domainId: null, now: formatTimestamp(now) };
+  const verdict = broadcastDecider.decide(command, state);
+  if (isDomainError(verdict)) throw new DomainRejection(verdict);
+  const domainId = await checkSendingDomain({ store: deps.store, config: deps.config }, auth, state.content.from!);
+  return broadcastDecider.decide({ ...command, domainId }, state) as BroadcastEvent[];
 }
 
 async function append(deps: BroadcastDeps, broadcastId: string, events: BroadcastEvent[], revision: bigint | "no_stream", metadata: EventMetadata): Promise<ChangedBroadcast> {
