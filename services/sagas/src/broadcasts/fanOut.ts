@@ -1,6 +1,5 @@
 import { findSegment } from "@tidings/audience";
-import { TidingsError, type Logger } from "@tidings/core";
-import { formatTimestamp } from "@tidings/core";
+import { formatTimestamp, TidingsError, type Logger } from "@tidings/core";
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
@@ -101,15 +100,21 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       await message?.working();
       await sleep(50);
     }
-    await deps.rates.take(teamId, recipients.length, (await teamBroadcastRate(deps.database, teamId)) ?? deps.defaultRate);
-    if (await stopped(deps.store, broadcastId)) return;
     const contacts = await contactsById(deps.database, recipients.map((r) => r.contactId));
     const suppressed = new Set((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((e) => e.toLowerCase()));
-    const now = new Date();
-    await forEachLimited(recipients, deps.appendsInFlight, async (recipient) => {
-      const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, now });
-      await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), { ...metadata, causationId: broadcastId });
-    });
+    // In chunks of at most a second's worth, each checked against the team's rate and a cancel.
+    for (let start = 0; start < recipients.length; ) {
+      const rate = (await teamBroadcastRate(deps.database, teamId)) ?? deps.defaultRate;
+      const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4));
+      await deps.rates.take(teamId, chunk.length, rate);
+      if (await stopped(deps.store, broadcastId)) return;
+      const now = new Date();
+      await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
+        const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, now });
+        await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), metadata);
+      });
+      start += chunk.length;
+    }
     await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(new Date()) });
     handed += recipients.length;
     await message?.working();
