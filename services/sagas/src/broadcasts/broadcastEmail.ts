@@ -1,7 +1,7 @@
 import { broadcastEmailId, deterministicId, formatTimestamp } from "@tidings/core";
-import { emailDecider, emailStream, isDomainError, personalizeBroadcast, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient } from "@tidings/domain";
+import { emailDecider, emailStream, isDomainError, personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
-import { htmlToText, unsubscribeToken, unsubscribeUrl } from "@tidings/mail";
+import { htmlToText, unsubscribeToken, unsubscribeUrlOf } from "@tidings/mail";
 
 export interface UnsubscribeLinks {
   publicUrl: string;
@@ -19,7 +19,22 @@ export interface RecipientEmailInput {
   contact: BroadcastContact | undefined;
   propertyFallbacks: Record<string, string | number | null>;
   links: UnsubscribeLinks;
+  /** The text part generated once from the broadcast's html, placeholders kept (`textTemplateOf`), when it can be. */
+  textTemplate: string | null;
   now: Date;
+}
+
+/**
+ * The text generated from the html before personalisation, so it is generated once per broadcast rather
+ * than once per recipient; null when generation changed a placeholder (an upper-cased heading, say) and
+ * each recipient's text must be generated from their own html.
+ */
+export function textTemplateOf(html: string | null): string | null {
+  if (html === null) return null;
+  const text = htmlToText(html);
+  const keys = (s: string) => placeholdersIn(s).map((p) => `${p.key}|${p.fallback}`);
+  const kept = new Set(keys(html));
+  return keys(text).every((k) => kept.has(k)) ? text : null;
 }
 
 /**
@@ -31,12 +46,15 @@ export function recipientEmail(input: RecipientEmailInput): EmailContent {
   const { broadcast, recipient, links, now } = input;
   const { content, teamId } = broadcast;
   const claims = { contactId: recipient.contactId, teamId, topicId: content.topicId, expiresAt: Math.floor((now.getTime() + links.validForMs) / 1000) };
-  const url = unsubscribeUrl(links.publicUrl, links.secret, claims);
+  const token = unsubscribeToken(links.secret, claims);
+  const url = unsubscribeUrlOf(links.publicUrl, token);
   const contact = input.contact ?? { email: recipient.email, firstName: null, lastName: null, properties: {} };
-  const parts = personalizeBroadcast({ subject: content.subject!, html: content.html, text: content.text, contact, propertyFallbacks: input.propertyFallbacks, unsubscribeUrl: url });
-  // `text: ""` turns generation off (seed spec, POST /broadcasts); omitted, it is generated from each rendered html.
-  const text = parts.text === "" ? null : (parts.text ?? (parts.html === null ? null : htmlToText(parts.html)));
-  const mailto = `mailto:unsubscribe@${links.mailHost}?subject=${encodeURIComponent(`unsubscribe ${unsubscribeToken(links.secret, claims)}`)}`;
+  // `text: ""` turns generation off (seed spec, POST /broadcasts); omitted, it is generated from the html.
+  const generated = content.text === null && content.html !== null;
+  const textSource = generated ? input.textTemplate : content.text;
+  const parts = personalizeBroadcast({ subject: content.subject!, html: content.html, text: textSource, contact, propertyFallbacks: input.propertyFallbacks, unsubscribeUrl: url });
+  const text = parts.text === "" ? null : generated && textSource === null ? htmlToText(parts.html!) : parts.text;
+  const mailto = `mailto:unsubscribe@${links.mailHost}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;
   return {
     emailId: broadcastEmailId(broadcast.broadcastId, recipient.contactId),
     teamId,

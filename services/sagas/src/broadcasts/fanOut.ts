@@ -8,7 +8,7 @@ import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { SuppressedRecipients } from "../suppressionList.js";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
-import { queueRecipientEmail, recipientEmail, type UnsubscribeLinks } from "./broadcastEmail.js";
+import { queueRecipientEmail, recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
 import { settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
 
 export interface BroadcastFanOutDeps {
@@ -91,6 +91,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
 
   const { teamId } = state;
   const fallbacks = await propertyFallbacks(deps.database, teamId);
+  const textTemplate = textTemplateOf(state.content.html);
   let handed = planned.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.length, 0);
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
@@ -110,7 +111,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       if (await stopped(deps.store, broadcastId)) return;
       const now = new Date();
       await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
-        const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, now });
+        const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
         await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), metadata);
       });
       start += chunk.length;
