@@ -87,7 +87,12 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
   const metadata: EventMetadata = { teamId: state.teamId, actor: "saga:broadcast-fan-out", correlationId: broadcastId, causationId: broadcastId };
   const held = await holdStream(deps.store, stream, broadcastDecider, metadata);
-  if (state.status === "queued" && !(await planSnapshot(deps, state, planned, held, message))) return;
+  if (state.status === "queued") {
+    // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
+    // broadcast (a redelivery while this one still ran) may have planned some batches instead.
+    if (await planSnapshot(deps, state, planned, held, message)) await runBroadcastFanOut(deps, broadcastId, message);
+    return;
+  }
 
   const { teamId } = state;
   const fallbacks = await propertyFallbacks(deps.database, teamId);
