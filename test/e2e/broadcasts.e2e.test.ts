@@ -82,6 +82,8 @@ describe("broadcasts through the resend SDK", () => {
 
   it("sends now to the eligible members only, personalised, with the unsubscribe headers and URL", async () => {
     const { id } = await ok(resend.broadcasts.create({ ...draft("Now"), topicId, send: true } as never));
+    // Joins once sending has started: not in the snapshot.
+    const late = (await ok(resend.contacts.create({ email: "late@example.test", segments: [{ id: segmentId }] }))).id;
     const sent = await waitForStatus(id, "sent");
     expect(sent.sent_at).toMatch(/^\d{4}-\d{2}-\d{2} /);
     const messages = await sink.waitFor((r) => r.length >= 2);
@@ -111,6 +113,7 @@ describe("broadcasts through the resend SDK", () => {
     const delivered = await ok(resend.broadcasts.recipients(id, { type: "delivered" }));
     expect(delivered.data.map((r) => r.email).sort()).toEqual(["ann@example.test", "bob@example.test"]);
     expect((await ok(resend.broadcasts.recipients(id, { type: "delivered", email: "bob@example.test" }))).data).toHaveLength(1);
+    await ok(resend.contacts.remove({ id: late }));
   });
 
   it("sends a broadcast scheduled `in 2 seconds` when its time comes", async () => {

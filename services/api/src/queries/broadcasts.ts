@@ -3,13 +3,15 @@ import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 
+export type WireBroadcastStatus = "draft" | "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+
 /** A list item of reference §6.11: `audience_id` is the legacy name of `segment_id`, always equal to it. */
 export interface BroadcastListItem {
   id: string;
   name: string | null;
   audience_id: string | null;
   segment_id: string | null;
-  status: string;
+  status: WireBroadcastStatus;
   created_at: string;
   scheduled_at: string | null;
   sent_at: string | null;

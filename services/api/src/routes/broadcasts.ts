@@ -117,13 +117,13 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
     });
 
     app.get("/broadcasts", { schema: { tags, summary: "List broadcasts", querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) =>
-      ok(reply, (await listBroadcasts(services.database, requireAuth(request).teamId, request.query)) as never),
+      ok(reply, await listBroadcasts(services.database, requireAuth(request).teamId, request.query)),
     );
 
     app.get("/broadcasts/:id", { schema: { tags, summary: "Retrieve a broadcast", params, response: { 200: broadcast } } }, async (request, reply) => {
       const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
       if (!found) throw new TidingsError("not_found", "Broadcast not found");
-      return ok(reply, found as never);
+      return ok(reply, found);
     });
 
     app.patch("/broadcasts/:id", { schema: { tags, summary: "Update a draft broadcast", params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {

@@ -81,9 +81,8 @@ export function recipientEmail(input: RecipientEmailInput): EmailContent {
  * Queues the email at "no stream", with event ids derived from the email id: a second run of the same
  * batch finds the stream there and appends nothing, which is how N contacts make exactly N emails. A
  * recipient on the suppression list gets the email recorded suppressed in the same append, as a send would.
- * True when this call queued it.
  */
-export async function queueRecipientEmail(store: EventStore, content: EmailContent, suppressed: boolean, metadata: EventMetadata): Promise<boolean> {
+export async function queueRecipientEmail(store: EventStore, content: EmailContent, suppressed: boolean, metadata: EventMetadata): Promise<void> {
   const decided = emailDecider.decide(
     { type: "SendEmail", content, scheduledAt: null, suppressed: suppressed ? content.to : [], now: content.createdAt },
     emailDecider.initialState,
@@ -95,9 +94,7 @@ export async function queueRecipientEmail(store: EventStore, content: EmailConte
       decided.map((event) => ({ id: deterministicId(content.emailId, event.type), type: event.type, data: event.data, metadata })),
       "no_stream",
     );
-    return true;
   } catch (error) {
-    if (error instanceof WrongExpectedRevisionError) return false;
-    throw error;
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
   }
 }
