@@ -68,7 +68,7 @@ export const broadcastsProjection: Projection = {
         contact_id: { type: "uuid" },
         email: { type: "text" },
         rank: { type: "bigint" },
-        /** planned, queued, sent, delivered, delivery_delayed, bounced, failed or suppressed. */
+        /** planned, queued, sent, delivered, delivery_delayed, bounced, failed, suppressed or canceled. */
         status: { type: "text" },
         sent_at: { type: "timestamptz", nullable: true, merge: "keep" },
         bounce_type: { type: "text", nullable: true },
@@ -128,5 +128,6 @@ export const broadcastsProjection: Projection = {
     EmailBounced: outcome("bounced", (event) => ({ bounce_type: (event.data as EmailData<"EmailBounced">).bounce.type })),
     EmailFailed: outcome("failed"),
     EmailSuppressed: outcome("suppressed"),
+    EmailCanceled: outcome("canceled"),
   },
 };

@@ -8,6 +8,7 @@ import { emailComposer } from "./composeEmail.js";
 import { startContactImportSaga } from "./contactImports.js";
 import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
 import { TeamRates } from "./broadcasts/pacing.js";
+import { canceledBroadcasts } from "./broadcasts/canceledBroadcasts.js";
 import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
@@ -63,6 +64,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
+      broadcastCanceled: canceledBroadcasts(store),
     };
     const domainChecks: DomainVerificationDeps = {
       store,

@@ -47,7 +47,9 @@ export type EmailCommand =
   | ({ type: "RecordDeliveryAttempt" } & DeliveryAttempt)
   /** The whole rest of the email fails (its message could not be built). */
   | { type: "RecordEmailFailed"; reason: string; response: string | null; code: number | null; now: string }
-  | { type: "RecordEmailSuppressed"; recipients: string[]; now: string };
+  | { type: "RecordEmailSuppressed"; recipients: string[]; now: string }
+  /** The broadcast the email belongs to was canceled before the email's first attempt. */
+  | { type: "RecordEmailCanceled"; now: string };
 
 /** The recipients a delivery still has to reach, in envelope order: a retry sends to these only. */
 export function pendingRecipients(state: EmailState): string[] {
@@ -145,6 +147,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
       }
       case "RecordEmailSuppressed":
         return [{ type: "EmailSuppressed", data: { emailId, recipients: command.recipients, suppressedAt: command.now } }];
+      case "RecordEmailCanceled":
+        // Only before anything went out: an email with an attempt behind it finishes its delivery.
+        if (state.status !== "queued" || state.sent) return [];
+        return [{ type: "EmailCanceled", data: { emailId, canceledAt: command.now } }];
     }
   },
 };

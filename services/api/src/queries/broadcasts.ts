@@ -28,6 +28,8 @@ export interface BroadcastCounts {
   bounced: number;
   failed: number;
   suppressed: number;
+  /** Handed to delivery, then not attempted because the broadcast was canceled. */
+  canceled: number;
 }
 
 export interface WireBroadcast extends BroadcastListItem {
@@ -67,7 +69,7 @@ export async function broadcastCounts(database: Database, broadcastId: string): 
     .groupBy("status")
     .select(["status", sql<string>`count(*)`.as("n"), sql<string>`count(sent_at)`.as("sent")])
     .execute();
-  const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0 };
+  const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0, canceled: 0 };
   for (const row of rows as { status: string; n: string; sent: string }[]) {
     const n = Number(row.n);
     counts.recipients += n;
