@@ -181,5 +181,7 @@ describe("broadcasts through the resend SDK", () => {
     const listed = await ok(resend.broadcasts.list());
     expect(listed.data.find((b) => b.id === id)).toMatchObject({ status: "sent", segment_id: segmentId, audience_id: segmentId });
     expect(await refused(resend.broadcasts.create({ ...draft("No segment"), segmentId: undefined } as never))).toMatchObject({ statusCode: 422, name: "missing_required_field" });
+    // Seed spec, Errors: `after` and `before` together on a list are rejected.
+    expect(await refused(resend.broadcasts.list({ limit: 10, after: id, before: id } as never))).toMatchObject({ statusCode: 422, name: "validation_error" });
   });
 });

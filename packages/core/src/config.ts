@@ -140,7 +140,7 @@ export const settings = {
   BROADCAST_EMAILS_IN_FLIGHT: {
     // What a transactional email sent during a broadcast may find ahead of it in the delivery queue.
     schema: int(1, 100_000).default(1000),
-    accepts: "emails of one broadcast handed to delivery and not yet settled, at most, 1 to 100000 (default 1000)",
+    accepts: "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
   },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.

@@ -9,7 +9,7 @@ import { holdStream, type HeldStream } from "../heldStream.js";
 import type { SuppressedRecipients } from "../suppressionList.js";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
 import { queueRecipientEmail, recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
-import { settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
+import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
 
 export interface BroadcastFanOutDeps {
   store: EventStore;
@@ -20,7 +20,7 @@ export interface BroadcastFanOutDeps {
   rates: TeamRates;
   /** Recipients per planned batch: a batch is the unit of progress a restart resumes from. */
   batchSize: number;
-  /** Emails of one broadcast handed to delivery without an outcome yet, at most (BROADCAST_EMAILS_IN_FLIGHT). */
+  /** Emails of one broadcast handed to delivery without an outcome yet, at most (BROADCAST_EMAILS_IN_FLIGHT); fewer while delivery is slower. */
   emailsInFlight: number;
   /** A team's emails per second unless an operator set its own (BROADCAST_EMAILS_PER_SECOND). */
   defaultRate: number;
@@ -98,20 +98,27 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const fallbacks = await propertyFallbacks(deps.database, teamId);
   const textTemplate = textTemplateOf(state.content.html);
   let handed = planned.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.length, 0);
-  for (let batch = state.queuedBatches; batch < planned.length; batch++) {
-    const recipients = planned[batch]!;
-    // The window keeps a big broadcast from filling the delivery queue: an email sent meanwhile (a
-    // transactional one) waits behind at most this many of the broadcast's emails.
-    while (handed - (await settledEmails(deps.database, broadcastId)) > deps.emailsInFlight) {
+  const window = new InFlightWindow(deps.emailsInFlight);
+  // The window keeps a big broadcast from filling the delivery queue: an email sent meanwhile (a
+  // transactional one) finds about a second's worth of the broadcast's emails ahead of it.
+  const roomInWindow = async () => {
+    for (;;) {
+      const settled = await settledEmails(deps.database, broadcastId);
+      const room = window.limit(settled) - (handed - settled);
+      if (room > 0) return room;
       await message?.working();
       await sleep(50);
     }
+  };
+  for (let batch = state.queuedBatches; batch < planned.length; batch++) {
+    const recipients = planned[batch]!;
     const contacts = await contactsById(deps.database, recipients.map((r) => r.contactId));
     const suppressed = new Set((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((e) => e.toLowerCase()));
-    // In chunks of at most a second's worth, each checked against the team's rate and a cancel.
+    // In chunks that fit the window and a second of the team's rate, each checked for a cancel.
     for (let start = 0; start < recipients.length; ) {
+      const room = await roomInWindow();
       const rate = (await teamBroadcastRate(deps.database, teamId)) ?? deps.defaultRate;
-      const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4));
+      const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4, room));
       await deps.rates.take(teamId, chunk.length, rate);
       if (await stopped(deps.store, broadcastId)) return;
       const now = new Date();
@@ -120,9 +127,9 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
         await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), metadata);
       });
       start += chunk.length;
+      handed += chunk.length;
     }
     await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(new Date()) });
-    handed += recipients.length;
     await message?.working();
   }
   await held.record({ type: "CompleteBroadcast", now: formatTimestamp(new Date()) });

@@ -29,6 +29,31 @@ export class TeamRates {
 }
 
 /**
+ * How many of a broadcast's emails may be handed to delivery without an outcome: about `targetMs` of what
+ * delivery has been settling lately, so an email queued behind them (a transactional one) waits about
+ * that long whatever delivery's speed, within [`min`, `max`]. It grows as delivery keeps up and shrinks as
+ * it slows: at the start, with nothing measured yet, it is `min`.
+ */
+export class InFlightWindow {
+  private readonly samples: { at: number; settled: number }[] = [];
+
+  constructor(
+    private readonly max: number,
+    private readonly min = Math.min(50, max),
+    private readonly targetMs = 1_000,
+    private readonly measureMs = 5_000,
+  ) {}
+
+  limit(settled: number, now = Date.now()): number {
+    this.samples.push({ at: now, settled });
+    while (this.samples.length > 2 && now - this.samples[0]!.at > this.measureMs) this.samples.shift();
+    const first = this.samples[0]!;
+    const perMs = now > first.at ? (settled - first.settled) / (now - first.at) : 0;
+    return Math.max(this.min, Math.min(this.max, Math.round(perMs * this.targetMs)));
+  }
+}
+
+/**
  * How many of a broadcast's emails have an outcome in the ledger (any status past `queued`). The ledger
  * lags the event store, so this undercounts: the in-flight window it guards errs on the safe side.
  */
