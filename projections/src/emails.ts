@@ -38,6 +38,7 @@ function created(event: RecordedEvent, context: BatchContext) {
     // The send timer queues a scheduled email with an EmailQueued of its own: the row keeps its time.
     ...(scheduledAt === null ? {} : { scheduled_at: scheduledAt }),
     template_id: data.templateId,
+    broadcast_id: data.broadcastId ?? null,
     created_at: data.createdAt,
   });
   for (const [index, attachment] of data.attachments.entries())
@@ -61,7 +62,8 @@ function created(event: RecordedEvent, context: BatchContext) {
  */
 export const emailsProjection: Projection = {
   name: "emails",
-  version: 1,
+  // 2: `broadcast_id`.
+  version: 2,
   tables: {
     emails: {
       columns: {
@@ -79,10 +81,11 @@ export const emailsProjection: Projection = {
         last_event: { type: "text" },
         scheduled_at: { type: "timestamptz", nullable: true },
         template_id: { type: "uuid", nullable: true },
+        broadcast_id: { type: "uuid", nullable: true },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
     },
     email_attachments: {
       columns: {

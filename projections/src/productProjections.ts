@@ -2,6 +2,7 @@ import { apiKeysProjection } from "./apiKeys.js";
 import { automationRunsProjection } from "./automationRuns.js";
 import { automationsProjection } from "./automations.js";
 import { eventDefinitionsProjection } from "./eventDefinitions.js";
+import { broadcastsProjection } from "./broadcasts.js";
 import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
@@ -31,4 +32,5 @@ export const productProjections: Projection[] = [
   eventDefinitionsProjection,
   automationsProjection,
   automationRunsProjection,
+  broadcastsProjection,
 ];

@@ -137,6 +137,16 @@ export const settings = {
     schema: int(1, 1024).default(512),
     accepts: "rows of a contact import under way at once, 1 to 1024 (default 512)",
   },
+  BROADCAST_EMAILS_PER_SECOND: {
+    // A team's own rate (`tidings teams set-broadcast-rate`) overrides it.
+    schema: int(1, 100_000).default(1000),
+    accepts: "emails per second one team's broadcasts are handed to delivery, 1 to 100000, unless the team has its own rate (default 1000)",
+  },
+  BROADCAST_EMAILS_IN_FLIGHT: {
+    // What a transactional email sent during a broadcast may find ahead of it in the delivery queue.
+    schema: int(1, 100_000).default(1000),
+    accepts: "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),

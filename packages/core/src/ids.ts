@@ -19,3 +19,11 @@ export function deterministicId(...parts: string[]): string {
 export function isUuid(text: string): boolean {
   return validate(text) && [1, 4, 5, 7].includes(version(text));
 }
+
+/**
+ * The email a broadcast sends to one contact: the same id however often the fan-out runs, so a restarted
+ * or redelivered fan-out finds the email it already queued instead of queueing another.
+ */
+export function broadcastEmailId(broadcastId: string, contactId: string): string {
+  return deterministicId("broadcast-email", broadcastId, contactId);
+}

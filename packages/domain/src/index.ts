@@ -57,3 +57,6 @@ export * from "./automation/events.js";
 export * from "./automation/decider.js";
 export * from "./automationrun/events.js";
 export * from "./automationrun/decider.js";
+export * from "./broadcast/events.js";
+export * from "./broadcast/decider.js";
+export * from "./broadcast/personalize.js";

@@ -16,7 +16,17 @@ export interface UnsubscribeClaims {
   expiresAt: number;
 }
 
-const keyFor = (secret: string) => deriveKey(secret, "unsubscribe-link");
+const keys = new Map<string, Buffer>();
+/** HKDF costs more than the HMAC it keys, and a broadcast signs a link per recipient: each secret's key is derived once. */
+function keyFor(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 16) keys.clear();
+    key = deriveKey(secret, "unsubscribe-link");
+    keys.set(secret, key);
+  }
+  return key;
+}
 const sign = (secret: string, body: string) => createHmac("sha256", keyFor(secret)).update(body).digest("base64url");
 
 export function unsubscribeToken(secret: string, claims: UnsubscribeClaims): string {
@@ -39,5 +49,9 @@ export function readUnsubscribeToken(secret: string, token: string, now: Date): 
 
 /** `{PUBLIC_URL}/unsubscribe/<token>`: the page, and the RFC 8058 one-click target. */
 export function unsubscribeUrl(publicUrl: string, secret: string, claims: UnsubscribeClaims): string {
-  return `${publicUrl.replace(/\/+$/, "")}/unsubscribe/${unsubscribeToken(secret, claims)}`;
+  return unsubscribeUrlOf(publicUrl, unsubscribeToken(secret, claims));
+}
+
+export function unsubscribeUrlOf(publicUrl: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}/unsubscribe/${token}`;
 }

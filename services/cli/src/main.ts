@@ -7,7 +7,7 @@ import { projectionsRebuild, projectionsStatus } from "./commands/projections.js
 import { auditStream } from "./commands/audit.js";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
-import { teamsSetRateLimit } from "./commands/teams.js";
+import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
 import { UsageError } from "./usageError.js";
 
 const usage = `Usage: tidings <command>
@@ -21,6 +21,7 @@ const usage = `Usage: tidings <command>
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
+  teams set-broadcast-rate <team> <n>      set a team's broadcast emails per second (or "default")
 
 Settings come from the environment; see README.md.`;
 
@@ -41,6 +42,7 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
   "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
+  "teams set-broadcast-rate": ({ config, logger, args }) => teamsSetBroadcastRate(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of emails per second or `default`")),
   "teams set-rate-limit": ({ config, logger, args }) => teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
 };
 

@@ -3,7 +3,7 @@ import { simpleParser } from "mailparser";
 import { connect } from "nats";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
-import { emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
+import { broadcastStream, emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
@@ -127,6 +127,16 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([["invoice.pdf", pdf.toString()]]);
     await sleep(300);
     expect(sink.received).toHaveLength(1);
+  });
+
+  it("cancels, without sending it, a broadcast's email whose broadcast was canceled before its first attempt", async () => {
+    const broadcastId = randomUUID();
+    await store.append(broadcastStream(broadcastId), [{ id: randomUUID(), type: "BroadcastCanceled", data: { broadcastId, canceledAt: formatTimestamp(new Date()) }, metadata: { teamId, actor: "test" } }], "no_stream");
+    const emailId = await send(content({ broadcastId }));
+    await waitForType(emailId, "EmailCanceled");
+    await sleep(300);
+    expect(await types(emailId)).toEqual(["EmailQueued", "EmailCanceled"]);
+    expect(sink.received).toHaveLength(0);
   });
 
   it("fails an email whose attachment bytes are missing from the blob store, without sending it", async () => {

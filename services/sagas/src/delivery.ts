@@ -24,6 +24,8 @@ export interface DeliveryDeps {
   tlsPolicy(content: EmailContent): Promise<TlsPolicy>;
   /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
   retryBackoffMs: number[];
+  /** Whether a broadcast was canceled: its emails not yet attempted are then canceled, not sent. */
+  broadcastCanceled?: (broadcastId: string) => Promise<boolean>;
 }
 
 export const retryTimerKey = (emailId: string) => `email-retry:${emailId}`;
@@ -42,6 +44,10 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
   const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
+  if (content.broadcastId && state.status === "queued" && (await deps.broadcastCanceled?.(content.broadcastId))) {
+    await record({ type: "RecordEmailCanceled", now: formatTimestamp(new Date()) });
+    return;
+  }
   // A retry goes only to the recipients without an outcome; the message keeps its headers (To, Cc,
   // Message-ID), so those delivered before never get a second copy.
   const envelope = { from: addressOf(content.from), to: pendingRecipients(state) };

@@ -15,10 +15,13 @@ export const domainVerificationDurable = "domain-verification";
 /** The automation runner: received custom events, and changes to automations. */
 export const automationEventsDurable = "automation-events";
 export const automationChangesDurable = "automation-changes";
+export const broadcastFanOutDurable = "broadcast-fan-out";
+export const broadcastScheduleEvents = ["BroadcastScheduled", "BroadcastUnscheduled"] as const;
+export const broadcastScheduleDurable = (type: (typeof broadcastScheduleEvents)[number]) => `broadcast-schedule-${type}`;
 
 /** The webhook saga: one fan-out consumer per stream category with webhook types, and one for replays. */
 export const webhookFanOutDurable = (streamCategory: string) => `webhooks-${streamCategory}`;
 export const webhookReplayDurable = "webhooks-replays";
 const webhookDurables = webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0).map((c) => webhookFanOutDurable(c.streamCategory));
 
-export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable, contactImportDurable, automationEventsDurable, automationChangesDurable];
+export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable, contactImportDurable, automationEventsDurable, automationChangesDurable, broadcastFanOutDurable, ...broadcastScheduleEvents.map(broadcastScheduleDurable)];

@@ -6,6 +6,10 @@ import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { startContactImportSaga } from "./contactImports.js";
+import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
+import { TeamRates } from "./broadcasts/pacing.js";
+import { canceledBroadcasts } from "./broadcasts/canceledBroadcasts.js";
+import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
 import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { sendingDomains } from "./sendingDomain.js";
@@ -34,8 +38,11 @@ export interface RunningSagas {
   stop(): Promise<void>;
 }
 
+/** A broadcast's unsubscribe links keep working this long after the email is composed. */
+const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
+
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload;
+type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload | BroadcastTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -67,6 +74,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
+      broadcastCanceled: canceledBroadcasts(store),
     };
     const domainChecks: DomainVerificationDeps = {
       store,
@@ -106,6 +114,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
         else if (payload.kind === "automation-step") await fireRunTimer(automations, payload);
+        else if (payload.kind === "send-broadcast") await queueScheduledBroadcast(store, payload.broadcastId);
         else await deliverEmail(deps, payload.emailId);
       },
     });
@@ -118,6 +127,22 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startContactImportSaga({
         bus,
         deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
+      }),
+      ...(await startBroadcastScheduleSaga({ bus, store, timers })),
+      await startBroadcastFanOutSaga({
+        bus,
+        deps: {
+          store,
+          database,
+          logger: logger.child({ saga: "broadcast-fan-out" }),
+          links: { publicUrl: config.PUBLIC_URL, secret: secret ?? config.TIDINGS_SECRET ?? "", mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname, validForMs: UNSUBSCRIBE_LINK_VALID_MS },
+          suppressed: suppressionList(database),
+          rates: new TeamRates(),
+          batchSize: 500,
+          emailsInFlight: config.BROADCAST_EMAILS_IN_FLIGHT,
+          defaultRate: config.BROADCAST_EMAILS_PER_SECOND,
+          appendsInFlight: 128,
+        },
       }),
     ];
     stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));

@@ -76,6 +76,13 @@ describe("email decider: reschedule and cancel", () => {
       .when(reschedule)
       .thenError("validation_error", /it is canceled/));
 
+  it("cancels a queued email of a canceled broadcast before its first attempt, and not after", () => {
+    const canceled: EmailEvent = { type: "EmailCanceled", data: { emailId, canceledAt: now } };
+    given(emailDecider, [queued]).when({ type: "RecordEmailCanceled", now }).then([canceled]);
+    given(emailDecider, [queued, sent]).when({ type: "RecordEmailCanceled", now }).then([]);
+    given(emailDecider, [queued, canceled]).when({ type: "RecordEmailCanceled", now }).then([]);
+  });
+
   it("cancels a scheduled email", () =>
     given(emailDecider, [scheduled]).when(cancel).then([{ type: "EmailCanceled", data: { emailId, canceledAt: now } }]));
 

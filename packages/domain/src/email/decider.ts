@@ -55,7 +55,9 @@ export type EmailCommand =
   | { type: "RecordEmailSuppressed"; recipients: string[]; now: string }
   /** A tracking pixel loaded, or a tracked link followed (`link` and `linkIndex` from the signed token). */
   | ({ type: "RecordEmailOpened" } & Engagement)
-  | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement);
+  | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement)
+  /** The broadcast the email belongs to was canceled before the email's first attempt. */
+  | { type: "RecordEmailCanceled"; now: string };
 
 /** The recipients a delivery still has to reach, in envelope order: a retry sends to these only. */
 export function pendingRecipients(state: EmailState): string[] {
@@ -159,6 +161,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
       }
       case "RecordEmailSuppressed":
         return [{ type: "EmailSuppressed", data: { emailId, recipients: command.recipients, suppressedAt: command.now } }];
+      case "RecordEmailCanceled":
+        // Only before anything went out: an email with an attempt behind it finishes its delivery.
+        if (state.status !== "queued" || state.sent) return [];
+        return [{ type: "EmailCanceled", data: { emailId, canceledAt: command.now } }];
     }
   },
 };

@@ -37,6 +37,8 @@ const emailContent = {
   templateVersion: z.number().int().nullable(),
   domainId: z.uuid().nullable(),
   createdAt: z.string(),
+  /** Set on the emails a broadcast fans out to (webhooks carry it as `broadcast_id`); absent on every other email. */
+  broadcastId: z.uuid().optional(),
 };
 
 export const EmailQueued = z.object({ type: z.literal("EmailQueued"), data: z.object(emailContent) });

@@ -26,4 +26,12 @@ describe("team decider", () => {
 
   it("rejects a limit for a team that does not exist", () =>
     given(teamDecider).when({ type: "SetTeamRateLimit", teamId, requestsPerSecond: 5 }).thenError("not_found"));
+
+  it("sets a broadcast rate, goes back to the default with null, and rejects a rate below one", () => {
+    const set: TeamEvent = { type: "TeamBroadcastRateSet", data: { teamId, emailsPerSecond: 200 } };
+    given(teamDecider, [created]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 200 }).then([set]);
+    given(teamDecider, [created, set]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 200 }).then([]);
+    given(teamDecider, [created, set]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: null }).then([{ type: "TeamBroadcastRateSet", data: { teamId, emailsPerSecond: null } }]);
+    given(teamDecider, [created]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 0 }).thenError("validation_error");
+  });
 });

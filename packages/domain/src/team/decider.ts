@@ -8,20 +8,23 @@ export const DEFAULT_RATE_LIMIT = 10;
 
 export type TeamCommand =
   | { type: "CreateTeam"; teamId: string; name: string; now: string }
-  | { type: "SetTeamRateLimit"; teamId: string; requestsPerSecond: number };
+  | { type: "SetTeamRateLimit"; teamId: string; requestsPerSecond: number }
+  | { type: "SetTeamBroadcastRate"; teamId: string; emailsPerSecond: number | null };
 
 export type TeamState =
   | { exists: false }
-  | { exists: true; teamId: string; name: string; requestsPerSecond: number };
+  | { exists: true; teamId: string; name: string; requestsPerSecond: number; broadcastEmailsPerSecond: number | null };
 
 export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
   initialState: { exists: false },
   evolve(state, event) {
     switch (event.type) {
       case "TeamCreated":
-        return { exists: true, teamId: event.data.teamId, name: event.data.name, requestsPerSecond: DEFAULT_RATE_LIMIT };
+        return { exists: true, teamId: event.data.teamId, name: event.data.name, requestsPerSecond: DEFAULT_RATE_LIMIT, broadcastEmailsPerSecond: null };
       case "TeamRateLimitSet":
         return state.exists ? { ...state, requestsPerSecond: event.data.requestsPerSecond } : state;
+      case "TeamBroadcastRateSet":
+        return state.exists ? { ...state, broadcastEmailsPerSecond: event.data.emailsPerSecond } : state;
     }
   },
   decide(command, state) {
@@ -35,6 +38,14 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
           return new DomainError("validation_error", "The rate limit must be a positive whole number of requests per second.");
         if (state.requestsPerSecond === command.requestsPerSecond) return [];
         return [{ type: "TeamRateLimitSet", data: { teamId: state.teamId, requestsPerSecond: command.requestsPerSecond } }];
+      case "SetTeamBroadcastRate": {
+        if (!state.exists) return new DomainError("not_found", "Team not found");
+        const rate = command.emailsPerSecond;
+        if (rate !== null && (!Number.isInteger(rate) || rate < 1))
+          return new DomainError("validation_error", "The broadcast rate must be a positive whole number of emails per second.");
+        if (state.broadcastEmailsPerSecond === rate) return [];
+        return [{ type: "TeamBroadcastRateSet", data: { teamId: state.teamId, emailsPerSecond: rate } }];
+      }
     }
   },
 };

@@ -10,5 +10,11 @@ export const TeamRateLimitSet = z.object({
   data: z.object({ teamId: z.uuid(), requestsPerSecond: z.number().int().positive() }),
 });
 
-export const TeamEvent = z.discriminatedUnion("type", [TeamCreated, TeamRateLimitSet]);
+/** The team's broadcast emails per second; null goes back to the install's BROADCAST_EMAILS_PER_SECOND. */
+export const TeamBroadcastRateSet = z.object({
+  type: z.literal("TeamBroadcastRateSet"),
+  data: z.object({ teamId: z.uuid(), emailsPerSecond: z.number().int().positive().nullable() }),
+});
+
+export const TeamEvent = z.discriminatedUnion("type", [TeamCreated, TeamRateLimitSet, TeamBroadcastRateSet]);
 export type TeamEvent = z.infer<typeof TeamEvent>;

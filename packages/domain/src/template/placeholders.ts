@@ -20,6 +20,8 @@ export type PlaceholderValue = string | number;
 export interface RenderOptions {
   /** True for html parts: a value is text, so `<` in a variable must not become markup. */
   escapeHtml: boolean;
+  /** Asked for a placeholder with neither a value nor an inline fallback (a broadcast's property `fallback_value`). */
+  fallbackFor?: (key: string) => PlaceholderValue | undefined;
 }
 
 const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -36,7 +38,11 @@ export function renderPlaceholders(
 ): string {
   return text.replace(placeholderPattern, (whole, key: string, fallback: string | undefined) => {
     const value = values[key];
-    const chosen = value === undefined || value === null ? fallback : String(value);
+    const fromDefault = () => {
+      const chosen = options.fallbackFor?.(key);
+      return chosen === undefined ? undefined : String(chosen);
+    };
+    const chosen = value === undefined || value === null ? (fallback ?? fromDefault()) : String(value);
     if (chosen === undefined) return whole;
     return options.escapeHtml ? escapeHtml(chosen) : chosen;
   });

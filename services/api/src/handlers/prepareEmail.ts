@@ -138,7 +138,7 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
  * SPF) with sending enabled, unless TIDINGS_ALLOW_UNVERIFIED_FROM relaxes the verification (never the
  * team's own `sending: disabled`). A key restricted to one domain may send from that domain only.
  */
-async function checkSendingDomain(deps: PrepareDeps, auth: RequestAuth, from: string): Promise<string | null> {
+export async function checkSendingDomain(deps: Pick<PrepareDeps, "store" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
   const written = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
   const name = normalizeDomainName(written) ?? written;
   const holder = await domainHolding(deps.store, name);

@@ -19,6 +19,7 @@ import { unsubscribeRoutes } from "./unsubscribe.js";
 import { trackingRoutes } from "./tracking.js";
 import { eventRoutes } from "./events.js";
 import { automationRoutes } from "./automations.js";
+import { broadcastRoutes } from "./broadcasts.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -49,5 +50,6 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     trackingRoutes(services),
     eventRoutes(services),
     automationRoutes(services),
+    broadcastRoutes(services),
   ];
 }

@@ -42,6 +42,7 @@ beforeAll(async () => {
   const segment = (await asTeamA("POST", "/segments", { name: teamAMarker })).json() as { id: string };
   const topic = (await asTeamA("POST", "/topics", { name: teamAMarker.slice(0, 50), default_subscription: "opt_in" })).json() as { id: string };
   const contact = (await asTeamA("POST", "/contacts", { email: `${teamAMarker}@example.com`, first_name: teamAMarker, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] })).json() as { id: string };
+  const broadcast = (await asTeamA("POST", "/broadcasts", { segment_id: segment.id, from: "a@example.com", subject: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
   const suppression = (await asTeamA("POST", "/suppressions", { email: `${teamAMarker}@suppressed.example.com` })).json() as { id: string };
   const event = (await asTeamA("POST", "/events", { name: `${teamAMarker}.happened`, schema: { marker: "string" } })).json() as { id: string };
   const automation = (await asTeamA("POST", "/automations", {
@@ -64,6 +65,7 @@ beforeAll(async () => {
     "/suppressions": suppression.id,
     "/domains": domain.id,
     "/webhooks": webhook.id,
+    "/broadcasts": broadcast.id,
   };
 });
 afterAll(() => t?.dispose());

@@ -7,7 +7,7 @@ import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgr
 import { ensureTeam, teamIdForName } from "@tidings/api";
 import { openRuntime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
-import { teamsSetRateLimit } from "./teams.js";
+import { teamsSetBroadcastRate, teamsSetRateLimit } from "./teams.js";
 
 const logger = createLogger("silent");
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -68,5 +68,19 @@ describe("tidings teams set-rate-limit", () => {
 
   it("refuses a team that does not exist, writing nothing", async () => {
     await expect(teamsSetRateLimit(config, logger, "nobody", "5")).rejects.toThrow(new UsageError('there is no team "nobody"'));
+  });
+});
+
+describe("tidings teams set-broadcast-rate", () => {
+  it("records the team's broadcast rate, back to the default with `default`, and refuses a bad rate or team", async () => {
+    const teamId = teamIdForName("acme");
+    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "200"))).toEqual([`team acme (${teamId}): broadcasts at 200 emails per second`]);
+    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "default"))).toEqual([`team acme (${teamId}): broadcasts at the default 1000 emails per second`]);
+    expect((await teamEvents()).filter((e) => e.type === "TeamBroadcastRateSet").map((e) => e.data)).toEqual([
+      { teamId, emailsPerSecond: 200 },
+      { teamId, emailsPerSecond: null },
+    ]);
+    await expect(teamsSetBroadcastRate(config, logger, "acme", "0")).rejects.toBeInstanceOf(UsageError);
+    await expect(teamsSetBroadcastRate(config, logger, "nobody", "5")).rejects.toThrow(new UsageError('there is no team "nobody"'));
   });
 });

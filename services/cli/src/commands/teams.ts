@@ -40,3 +40,30 @@ export async function setTeamRateLimit(store: EventStore, team: string, requests
     throw error;
   }
 }
+
+/**
+ * `tidings teams set-broadcast-rate <team> <n|default>`: the emails per second the team's broadcasts are
+ * handed to delivery; `default` goes back to BROADCAST_EMAILS_PER_SECOND. Running fan-outs take it up at
+ * their next batch.
+ */
+export async function teamsSetBroadcastRate(config: Config, logger: Logger, team: string, rate: string): Promise<void> {
+  if (rate !== "default" && !/^[1-9][0-9]{0,5}$/.test(rate)) throw new UsageError("set-broadcast-rate needs a whole number of emails per second, at least 1, or `default`");
+  const emailsPerSecond = rate === "default" ? null : Number(rate);
+  const runtime = await openRuntime(config, logger);
+  try {
+    const teamId = isUuid(team) ? team : teamIdForName(team.trim());
+    const { events } = await handleCommand({
+      store: runtime.store,
+      streamId: teamStream(teamId),
+      decider: teamDecider,
+      command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond },
+      metadata: { actor: "cli", teamId },
+    }).catch((error: unknown) => {
+      if (error instanceof DomainRejection) throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
+      throw error;
+    });
+    console.log(`team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${events.length > 0 ? "" : " (unchanged)"}`);
+  } finally {
+    await runtime.close();
+  }
+}

@@ -131,6 +131,12 @@ describe("email webhook payloads", () => {
     expect(data).not.toHaveProperty("template_id");
   });
 
+  it("carries broadcast_id for an email a broadcast sent", () => {
+    const broadcastId = "22222222-2222-4222-8222-222222222222";
+    const fromBroadcast: EmailEvent = { type: "EmailQueued", data: { ...queued.data, broadcastId } };
+    expect(build(sent, [fromBroadcast, sent])?.data).toEqual({ ...base, broadcast_id: broadcastId });
+  });
+
   it("has no payload for events without a webhook type", () => {
     expect(payloadBuilderFor("email", "EmailQueued")).toBeUndefined();
     expect(payloadBuilderFor("email", "EmailCanceled")).toBeUndefined();

@@ -11,7 +11,6 @@ function contentOf(history: SourceEvent[]): EmailContent | undefined {
 
 /** The `data` every email type shares (reference §8.2): tags as a name → value map. */
 function emailData(content: EmailContent, context: PayloadContext): Record<string, unknown> {
-  const extra = content as EmailContent & { broadcastId?: string | null };
   return {
     email_id: content.emailId,
     created_at: isoTime(content.createdAt),
@@ -19,7 +18,7 @@ function emailData(content: EmailContent, context: PayloadContext): Record<strin
     to: content.to,
     subject: content.subject,
     message_id: context.messageIdOf(content.emailId),
-    ...(extra.broadcastId ? { broadcast_id: extra.broadcastId } : {}),
+    ...(content.broadcastId ? { broadcast_id: content.broadcastId } : {}),
     ...(content.templateId ? { template_id: content.templateId } : {}),
     ...(content.tags.length > 0 ? { tags: Object.fromEntries(content.tags.map((tag) => [tag.name, tag.value])) } : {}),
   };

@@ -1,0 +1,170 @@
+// A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas)
+// on a scratch PostgreSQL database and NATS, relaying to an SMTP sink (smtp-server on loopback) held by
+// this process. BENCH_CONTACTS (default 100,000) generated contacts are imported into one segment through
+// `POST /contacts/imports`; the sagas process is then restarted, so its peak RSS is the broadcast's alone,
+// and one broadcast is sent to the segment. Prints the time from the send to the last message at the
+// sink, emails/s over that time, when the fan-out had handed the last recipient to delivery (`sent_at`),
+// each process's peak RSS (VmHWM, read once at the end: no sampler running during the measurement), and
+// how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink.
+// Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default 16)
+// SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
+// BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets (issue #7): ≥ 1,000 emails/s end to
+// end, < 400 MB RSS per process.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Resend } from "resend";
+import pg from "pg";
+import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
+import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
+import { serve } from "@tidings/cli";
+import { startSmtpSink } from "@tidings/mail/testing";
+import { connect } from "nats";
+import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
+import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+
+const contacts = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
+const rate = process.env.BENCH_RATE ?? "5000";
+const inFlight = process.env.BENCH_IN_FLIGHT ?? "1000";
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const cli = fileURLToPath(new URL("../services/cli/dist/main.js", import.meta.url));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+function startRole(role, env) {
+  const child = spawn(process.execPath, [cli, "serve", "--role", role], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    role,
+    /** The process's peak resident set so far, in MB. */
+    peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024),
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function waitUntilReady(baseUrl) {
+  const deadline = Date.now() + 60_000;
+  while (!(await fetch(`${baseUrl}/ready`).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline) throw new Error(`${baseUrl} did not become ready`);
+    await sleep(100);
+  }
+}
+
+const ok = async (call) => {
+  const { data, error } = await call;
+  if (error) throw new Error(`${error.name}: ${error.message}`);
+  return data;
+};
+
+const prefix = `bench${randomBase62(8)}`;
+const sink = await startSmtpSink();
+try {
+  await withScratchDatabase("broadcast", async (url) => {
+    const token = `re_${randomBase62(40)}`;
+    const port = await freePort();
+    const env = {
+      EVENTSTORE_URL: url,
+      TIDINGS_SECRET: "b".repeat(40),
+      NATS_URL: natsUrl,
+      NATS_PREFIX: prefix,
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      TIDINGS_BOOTSTRAP_TOKEN: token,
+      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+      MAIL_TRANSPORT: "smtp",
+      SMTP_URL: sink.url,
+      MAIL_CONCURRENCY: mailConcurrency,
+      BROADCAST_EMAILS_PER_SECOND: rate,
+      BROADCAST_EMAILS_IN_FLIGHT: inFlight,
+    };
+    const config = loadConfig(env);
+    const first = await serve(config, createLogger("warn"), "all");
+    await setTeamRateLimit(first.runtime.store, BOOTSTRAP_TEAM_NAME, 10_000_000);
+    await first.stop();
+
+    const roles = [startRole("projector", env), startRole("api", env)];
+    let sagas = startRole("sagas", env);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const baseUrl = `http://127.0.0.1:${port}`;
+      await waitUntilReady(baseUrl);
+      const resend = new Resend(token, { baseUrl });
+      const segmentId = (await ok(resend.segments.create({ name: "Everyone" }))).id;
+      let csv = "email,first_name\n";
+      for (let i = 0; i < contacts; i++) csv += `reader${i}@example.test,Reader${i}\n`;
+      const importStarted = Date.now();
+      const imported = await ok(resend.contacts.imports.create({ file: new Blob([csv]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] }));
+      const members = async () => Number((await db.query("SELECT count(*) AS n FROM contact_segments WHERE segment_id = $1", [segmentId])).rows[0].n);
+      while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) await sleep(500);
+      const importSeconds = (Date.now() - importStarted) / 1000;
+      await sagas.stop();
+      sagas = startRole("sagas", env);
+      await sleep(2_000);
+
+      const load = loadavg()[0];
+      const started = Date.now();
+      const { id } = await ok(
+        resend.broadcasts.create({ segmentId, from: "Bench <news@bench.test>", subject: "Hello {{{FIRST_NAME|there}}}", html: "<p>Hi {{{contact.first_name}}}, <a href=\"{{{SERVICE_UNSUBSCRIBE_URL}}}\">unsubscribe</a></p>", send: true }),
+      );
+      // Priority: a transactional email sent once a fifth of the broadcast is delivered, timed to the sink.
+      await sink.waitForMessages(Math.ceil(contacts / 5), 3_600_000);
+      const transactionalSentAt = Date.now();
+      const transactional = await ok(resend.emails.send({ from: "Bench <receipts@bench.test>", to: "buyer@example.test", subject: "Your receipt", text: "Thanks" }));
+      const transactionalAt = (await sink.waitFor((r) => r.some((m) => m.messageId?.startsWith(`<${transactional.id}@`)), 3_600_000)).find((m) => m.messageId?.startsWith(`<${transactional.id}@`)).receivedAt.getTime();
+      await sink.waitForMessages(contacts + 1, 3_600_000);
+      const lastAt = Math.max(...sink.received.map((m) => m.receivedAt.getTime()));
+      const seconds = (lastAt - started) / 1000;
+      let broadcast = await ok(resend.broadcasts.get(id));
+      while (broadcast.status !== "sent") {
+        await sleep(200);
+        broadcast = await ok(resend.broadcasts.get(id));
+      }
+      const sentAt = new Date(broadcast.sent_at.replace(" ", "T").replace("+00", "Z")).getTime();
+      const rss = Object.fromEntries([...roles, sagas].map((r) => [`${r.role}_peak_rss_mb`, r.peakRssMb()]));
+      console.log(
+        JSON.stringify({
+          bench: "broadcast",
+          mode: "server",
+          contacts,
+          mail_concurrency: Number(mailConcurrency),
+          team_rate_per_s: Number(rate),
+          in_flight: Number(inFlight),
+          import_s: Number(importSeconds.toFixed(1)),
+          fan_out_s: Number(((sentAt - started) / 1000).toFixed(1)),
+          last_delivery_s: Number(seconds.toFixed(1)),
+          emails_per_s: Math.round(contacts / seconds),
+          transactional_during_broadcast_s: Number(((transactionalAt - transactionalSentAt) / 1000).toFixed(2)),
+          delivered: sink.received.length - 1,
+          distinct_message_ids: new Set(sink.received.map((m) => m.messageId)).size - 1,
+          ...rss,
+          load_1m_before: Number(load.toFixed(2)),
+          load_1m_after: Number(loadavg()[0].toFixed(2)),
+        }),
+      );
+    } finally {
+      await db.end();
+      await sagas.stop();
+      for (const role of roles.reverse()) await role.stop();
+    }
+  });
+} finally {
+  await sink.close();
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await nc.jetstreamManager();
+  for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
+  await nc.close();
+}

@@ -1,0 +1,133 @@
+import type { BroadcastEvent, EmailContent, EmailEvent } from "@tidings/domain";
+import { broadcastEmailId } from "@tidings/core";
+import type { RecordedEvent } from "@tidings/eventstore";
+import type { BatchContext, EventHandler, Projection } from "./projection.js";
+
+type Data<Type extends BroadcastEvent["type"]> = Extract<BroadcastEvent, { type: Type }>["data"];
+const dataOf = <Type extends BroadcastEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+type EmailData<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
+
+/** Recipients of one batch are ranked after every earlier batch's; a batch holds far fewer than this. */
+const RANK_STRIDE = 1_000_000;
+
+const contentColumns = (data: Data<"BroadcastCreated"> | Data<"BroadcastUpdated">) => ({
+  name: data.name,
+  segment_id: data.segmentId,
+  from_address: data.from,
+  subject: data.subject,
+  html: data.html,
+  text: data.text,
+  reply_to: data.replyTo,
+  preview_text: data.previewText,
+  topic_id: data.topicId,
+});
+
+const status = (value: string, extra: Record<string, unknown> = {}): EventHandler => (event, context) =>
+  context.update("broadcasts", { id: (event.data as { broadcastId: string }).broadcastId }, { status: value, ...extra });
+
+/** An email event moves its recipient's ledger row; an email of no broadcast has none, and the update does nothing. */
+const outcome = (value: string, extra: (event: RecordedEvent) => Record<string, unknown> = () => ({})): EventHandler => (event, context) =>
+  context.update("broadcast_recipients", { id: (event.data as { emailId: string }).emailId }, { status: value, ...extra(event) });
+
+/**
+ * Broadcasts as GET and list show them, and the per-recipient ledger behind their counts and
+ * `GET /broadcasts/:id/recipients`: a row per planned recipient (the snapshot), moved by the recipient's
+ * email as delivery records it. The fan-out saga does not read this table: it folds the broadcast's stream.
+ */
+export const broadcastsProjection: Projection = {
+  name: "broadcasts",
+  version: 1,
+  tables: {
+    broadcasts: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        name: { type: "text", nullable: true },
+        segment_id: { type: "uuid", nullable: true },
+        from_address: { type: "text", nullable: true },
+        subject: { type: "text", nullable: true },
+        html: { type: "text", nullable: true },
+        text: { type: "text", nullable: true },
+        reply_to: { type: "jsonb", nullable: true },
+        preview_text: { type: "text", nullable: true },
+        topic_id: { type: "uuid", nullable: true },
+        status: { type: "text" },
+        created_at: { type: "timestamptz" },
+        scheduled_at: { type: "timestamptz", nullable: true },
+        sent_at: { type: "timestamptz", nullable: true },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+    broadcast_recipients: {
+      columns: {
+        /** The recipient's email id. */
+        id: { type: "uuid" },
+        broadcast_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        contact_id: { type: "uuid" },
+        email: { type: "text" },
+        rank: { type: "bigint" },
+        /** planned, queued, sent, delivered, delivery_delayed, bounced, failed, suppressed or canceled. */
+        status: { type: "text" },
+        sent_at: { type: "timestamptz", nullable: true, merge: "keep" },
+        bounce_type: { type: "text", nullable: true },
+      },
+      primaryKey: ["id"],
+      indexes: { by_broadcast: "(broadcast_id, status, rank DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    BroadcastCreated(event, context) {
+      const data = dataOf<"BroadcastCreated">(event);
+      context.upsert("broadcasts", { id: data.broadcastId, team_id: data.teamId, ...contentColumns(data), status: "draft", created_at: data.createdAt, scheduled_at: null, sent_at: null });
+    },
+    BroadcastUpdated(event, context) {
+      const data = dataOf<"BroadcastUpdated">(event);
+      context.update("broadcasts", { id: data.broadcastId }, contentColumns(data));
+    },
+    BroadcastDeleted(event, context) {
+      context.delete("broadcasts", { id: dataOf<"BroadcastDeleted">(event).broadcastId });
+    },
+    BroadcastScheduled(event, context) {
+      const data = dataOf<"BroadcastScheduled">(event);
+      context.update("broadcasts", { id: data.broadcastId }, { status: "scheduled", scheduled_at: data.scheduledAt });
+    },
+    BroadcastUnscheduled: status("draft", { scheduled_at: null }),
+    BroadcastQueued: status("queued"),
+    BroadcastSendingStarted: status("sending"),
+    BroadcastCanceled: status("canceled"),
+    BroadcastFailed: status("failed"),
+    BroadcastSent(event, context) {
+      const data = dataOf<"BroadcastSent">(event);
+      context.update("broadcasts", { id: data.broadcastId }, { status: "sent", sent_at: data.sentAt });
+    },
+    BroadcastBatchPlanned(event, context: BatchContext) {
+      const data = dataOf<"BroadcastBatchPlanned">(event);
+      data.recipients.forEach((recipient, index) =>
+        context.upsert("broadcast_recipients", {
+          id: broadcastEmailId(data.broadcastId, recipient.contactId),
+          broadcast_id: data.broadcastId,
+          team_id: data.teamId,
+          contact_id: recipient.contactId,
+          email: recipient.email,
+          // Newest first in lists: the first planned recipient ranks highest.
+          rank: RANK_STRIDE * (RANK_STRIDE - data.batch) - index,
+          status: "planned",
+          sent_at: null,
+          bounce_type: null,
+        }),
+      );
+    },
+    EmailQueued(event, context) {
+      if ((event.data as EmailContent).broadcastId) outcome("queued")(event, context);
+    },
+    EmailSent: outcome("sent", (event) => ({ sent_at: (event.data as EmailData<"EmailSent">).sentAt })),
+    EmailDelivered: outcome("delivered"),
+    EmailDeliveryDelayed: outcome("delivery_delayed"),
+    EmailBounced: outcome("bounced", (event) => ({ bounce_type: (event.data as EmailData<"EmailBounced">).bounce.type })),
+    EmailFailed: outcome("failed"),
+    EmailSuppressed: outcome("suppressed"),
+    EmailCanceled: outcome("canceled"),
+  },
+};

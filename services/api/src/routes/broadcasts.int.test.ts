@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiInstance } from "../app.js";
+import { jsonCaller, wireError } from "../testing/jsonCalls.js";
+import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+
+let t: TestServices;
+let app: ApiInstance;
+let admin: TestKey;
+let other: TestKey;
+let segmentId: string;
+
+beforeAll(async () => {
+  t = await createTestServices();
+  app = await t.app();
+  admin = await t.aKey("broadcasts-team");
+  other = await t.aKey("broadcasts-other-team");
+  segmentId = (await call("POST", "/segments", { name: "Newsletter" })).body.id;
+});
+afterAll(() => t?.dispose());
+
+const call = jsonCaller(() => app, () => admin);
+const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
+const draft = (overrides: Record<string, unknown> = {}) => ({ segment_id: segmentId, from: "Acme <news@acme.test>", subject: "News", html: "<p>Hi {{{contact.first_name|there}}}</p>", name: "November", ...overrides });
+const create = async (overrides: Record<string, unknown> = {}) => {
+  const res = await call("POST", "/broadcasts", draft(overrides));
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+};
+
+describe("POST /broadcasts and GET", () => {
+  it("creates a draft that GET shows in the §6.11 shape, with the ledger's counts", async () => {
+    const id = await create({ reply_to: "help@acme.test", preview_text: "Read me" });
+    const got = await call("GET", `/broadcasts/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({
+      object: "broadcast",
+      id,
+      name: "November",
+      segment_id: segmentId,
+      audience_id: segmentId,
+      from: "Acme <news@acme.test>",
+      subject: "News",
+      reply_to: ["help@acme.test"],
+      preview_text: "Read me",
+      status: "draft",
+      created_at: expect.stringMatching(timestamp),
+      scheduled_at: null,
+      sent_at: null,
+      topic_id: null,
+      text: null,
+      counts: { recipients: 0, queued: 0, sent: 0, delivered: 0, bounced: 0, failed: 0, suppressed: 0 },
+    });
+  });
+
+  it("takes the legacy audience_id, and lists newest first with audience_id equal to segment_id", async () => {
+    const id = await create({ segment_id: undefined, audience_id: segmentId });
+    const list = await call("GET", "/broadcasts?limit=1");
+    expect(list.body).toMatchObject({ object: "list", has_more: true, data: [{ id, segment_id: segmentId, audience_id: segmentId, status: "draft" }] });
+  });
+
+  it("names the missing or wrong field", async () => {
+    expect(await call("POST", "/broadcasts", draft({ segment_id: undefined }))).toEqual(wireError(422, "missing_required_field", "Missing `segment_id` field."));
+    expect(await call("POST", "/broadcasts", draft({ from: undefined }))).toEqual(wireError(422, "missing_required_field", "Missing `from` field."));
+    expect((await call("POST", "/broadcasts", draft({ from: "not an address" }))).body.name).toBe("invalid_from_address");
+    expect(await call("POST", "/broadcasts", draft({ segment_id: "00000000-0000-4000-8000-000000000000" }))).toEqual(wireError(422, "validation_error", /`segment_id`/));
+    expect(await call("POST", "/broadcasts", draft({ scheduled_at: "in 1 hour" }))).toEqual(wireError(422, "validation_error", /only allowed with `send: true`/));
+    expect(await call("POST", "/broadcasts", draft({ send: true, scheduled_at: "whenever" }))).toEqual(wireError(422, "validation_error", /scheduled_at/));
+  });
+
+  it("leaves no draft behind when a send on create is refused", async () => {
+    const before = (await call("GET", "/broadcasts")).body.data.length;
+    expect((await call("POST", "/broadcasts", draft({ send: true, scheduled_at: "yesterday" }))).status).toBe(422);
+    expect((await call("GET", "/broadcasts")).body.data.length).toBe(before);
+  });
+
+  it("hides a team's broadcasts from another team", async () => {
+    const id = await create();
+    expect(await call("GET", `/broadcasts/${id}`, undefined, other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
+    expect(await call("POST", `/broadcasts/${id}/send`, {}, other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
+    expect((await call("GET", "/broadcasts", undefined, other)).body.data).toEqual([]);
+  });
+});
+
+describe("the broadcast lifecycle", () => {
+  it("updates and deletes drafts only", async () => {
+    const id = await create();
+    expect((await call("PATCH", `/broadcasts/${id}`, { subject: "Changed", text: "" })).status).toBe(200);
+    expect((await call("GET", `/broadcasts/${id}`)).body).toMatchObject({ subject: "Changed", text: "" });
+    expect((await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 1 hour" })).status).toBe(200);
+    expect(await call("PATCH", `/broadcasts/${id}`, { subject: "Again" })).toEqual(wireError(403, "validation_error", /Only drafts can be updated/));
+    expect(await call("DELETE", `/broadcasts/${id}`)).toEqual(wireError(403, "validation_error", /Only drafts can be deleted/));
+    const other = await create();
+    expect(await call("DELETE", `/broadcasts/${other}`)).toEqual({ status: 200, body: { object: "broadcast", id: other, deleted: true } });
+    expect((await call("GET", `/broadcasts/${other}`)).status).toBe(404);
+  });
+
+  it("schedules with natural language, cancels back to a draft, and refuses a cancel of a draft", async () => {
+    const id = await create();
+    const before = Date.now();
+    expect(await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 1 hour" })).toEqual({ status: 200, body: { object: "broadcast", id } });
+    const scheduled = (await call("GET", `/broadcasts/${id}`)).body;
+    expect(scheduled.status).toBe("scheduled");
+    const at = new Date(scheduled.scheduled_at.replace(" ", "T").replace("+00", "Z")).getTime();
+    expect(at - before).toBeGreaterThan(3_500_000);
+    expect(await call("POST", `/broadcasts/${id}/send`, {})).toEqual(wireError(403, "validation_error", /Only drafts can be sent/));
+    expect(await call("POST", `/broadcasts/${id}/cancel`)).toEqual({ status: 200, body: { object: "broadcast", id } });
+    expect((await call("GET", `/broadcasts/${id}`)).body).toMatchObject({ status: "draft", scheduled_at: null });
+    expect(await call("POST", `/broadcasts/${id}/cancel`)).toEqual(wireError(403, "validation_error", /Only queued or scheduled broadcasts can be canceled/));
+  });
+
+  it("duplicates into a new draft with the same content", async () => {
+    const id = await create({ name: "Original" });
+    await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 2 hours" });
+    const copy = await call("POST", `/broadcasts/${id}/duplicate`);
+    expect(copy.status).toBe(201);
+    expect((await call("GET", `/broadcasts/${copy.body.id}`)).body).toMatchObject({ name: "Original (copy)", status: "draft", subject: "News", segment_id: segmentId, scheduled_at: null });
+  });
+
+  it("refuses the recipients' bounce_type without type=bounced, and lists none for a draft", async () => {
+    const id = await create();
+    expect((await call("GET", `/broadcasts/${id}/recipients?bounce_type=permanent`)).status).toBe(422);
+    expect(await call("GET", `/broadcasts/${id}/recipients?type=delivered`)).toEqual({ status: 200, body: { object: "list", has_more: false, data: [] } });
+  });
+});

@@ -1,0 +1,151 @@
+import { findSegment } from "@tidings/audience";
+import { formatTimestamp, TidingsError, type Logger } from "@tidings/core";
+import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { broadcastFanOutDurable } from "../durables.js";
+import { holdStream, type HeldStream } from "../heldStream.js";
+import type { SuppressedRecipients } from "../suppressionList.js";
+import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
+import { queueRecipientEmail, recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
+import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
+
+export interface BroadcastFanOutDeps {
+  store: EventStore;
+  database: Database;
+  logger: Logger;
+  links: UnsubscribeLinks;
+  suppressed: SuppressedRecipients;
+  rates: TeamRates;
+  /** Recipients per planned batch: a batch is the unit of progress a restart resumes from. */
+  batchSize: number;
+  /** Emails of one broadcast handed to delivery without an outcome yet, at most (BROADCAST_EMAILS_IN_FLIGHT); fewer while delivery is slower. */
+  emailsInFlight: number;
+  /** A team's emails per second unless an operator set its own (BROADCAST_EMAILS_PER_SECOND). */
+  defaultRate: number;
+  /** Email appends of a batch under way at once: they share the event store's round trips. */
+  appendsInFlight: number;
+}
+
+type Message = Pick<BusMessage, "working">;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+/** Canceled or failed since this run read the stream: the last event says so, and nothing more is queued. */
+async function stopped(store: EventStore, broadcastId: string): Promise<boolean> {
+  const [last] = await store.readStream(broadcastStream(broadcastId), { direction: "backwards", maxCount: 1 });
+  return last?.type === "BroadcastCanceled" || last?.type === "BroadcastFailed";
+}
+
+/**
+ * The snapshot: eligible members in contact id order, one planned batch per page. A run resumed mid-way
+ * goes on after the last contact planned, with the same `asOf`, so nobody is planned twice.
+ */
+async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecord, planned: PlannedRecipient[][], held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>, message?: Message): Promise<boolean> {
+  const { teamId, content } = broadcast;
+  const now = () => formatTimestamp(new Date());
+  try {
+    await findSegment(deps.store, teamId, content.segmentId!);
+  } catch (error) {
+    if (!(error instanceof TidingsError && error.code === "not_found")) throw error;
+    await held.record({ type: "FailBroadcast", reason: "The broadcast's segment was deleted.", now: now() });
+    return false;
+  }
+  const query = { teamId, segmentId: content.segmentId!, topicId: content.topicId, asOf: broadcast.queuedAt! };
+  let after = planned.at(-1)?.at(-1)?.contactId ?? null;
+  for (;;) {
+    if (await stopped(deps.store, broadcast.broadcastId)) return false;
+    const page = await eligibleMembers(deps.database, query, after, deps.batchSize);
+    if (page.length === 0) break;
+    await held.record({ type: "PlanBroadcastBatch", batch: planned.length, recipients: page });
+    planned.push(page);
+    after = page.at(-1)!.contactId;
+    await message?.working();
+  }
+  await held.record({ type: "StartBroadcastSending", now: now() });
+  return true;
+}
+
+/**
+ * Runs a broadcast's fan-out from where its stream says it is: plans the snapshot if it is not complete,
+ * then queues each batch's emails and records the batch. Safe to run again at any point (a redelivery,
+ * another sagas process, a restart after SIGKILL): a planned batch is never planned again, an email
+ * already queued is found by its id and not queued again, and a recorded batch is skipped.
+ */
+export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, message?: Message): Promise<void> {
+  const stream = broadcastStream(broadcastId);
+  const events = (await deps.store.readStream(stream)).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+  const state = fold(broadcastDecider, events);
+  if (state.status !== "queued" && state.status !== "sending") return;
+  const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
+  const metadata: EventMetadata = { teamId: state.teamId, actor: "saga:broadcast-fan-out", correlationId: broadcastId, causationId: broadcastId };
+  const held = await holdStream(deps.store, stream, broadcastDecider, metadata);
+  if (state.status === "queued") {
+    // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
+    // broadcast (a redelivery while this one still ran) may have planned some batches instead.
+    if (await planSnapshot(deps, state, planned, held, message)) await runBroadcastFanOut(deps, broadcastId, message);
+    return;
+  }
+
+  const { teamId } = state;
+  const fallbacks = await propertyFallbacks(deps.database, teamId);
+  const textTemplate = textTemplateOf(state.content.html);
+  let handed = planned.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.length, 0);
+  const window = new InFlightWindow(deps.emailsInFlight);
+  // The window keeps a big broadcast from filling the delivery queue: an email sent meanwhile (a
+  // transactional one) finds about a second's worth of the broadcast's emails ahead of it.
+  const roomInWindow = async () => {
+    for (;;) {
+      const settled = await settledEmails(deps.database, broadcastId);
+      const room = window.limit(settled) - (handed - settled);
+      if (room > 0) return room;
+      await message?.working();
+      await sleep(50);
+    }
+  };
+  for (let batch = state.queuedBatches; batch < planned.length; batch++) {
+    const recipients = planned[batch]!;
+    const contacts = await contactsById(deps.database, recipients.map((r) => r.contactId));
+    const suppressed = new Set((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((e) => e.toLowerCase()));
+    // In chunks that fit the window and a second of the team's rate, each checked for a cancel.
+    for (let start = 0; start < recipients.length; ) {
+      const room = await roomInWindow();
+      const rate = (await teamBroadcastRate(deps.database, teamId)) ?? deps.defaultRate;
+      const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4, room));
+      await deps.rates.take(teamId, chunk.length, rate);
+      if (await stopped(deps.store, broadcastId)) return;
+      const now = new Date();
+      await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
+        const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
+        await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), metadata);
+      });
+      start += chunk.length;
+      handed += chunk.length;
+    }
+    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(new Date()) });
+    await message?.working();
+  }
+  await held.record({ type: "CompleteBroadcast", now: formatTimestamp(new Date()) });
+  deps.logger.info({ broadcastId, recipients: handed }, "broadcast handed to delivery");
+}
+
+/** Long work: a heartbeat keeps the message ours; a crash redelivers it and the run resumes from the stream. */
+export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
+  const { bus, deps } = options;
+  return bus.consume({ durable: broadcastFanOutDurable, filterSubject: "events.broadcast.BroadcastQueued", maxDeliver: 10, ackWaitMs: 15_000, concurrency: 2 }, async (message) => {
+    const event = fromForwardedEvent(message.data as ForwardedEvent);
+    const heartbeat = setInterval(() => message.working().catch(() => {}), 5_000);
+    try {
+      await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId, message);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+}

@@ -1,0 +1,121 @@
+import { type ChildProcess } from "node:child_process";
+import { sql } from "kysely";
+import { Resend } from "resend";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { broadcastEmailId } from "@tidings/core";
+import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
+import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
+import { openDatabase, testMode, type Database } from "@tidings/postgres";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
+
+/** 2,000 in `npm test`; BROADCAST_CRASH_CONTACTS=20000 for the issue's full scale (minutes on a 2-core machine). */
+const contacts = Number(process.env.BROADCAST_CRASH_CONTACTS ?? 2_000);
+const kills = 2;
+const mailConcurrency = 8;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const serverMode = testMode() === "server";
+if (!serverMode)
+  console.warn(
+    "broadcast crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
+  );
+
+/**
+ * Issue 7's crash test: a broadcast to a segment of `contacts` contacts, with the sagas process (fan-out
+ * and delivery) SIGKILLed twice while it runs. In the end there is exactly one email per contact, each
+ * delivered once, and the sink has every Message-ID; a repeat is allowed only from the 250-to-record
+ * window of a kill (DESIGN §1), at most one per message in flight.
+ */
+describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice", () => {
+  let sink: SmtpSink;
+  let roles: SplitRoles;
+  let events: OpenedEventStore;
+  let database: Database;
+  let sagas: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    roles = await startSplitRoles({ TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency) });
+    events = await openEventStore(roles.database.url);
+    database = await openDatabase({ url: roles.database.url, poolSize: 2 });
+  });
+  afterAll(async () => {
+    await database?.close();
+    await events?.close();
+    await roles?.stop();
+    await sink?.close();
+  });
+
+  it("ends with exactly one email per contact, all delivered, every Message-ID at the sink", { timeout: 120_000 + contacts * 60 }, async () => {
+    const resend = new Resend(roles.token, { baseUrl: roles.url });
+    const ok = async <T>(call: Promise<{ data: T | null; error: { message: string } | null }>) => {
+      const { data, error } = await call;
+      if (error) throw new Error(error.message);
+      return data!;
+    };
+    sagas = roles.startSagas();
+    const segmentId = (await ok(resend.segments.create({ name: "Everyone" }))).id;
+    const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
+    const imported = await ok(resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
+    const members = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db)).rows[0]!.n);
+    const importDeadline = Date.now() + 60_000 + contacts * 10;
+    while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
+      if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.sagasErrors()}`);
+      await sleep(250);
+    }
+
+    const started = Date.now();
+    const { id } = await ok(resend.broadcasts.create({ segmentId, from: "News <news@crash.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
+    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const statusAtKill: string[] = [];
+    // The first kill lands while the fan-out is still queueing (a few percent delivered), the second mid-delivery.
+    for (const fraction of [0.05, 0.5]) {
+      while (unique() < contacts * fraction) await sleep(5);
+      await sleep(Math.random() * 300);
+      statusAtKill.push((await ok(resend.broadcasts.get(id))).status);
+      await roles.kill(sagas!);
+      sagas = roles.startSagas();
+    }
+
+    const deadline = Date.now() + 60_000 + contacts * 30;
+    while (unique() < contacts && Date.now() < deadline) await sleep(200);
+    const delivered = Date.now();
+    expect(unique(), `sagas stderr: ${roles.sagasErrors()}`).toBe(contacts);
+
+    const stream = (await events.store.readStream(broadcastStream(id))).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+    const planned = stream.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? e.data.recipients : []));
+    expect(planned).toHaveLength(contacts);
+    expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
+    expect(stream.filter((e) => e.type === "BroadcastSent")).toHaveLength(1);
+    const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
+
+    // One stream per contact, each with one EmailQueued and one outcome, and no other email of the broadcast.
+    const shapes = new Map<string, number>();
+    for (let i = 0; i < ids.length; i += 200) {
+      const streams = await Promise.all(ids.slice(i, i + 200).map((emailId) => events.store.readStream(emailStream(emailId))));
+      for (const s of streams) {
+        const shape = s.map((e) => e.type).filter((t) => t !== "EmailSent").join(",");
+        shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+      }
+    }
+    expect(Object.fromEntries(shapes)).toEqual({ "EmailQueued,EmailDelivered": contacts });
+    let rowsInReadModel = 0;
+    while (Date.now() < deadline) {
+      rowsInReadModel = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM emails WHERE broadcast_id = ${id}`.execute(database.db)).rows[0]!.n);
+      if (rowsInReadModel >= contacts) break;
+      await sleep(200);
+    }
+    expect(rowsInReadModel).toBe(contacts);
+
+    const expected = new Set(ids.map((emailId) => `<${emailId}@${new URL(roles.url).hostname}>`));
+    expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
+    const duplicates = sink.received.length - contacts;
+    console.log(
+      `broadcast crash test: ${contacts} contacts, ${kills} SIGKILLs of the sagas process (broadcast ${statusAtKill.join(" then ")} at the kills); ` +
+        `${ids.length} emails, ${new Set(ids).size} distinct ids, ${unique()} distinct Message-IDs at the sink, ${duplicates} duplicate(s); ` +
+        `all delivered ${((delivered - started) / 1000).toFixed(1)} s after the send`,
+    );
+    expect(duplicates).toBeLessThanOrEqual(kills * mailConcurrency);
+  });
+});
