@@ -20,6 +20,7 @@ RETURNS TABLE (ord bigint, outcome smallint, next_revision text, commit_position
 LANGUAGE plpgsql AS $$
 DECLARE
   v_stream text[];
+  v_created text[];
   v_events jsonb[];
   -- -1 any, -2 no_stream, -3 stream_exists, otherwise the expected revision
   v_expected bigint[];
@@ -49,14 +50,23 @@ BEGIN
   IF n = 0 THEN RETURN; END IF;
 
   -- The stream rows are the append locks, taken in stream order so that two sets in flight cannot
-  -- deadlock. A missing stream gets a placeholder row (revision -1) that this set fills or removes; an
-  -- existing one is locked without being rewritten (DO UPDATE … WHERE false locks and skips).
-  INSERT INTO eventstore.streams AS s (stream_id, revision)
-  SELECT u.stream, -1 FROM unnest(v_stream) AS u(stream) ORDER BY u.stream COLLATE "C"
-  ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision WHERE false;
+  -- deadlock. A missing stream's row is inserted at the revision its append will reach (one row version,
+  -- not two) and removed again if the append is not written; an existing one is locked without being
+  -- rewritten (DO UPDATE … WHERE false locks and skips, and RETURNING then names only the rows inserted).
+  WITH created AS (
+    INSERT INTO eventstore.streams AS s (stream_id, revision)
+    SELECT u.stream, CASE WHEN u.expected IN (-1, -2) THEN u.cnt - 1 ELSE -1 END
+      FROM unnest(v_stream, v_expected, v_count) AS u(stream, expected, cnt) ORDER BY u.stream COLLATE "C"
+    ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision WHERE false
+    RETURNING s.stream_id
+  )
+  SELECT coalesce(array_agg(created.stream_id), '{}') INTO v_created FROM created;
 
-  SELECT array_agg(s.revision ORDER BY u.i) INTO v_current
-    FROM unnest(v_stream) WITH ORDINALITY AS u(stream, i) JOIN eventstore.streams s ON s.stream_id = u.stream;
+  -- A statement of its own: its snapshot is taken after the locks, so it reads every row's latest revision.
+  SELECT array_agg(CASE WHEN c.stream IS NULL THEN s.revision ELSE -1 END ORDER BY u.i) INTO v_current
+    FROM unnest(v_stream) WITH ORDINALITY AS u(stream, i)
+    LEFT JOIN unnest(v_created) AS c(stream) ON c.stream = u.stream
+    LEFT JOIN eventstore.streams s ON s.stream_id = u.stream AND c.stream IS NULL;
 
   -- An idempotent retry: the first event is already in this stream where the append would have put it.
   SELECT array_agg(
@@ -126,9 +136,9 @@ BEGIN
       LEFT JOIN last ON last.stream_id = u.stream;
     UPDATE eventstore.streams s SET revision = u.cur + u.cnt
       FROM unnest(v_stream, v_current, v_count, v_outcome) AS u(stream, cur, cnt, outcome)
-     WHERE u.outcome = 0 AND s.stream_id = u.stream;
+     WHERE u.outcome = 0 AND u.cur >= 0 AND s.stream_id = u.stream;
   END IF;
-  -- The placeholder row of a stream that does not exist must not outlive this set.
+  -- The row of a stream this set created must not outlive it unless its append was written.
   DELETE FROM eventstore.streams s
    USING unnest(v_stream, v_current, v_outcome) AS u(stream, cur, outcome)
    WHERE u.cur = -1 AND u.outcome <> 0 AND s.stream_id = u.stream;
