@@ -47,7 +47,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     await sink?.close();
   });
 
-  it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 120_000 }, async () => {
+  it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 300_000 }, async () => {
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     sagas = roles.startSagas();
     const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
@@ -90,7 +90,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     const accepted = Date.now();
 
     expect(killed, "the emails were all delivered before the third kill").toBe(kills);
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     while (unique() < emails && Date.now() < deadline) await sleep(100);
     expect(unique(), `sagas stderr: ${roles.sagasErrors()}`).toBe(emails);
 
@@ -103,13 +103,6 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     expect(outcomes.filter((o) => o.length !== 1 || o[0] !== "EmailDelivered")).toEqual([]);
 
     const duplicates = sink.received.length - emails;
-    console.log(
-      `delivery crash test: ${emails} emails, ${killed} SIGKILLs of the sagas process, ${duplicates} duplicate(s) at the sink (same Message-ID); ` +
-        `accepted and kills done in ${((accepted - started) / 1000).toFixed(1)} s, all delivered and recorded after ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-    const sent = new Set(ids);
-    expect(sink.received.every((m) => sent.has(/^<([^@]+)@/.exec(m.messageId ?? "")?.[1] ?? ""))).toBe(true);
-    expect(duplicates).toBeLessThanOrEqual(kills);
     // Each duplicate's first copy was accepted before some kill: without a kill, nothing is sent twice.
     const firstCopies = new Map<string, number>();
     const duplicated: number[] = [];
@@ -118,6 +111,15 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
       if (first === undefined) firstCopies.set(m.messageId!, m.receivedAt.getTime());
       else duplicated.push(first);
     }
-    for (const first of duplicated) expect(killedAt.some((at) => first <= at)).toBe(true);
+    const beforeKill = duplicated.map((first) => Math.min(...killedAt.filter((at) => at >= first)) - first);
+    console.log(
+      `delivery crash test: ${emails} emails, ${killed} SIGKILLs of the sagas process, ${duplicates} duplicate(s) at the sink (same Message-ID), ` +
+        `their first copies accepted ${beforeKill.join(", ") || "-"} ms before the next kill; ` +
+        `accepted and kills done in ${((accepted - started) / 1000).toFixed(1)} s, all delivered and recorded after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    const sent = new Set(ids);
+    expect(sink.received.every((m) => sent.has(/^<([^@]+)@/.exec(m.messageId ?? "")?.[1] ?? ""))).toBe(true);
+    expect(duplicates).toBeLessThanOrEqual(kills);
+    for (const gap of beforeKill) expect(Number.isFinite(gap), "a duplicate whose first copy came after the last kill").toBe(true);
   });
 });

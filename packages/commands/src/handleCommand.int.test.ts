@@ -3,7 +3,8 @@ import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgre
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { DomainError, type Decider } from "@tidings/domain";
 import { DomainRejection, handleCommand } from "./handleCommand.js";
-import { release, reservationStream, reservedBy, reserve } from "./reservation.js";
+import { claimAlongside, release, reservationStream, reservedBy, reserve } from "./reservation.js";
+import { newId } from "@tidings/core";
 
 type CounterEvent = { type: "Incremented"; data: { by: number } };
 type CounterCommand = { type: "Increment"; by: number; max: number };
@@ -65,22 +66,26 @@ describe("handleCommand", () => {
 });
 
 describe("reserve", () => {
-  it("likelyFree: claims a free value, and still loses to its holder or takes over an abandoned claim", async () => {
-    const stream = reservationStream("team-a", "alias", "likely-free");
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => reserve(store, stream, `owner-${i}`, {}, { likelyFree: true })));
-    expect(results.filter((r) => r.won)).toHaveLength(1);
-    const winner = `owner-${results.findIndex((r) => r.won)}`;
-    expect(await reserve(store, stream, winner, {}, { likelyFree: true })).toEqual({ won: true });
-    expect(await reserve(store, stream, "late", {}, { likelyFree: true })).toEqual({ won: false, ownerId: winner });
-    expect(await reserve(store, stream, "late", {}, { likelyFree: true, stillHeld: async () => false })).toEqual({ won: true });
-    expect(await reservedBy(store, stream)).toBe("late");
+  it("claimAlongside: one of many claimants of a free value wins and has its events written; the others write nothing", async () => {
+    const stream = reservationStream("team-a", "alias", "alongside");
+    const owners = Array.from({ length: 8 }, (_, i) => `owner-${i}`);
+    const results = await Promise.all(
+      owners.map((o) => claimAlongside(store, stream, o, {}, [{ streamId: `owned-${stream}-${o}`, events: [{ id: newId(), type: "Incremented", data: { by: 1 } }], expectedRevision: "no_stream" }])),
+    );
+    expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+    const winner = owners[results.findIndex((r) => r !== undefined)]!;
+    expect(await reservedBy(store, stream)).toBe(winner);
+    for (const o of owners) expect(await store.readStream(`owned-${stream}-${o}`)).toHaveLength(o === winner ? 1 : 0);
+    // The slow way still knows the winner.
+    expect(await reserve(store, stream, "late", {})).toEqual({ won: false, ownerId: winner });
   });
 
-  it("likelyFree: a value its owner released is claimed anew, never taken for the owner's earlier claim", async () => {
-    const stream = reservationStream("team-a", "alias", "released-then-again");
-    await reserve(store, stream, "me", {}, { likelyFree: true });
+  it("claimAlongside: a value its owner released is claimed anew, never taken for the owner's earlier claim", async () => {
+    const stream = reservationStream("team-a", "alias", "alongside-released");
+    expect(await claimAlongside(store, stream, "me", {}, [])).toEqual([]);
     await release(store, stream, "me", {});
-    expect(await reserve(store, stream, "me", {}, { likelyFree: true })).toEqual({ won: true });
+    expect(await claimAlongside(store, stream, "me", {}, [])).toBeUndefined();
+    expect(await reserve(store, stream, "me", {})).toEqual({ won: true });
     expect(await reservedBy(store, stream)).toBe("me");
     expect((await store.readStream(stream)).map((e) => e.type)).toEqual(["ValueReserved", "ValueReleased", "ValueReserved"]);
   });

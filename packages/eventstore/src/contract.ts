@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import type { EventStore } from "./port.js";
 import { appendContract } from "./contractAppend.js";
+import { appendManyContract, type AppendManyGuarantee } from "./contractAppendMany.js";
 import { readContract } from "./contractRead.js";
 import { resumeContract } from "./contractResume.js";
 import { subscribeContract } from "./contractSubscribe.js";
@@ -27,7 +28,11 @@ export interface ContractContext {
  * The behaviour every event store adapter must have (DESIGN §2). One fixture serves the whole suite, since
  * a PGlite costs seconds to start; every test works on streams and categories of its own.
  */
-export function eventStoreContract(adapter: string, createFixture: () => Promise<EventStoreFixture>): void {
+export function eventStoreContract(
+  adapter: string,
+  createFixture: () => Promise<EventStoreFixture>,
+  appendMany: AppendManyGuarantee = { atomic: true },
+): void {
   describe(`event store contract: ${adapter}`, () => {
     let fixture: EventStoreFixture | undefined;
     let store: EventStore | undefined;
@@ -48,6 +53,7 @@ export function eventStoreContract(adapter: string, createFixture: () => Promise
     });
 
     appendContract(context);
+    appendManyContract(context, appendMany);
     readContract(context);
     subscribeContract(context);
     resumeContract(context);

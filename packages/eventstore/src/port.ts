@@ -113,8 +113,30 @@ export interface AppendOptions {
   immediate?: boolean;
 }
 
+/** One stream's part of an `appendMany`. */
+export interface StreamAppend {
+  streamId: string;
+  events: EventToAppend[];
+  expectedRevision: ExpectedRevision;
+}
+
 export interface EventStore {
   append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams at once, each at its own expected revision; the results come in the order
+   * given. Each stream may appear once. A wrong expected revision on any stream throws that stream's
+   * WrongExpectedRevisionError.
+   *
+   * PostgreSQL (and PGlite): all or nothing, in one transaction. A conflict writes nothing at all, and
+   * readers of `$all` see either every event or none.
+   *
+   * EventStoreDB (client 6.x has no multi-stream transaction): the appends go one after another, in the
+   * order given, so a conflict or a crash can leave the earlier streams written and the later ones not.
+   * Calling again with the same event ids and expected revisions is safe: the written ones are idempotent
+   * retries and the rest is written. A caller that needs all or nothing there must make its first stream
+   * the one that can conflict (a reservation), or repair on retry, as with single appends.
+   */
+  appendMany(appends: StreamAppend[], options?: AppendOptions): Promise<AppendResult[]>;
   /** Returns [] for a stream that does not exist or was deleted. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -138,6 +138,10 @@ describe("contact import saga", () => {
         if (++appends >= 60) throw new Error("process killed");
         return store.append(...args);
       },
+      appendMany: (...args) => {
+        if (++appends >= 60) throw new Error("process killed");
+        return store.appendMany(...args);
+      },
     };
     await expect(runContactImport(deps({ store: dying }), importId)).rejects.toThrow("process killed");
     const interrupted = await importState(importId);

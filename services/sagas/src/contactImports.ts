@@ -102,10 +102,16 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const counts: ImportCounts = { ...job.counts };
   let errors: ImportRowError[] = [];
   let tallied = job.rowsDone;
+  // A checkpoint is written while the next rows go on: waiting for it would drain the rows in flight at
+  // every checkpoint. One at a time, in order; the last one is waited for before the import completes.
+  let checkpointing: Promise<void> = Promise.resolve();
   const checkpoint = async () => {
-    await record({ type: "RecordContactImportProgress", rowsDone: tallied, counts: { ...counts }, errors });
+    await checkpointing;
+    const progress = { type: "RecordContactImportProgress" as const, rowsDone: tallied, counts: { ...counts }, errors };
     errors = [];
-    await message?.working();
+    checkpointing = record(progress).then(() => message?.working());
+    // Waited for by the next checkpoint or at the end; a failure the loop overtakes is not unhandled.
+    checkpointing.catch(() => {});
   };
   const rows = new OrderedWindow<RowDone>(deps.rowsInFlight);
   // Counted in file order, whatever order the rows finish in: a checkpoint covers exactly the rows before it.
@@ -146,6 +152,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     for (let next = rows.next(); next; next = rows.next()) await tally(next);
   } catch (error) {
     await rows.settle();
+    await checkpointing;
     const unreadable = error instanceof UnreadableFile ? error.message : (error as { code?: string }).code?.startsWith("CSV_") ? `The file is not valid CSV: ${(error as Error).message}` : undefined;
     if (unreadable === undefined) throw error;
     await record({ type: "FailContactImport", reason: unreadable, now: now() });
@@ -154,6 +161,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     source.destroy();
   }
   await checkpoint();
+  await checkpointing;
   await record({ type: "CompleteContactImport", now: now() });
   deps.logger.info({ importId, counts }, "contact import completed");
 }

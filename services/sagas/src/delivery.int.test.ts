@@ -13,7 +13,9 @@ import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
 import { startProjections, suppressionsProjection, type RunningProjections } from "@tidings/projections";
 import { sql } from "kysely";
 import { startSagas, type RunningSagas } from "./startSagas.js";
-import { timerMigrations } from "./timers/index.js";
+import { deliverEmail, type DeliveryDeps } from "./delivery.js";
+import { createSmtpTransport } from "@tidings/mail";
+import { createTimers, timerMigrations } from "./timers/index.js";
 
 const logger = createLogger("silent");
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -137,6 +139,33 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     await sleep(300);
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailCanceled"]);
     expect(sink.received).toHaveLength(0);
+  });
+
+  it("sends an email once when deliveries of it run side by side in one process (a redelivery beside the first, a retry timer)", async () => {
+    // Slow replies keep each send open long enough for the others to start meanwhile.
+    sink.delayReplies(300);
+    const transport = createSmtpTransport({ url: sink.url, maxConnections: 3 });
+    const deps: DeliveryDeps = {
+      store,
+      transport,
+      compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
+      tlsPolicy: async () => "opportunistic",
+      timers: createTimers(test.database),
+      suppressed: async () => [],
+      logger,
+      retryBackoffMs: [300],
+    };
+    try {
+      const emailId = await send(content());
+      await Promise.all([deliverEmail(deps, emailId), deliverEmail(deps, emailId), deliverEmail(deps, emailId)]);
+      await waitForType(emailId, "EmailDelivered");
+      await sleep(500);
+      expect(sink.received.filter((m) => m.messageId === `<${emailId}@tidings.test>`)).toHaveLength(1);
+      expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+    } finally {
+      sink.delayReplies(0);
+      await transport.close();
+    }
   });
 
   it("fails an email whose attachment bytes are missing from the blob store, without sending it", async () => {

@@ -32,12 +32,29 @@ export const retryTimerKey = (emailId: string) => `email-retry:${emailId}`;
 
 const metadataFor = (teamId: string, emailId: string) => ({ teamId, actor: "saga:delivery", correlationId: emailId, occurredAt: formatTimestamp(new Date()) });
 
+/** The deliveries this process has under way, by email id. */
+const underWay = new Map<string, Promise<void>>();
+
 /**
  * Sends one email if it still needs sending, and records what the transport said. Safe to call again for
  * the same email (a redelivered message, a retry timer firing twice): an email that already has its final
- * outcome is never handed to the transport again.
+ * outcome is never handed to the transport again. A call for an email this process is already delivering
+ * (a message redelivered when its ack wait ran out on a starved machine, a retry timer beside it) waits
+ * for that delivery and then finds its outcome: two sends of one email side by side would both reach the
+ * server, a duplicate no crash caused.
  */
 export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise<void> {
+  for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
+  const delivering = attemptDelivery(deps, emailId);
+  underWay.set(emailId, delivering);
+  try {
+    await delivering;
+  } finally {
+    underWay.delete(emailId);
+  }
+}
+
+async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<void> {
   const { store, transport, logger } = deps;
   const loaded = await loadEmail(store, emailId);
   const { state, content, firstDelayedAt } = loaded;

@@ -48,9 +48,10 @@ export async function startNatsConsumer(
       msgId: msg.headers?.get("Nats-Msg-Id") ?? "",
       headers,
       deliveryCount: msg.info.deliveryCount,
-      ack: async () => {
-        await msg.ackAck();
-      },
+      // Not ackAck: waiting for the server's confirmation costs a request per message and holds the
+      // handler slot meanwhile. An ack lost on the way redelivers the message, which every handler
+      // takes as a repeat (sagas consume at least once, with effect once).
+      ack: async () => msg.ack(),
       nak: async (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined),
       working: async () => msg.working(),
     };

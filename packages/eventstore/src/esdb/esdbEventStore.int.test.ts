@@ -35,7 +35,7 @@ if (!hasEsdb) {
   );
 }
 describe.skipIf(!hasEsdb)("EventStoreDB", () => {
-  eventStoreContract("EventStoreDB", esdbFixture);
+  eventStoreContract("EventStoreDB", esdbFixture, { atomic: false });
 });
 
 /** A local port nobody listens on: one the OS just handed out and took back. */

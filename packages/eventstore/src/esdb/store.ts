@@ -2,6 +2,8 @@ import {
   START as START_POSITION,
   type AppendResult,
   type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
   type Position,
   type RecordedEvent,
   type Subscription,
@@ -20,6 +22,8 @@ import { subscriptionOf } from "./subscription.js";
  *   headPosition) keeps its events until the next scavenge, and a stream appended to again continues its
  *   revisions after the deleted ones instead of starting at 0.
  * - The `$all` filters of `readAll` are applied here, not on the server: client 6.x cannot send them.
+ * - `appendMany` is not atomic: client 6.x has no multi-stream transaction, so the streams are appended one
+ *   after another, and a failure part-way leaves the earlier ones written (port.ts says what callers do).
  */
 export function createEsdbEventStore(client: EsdbClient): EventStore {
   const subscriptions = new Set<Subscription>();
@@ -52,22 +56,32 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
     return position;
   }
 
+  async function append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    let appended;
+    try {
+      appended = await client.appendToStream(streamId, events.map(toEventData), {
+        expectedRevision: toEsdbExpectedRevision(expectedRevision),
+      });
+    } catch (error) {
+      throw toWrongExpectedRevisionError(error, streamId, expectedRevision) ?? error;
+    }
+    // The server answers with the position of its commit, and on an idempotent retry with one it does not
+    // document. Readers compare this position with the events' own `$all` positions, so read the last event
+    // back and take its position; servers before 22.6 report none on stream reads, and then the answer is used.
+    const position = (await positionOfRevision(streamId, appended.nextExpectedRevision)) ?? appended.position;
+    if (!position) throw new Error(`EventStoreDB reported no position for the append to ${streamId}`);
+    return { nextExpectedRevision: appended.nextExpectedRevision, position };
+  }
+
   return {
-    async append(streamId, events, expectedRevision): Promise<AppendResult> {
-      let appended;
-      try {
-        appended = await client.appendToStream(streamId, events.map(toEventData), {
-          expectedRevision: toEsdbExpectedRevision(expectedRevision),
-        });
-      } catch (error) {
-        throw toWrongExpectedRevisionError(error, streamId, expectedRevision) ?? error;
-      }
-      // The server answers with the position of its commit, and on an idempotent retry with one it does not
-      // document. Readers compare this position with the events' own `$all` positions, so read the last event
-      // back and take its position; servers before 22.6 report none on stream reads, and then the answer is used.
-      const position = (await positionOfRevision(streamId, appended.nextExpectedRevision)) ?? appended.position;
-      if (!position) throw new Error(`EventStoreDB reported no position for the append to ${streamId}`);
-      return { nextExpectedRevision: appended.nextExpectedRevision, position };
+    append,
+
+    // No multi-stream transaction in client 6.x: one stream after another, each idempotent on retry (port.ts).
+    async appendMany(appends) {
+      if (new Set(appends.map((a) => a.streamId)).size !== appends.length) throw new Error("appendMany names a stream more than once");
+      const results: AppendResult[] = [];
+      for (const { streamId, events, expectedRevision } of appends) results.push(await append(streamId, events, expectedRevision));
+      return results;
     },
 
     async readStream(streamId, options = {}) {

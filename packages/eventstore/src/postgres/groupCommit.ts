@@ -1,16 +1,35 @@
 import { sql, type Kysely } from "kysely";
-import { WrongExpectedRevisionError, type AppendResult, type EventToAppend, type ExpectedRevision } from "../port.js";
-import { WRONG_EXPECTED_REVISION } from "./migrations.js";
+import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type StreamAppend } from "../port.js";
 
-interface PendingAppend {
+interface PendingStream {
   streamId: string;
   expected: ExpectedRevision;
   /** The events as JSON text, built once. */
   events: string;
   count: number;
-  resolve(result: AppendResult): void;
+}
+
+/** One caller's append or appendMany: written all together or not at all, with one outcome. */
+interface PendingUnit {
+  streams: PendingStream[];
+  count: number;
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
+
+interface SetRow {
+  ord: string;
+  outcome: number;
+  next_revision: string | null;
+  commit_position: string;
+  prepare_position: string;
+  actual_revision: string;
+}
+
+const WRITTEN = 0;
+const ALREADY_WRITTEN = 1;
+const CONFLICT = 2;
+const EMPTY = 4;
 
 export interface GroupCommitOptions {
   /** Round trips in flight at once; appends arriving meanwhile wait and go together in the next one. */
@@ -21,16 +40,20 @@ export interface GroupCommitOptions {
 
 /**
  * Group commit for the appends of this process. An append that finds a round trip free goes at once,
- * alone; appends that arrive while every round trip is busy wait and then go together, in one
- * transaction with one WAL flush and one NOTIFY, each with its own result or WrongExpectedRevisionError.
- * If the batch fails as a whole (a duplicate event id, a lost connection), each of its appends is retried
- * alone, so an error reaches only the append that caused it; a batch that did commit is then seen by the
- * retries as idempotent re-appends, which return the first result.
+ * alone; appends that arrive while every round trip is busy wait and then go together through
+ * `eventstore.append_set`: one transaction, one WAL flush and one NOTIFY, each with its own result or
+ * WrongExpectedRevisionError. An appendMany is one unit in it, written whole or not at all. A set holds
+ * each stream once: a unit naming a stream already in the set waits for the next one, and so does every
+ * later unit naming one of its streams, so appends to a stream keep their order.
+ *
+ * If a set fails as a whole (a duplicate event id, a lost connection), each of its units is retried alone,
+ * so an error reaches only the unit that caused it; a set that did commit is then seen by the retries as
+ * idempotent re-appends, which return the first results.
  *
  * An `immediate` append skips the queue: it goes at once, alone, even when every round trip is busy.
  */
 export class GroupCommit {
-  private readonly queue: PendingAppend[] = [];
+  private readonly queue: PendingUnit[] = [];
   private busy = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -39,13 +62,21 @@ export class GroupCommit {
     private readonly options: GroupCommitOptions,
   ) {}
 
-  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, immediate = false): Promise<AppendResult> {
-    const json = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })));
+  append(appends: StreamAppend[], immediate = false): Promise<AppendResult[]> {
+    const streams = appends.map(({ streamId, expectedRevision, events }) => ({
+      streamId,
+      expected: expectedRevision,
+      events: JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} }))),
+      count: events.length,
+    }));
+    if (new Set(streams.map((s) => s.streamId)).size !== streams.length) {
+      return Promise.reject(new Error("appendMany names a stream more than once"));
+    }
     return new Promise((resolve, reject) => {
-      const append = { streamId, expected, events: json, count: events.length, resolve, reject };
-      if (immediate) this.run([append]);
+      const unit = { streams, count: streams.reduce((n, s) => n + s.count, 0), resolve, reject };
+      if (immediate) this.run([unit]);
       else {
-        this.queue.push(append);
+        this.queue.push(unit);
         this.pump();
       }
     });
@@ -61,72 +92,84 @@ export class GroupCommit {
     while (this.busy < this.options.inFlight && this.queue.length > 0) this.run(this.take());
   }
 
-  private run(batch: PendingAppend[]): void {
+  private run(units: PendingUnit[]): void {
     this.busy++;
-    void (batch.length === 1 ? this.single(batch[0]!) : this.together(batch)).finally(() => {
+    void this.together(units).finally(() => {
       this.busy--;
       this.pump();
       if (this.busy === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
   }
 
-  private take(): PendingAppend[] {
+  private take(): PendingUnit[] {
+    const taken: PendingUnit[] = [];
+    const left: PendingUnit[] = [];
+    const named = new Set<string>();
     let events = 0;
-    let n = 0;
-    while (n < this.queue.length && (n === 0 || events + this.queue[n]!.count <= this.options.maxEvents)) {
-      events += this.queue[n]!.count;
-      n++;
+    for (const unit of this.queue) {
+      const fits = taken.length === 0 || events + unit.count <= this.options.maxEvents;
+      if (fits && unit.streams.every((s) => !named.has(s.streamId))) {
+        taken.push(unit);
+        events += unit.count;
+      } else left.push(unit);
+      // A unit left behind holds its streams for the next set too: no later append may overtake it.
+      for (const s of unit.streams) named.add(s.streamId);
+      if (!fits) break;
     }
-    return this.queue.splice(0, n);
+    this.queue.splice(0, taken.length + left.length, ...left);
+    return taken;
   }
 
-  private async single(append: PendingAppend): Promise<void> {
-    try {
-      const { rows } = await sql<{ next_revision: string; commit_position: string; prepare_position: string }>`
-        SELECT * FROM eventstore.append(${append.streamId}, ${String(append.expected)}, ${append.events}::jsonb)`.execute(this.db);
-      append.resolve(toResult(rows[0]!));
-    } catch (error) {
-      append.reject(appendError(error, append));
-    }
-  }
-
-  private async together(batch: PendingAppend[]): Promise<void> {
+  private async together(units: PendingUnit[]): Promise<void> {
     // The events are already JSON text: splice them in rather than parse and serialise them again.
-    const payload = `[${batch.map((a) => `{"stream":${JSON.stringify(a.streamId)},"expected":"${String(a.expected)}","events":${a.events}}`).join(",")}]`;
-    let rows: { ord: string; next_revision: string | null; commit_position: string; prepare_position: string; actual_revision: string | null }[];
+    const payload = `[${units
+      .flatMap((unit, group) =>
+        unit.streams.map((s) => `{"stream":${JSON.stringify(s.streamId)},"expected":"${String(s.expected)}","group":${group},"events":${s.events}}`),
+      )
+      .join(",")}]`;
+    let rows: SetRow[];
     try {
-      ({ rows } = await sql<(typeof rows)[number]>`
-        SELECT ord::text AS ord, next_revision, commit_position, prepare_position, actual_revision
-          FROM eventstore.append_batch(${payload}::jsonb)`.execute(this.db));
-    } catch {
-      for (const append of batch) await this.single(append);
+      ({ rows } = await sql<SetRow>`
+        SELECT ord::text AS ord, outcome, next_revision, commit_position, prepare_position, actual_revision
+          FROM eventstore.append_set(${payload}::jsonb)`.execute(this.db));
+    } catch (error) {
+      if (units.length === 1) units[0]!.reject(appendError(error, units[0]!));
+      else for (const unit of units) await this.together([unit]);
       return;
     }
-    for (const row of rows) {
-      const append = batch[Number(row.ord) - 1]!;
-      if (row.actual_revision === null) append.resolve(toResult(row as Parameters<typeof toResult>[0]));
-      else append.reject(conflict(append, row.actual_revision));
+    const byOrd = new Array<SetRow>(rows.length);
+    for (const r of rows) byOrd[Number(r.ord) - 1] = r;
+    let row = 0;
+    for (const unit of units) {
+      const own = byOrd.slice(row, row + unit.streams.length);
+      row += unit.streams.length;
+      const conflicted = own.findIndex((r) => r.outcome === CONFLICT);
+      if (conflicted >= 0) unit.reject(conflict(unit.streams[conflicted]!, own[conflicted]!.actual_revision));
+      else unit.resolve(own.map(toResult));
     }
   }
 }
 
-function toResult(row: { next_revision: string; commit_position: string; prepare_position: string }): AppendResult {
+function toResult(row: SetRow): AppendResult {
+  if (row.outcome !== WRITTEN && row.outcome !== ALREADY_WRITTEN && row.outcome !== EMPTY) {
+    throw new Error(`append_set outcome ${row.outcome} is not a result`);
+  }
   return {
-    nextExpectedRevision: BigInt(row.next_revision),
+    nextExpectedRevision: BigInt(row.next_revision!),
     position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
   };
 }
 
-function conflict(append: PendingAppend, actualText: string): WrongExpectedRevisionError {
+function conflict(append: PendingStream, actualText: string): WrongExpectedRevisionError {
   const actual = BigInt(actualText);
   return new WrongExpectedRevisionError(append.streamId, append.expected, actual < 0n ? "no_stream" : actual);
 }
 
-function appendError(error: unknown, append: PendingAppend): unknown {
-  const { code, detail, constraint } = error as { code?: string; detail?: string; constraint?: string };
-  if (code === WRONG_EXPECTED_REVISION) return conflict(append, detail ?? "-1");
+function appendError(error: unknown, unit: PendingUnit): unknown {
+  const { code, constraint } = error as { code?: string; constraint?: string };
   if (code === "23505" && constraint === "events_event_id_key") {
-    return new Error(`stream ${append.streamId}: an event id of this append is already used by another event`, { cause: error });
+    const streams = unit.streams.map((s) => s.streamId).join(", ");
+    return new Error(`stream ${streams}: an event id of this append is already used by another event`, { cause: error });
   }
   return error;
 }

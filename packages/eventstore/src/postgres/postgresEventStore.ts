@@ -10,6 +10,7 @@ import {
   type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
+  type StreamAppend,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -57,7 +58,13 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   return {
     async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
       open();
-      return groupCommit.append(streamId, events, expectedRevision, options.immediate ?? false);
+      const [result] = await groupCommit.append([{ streamId, events, expectedRevision }], options.immediate ?? false);
+      return result!;
+    },
+
+    async appendMany(appends: StreamAppend[], options: AppendOptions = {}): Promise<AppendResult[]> {
+      open();
+      return groupCommit.append(appends, options.immediate ?? false);
     },
 
     async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

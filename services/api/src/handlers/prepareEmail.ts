@@ -27,8 +27,8 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Config } from "@tidings/core";
 import { assertSendingDomain, type RequestAuth } from "../plugins/auth.js";
 import { attachmentContentType } from "./attachmentContentType.js";
-import { domainHolding } from "./domainStreams.js";
 import { fetchAttachment } from "./fetchAttachment.js";
+import type { SendingDomains } from "./sendingDomains.js";
 import { renderTemplateForSend, templateForSend } from "./templateForSend.js";
 
 /** A send as it arrives on the wire (reference §6.1), after the route's schema. */
@@ -58,6 +58,7 @@ export interface PrepareDeps {
   store: EventStore;
   blobs: BlobStore;
   config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">;
+  domains: SendingDomains;
 }
 
 const PATH_FETCH_TIMEOUT_MS = 10_000;
@@ -138,16 +139,17 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
  * SPF) with sending enabled, unless TIDINGS_ALLOW_UNVERIFIED_FROM relaxes the verification (never the
  * team's own `sending: disabled`). A key restricted to one domain may send from that domain only.
  */
-export async function checkSendingDomain(deps: Pick<PrepareDeps, "store" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
+export async function checkSendingDomain(deps: Pick<PrepareDeps, "domains" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
   const written = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
   const name = normalizeDomainName(written) ?? written;
-  const holder = await domainHolding(deps.store, name);
+  const holder = await deps.domains.holding(name);
   const domain = holder?.teamId === auth.teamId ? holder : undefined;
   assertSendingDomain(auth, domain?.domainId);
   if (domain?.settings.capabilities.sending === "disabled")
     throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain has sending disabled. Enable it in the domain's \`capabilities\` first.`);
   if (!deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM && !(domain && isEligibleForSending(domain)))
     throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain is not verified. Add and verify it before sending from it.`);
+  deps.domains.passed(name, holder);
   return domain?.domainId ?? null;
 }
 

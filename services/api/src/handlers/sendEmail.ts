@@ -1,9 +1,11 @@
 import { DomainRejection } from "@tidings/commands";
 import { formatTimestamp, newId } from "@tidings/core";
-import { bareAddresses, emailDecider, emailStream, isDomainError, type EmailContent } from "@tidings/domain";
-import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import { bareAddresses, emailDecider, emailStream, isDomainError } from "@tidings/domain";
+import type { EventMetadata, EventStore, Position, StreamAppend } from "@tidings/eventstore";
 import type { PreparedEmail } from "./prepareEmail.js";
 import type { SuppressionLookup } from "./suppressionLookup.js";
+
+type SendDeps = { store: EventStore; suppressed: SuppressionLookup; clock: { now(): Date } };
 
 export interface SentEmail {
   id: string;
@@ -15,11 +17,20 @@ export interface SentEmail {
  * suppressed in the same append. The list is a read model, consulted as a lookup (DESIGN §1): a bounce
  * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
  */
-export async function sendEmail(
-  deps: { store: EventStore; suppressed: SuppressionLookup; clock: { now(): Date } },
-  email: PreparedEmail,
-  metadata: EventMetadata,
-): Promise<SentEmail> {
+export async function sendEmail(deps: SendDeps, email: PreparedEmail, metadata: EventMetadata): Promise<SentEmail> {
+  const decided = await decideEmail(deps, email, metadata);
+  const { position } = await deps.store.append(decided.streamId, decided.events, decided.expectedRevision);
+  return { id: email.content.emailId, position };
+}
+
+/** Records a batch's emails all together or none (one appendMany), so a failure never leaves half a batch sent. */
+export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metadata: EventMetadata): Promise<SentEmail[]> {
+  const decided = await Promise.all(emails.map((email) => decideEmail(deps, email, metadata)));
+  const results = await deps.store.appendMany(decided);
+  return emails.map((email, i) => ({ id: email.content.emailId, position: results[i]!.position }));
+}
+
+async function decideEmail(deps: SendDeps, email: PreparedEmail, metadata: EventMetadata): Promise<StreamAppend> {
   const { content, scheduledAt } = email;
   const decided = emailDecider.decide(
     {
@@ -34,10 +45,9 @@ export async function sendEmail(
   if (isDomainError(decided)) throw new DomainRejection(decided);
   // The id was generated for this request, so the stream cannot exist yet: there is nothing to read
   // (one round trip saved on the hottest path), and "no_stream" turns an impossible collision into an error.
-  const { position } = await deps.store.append(
-    emailStream(content.emailId),
-    decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })),
-    "no_stream",
-  );
-  return { id: content.emailId, position };
+  return {
+    streamId: emailStream(content.emailId),
+    events: decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })),
+    expectedRevision: "no_stream",
+  };
 }

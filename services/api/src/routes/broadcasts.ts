@@ -9,6 +9,7 @@ import { requireAuth } from "../plugins/auth.js";
 import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "../queries/broadcasts.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { sendingDomains } from "../handlers/sendingDomains.js";
 import type { ApiServices } from "../services.js";
 
 const tags = ["broadcasts"];
@@ -100,7 +101,7 @@ const recipient = z.object({ id: z.uuid(), contact_id: z.uuid().nullable(), emai
 
 /** `/broadcasts` (reference §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
-  const deps = { store: services.store, clock: services.clock, config: services.config };
+  const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomains(services.store) };
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
   };

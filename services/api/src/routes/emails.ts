@@ -7,7 +7,8 @@ import type { ApiInstance, ApiRoutes } from "../app.js";
 import { attachmentDownloads } from "../attachmentDownloads.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
-import { sendEmail } from "../handlers/sendEmail.js";
+import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
+import { sendingDomains } from "../handlers/sendingDomains.js";
 import { suppressionLookup } from "../handlers/suppressionLookup.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
@@ -56,7 +57,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const blobs = createBlobStore(services.database);
   const queries = emailQueries(services.database, new URL(services.config.PUBLIC_URL).hostname);
   const downloads = attachmentDownloads({ secret: services.config.TIDINGS_SECRET, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
-  const prepareDeps = { store: services.store, blobs, config: services.config };
+  const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomains(services.store) };
   const sendDeps = { store: services.store, suppressed: suppressionLookup(services.database), clock: services.clock };
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
@@ -118,7 +119,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           }
         }
         const metadata = requestMetadata(request, auth, services.clock);
-        const sent = await Promise.all(prepared.map(({ email }) => sendEmail(sendDeps, email, metadata)));
+        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata);
         const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));

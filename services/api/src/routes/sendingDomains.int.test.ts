@@ -4,6 +4,7 @@ import { newId } from "@tidings/core";
 import { domainDecider, domainStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { SENDING_DOMAIN_TTL_MS } from "../handlers/sendingDomains.js";
 
 let t: TestServices;
 let lenient: ApiInstance;
@@ -67,6 +68,20 @@ describe("the sending rule", () => {
     await call(lenient, "PATCH", `/domains/${domain.id}`, admin, { capabilities: { sending: "disabled", receiving: "enabled" } });
     const res = await send(lenient, `hello@${domain.name}`);
     expect(res).toMatchObject({ status: 403, body: { name: "validation_error", message: expect.stringMatching(/sending disabled/) } });
+  });
+
+  it("sees sending enabled at once after a refusal, and sending disabled within a second of a send that passed", async () => {
+    const domain = await aDomain(admin, true);
+    const sending = (value: "enabled" | "disabled") => call(lenient, "PATCH", `/domains/${domain.id}`, admin, { capabilities: { sending: value, receiving: "enabled" } });
+    await sending("disabled");
+    expect((await send(lenient, `hello@${domain.name}`)).status).toBe(403);
+    await sending("enabled");
+    // A refusal is never kept: the change shows on the next send.
+    expect((await send(lenient, `hello@${domain.name}`)).status).toBe(200);
+    await sending("disabled");
+    // The passing answer is kept for a second (SENDING_DOMAIN_TTL_MS), no longer.
+    await new Promise((resolve) => setTimeout(resolve, SENDING_DOMAIN_TTL_MS + 100));
+    expect((await send(lenient, `hello@${domain.name}`)).status).toBe(403);
   });
 
   it("lets a key restricted to a domain send from that domain only", async () => {
