@@ -2,14 +2,16 @@ import type { EmailEvent } from "@tidings/domain";
 import type { Projection } from "./projection.js";
 
 type Clicked = Extract<EmailEvent, { type: "EmailClicked" }>["data"];
+type Opened = Extract<EmailEvent, { type: "EmailOpened" }>["data"];
 
 /**
- * Clicks per email and tracked link: how often, how many of those by scanners, first and last. A
- * broadcast's clicked links are these rows joined with `emails.broadcast_id`.
+ * Clicks per email and tracked link, and opens per email: how often, how many of those by scanners and
+ * proxies, first and last. A broadcast's clicked links and its opened or clicked recipients are these rows
+ * joined with its recipients' ledger, whose ids are the emails' ids.
  */
 export const emailClicksProjection: Projection = {
   name: "email_clicks",
-  version: 1,
+  version: 2,
   tables: {
     email_link_clicks: {
       columns: {
@@ -25,8 +27,32 @@ export const emailClicksProjection: Projection = {
       primaryKey: ["email_id", "link_index"],
       indexes: { by_team: "(team_id, last_clicked_at DESC)" },
     },
+    email_opens: {
+      columns: {
+        email_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        opens: { type: "bigint", merge: "add" },
+        machine_opens: { type: "bigint", merge: "add" },
+        first_opened_at: { type: "timestamptz", merge: "min" },
+        last_opened_at: { type: "timestamptz", merge: "max" },
+      },
+      primaryKey: ["email_id"],
+    },
   },
   handlers: {
+    EmailOpened(event, context) {
+      const data = event.data as Opened;
+      const teamId = event.metadata.teamId;
+      if (!teamId) return;
+      context.upsert("email_opens", {
+        email_id: data.emailId,
+        team_id: teamId,
+        opens: 1,
+        machine_opens: data.machine ? 1 : 0,
+        first_opened_at: data.openedAt,
+        last_opened_at: data.openedAt,
+      });
+    },
     EmailClicked(event, context) {
       const data = event.data as Clicked;
       const teamId = event.metadata.teamId;

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
+import { clickedByPerson, humanClicksByLink, humanOpens, openedByPerson } from "./broadcastEngagement.js";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 
@@ -89,7 +90,7 @@ export async function getBroadcast(database: Database, teamId: string, broadcast
   return { object: "broadcast", ...(row as Omit<WireBroadcast, "object" | "counts">), counts: await broadcastCounts(database, broadcastId) };
 }
 
-/** Reference §6.11 recipient types; opens, clicks, complaints and unsubscribes come with engagement tracking. */
+/** Reference §6.11 recipient types; complaints and unsubscribes have no source yet, so list none. */
 export const recipientTypes = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "suppressed"] as const;
 export type RecipientType = (typeof recipientTypes)[number];
 
@@ -105,15 +106,20 @@ export interface RecipientItem {
   email: string;
   status: string;
   bounce_type?: string;
+  /** People's opens (type=opened) or clicks (type=clicked). */
+  count?: number;
+  clicked_links?: { url: string; clicks: number }[];
 }
 
-export function listRecipients(database: Database, broadcastId: string, filter: RecipientFilter): Promise<ListPage<RecipientItem>> {
+export async function listRecipients(database: Database, broadcastId: string, filter: RecipientFilter): Promise<ListPage<RecipientItem>> {
   let query = database.db.selectFrom("broadcast_recipients as r").where("r.broadcast_id", "=", broadcastId);
   if (filter.type === "sent") query = query.where("r.sent_at", "is not", null);
+  else if (filter.type === "opened") query = query.where(openedByPerson);
+  else if (filter.type === "clicked") query = query.where(clickedByPerson);
   else if (filter.type !== undefined) query = query.where("r.status", "=", filter.type);
   if (filter.bounce_type !== undefined) query = query.where("r.bounce_type", "=", filter.bounce_type);
   if (filter.email !== undefined) query = query.where(sql`lower(r.email)`, "=", filter.email.toLowerCase());
-  return listPage(query.select(["r.id", "r.contact_id", "r.email", "r.status", "r.bounce_type"]), filter, {
+  const page = await listPage(query.select(["r.id", "r.contact_id", "r.email", "r.status", "r.bounce_type"]), filter, {
     orderBy: ["r.rank", "r.id"],
     toItem: (row: { id: string; contact_id: string; email: string; status: string; bounce_type: string | null }) => ({
       id: row.id,
@@ -123,4 +129,24 @@ export function listRecipients(database: Database, broadcastId: string, filter: 
       ...(row.bounce_type === null ? {} : { bounce_type: row.bounce_type }),
     }),
   });
+  return withEngagement(database, page, filter.type);
+}
+
+async function withEngagement(database: Database, page: ListPage<RecipientItem>, type: RecipientType | undefined): Promise<ListPage<RecipientItem>> {
+  const ids = page.data.map((item) => item.id);
+  if (type === "opened") {
+    const opens = await humanOpens(database, ids);
+    return { ...page, data: page.data.map((item) => ({ ...item, count: opens.get(item.id) ?? 0 })) };
+  }
+  if (type === "clicked") {
+    const clicks = await humanClicksByLink(database, ids);
+    return {
+      ...page,
+      data: page.data.map((item) => {
+        const links = clicks.get(item.id) ?? [];
+        return { ...item, count: links.reduce((sum, link) => sum + link.clicks, 0), clicked_links: links };
+      }),
+    };
+  }
+  return page;
 }

@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { broadcastEmailId } from "@tidings/core";
+import { broadcastStream, emailStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
@@ -120,5 +123,61 @@ describe("the broadcast lifecycle", () => {
     const id = await create();
     expect((await call("GET", `/broadcasts/${id}/recipients?bounce_type=permanent`)).status).toBe(422);
     expect(await call("GET", `/broadcasts/${id}/recipients?type=delivered`)).toEqual({ status: 200, body: { object: "list", has_more: false, data: [] } });
+  });
+});
+
+describe("a broadcast's engagement", () => {
+  type Seen = { ipAddress: string; userAgent: string; machine: boolean; machineReason: string | null };
+  const person: Seen = { ipAddress: "203.0.113.7", userAgent: "Mozilla/5.0", machine: false, machineReason: null };
+  const scanner: Seen = { ipAddress: "40.94.0.1", userAgent: "Mozilla/5.0", machine: true, machineReason: "microsoft_safe_links" };
+  const at = "2026-11-23 10:00:00.000000+00";
+
+  /** Plans two recipients and records what the tracking routes would: Ann clicks twice and opens, Bob's clicks are a scanner's. */
+  async function engagedBroadcast() {
+    const id = await create();
+    const [ann, bob] = [randomUUID(), randomUUID()];
+    const recipients = [{ contactId: ann, email: "ann@example.test" }, { contactId: bob, email: "bob@example.test" }];
+    const metadata = { teamId: admin.teamId, actor: "test" };
+    await t.store.append(broadcastStream(id), [{ id: randomUUID(), type: "BroadcastBatchPlanned", data: { broadcastId: id, teamId: admin.teamId, batch: 0, recipients }, metadata }], "any");
+    const click = (link: string, linkIndex: number, seen: Seen) => ({ id: randomUUID(), type: "EmailClicked", data: { emailId: "", link, linkIndex, clickedAt: at, ...seen }, metadata });
+    const annEmail = broadcastEmailId(id, ann);
+    const bobEmail = broadcastEmailId(id, bob);
+    const withEmail = (emailId: string, event: ReturnType<typeof click>) => ({ ...event, data: { ...event.data, emailId } });
+    await t.store.append(emailStream(annEmail), [
+      withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
+      withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
+      withEmail(annEmail, click("https://acme.test/blog", 1, person)),
+      { id: randomUUID(), type: "EmailOpened", data: { emailId: annEmail, openedAt: at, ...person }, metadata },
+    ], "any");
+    const { position } = await t.store.append(emailStream(bobEmail), [
+      withEmail(bobEmail, click("https://acme.test/pricing", 0, scanner)),
+      { id: randomUUID(), type: "EmailOpened", data: { emailId: bobEmail, openedAt: at, ...scanner }, metadata },
+    ], "any");
+    expect(await t.projections.waitFor(position, 10_000)).toBe(true);
+    return { id, annEmail };
+  }
+
+  it("lists clicked links by people's clicks, leaving out scanners, and pages through them", async () => {
+    const { id } = await engagedBroadcast();
+    const first = await call("GET", `/broadcasts/${id}/clicked-links?limit=1`);
+    expect(first.body).toMatchObject({ object: "list", has_more: true, data: [{ url: "https://acme.test/pricing", clicks: 2, unique_clicks: 1 }] });
+    const next = await call("GET", `/broadcasts/${id}/clicked-links?limit=1&after=${first.body.data[0].id}`);
+    expect(next.body).toMatchObject({ has_more: false, data: [{ url: "https://acme.test/blog", clicks: 1, unique_clicks: 1 }] });
+    expect((await call("GET", `/broadcasts/${randomUUID()}/clicked-links`)).status).toBe(404);
+  });
+
+  it("lists the recipients a person opened or clicked, with counts and their clicked links", async () => {
+    const { id, annEmail } = await engagedBroadcast();
+    expect((await call("GET", `/broadcasts/${id}/recipients?type=opened`)).body.data).toEqual([{ id: annEmail, contact_id: expect.any(String), email: "ann@example.test", status: "planned", count: 1 }]);
+    expect((await call("GET", `/broadcasts/${id}/recipients?type=clicked`)).body.data).toEqual([
+      {
+        id: annEmail,
+        contact_id: expect.any(String),
+        email: "ann@example.test",
+        status: "planned",
+        count: 3,
+        clicked_links: [{ url: "https://acme.test/blog", clicks: 1 }, { url: "https://acme.test/pricing", clicks: 2 }],
+      },
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "..
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import { sendingDomains } from "../handlers/sendingDomains.js";
+import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
 
 const tags = ["broadcasts"];
@@ -97,7 +98,16 @@ const recipientsQuery = listQuerySchema({
   email: z.string().max(320).optional(),
   bounce_type: z.enum(["permanent", "transient", "undetermined"]).optional().describe("Only with `type=bounced`."),
 }).refine((q: { type?: string; bounce_type?: string }) => q.bounce_type === undefined || q.type === "bounced", { message: "`bounce_type` is only allowed with `type=bounced`." });
-const recipient = z.object({ id: z.uuid(), contact_id: z.uuid().nullable(), email: z.string(), status: z.string(), bounce_type: z.string().optional() });
+const recipient = z.object({
+  id: z.uuid(),
+  contact_id: z.uuid().nullable(),
+  email: z.string(),
+  status: z.string(),
+  bounce_type: z.string().optional(),
+  count: z.number().int().optional().describe("With `type=opened` or `type=clicked`: how often a person opened, or clicked."),
+  clicked_links: z.array(z.object({ url: z.string(), clicks: z.number().int() })).optional(),
+});
+const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number().int(), unique_clicks: z.number().int() });
 
 /** `/broadcasts` (reference §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
@@ -174,6 +184,25 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
         if (!found) throw new TidingsError("not_found", "Broadcast not found");
         return ok(reply, await listRecipients(services.database, request.params.id, request.query));
+      },
+    );
+
+    app.get(
+      "/broadcasts/:id/clicked-links",
+      {
+        schema: {
+          tags,
+          summary: "List a broadcast's clicked links",
+          description: "People's clicks on the broadcast's tracked links, most clicked first; scanner and proxy clicks are not counted.",
+          params,
+          querystring: listQuerySchema(),
+          response: { 200: listSchema(clickedLink) },
+        },
+      },
+      async (request, reply) => {
+        const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
+        if (!found) throw new TidingsError("not_found", "Broadcast not found");
+        return ok(reply, await listClickedLinks(services.database, request.params.id, request.query));
       },
     );
   };
