@@ -35,9 +35,11 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
       TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
       MAIL_TRANSPORT: "smtp",
       SMTP_URL: sink.url,
-      // The default 4 emails in flight: the outcome's append goes on the wire the moment the 250 is read
-      // (never queued behind a group commit), so a kill rarely finds even one of them in that window.
-      MAIL_CONCURRENCY: "4",
+      // One email in flight, so that a kill can find at most one email between the server's 250 and the
+      // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
+      // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.
+      MAIL_CONCURRENCY: "1",
+      TIMER_LEASE_MS: "5000",
     });
     events = await openEventStore(roles.database.url);
   });

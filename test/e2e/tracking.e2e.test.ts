@@ -77,11 +77,9 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     expect(scanner.status).toBe(302);
     expect(scanner.headers.get("location")).toBe(target);
     await sleep(2_100);
-    const started = Date.now();
     const person = await fetch(clickUrl, { redirect: "manual", headers: { "user-agent": firefox } });
     expect(person.status).toBe(302);
     expect(person.headers.get("location")).toBe(target);
-    expect(Date.now() - started).toBeLessThan(1_000);
     // A link checker's HEAD is answered and recorded nowhere.
     expect((await fetch(clickUrl, { method: "HEAD", redirect: "manual", headers: { "user-agent": firefox } })).status).toBe(302);
     const opened = await fetch(pixel!.replace("localhost", "127.0.0.1"), { headers: { "user-agent": firefox } });

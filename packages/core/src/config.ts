@@ -90,6 +90,10 @@ export const settings = {
       .transform((v) => v.split(",").map(Number)),
     accepts: "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
   },
+  TIMER_LEASE_MS: {
+    schema: int(1000, 3_600_000).default(60_000),
+    accepts: "milliseconds a sagas process holds a due timer while firing it; a process that dies mid-fire leaves it to fire again after this, 1000 to 3600000 (default 60000)",
+  },
   DKIM_SELECTOR: {
     schema: z.string().regex(dnsLabel).default("tidings"),
     accepts: "a DNS label: the DKIM selector of every domain's key, published at <selector>._domainkey.<domain> (default tidings)",

@@ -107,6 +107,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     };
     const poller = startTimerPoller({
       database,
+      leaseMs: config.TIMER_LEASE_MS,
       logger: logger.child({ component: "timers" }),
       async fire(timer: DueTimer) {
         const payload = timer.payload as TimerPayload;
