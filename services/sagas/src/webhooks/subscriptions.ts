@@ -21,12 +21,22 @@ interface TeamLookup {
   webhooks: TeamWebhook[];
 }
 
-export interface Subscriptions {
+/** What a team's webhooks were when looked up, for one event. */
+export interface TeamSubscriptions {
+  /** When the read model was asked (Date.now()). */
+  at: number;
   /**
-   * The webhooks an event is due to: the team's, enabled, subscribed to its type, and created before the
-   * event in `$all`. `at`: when the read model was asked.
+   * Whether any webhook could take an event of one of these types: enabled, subscribed to one of them,
+   * and created before the event in `$all`. No: the event is nobody's, and its payload need not be built.
    */
-  of(teamId: string, type: string, position: Position): Promise<{ at: number; webhooks: SubscribedWebhook[] }>;
+  listensToAny(types: readonly string[]): boolean;
+  /** The webhooks the event is due to, as a payload of `type`. */
+  due(type: string): SubscribedWebhook[];
+}
+
+export interface Subscriptions {
+  /** The team's webhooks as they stand for an event at `position`. */
+  forEvent(teamId: string, position: Position): Promise<TeamSubscriptions>;
 }
 
 /**
@@ -64,10 +74,14 @@ export function createSubscriptions(database: Database): Subscriptions {
   const fresh = shareLookups(lookUp);
 
   return {
-    async of(teamId, type, position) {
+    async forEvent(teamId, position) {
       const { at, webhooks } = await fresh(teamId);
-      const due = webhooks.filter((w) => w.events.includes(type) && comparePositions(w.created, position) < 0);
-      return { at, webhooks: due.map(({ id, endpoint, secrets }) => ({ id, endpoint, secrets })) };
+      const before = webhooks.filter((w) => comparePositions(w.created, position) < 0);
+      return {
+        at,
+        listensToAny: (types) => before.some((w) => types.some((type) => w.events.includes(type))),
+        due: (type) => before.filter((w) => w.events.includes(type)).map(({ id, endpoint, secrets }) => ({ id, endpoint, secrets })),
+      };
     },
   };
 }

@@ -1,15 +1,15 @@
 import { createSealer, deterministicId, formatTimestamp, newId, type Logger } from "@tidings/core";
 import {
   isDomainError,
-  payloadBuilderFor,
   WEBHOOK_SECRET_SEAL_PURPOSE,
   webhookDeliveryDecider,
   webhookDeliveryStream,
   webhookEventCategories,
   type LiveWebhookDelivery,
   type SourceEvent,
+  type WebhookEventCategory,
 } from "@tidings/domain";
-import { streamCategory, WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { DomainRejection } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
@@ -103,15 +103,18 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     }
   };
 
-  const fanOut = async (event: RecordedEvent) => {
-    const build = payloadBuilderFor(streamCategory(event.streamId), event.type);
+  const fanOut = async (category: WebhookEventCategory, event: RecordedEvent) => {
+    const build = category.payloads[event.type];
     const teamId = event.metadata.teamId;
     if (!build || !teamId) return;
+    // Asked before the history is read: most events of a team without webhooks (or not subscribed to
+    // this category) cost one shared lookup, not a read of their stream.
+    const team = await subscriptions.forEvent(teamId, event.position);
+    if (!team.listensToAny(category.types)) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
     const payload = build({ type: event.type, data: event.data, metadata: event.metadata }, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
     if (!payload) return;
-    const { at, webhooks } = await subscriptions.of(teamId, payload.type, event.position);
-    await Promise.all(webhooks.map((webhook) => createDelivery(event, teamId, payload, webhook, at)));
+    await Promise.all(team.due(payload.type).map((webhook) => createDelivery(event, teamId, payload, webhook, team.at)));
   };
 
   const consumers: Consumer[] = [];
@@ -120,7 +123,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
       consumers.push(
         await bus.consume(
           { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 256 },
-          (message) => fanOut(fromForwardedEvent(message.data as ForwardedEvent)),
+          (message) => fanOut(category, fromForwardedEvent(message.data as ForwardedEvent)),
         ),
       );
     consumers.push(
