@@ -7,6 +7,7 @@ import {
   webhookEventCategories,
   type LiveWebhookDelivery,
   type SourceEvent,
+  typesProducedBy,
   type WebhookEventCategory,
 } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
@@ -110,7 +111,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     // Asked before the history is read: most events of a team without webhooks (or not subscribed to
     // this category) cost one shared lookup, not a read of their stream.
     const team = await subscriptions.forEvent(teamId, event.position);
-    if (!team.listensToAny(category.types)) return;
+    if (!team.listensToAny(typesProducedBy(category))) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
     const payload = build({ type: event.type, data: event.data, metadata: event.metadata }, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
     if (!payload) return;

@@ -34,7 +34,16 @@ export interface WebhookEventCategory {
   types: readonly string[];
   /** Domain event type → builder. */
   payloads: Readonly<Record<string, PayloadBuilder>>;
+  /**
+   * The types the builders produce when they are not `types`: a category whose events build a type
+   * listed by another (the erasure stream's `contact.deleted`). The fan-out skips an event early when no
+   * webhook takes any of them.
+   */
+  produces?: readonly string[];
 }
+
+/** The webhook types a category's events can become. */
+export const typesProducedBy = (category: WebhookEventCategory): readonly string[] => category.produces ?? category.types;
 
 /** Event times are stored in the wire format; payloads carry ISO 8601 (reference §2.2). */
 export function isoTime(text: string): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContactEvent } from "../../contact/events.js";
 import { CONTACT_IMPORT_ACTOR } from "../../contactimport/events.js";
-import { payloadBuilderFor } from "./index.js";
+import { contactErasureWebhookEvents, payloadBuilderFor, typesProducedBy } from "./index.js";
 
 const contactId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
@@ -35,4 +35,8 @@ describe("contact webhook payloads", () => {
         context,
       ),
     ).toEqual({ type: "contact.deleted", created_at: "2026-11-23T12:00:00.000Z", data: { id: contactId, audience_id: null, segment_ids: [], updated_at: "2026-11-23T12:00:00.000Z", deleted: true } }));
+
+  // The fan-out skips an event no webhook could take, by the types its category produces.
+  it("names contact.deleted among the types the erasure stream produces, though another category lists it", () =>
+    expect(typesProducedBy(contactErasureWebhookEvents)).toEqual(["contact.deleted"]));
 });

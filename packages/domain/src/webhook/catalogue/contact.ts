@@ -69,6 +69,7 @@ export const contactWebhookEvents: WebhookEventCategory = {
 export const contactErasureWebhookEvents: WebhookEventCategory = {
   streamCategory: "contacterasure",
   types: [],
+  produces: ["contact.deleted"],
   payloads: {
     ContactErased: (event) => {
       const data = event.data as ContactErased["data"];

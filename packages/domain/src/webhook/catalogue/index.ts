@@ -5,6 +5,7 @@ import { emailWebhookEvents } from "./email.js";
 
 export * from "./category.js";
 export { emailWebhookEvents } from "./email.js";
+export { contactErasureWebhookEvents } from "./contact.js";
 
 /** Every category of webhook events; a new one is a file beside these and a line here. */
 export const webhookEventCategories: readonly WebhookEventCategory[] = [emailWebhookEvents, contactWebhookEvents, contactErasureWebhookEvents, domainWebhookEvents];
