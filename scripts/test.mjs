@@ -25,11 +25,11 @@ function run(label, command, args, env = {}) {
 }
 
 /** Runs vitest on the given projects with its output in a file of its own; resolves with the tier's label and log once it ends. */
-function vitest(label, projects, env, options = []) {
+function vitest(label, projects, env) {
   const slug = label.replace(/\W+/g, "-");
   const report = join(reports, `${slug}.json`);
   const log = join(reports, `${slug}.log`);
-  const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p]), ...options, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
   const started = Date.now();
   return new Promise((resolve) => {
     const out = createWriteStream(log);
@@ -76,19 +76,16 @@ const printed = (tier) => {
 };
 printed(await vitest("unit", ["unit"], {}));
 
-const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e", "crash"], { TIDINGS_TEST_MODE: "embedded" })];
+const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" })];
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
-  const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
-  // The crash tests wait on kills, restarts and one email in flight: latency, which the embedded tier's
-  // CPU stretched (267 s of 544 when they ran first). After the other files they have the machine, and two
-  // at a time (each polls to its deadline; none expects an append readable at once, see vitest.config.ts).
   tiers.push(
-    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], server).then(async (files) => [
-      files,
-      await vitest("crash tests, server mode", ["crash"], server, ["--maxWorkers=2"]),
-    ]),
+    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], {
+      TIDINGS_TEST_MODE: "server",
+      TEST_POSTGRES_URL: postgresUrl,
+      NATS_URL: natsUrl,
+    }),
   );
 } else if (process.env.CI) {
   console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
@@ -96,7 +93,7 @@ if (serverUp) {
 } else {
   console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
 }
-for (const tier of (await Promise.all(tiers)).flat()) printed(tier);
+for (const tier of await Promise.all(tiers)) printed(tier);
 
 rmSync(reports, { recursive: true, force: true });
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
