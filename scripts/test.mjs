@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: type-check (and build, for the child processes that run built code), the unit tier, then the
-// integration and e2e tiers in embedded mode and, at the same time, in server mode against PostgreSQL and
-// NATS. The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
+// `npm test`: type-check (and build, for the child processes that run built code), then at once the unit
+// tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS. The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
 // their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
 // tier mostly waits, one file at a time. Each tier's output is printed whole when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,11 +16,20 @@ const reports = mkdtempSync(join(tmpdir(), "tidings-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failedRuns = 0;
 
-function run(label, command, args, env = {}) {
-  console.log(`\n== ${label} ==`);
-  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  if (result.status !== 0) failedRuns++;
-  return result.status === 0;
+/** Runs a command with its output held, and prints it under the label once it ends; resolves with whether it passed. */
+function check(label, command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const output = [];
+    child.stdout.on("data", (chunk) => output.push(chunk));
+    child.stderr.on("data", (chunk) => output.push(chunk));
+    child.on("close", (status) => {
+      console.log(`\n== ${label} ==`);
+      process.stdout.write(Buffer.concat(output));
+      if (status !== 0) failedRuns++;
+      resolve(status === 0);
+    });
+  });
 }
 
 /** Runs vitest on the given projects with its output in a file of its own; resolves with the tier's label and log once it ends. */
@@ -65,8 +73,10 @@ function reachable(url, defaultPort) {
   });
 }
 
-// The end-to-end tests are no package of their own; they are type-checked against the packages' sources.
-if (!run("type-check and build (tsc -b)", "npx", ["tsc", "-b"]) || !run("type-check the e2e tests", "npx", ["tsc", "-p", "test/tsconfig.json"])) {
+// The end-to-end tests are no package of their own; they are type-checked against the packages' sources,
+// so the two checks run side by side.
+const checks = await Promise.all([check("type-check and build (tsc -b)", "npx", ["tsc", "-b"]), check("type-check the e2e tests", "npx", ["tsc", "-p", "test/tsconfig.json"])]);
+if (checks.includes(false)) {
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
 }
@@ -74,7 +84,8 @@ const printed = (tier) => {
   console.log(`\n== ${tier.label} ==`);
   process.stdout.write(readFileSync(tier.log));
 };
-printed(await vitest("unit", ["unit"], {}));
+// The unit tier runs beside the others (it needs no database and takes seconds), and prints first.
+const unit = vitest("unit", ["unit"], {});
 
 const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" })];
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
@@ -93,6 +104,7 @@ if (serverUp) {
 } else {
   console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
 }
+printed(await unit);
 for (const tier of await Promise.all(tiers)) printed(tier);
 
 rmSync(reports, { recursive: true, force: true });
