@@ -18,6 +18,7 @@ import {
 import { readAllPage } from "./allReader.js";
 import { AppendSignal } from "./appendSignal.js";
 import { GroupCommit } from "./groupCommit.js";
+import { GroupRead } from "./groupRead.js";
 import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
 import { postgresSubscription } from "./subscription.js";
@@ -29,6 +30,8 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Append round trips in flight at once; appends arriving meanwhile wait and commit together (default 1). */
   appendsInFlight?: number;
+  /** Reads of a stream from its start in flight at once; reads arriving meanwhile go together (default 2). */
+  readsInFlight?: number;
   /** `close()` also closes `database` (default false: in embedded mode read models and the bus share it). */
   ownsDatabase?: boolean;
 }
@@ -47,6 +50,8 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
     inFlight: options.appendsInFlight ?? 1,
     maxEvents: 5_000,
   });
+  // Two, not one: a command's read waits behind at most one set, while a burst of saga reads still groups.
+  const groupRead = new GroupRead(db, { inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -72,9 +77,10 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       const backwards = options.direction === "backwards";
       const from = options.fromRevision ?? (backwards ? "end" : "start");
       if (!backwards && from === "end") return [];
+      if (!backwards && from === "start") return groupRead.read(streamId, options.maxCount);
       const bound =
         from === "end" ? sql`TRUE`
-        : from === "start" ? (backwards ? sql`e.revision <= 0` : sql`TRUE`)
+        : from === "start" ? sql`e.revision <= 0`
         : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
       const { rows } = await sql<EventRow>`
         SELECT ${sql.raw(eventColumns)} FROM eventstore.events e
