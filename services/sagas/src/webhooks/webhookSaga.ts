@@ -20,6 +20,7 @@ import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type Know
 import { startSweeper } from "./sweeper.js";
 import { createEndpointQueues } from "./endpointQueues.js";
 import { createAttemptLeases } from "./attemptLeases.js";
+import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 
@@ -63,7 +64,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     store,
     timers,
     logger,
-    sealer: createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+    sealer: rememberingOpenedSecrets(createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE)),
     allowPrivate: options.allowPrivate,
     scheduleMs: options.scheduleMs,
     leases: createAttemptLeases(database),
