@@ -34,8 +34,22 @@ export async function startNatsConsumer(
   });
   const consumer = await nats.js.consumers.get(nats.stream, durable);
   const inFlight = new Set<Promise<void>>();
+  // A pull is a request to the server, and a handler ending frees one slot: pulling for every freed slot
+  // made a busy consumer spend more on pulls than on its messages. It pulls again once a quarter of its
+  // slots are free (at once when idle, where all are).
+  const refillAt = Math.max(1, Math.floor(concurrency / 4));
+  let roomMade: (() => void) | undefined;
   let stopped = false;
   let pulling: ConsumerMessages | undefined;
+  // Acks wait for the end of the event-loop turn and go out together: the client writes to its socket once
+  // per microtask checkpoint, and handlers settle in separate ones, so acked at once a busy consumer made
+  // a syscall per message. An ack lost to a crash meanwhile is a redelivery, as a lost ack always was.
+  let acks: JsMsg[] = [];
+  const flushAcks = () => {
+    const due = acks;
+    acks = [];
+    for (const msg of due) msg.ack();
+  };
 
   const toDelivery = (msg: JsMsg): Delivery => {
     const headers: Record<string, string> = {};
@@ -51,7 +65,9 @@ export async function startNatsConsumer(
       // Not ackAck: waiting for the server's confirmation costs a request per message and holds the
       // handler slot meanwhile. An ack lost on the way redelivers the message, which every handler
       // takes as a repeat (sagas consume at least once, with effect once).
-      ack: async () => msg.ack(),
+      ack: async () => {
+        if (acks.push(msg) === 1) setImmediate(flushAcks);
+      },
       nak: async (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined),
       working: async () => msg.working(),
     };
@@ -61,7 +77,13 @@ export async function startNatsConsumer(
     const task = Promise.resolve()
       .then(() => handleDelivery(toDelivery(msg), handler, options, context.deadLetter, logger))
       .catch((err) => logger.error({ err, durable, seq: msg.seq }, "settling a message failed; it will be redelivered"))
-      .finally(() => inFlight.delete(task));
+      .finally(() => {
+        inFlight.delete(task);
+        if (roomMade && concurrency - inFlight.size >= refillAt) {
+          roomMade();
+          roomMade = undefined;
+        }
+      });
     inFlight.add(task);
   };
 
@@ -69,8 +91,8 @@ export async function startNatsConsumer(
   const loop = async () => {
     while (!stopped) {
       const free = concurrency - inFlight.size;
-      if (free <= 0) {
-        await Promise.race(inFlight);
+      if (free < refillAt) {
+        await new Promise<void>((resolve) => (roomMade = resolve));
         continue;
       }
       try {
@@ -92,6 +114,7 @@ export async function startNatsConsumer(
       pulling?.stop();
       await looping;
       await Promise.all(inFlight);
+      flushAcks();
     },
   };
 }
