@@ -4,34 +4,26 @@
 // them: a healthy receiver answering at once and a slow one answering after 2 s, both node:http servers
 // on loopback in this process. Prints, per mode, the latency from append to the healthy receiver
 // (p50/p99/max) and how many reached each. Target: healthy p99 < 500 ms while the slow one lags.
+// Server mode runs the api, projector and sagas as processes of their own, as docker-compose does, so the
+// sagas' share of the 2 cores is what production gives them; the loop here appends through its own client.
 // Runs the built packages: `npx tsc -b && node bench/webhooks.mjs`. BENCH_MODES=embedded,server.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer as createNetServer } from "node:net";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { createLogger, formatTimestamp, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { serve } from "@tidings/cli";
-import { connect } from "nats";
-import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+import { openEventStore } from "@tidings/eventstore";
+import { freePort, prepareBootstrapTeam, startRole, waitUntilReady, withModeSettings } from "./support/servedTidings.mjs";
 
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "server,embedded").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const slowMs = 2_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createNetServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** A loopback receiver noting when each email's webhook arrived. */
 async function receiver(delayMs) {
@@ -55,24 +47,36 @@ async function receiver(delayMs) {
   };
 }
 
-async function withSettings(mode, body) {
+/**
+ * Tidings as the mode runs it, and the event store to append to. Embedded: one process with every role, this
+ * one (PGlite has a single owner). Server: the api, projector and sagas roles as processes of their own,
+ * as docker-compose runs them, and this process appending through its own store client.
+ */
+async function started(mode, env) {
   if (mode === "embedded") {
-    const dir = mkdtempSync(join(tmpdir(), "tidings-bench-webhooks-"));
-    try {
-      return await body({ DATA_DIR: dir });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const config = loadConfig(env);
+    const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
+    return { url: serving.url, store: serving.runtime.store, stop: () => serving.stop() };
   }
-  const prefix = `bench${randomBase62(8)}`;
+  await prepareBootstrapTeam(env);
+  const roles = ["projector", "sagas", "api"].map((role) => startRole(role, env, { cpuProfileDir }));
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const opened = await openEventStore(env.EVENTSTORE_URL);
   try {
-    return await withScratchDatabase("webhooks", (url) => body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }));
-  } finally {
-    const nc = await connect({ servers: natsUrl });
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
-    await nc.close();
+    await waitUntilReady(url);
+  } catch (error) {
+    await opened.close();
+    for (const role of roles) await role.stop();
+    throw error;
   }
+  return {
+    url,
+    store: opened.store,
+    async stop() {
+      await opened.close();
+      for (const role of roles.reverse()) await role.stop();
+    },
+  };
 }
 
 const percentile = (sorted, p) => (sorted.length === 0 ? null : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1)));
@@ -113,10 +117,9 @@ async function bench(mode) {
   const healthy = await receiver(0);
   const slow = await receiver(slowMs);
   try {
-    return await withSettings(mode, async (settings) => {
+    return await withModeSettings(mode, "webhooks", natsUrl, async (settings) => {
       const token = `re_${randomBase62(40)}`;
-      const config = loadConfig({ ...settings, PORT: String(await freePort()), LOG_LEVEL: logLevel, TIDINGS_BOOTSTRAP_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: "true" });
-      const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
+      const serving = await started(mode, { ...settings, PORT: String(await freePort()), LOG_LEVEL: logLevel, TIDINGS_BOOTSTRAP_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: "true" });
       try {
         for (const target of [healthy, slow]) {
           const res = await fetch(`${serving.url}/webhooks`, {
@@ -126,7 +129,7 @@ async function bench(mode) {
           });
           if (res.status !== 201) throw new Error(`webhook create: ${res.status} ${await res.text()}`);
         }
-        const { store } = serving.runtime;
+        const { store } = serving;
         const teamId = teamIdForName(BOOTSTRAP_TEAM_NAME);
         const appendedAt = new Map();
         const load = loadavg()[0];
