@@ -2,7 +2,7 @@ import type { Sealer } from "@tidings/core";
 
 /**
  * The sealer with what it opened kept: every attempt signs with its webhook's secrets, and opening one is
- * an AES-GCM decipher each time (a tenth of a webhook-heavy sagas process). A sealed value never changes
+ * an AES-GCM decipher each time (about 2% of a webhook-heavy sagas process). A sealed value never changes
  * meaning, so an entry is never stale; a rotation seals a new value. Bounded by forgetting all at `max`.
  */
 export function rememberingOpenedSecrets(sealer: Sealer, max = 1_000): Sealer {
