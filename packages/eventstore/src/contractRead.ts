@@ -26,21 +26,24 @@ export function readContract(context: ContractContext): void {
       expect(ids(await store.readStream(stream))).toEqual(ids(appended));
     });
 
-    it("answers many reads at once each with its own stream, in order, up to its own maxCount", async () => {
+    it("answers many reads at once, from either end, each with its own stream, in order, up to its own maxCount", async () => {
       const store = context.store();
       // Lengths past ten (a text order would show), one stream missing, and reads of one stream repeated.
       const streams = Array.from({ length: 40 }, (_, i) => ({ id: aStreamId(), appended: events(i % 13) }));
       await Promise.all(streams.filter((s) => s.appended.length > 0).map((s) => store.append(s.id, s.appended, "no_stream")));
       const reads = streams.flatMap((s, i) => [
-        { stream: s, maxCount: undefined },
-        { stream: s, maxCount: i % 5 },
+        { stream: s, options: undefined, expected: s.appended },
+        { stream: s, options: { maxCount: i % 5 }, expected: s.appended.slice(0, i % 5) },
+        { stream: s, options: { direction: "backwards" as const, maxCount: 1 }, expected: s.appended.slice(-1) },
+        { stream: s, options: { direction: "backwards" as const, maxCount: i % 4 }, expected: s.appended.slice().reverse().slice(0, i % 4) },
+        { stream: s, options: { direction: "backwards" as const }, expected: s.appended.slice().reverse() },
       ]);
 
-      const answers = await Promise.all(reads.map((r) => store.readStream(r.stream.id, r.maxCount === undefined ? undefined : { maxCount: r.maxCount })));
+      const answers = await Promise.all(reads.map((r) => store.readStream(r.stream.id, r.options)));
 
       answers.forEach((answer, i) => {
-        const { stream, maxCount } = reads[i]!;
-        expect(ids(answer)).toEqual(ids(stream.appended.slice(0, maxCount)));
+        const { stream, expected } = reads[i]!;
+        expect(ids(answer)).toEqual(ids(expected));
         expect(answer.every((e) => e.streamId === stream.id)).toBe(true);
       });
     });

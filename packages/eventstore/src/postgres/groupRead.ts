@@ -3,6 +3,8 @@ import type { RecordedEvent } from "../port.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
 
 export interface GroupReadOptions {
+  /** Reads from the end, newest first (the last event of a reservation, say); else from the start. */
+  backwards: boolean;
   /** Round trips in flight at once; reads arriving meanwhile wait and go together in the next one. */
   inFlight: number;
   /** At most this many streams in one round trip. */
@@ -18,8 +20,8 @@ interface PendingRead {
 }
 
 /**
- * Group reads for this process's reads of a stream from its start: the ones a decider folds, a saga loads,
- * a webhook payload is built from. A read that finds a round trip free goes at once, alone; reads that
+ * Group reads for this process's reads of a stream from one end: from the start, the ones a decider folds,
+ * a saga loads, a webhook payload is built from; from the end, a reservation's current owner. A read that finds a round trip free goes at once, alone; reads that
  * arrive while every round trip is busy wait and then go together, as one statement over all their
  * streams. Under load most reads of the sagas wait for one anyway, so a burst of a few hundred costs one
  * statement and one socket write instead of a few hundred (each of which PostgreSQL parses, plans and
@@ -34,7 +36,7 @@ export class GroupRead {
     private readonly options: GroupReadOptions,
   ) {}
 
-  /** The stream's first `maxCount` events (all when undefined), oldest first. */
+  /** The stream's first `maxCount` events (all when undefined), oldest first; backwards, its last ones, newest first. */
   read(streamId: string, maxCount?: number): Promise<RecordedEvent[]> {
     return new Promise((resolve, reject) => {
       this.queue.push({ streamId, maxCount: maxCount ?? null, resolve, reject });
@@ -64,11 +66,15 @@ export class GroupRead {
     }
   }
 
+  private order() {
+    return sql.raw(this.options.backwards ? "DESC" : "ASC");
+  }
+
   private async readOne(read: PendingRead): Promise<(EventRow & { ord: string })[]> {
     const { rows } = await sql<EventRow & { ord: string }>`
       SELECT 0 AS ord, ${sql.raw(eventColumns)} FROM eventstore.events e
        WHERE e.stream_id = ${read.streamId}
-       ORDER BY e.revision ASC
+       ORDER BY e.revision ${this.order()}
        LIMIT ${read.maxCount}`.execute(this.db);
     return rows;
   }
@@ -81,9 +87,9 @@ export class GroupRead {
       CROSS JOIN LATERAL (
         SELECT e.revision AS at_revision, ${sql.raw(eventColumns)} FROM eventstore.events e
          WHERE e.stream_id = r.stream_id
-         ORDER BY e.revision ASC
+         ORDER BY e.revision ${this.order()}
          LIMIT r.max_count) e
-      ORDER BY r.ord, e.at_revision`.execute(this.db);
+      ORDER BY r.ord, e.at_revision ${this.order()}`.execute(this.db);
     return rows;
   }
 }

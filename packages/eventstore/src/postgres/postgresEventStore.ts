@@ -30,7 +30,7 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Append round trips in flight at once; appends arriving meanwhile wait and commit together (default 1). */
   appendsInFlight?: number;
-  /** Reads of a stream from its start in flight at once; reads arriving meanwhile go together (default 2). */
+  /** Reads of a stream from one end in flight at once, per end; reads arriving meanwhile go together (default 2). */
   readsInFlight?: number;
   /** `close()` also closes `database` (default false: in embedded mode read models and the bus share it). */
   ownsDatabase?: boolean;
@@ -51,7 +51,8 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
     maxEvents: 5_000,
   });
   // Two, not one: a command's read waits behind at most one set, while a burst of saga reads still groups.
-  const groupRead = new GroupRead(db, { inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
+  const readsFromStart = new GroupRead(db, { backwards: false, inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
+  const readsFromEnd = new GroupRead(db, { backwards: true, inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -77,10 +78,10 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       const backwards = options.direction === "backwards";
       const from = options.fromRevision ?? (backwards ? "end" : "start");
       if (!backwards && from === "end") return [];
-      if (!backwards && from === "start") return groupRead.read(streamId, options.maxCount);
+      if (from === "start" && !backwards) return readsFromStart.read(streamId, options.maxCount);
+      if (from === "end" && backwards) return readsFromEnd.read(streamId, options.maxCount);
       const bound =
-        from === "end" ? sql`TRUE`
-        : from === "start" ? sql`e.revision <= 0`
+        from === "start" ? sql`e.revision <= 0`
         : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
       const { rows } = await sql<EventRow>`
         SELECT ${sql.raw(eventColumns)} FROM eventstore.events e
