@@ -6,3 +6,4 @@ export * from "./ids.js";
 export * from "./logger.js";
 export * from "./timestamp.js";
 export * from "./privateAddresses.js";
+export * from "./grouped.js";

@@ -18,7 +18,7 @@ import {
 import { readAllPage } from "./allReader.js";
 import { AppendSignal } from "./appendSignal.js";
 import { GroupCommit } from "./groupCommit.js";
-import { GroupRead } from "./groupRead.js";
+import { groupRead } from "./groupRead.js";
 import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
 import { postgresSubscription } from "./subscription.js";
@@ -51,8 +51,8 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
     maxEvents: 5_000,
   });
   // Two, not one: a command's read waits behind at most one set, while a burst of saga reads still groups.
-  const readsFromStart = new GroupRead(db, { backwards: false, inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
-  const readsFromEnd = new GroupRead(db, { backwards: true, inFlight: options.readsInFlight ?? 2, maxStreams: 500 });
+  const readFromStart = groupRead(db, { backwards: false, inFlight: options.readsInFlight ?? 2, max: 500 });
+  const readFromEnd = groupRead(db, { backwards: true, inFlight: options.readsInFlight ?? 2, max: 500 });
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -78,8 +78,8 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       const backwards = options.direction === "backwards";
       const from = options.fromRevision ?? (backwards ? "end" : "start");
       if (!backwards && from === "end") return [];
-      if (from === "start" && !backwards) return readsFromStart.read(streamId, options.maxCount);
-      if (from === "end" && backwards) return readsFromEnd.read(streamId, options.maxCount);
+      if (from === "start" && !backwards) return readFromStart(streamId, options.maxCount);
+      if (from === "end" && backwards) return readFromEnd(streamId, options.maxCount);
       const bound =
         from === "start" ? sql`e.revision <= 0`
         : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
