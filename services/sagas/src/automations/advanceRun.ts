@@ -5,7 +5,7 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";
-import { decideOn, decideRun, loadRun, loadRunAt, runMetadata, runTimerKey } from "./runCommands.js";
+import { decideOn, decideRun, loadRun, loadRunAt, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
 
 export interface RunnerDeps {
   store: EventStore;
@@ -51,9 +51,10 @@ function commandFor(outcome: Awaited<ReturnType<typeof executeStep>>, key: strin
  * Takes a run as far as it can go now: step after step until it parks or ends. Safe to call any number of
  * times, from anywhere: each step's effect is keyed by the run and the step, and each record of it is
  * appended at the revision read, so a step is executed and recorded once however often this runs.
+ * `from`: the run as its caller just appended it, which need not be read back.
  */
-export async function advanceRun(deps: RunnerDeps, runId: string): Promise<void> {
-  let loaded = await loadRunAt(deps.store, runId);
+export async function advanceRun(deps: RunnerDeps, runId: string, from?: LoadedRun): Promise<void> {
+  let loaded = from ?? (await loadRunAt(deps.store, runId));
   for (let i = 0; i < maxStepsPerAdvance; i++) {
     const run = loaded.state;
     if (run.status !== "running") return;

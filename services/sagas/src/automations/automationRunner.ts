@@ -1,13 +1,13 @@
-import { deterministicId, formatTimestamp, parseTimestamp } from "@tidings/core";
+import { deterministicId, formatTimestamp, grouped, parseTimestamp } from "@tidings/core";
 import { loadState } from "@tidings/commands";
 import { loadContact } from "@tidings/audience";
-import { automationDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
+import { automationDecider, automationRunDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { automationChangesDurable, automationEventsDurable } from "../durables.js";
 import { advanceRun, resumeRun, type RunnerDeps, type RunTimerPayload } from "./advanceRun.js";
-import { decideRun, loadRun, runMetadata, runTimerKey } from "./runCommands.js";
+import { decideOn, decideRun, loadRun, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
 import { stepContext } from "./stepContext.js";
 
 type Received = CustomEventReceived["data"];
@@ -16,13 +16,23 @@ type Received = CustomEventReceived["data"];
 export const runIdOf = (automationId: string, receivedEventId: string) => deterministicId("automation-run", automationId, receivedEventId);
 
 /**
- * The enabled automations a received event triggers. The read model is only the index (DESIGN §1: a
- * lookup); each automation's own stream decides whether it still starts a run, and with which graph.
+ * The enabled automations received events trigger, asked for a burst of events in one statement. The read
+ * model is only the index (DESIGN §1: a lookup); each automation's own stream decides whether it still
+ * starts a run, and with which graph.
  */
-async function triggeredBy(database: Database, received: Received): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    SELECT id::text FROM automations WHERE team_id = ${received.teamId} AND trigger_event = ${received.name} AND status = 'enabled'`.execute(database.db);
-  return rows.map((r) => r.id);
+function triggeredBy(database: Database): (received: Received) => Promise<string[]> {
+  return grouped(
+    async (events: Received[]) => {
+      const { rows } = await sql<{ ord: number; id: string }>`
+        SELECT (k.ord - 1)::int AS ord, a.id::text AS id
+        FROM unnest(${events.map((e) => e.teamId)}::uuid[], ${events.map((e) => e.name)}::text[]) WITH ORDINALITY AS k(team_id, name, ord)
+        JOIN automations a ON a.team_id = k.team_id AND a.trigger_event = k.name AND a.status = 'enabled'`.execute(database.db);
+      const byEvent = events.map((): string[] => []);
+      for (const row of rows) byEvent[row.ord]!.push(row.id);
+      return byEvent;
+    },
+    { inFlight: 2, max: 500 },
+  );
 }
 
 async function startRun(deps: RunnerDeps, automationId: string, received: Received): Promise<void> {
@@ -33,8 +43,11 @@ async function startRun(deps: RunnerDeps, automationId: string, received: Receiv
   const runId = runIdOf(automationId, received.receivedEventId);
   const trigger = { receivedEventId: received.receivedEventId, name: received.name, contactId: received.contactId, payload: received.payload };
   const command = { type: "StartRun" as const, runId, automationId, teamId: received.teamId, version: automation.version, graph: automation, trigger, now: formatTimestamp(deps.clock.now()) };
-  await decideRun(deps.store, runId, command, runMetadata(received.teamId, runId, received.receivedEventId, deps.clock));
-  await advanceRun(deps, runId);
+  // Started here, the run goes on from what was appended without reading it back; a run an earlier
+  // delivery of the event started conflicts, and advanceRun reads it.
+  const fresh: LoadedRun = { state: automationRunDecider.initialState, revision: "no_stream" };
+  const started = await decideOn(deps.store, runId, fresh, command, runMetadata(received.teamId, runId, received.receivedEventId, deps.clock));
+  await advanceRun(deps, runId, started);
 }
 
 /**
@@ -90,11 +103,12 @@ async function cancelParkedRuns(deps: RunnerDeps, automationId: string): Promise
  */
 export async function startAutomationRunner(options: { bus: Bus; database: Database; deps: RunnerDeps; concurrency: number }): Promise<Consumer[]> {
   const { bus, database, deps, concurrency } = options;
+  const automationsTriggeredBy = triggeredBy(database);
   return Promise.all([
     bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, concurrency }, async (message) => {
       const received = fromForwardedEvent(message.data as ForwardedEvent).data as Received;
-      await Promise.all((await triggeredBy(database, received)).map((id) => startRun(deps, id, received)));
-      await deliverAwaited(deps, received);
+      // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
+      await Promise.all([automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))), deliverAwaited(deps, received)]);
     }),
     bus.consume({ durable: automationChangesDurable, filterSubject: "events.automation.>", maxDeliver: 10, concurrency: 2 }, async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { grouped } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 
 export interface ParkedRun {
@@ -21,6 +22,20 @@ export interface ParkedRuns {
 }
 
 export function parkedRuns(database: Database): ParkedRuns {
+  // Asked for every received event, most often of none: the asks of a burst go as one statement.
+  const awaiting = grouped(
+    async (asks: { teamId: string; contactId: string; eventName: string }[]) => {
+      const { rows } = await sql<{ ord: number; run_id: string; step_key: string }>`
+        SELECT (k.ord - 1)::int AS ord, p.run_id::text, p.step_key
+        FROM unnest(${asks.map((a) => a.teamId)}::uuid[], ${asks.map((a) => a.contactId)}::uuid[], ${asks.map((a) => a.eventName)}::text[])
+          WITH ORDINALITY AS k(team_id, contact_id, event_name, ord)
+        JOIN automation_parked_runs p ON p.team_id = k.team_id AND p.contact_id = k.contact_id AND p.event_name = k.event_name`.execute(database.db);
+      const byAsk = asks.map((): { runId: string; stepKey: string }[] => []);
+      for (const row of rows) byAsk[row.ord]!.push({ runId: row.run_id, stepKey: row.step_key });
+      return byAsk;
+    },
+    { inFlight: 2, max: 500 },
+  );
   return {
     async park(run) {
       await sql`
@@ -31,12 +46,7 @@ export function parkedRuns(database: Database): ParkedRuns {
     async release(runId, stepKey) {
       await sql`DELETE FROM automation_parked_runs WHERE run_id = ${runId} AND step_key = ${stepKey}`.execute(database.db);
     },
-    async awaiting(teamId, contactId, eventName) {
-      const { rows } = await sql<{ run_id: string; step_key: string }>`
-        SELECT run_id::text, step_key FROM automation_parked_runs
-        WHERE team_id = ${teamId} AND contact_id = ${contactId} AND event_name = ${eventName}`.execute(database.db);
-      return rows.map((r) => ({ runId: r.run_id, stepKey: r.step_key }));
-    },
+    awaiting: (teamId, contactId, eventName) => awaiting({ teamId, contactId, eventName }),
     async ofAutomation(automationId) {
       const { rows } = await sql<{ run_id: string }>`SELECT run_id::text FROM automation_parked_runs WHERE automation_id = ${automationId}`.execute(database.db);
       return rows.map((r) => r.run_id);
