@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { grouped } from "./grouped.js";
+import { grouped, rowsByInput } from "./grouped.js";
 
 /** A `many` that answers when told to, and records the groups it was given. */
 function heldMany() {
@@ -52,5 +52,16 @@ describe("grouped", () => {
     const after = call(3);
     await releaseNext();
     expect(await after).toBe("#3");
+  });
+});
+
+describe("rowsByInput", () => {
+  it("hands each input its rows in their order, and an empty list to an input no row names", () => {
+    const rows = [
+      { ord: 2, v: "c1" },
+      { ord: 0, v: "a1" },
+      { ord: 2, v: "c2" },
+    ];
+    expect(rowsByInput(4, rows, (r) => r.ord, (r) => r.v)).toEqual([["a1"], [], ["c1", "c2"], []]);
   });
 });

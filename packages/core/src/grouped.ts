@@ -40,3 +40,13 @@ export function grouped<In, Out>(many: (inputs: In[]) => Promise<Out[]>, { inFli
       pump();
     });
 }
+
+/**
+ * The rows of one statement over a group, handed back to each input: `ordOf` names the input a row answers
+ * (its index in the group, as `WITH ORDINALITY` minus one gives it). An input no row names gets none.
+ */
+export function rowsByInput<Row, Out>(count: number, rows: readonly Row[], ordOf: (row: Row) => number, toOut: (row: Row) => Out): Out[][] {
+  const byInput = Array.from({ length: count }, (): Out[] => []);
+  for (const row of rows) byInput[ordOf(row)]!.push(toOut(row));
+  return byInput;
+}

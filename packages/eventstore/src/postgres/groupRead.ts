@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { grouped, type Grouping } from "@tidings/core";
+import { grouped, rowsByInput, type Grouping } from "@tidings/core";
 import type { RecordedEvent } from "../port.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
 
@@ -47,9 +47,7 @@ export function groupRead(db: Kysely<unknown>, options: Grouping & { backwards: 
 
   const read = grouped(async (reads: Read[]) => {
     const rows = reads.length === 1 ? await readOne(reads[0]!) : await readSet(reads);
-    const byRead: RecordedEvent[][] = reads.map(() => []);
-    for (const row of rows) byRead[Number(row.ord)]!.push(toRecordedEvent(row));
-    return byRead;
+    return rowsByInput(reads.length, rows, (row) => Number(row.ord), toRecordedEvent);
   }, options);
   return (streamId, maxCount) => read({ streamId, maxCount: maxCount ?? null });
 }

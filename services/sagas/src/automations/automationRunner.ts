@@ -1,4 +1,4 @@
-import { deterministicId, formatTimestamp, grouped, parseTimestamp } from "@tidings/core";
+import { deterministicId, formatTimestamp, grouped, parseTimestamp, rowsByInput } from "@tidings/core";
 import { loadState } from "@tidings/commands";
 import { loadContact } from "@tidings/audience";
 import { automationDecider, automationRunDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
@@ -27,9 +27,7 @@ function triggeredBy(database: Database): (received: Received) => Promise<string
         SELECT (k.ord - 1)::int AS ord, a.id::text AS id
         FROM unnest(${events.map((e) => e.teamId)}::uuid[], ${events.map((e) => e.name)}::text[]) WITH ORDINALITY AS k(team_id, name, ord)
         JOIN automations a ON a.team_id = k.team_id AND a.trigger_event = k.name AND a.status = 'enabled'`.execute(database.db);
-      const byEvent = events.map((): string[] => []);
-      for (const row of rows) byEvent[row.ord]!.push(row.id);
-      return byEvent;
+      return rowsByInput(events.length, rows, (row) => row.ord, (row) => row.id);
     },
     { inFlight: 2, max: 500 },
   );

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { grouped } from "@tidings/core";
+import { grouped, rowsByInput } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 
 export interface ParkedRun {
@@ -30,9 +30,7 @@ export function parkedRuns(database: Database): ParkedRuns {
         FROM unnest(${asks.map((a) => a.teamId)}::uuid[], ${asks.map((a) => a.contactId)}::uuid[], ${asks.map((a) => a.eventName)}::text[])
           WITH ORDINALITY AS k(team_id, contact_id, event_name, ord)
         JOIN automation_parked_runs p ON p.team_id = k.team_id AND p.contact_id = k.contact_id AND p.event_name = k.event_name`.execute(database.db);
-      const byAsk = asks.map((): { runId: string; stepKey: string }[] => []);
-      for (const row of rows) byAsk[row.ord]!.push({ runId: row.run_id, stepKey: row.step_key });
-      return byAsk;
+      return rowsByInput(asks.length, rows, (row) => row.ord, (row) => ({ runId: row.run_id, stepKey: row.step_key }));
     },
     { inFlight: 2, max: 500 },
   );
