@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { testMode } from "@tidings/postgres";
+import { freePort } from "../support/testServer.js";
 
 /** `npm start` is `tsc -b && tidings serve`; npm test builds first, so this runs the built CLI as npm start would. */
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 const dataDir = mkdtempSync(join(tmpdir(), "tidings-start-"));
-let nextPort = 39000 + Math.floor(Math.random() * 2000);
 
 interface Started {
   child: ChildProcess;
@@ -16,8 +16,10 @@ interface Started {
   output: () => string;
 }
 
-function start(env: Record<string, string> = {}): Promise<Started> {
-  const port = nextPort++;
+async function start(env: Record<string, string> = {}): Promise<Started> {
+  // A port the kernel handed out: a fixed range lies inside the ephemeral one, where another test's
+  // outgoing connection can hold the port we pick.
+  const port = await freePort();
   const child = spawn(process.execPath, [cli, "serve"], {
     env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
