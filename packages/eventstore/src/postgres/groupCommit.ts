@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { appendAlone } from "./soloAppend.js";
 import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type StreamAppend } from "../port.js";
 
 interface PendingStream {
@@ -49,6 +50,9 @@ export interface GroupCommitOptions {
  * If a set fails as a whole (a duplicate event id, a lost connection), each of its units is retried alone,
  * so an error reaches only the unit that caused it; a set that did commit is then seen by the retries as
  * idempotent re-appends, which return the first results.
+ *
+ * A set of one append to one stream is first tried as one plain statement (`appendAlone`), which is what
+ * most appends are when the store is not busy.
  *
  * An `immediate` append skips the queue: it goes at once, alone, even when every round trip is busy.
  */
@@ -121,6 +125,16 @@ export class GroupCommit {
   }
 
   private async together(units: PendingUnit[]): Promise<void> {
+    const alone = units.length === 1 && units[0]!.streams.length === 1 ? units[0]! : undefined;
+    if (alone) {
+      const [stream] = alone.streams;
+      try {
+        const written = await appendAlone(this.db, stream!.streamId, stream!.expected, stream!.events, stream!.count);
+        if (written) return alone.resolve([written]);
+      } catch (error) {
+        return alone.reject(appendError(error, alone));
+      }
+    }
     // The events are already JSON text: splice them in rather than parse and serialise them again.
     const payload = `[${units
       .flatMap((unit, group) =>
