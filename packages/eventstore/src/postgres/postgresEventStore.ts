@@ -21,6 +21,7 @@ import { GroupCommit } from "./groupCommit.js";
 import { groupRead } from "./groupRead.js";
 import { APPENDED_CHANNEL } from "./migrations.js";
 import { eventColumns, toRecordedEvent, type EventRow } from "./recordedEvent.js";
+import { sharedPageReads } from "./sharedPageReads.js";
 import { postgresSubscription } from "./subscription.js";
 
 export interface PostgresEventStoreOptions {
@@ -53,6 +54,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   // Two, not one: a command's read waits behind at most one set, while a burst of saga reads still groups.
   const readFromStart = groupRead(db, { backwards: false, inFlight: options.readsInFlight ?? 2, max: 500 });
   const readFromEnd = groupRead(db, { backwards: true, inFlight: options.readsInFlight ?? 2, max: 500 });
+  const readPage = sharedPageReads((after, limit, filter) => readAllPage(db, after, limit, filter));
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -105,7 +107,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
         throw error;
       });
       const { subscription, stopped } = postgresSubscription(
-        { db, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
+        { readPage, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
         options,
       );
       subscriptions.add(subscription);

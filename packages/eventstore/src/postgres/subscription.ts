@@ -1,10 +1,9 @@
-import type { Kysely } from "kysely";
 import { START, type RecordedEvent, type SubscribeOptions, type Subscription } from "../port.js";
-import { readAllPage } from "./allReader.js";
 import type { AppendSignal } from "./appendSignal.js";
+import type { PageReader } from "./sharedPageReads.js";
 
 export interface SubscriptionSettings {
-  db: Kysely<any>;
+  readPage: PageReader;
   signal: AppendSignal;
   /** Resolves once notifications flow, so nothing appended after the first read waits for a poll. */
   listening: Promise<void>;
@@ -23,7 +22,7 @@ const FIRST_RETRY_MS = 5;
  * otherwise it retries with a growing delay, because the blocker may not be an append at all.
  */
 export function postgresSubscription(settings: SubscriptionSettings, options: SubscribeOptions): { subscription: Subscription; stopped: Promise<void> } {
-  const { db, signal, batchSize, pollIntervalMs } = settings;
+  const { readPage, signal, batchSize, pollIntervalMs } = settings;
   let stopped = false;
   let reading: Promise<unknown> = Promise.resolve();
   let notifiedSinceRead: bigint | undefined;
@@ -56,7 +55,7 @@ export function postgresSubscription(settings: SubscriptionSettings, options: Su
       let retryMs = FIRST_RETRY_MS;
       while (!stopped) {
         notifiedSinceRead = undefined;
-        const read = readAllPage(db, cursor, batchSize, options.filter);
+        const read = readPage(cursor, batchSize, options.filter);
         reading = read.catch(() => {});
         const page = await read;
         for (const event of page.events) {
