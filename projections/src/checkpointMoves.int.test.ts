@@ -2,18 +2,21 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPosition, type Position } from "@tidings/eventstore";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
-import { checkpointMover } from "./checkpointMoves.js";
+import { batchCommitter } from "./checkpointMoves.js";
 import { CheckpointMovedError, ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 
 const at = (commit: number): Position => ({ commit: BigInt(commit), prepare: BigInt(commit) });
+const target = (name: string) => ({ name, state: "live" as const, version: 1 });
+const insertNote = (text: string) => ({ text: "INSERT INTO commit_notes (note) VALUES ($1)", params: [text] });
 
-describe(`checkpoint moves shared by the projections of a batch (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
+describe(`batches of the projections of one $all batch, committed together (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
   let test: TestDatabase;
-  const names = ["moves_a", "moves_b", "moves_c"];
+  const names = ["moves_a", "moves_b", "moves_c", "writes_a", "writes_b", "writes_c", "fails_a", "fails_b"];
 
   beforeAll(async () => {
     test = await createTestDatabase();
     await ensureCheckpointTable(test.database);
+    await sql`CREATE TABLE commit_notes (note text PRIMARY KEY)`.execute(test.database.db);
     for (const name of names)
       await sql`INSERT INTO projection_checkpoints (name, state, version, position, tables) VALUES (${name}, 'live', 1, ${formatPosition(at(10))}, '[]'::jsonb)`.execute(
         test.database.db,
@@ -21,17 +24,43 @@ describe(`checkpoint moves shared by the projections of a batch (${testMode() ==
   });
   afterAll(() => test?.dispose());
 
+  const positions = async (of: string[]) => Object.fromEntries((await readCheckpoints(test.database.db, of)).map((c) => [c.name, formatPosition(c.position)]));
+  const notes = async () => (await sql<{ note: string }>`SELECT note FROM commit_notes ORDER BY note`.execute(test.database.db)).rows.map((r) => r.note);
+
   it("moves each checkpoint asked in one turn, and fails only the one that had moved under its runner", async () => {
-    const move = checkpointMover(test.database);
-    const target = (name: string) => ({ name, state: "live" as const, version: 1 });
+    const commit = batchCommitter(test.database);
     const results = await Promise.allSettled([
-      move({ target: target("moves_a"), from: at(10), to: at(20) }),
-      move({ target: target("moves_b"), from: at(10), to: at(20) }),
-      move({ target: target("moves_c"), from: at(5), to: at(20) }),
+      commit({ target: target("moves_a"), from: at(10), to: at(20), statements: [] }),
+      commit({ target: target("moves_b"), from: at(10), to: at(20), statements: [] }),
+      commit({ target: target("moves_c"), from: at(5), to: at(20), statements: [] }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
-    const positions = Object.fromEntries((await readCheckpoints(test.database.db, names)).map((c) => [c.name, formatPosition(c.position)]));
-    expect(positions).toEqual({ moves_a: formatPosition(at(20)), moves_b: formatPosition(at(20)), moves_c: formatPosition(at(10)) });
+    expect(await positions(["moves_a", "moves_b", "moves_c"])).toEqual({ moves_a: formatPosition(at(20)), moves_b: formatPosition(at(20)), moves_c: formatPosition(at(10)) });
+  });
+
+  it("writes the batches whose checkpoints moved, and none of the one whose checkpoint had moved under it", async () => {
+    const commit = batchCommitter(test.database);
+    const results = await Promise.allSettled([
+      commit({ target: target("writes_a"), from: at(10), to: at(20), statements: [insertNote("a")] }),
+      commit({ target: target("writes_b"), from: at(10), to: at(20), statements: [] }),
+      commit({ target: target("writes_c"), from: at(5), to: at(20), statements: [insertNote("c")] }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
+    expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
+    expect(await positions(["writes_a", "writes_b", "writes_c"])).toEqual({ writes_a: formatPosition(at(20)), writes_b: formatPosition(at(20)), writes_c: formatPosition(at(10)) });
+    expect(await notes()).toEqual(["a"]);
+  });
+
+  it("keeps a failing write to its own projection: the others commit, it keeps its checkpoint and writes nothing", async () => {
+    const commit = batchCommitter(test.database);
+    const results = await Promise.allSettled([
+      commit({ target: target("fails_a"), from: at(10), to: at(20), statements: [insertNote("from fails_a")] }),
+      // A duplicate key: this statement fails in the shared transaction, and again alone.
+      commit({ target: target("fails_b"), from: at(10), to: at(20), statements: [insertNote("b"), insertNote("b")] }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    expect(await positions(["fails_a", "fails_b"])).toEqual({ fails_a: formatPosition(at(20)), fails_b: formatPosition(at(10)) });
+    expect(await notes()).toEqual(["a", "from fails_a"]);
   });
 });

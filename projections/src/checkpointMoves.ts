@@ -1,7 +1,8 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { formatPosition, type Position } from "@tidings/eventstore";
-import { CHECKPOINT_CHANNEL, CheckpointMovedError, type CheckpointNotice, type CheckpointState } from "./checkpoints.js";
+import { advanceCheckpoint, CHECKPOINT_CHANNEL, CheckpointMovedError, type CheckpointNotice, type CheckpointState } from "./checkpoints.js";
+import type { Statement } from "./writeStatements.js";
 
 export interface CheckpointMove {
   target: { name: string; state: CheckpointState; version: number };
@@ -9,44 +10,100 @@ export interface CheckpointMove {
   to: Position;
 }
 
-interface Waiting extends CheckpointMove {
+/** A projection's batch: its checkpoint move and the read-model writes that commit with it. */
+export interface BatchCommit extends CheckpointMove {
+  statements: Statement[];
+}
+
+interface Waiting extends BatchCommit {
   settle(error?: Error): void;
 }
 
+const key = (target: { name: string; state: string }) => `${target.name}\u0000${target.state}`;
+
 /**
- * Moves checkpoints that have nothing to write with them, many in one statement. The live projections of
- * a process take each batch in lockstep, and most have nothing in it (an email's events write nothing to
- * teams or templates): one UPDATE per projection per batch was most of the projector's statements. The
- * moves asked for in one turn of the event loop go out together. Each keeps its own guard (`position =
- * from`) and its own notice, so a move whose checkpoint moved under it fails alone, as advanceCheckpoint's.
+ * Moves many checkpoints in one statement, each with its own guard (`position = from`) and its own notice,
+ * as advanceCheckpoint does for one; commits without waiting for the WAL flush, for the same reason.
+ * Returns the keys of the checkpoints it moved: one that had moved under its runner is not among them.
  */
-export function checkpointMover(database: Database): (move: CheckpointMove) => Promise<void> {
+async function moveCheckpoints(db: Kysely<any>, moves: CheckpointMove[]): Promise<Set<string>> {
+  const notices = moves.map((m): CheckpointNotice => ({ ...m.target, position: formatPosition(m.to) }));
+  const { rows } = await sql<{ name: string; state: string }>`
+    UPDATE projection_checkpoints AS c SET position = m.to_position, updated_at = now()
+      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed,
+           unnest(${moves.map((m) => m.target.name)}::text[], ${moves.map((m) => m.target.state)}::text[],
+                  ${moves.map((m) => m.target.version)}::int[], ${moves.map((m) => formatPosition(m.from))}::text[],
+                  ${notices.map((n) => n.position)}::text[], ${notices.map((n) => JSON.stringify(n))}::text[])
+             AS m(name, state, version, from_position, to_position, notice)
+     WHERE c.name = m.name AND c.state = m.state AND c.version = m.version AND c.position = m.from_position
+    RETURNING c.name, c.state, pg_notify(${CHECKPOINT_CHANNEL}, m.notice)`.execute(db);
+  return new Set(rows.map(key));
+}
+
+/**
+ * One projection's batch on its own: in a transaction when it writes, else the checkpoint move alone (one
+ * statement, atomic without a transaction around it).
+ */
+export async function commitAlone(database: Database, commit: BatchCommit): Promise<void> {
+  if (commit.statements.length === 0) return advanceCheckpoint(database.db, commit.target, commit.from, commit.to);
+  await database.db.transaction().execute(async (trx) => {
+    await advanceCheckpoint(trx, commit.target, commit.from, commit.to);
+    for (const statement of commit.statements) await trx.executeQuery(CompiledQuery.raw(statement.text, statement.params));
+  });
+}
+
+/**
+ * Commits the batches of the live projections that take the same `$all` batch (LiveFeed) in one
+ * transaction: the commits asked for in one turn of the event loop go together. Each projection in its
+ * own transaction cost a BEGIN, a checkpoint UPDATE and a COMMIT apiece, most of the projector's
+ * statements. The checkpoints move first, in one statement (locking their rows, as advanceCheckpoint
+ * does), then the writes of those that moved; a projection whose checkpoint moved under it fails alone.
+ * When a write fails, nothing of the transaction stays, and each batch is committed again alone, so
+ * the failure is only its own projection's. Batches with nothing to write need no transaction.
+ */
+export function batchCommitter(database: Database): (commit: BatchCommit) => Promise<void> {
   let waiting: Waiting[] = [];
 
+  const settleMoved = (commits: Waiting[], moved: Set<string>) => {
+    for (const c of commits) c.settle(moved.has(key(c.target)) ? undefined : new CheckpointMovedError(c.target.name, c.target.state));
+  };
+
   const flush = async () => {
-    const moves = waiting;
+    const commits = waiting;
     waiting = [];
+    if (commits.every((c) => c.statements.length === 0)) {
+      try {
+        settleMoved(commits, await moveCheckpoints(database.db, commits));
+      } catch (error) {
+        for (const c of commits) c.settle(error as Error);
+      }
+      return;
+    }
     try {
-      const notices = moves.map((m): CheckpointNotice => ({ ...m.target, position: formatPosition(m.to) }));
-      const { rows } = await sql<{ name: string; state: string }>`
-        UPDATE projection_checkpoints AS c SET position = m.to_position, updated_at = now()
-          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed,
-               unnest(${moves.map((m) => m.target.name)}::text[], ${moves.map((m) => m.target.state)}::text[],
-                      ${moves.map((m) => m.target.version)}::int[], ${moves.map((m) => formatPosition(m.from))}::text[],
-                      ${notices.map((n) => n.position)}::text[], ${notices.map((n) => JSON.stringify(n))}::text[])
-                 AS m(name, state, version, from_position, to_position, notice)
-         WHERE c.name = m.name AND c.state = m.state AND c.version = m.version AND c.position = m.from_position
-        RETURNING c.name, c.state, pg_notify(${CHECKPOINT_CHANNEL}, m.notice)`.execute(database.db);
-      const moved = new Set(rows.map((r) => `${r.name}\u0000${r.state}`));
-      for (const m of moves) m.settle(moved.has(`${m.target.name}\u0000${m.target.state}`) ? undefined : new CheckpointMovedError(m.target.name, m.target.state));
-    } catch (error) {
-      for (const m of moves) m.settle(error as Error);
+      const moved = await database.db.transaction().execute(async (trx) => {
+        const moved = await moveCheckpoints(trx, commits);
+        for (const c of commits) {
+          if (!moved.has(key(c.target))) continue;
+          for (const statement of c.statements) await trx.executeQuery(CompiledQuery.raw(statement.text, statement.params));
+        }
+        return moved;
+      });
+      settleMoved(commits, moved);
+    } catch {
+      await Promise.all(
+        commits.map((c) =>
+          commitAlone(database, c).then(
+            () => c.settle(),
+            (error: Error) => c.settle(error),
+          ),
+        ),
+      );
     }
   };
 
-  return (move) =>
+  return (commit) =>
     new Promise<void>((resolve, reject) => {
       if (waiting.length === 0) setImmediate(flush);
-      waiting.push({ ...move, settle: (error) => (error ? reject(error) : resolve()) });
+      waiting.push({ ...commit, settle: (error) => (error ? reject(error) : resolve()) });
     });
 }

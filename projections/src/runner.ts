@@ -3,7 +3,7 @@ import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import { formatPosition, subscriptionBatches, type EventStore, type Position, type RecordedEvent, type Subscription } from "@tidings/eventstore";
 import { applyBatch, type BatchTarget } from "./applyBatch.js";
-import { checkpointMover } from "./checkpointMoves.js";
+import { batchCommitter } from "./checkpointMoves.js";
 import { createCheckpointWaiter, type CheckpointWaiter } from "./checkpointWaiter.js";
 import { CheckpointMovedError, ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { LiveFeed } from "./liveFeed.js";
@@ -75,7 +75,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
   const stopping = new AbortController();
   const subscriptions = new Set<Subscription>();
   const feed = new LiveFeed({ store, batchSize, batchMs, joinWindowMs: 100 });
-  const moveCheckpointAlone = checkpointMover(database);
+  const commitTogether = batchCommitter(database);
   const statuses = new Map<string, ProjectionRunnerStatus>(
     projections.map((p) => [p.name, { name: p.name, version: p.version, role: "standby", state: "starting", eventsApplied: 0 }]),
   );
@@ -94,7 +94,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     const follow = async (batches: AsyncIterable<RecordedEvent[]>) => {
       for await (const batch of batches) {
         if (stopped()) return;
-        position = await applyBatch(database, target, position, batch, moveCheckpointAlone);
+        position = await applyBatch(database, target, position, batch, commitTogether);
         status.eventsApplied += batch.length;
         status.checkpoint = formatPosition(position);
         waiter.observe(projection.name, position);
