@@ -103,6 +103,23 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     expect(c.received.map((r) => r.msgId)).toEqual(appended.map((e) => e.id));
   });
 
+  it("writes its checkpoint at most once per interval while it publishes, and what it held back when it stops", async () => {
+    const cat = category();
+    const name = `f-${cat}`;
+    // Appended before the start: the catch-up's one batch ends with it, and its checkpoint is the first write.
+    const first = await append(`${cat}-${randomUUID()}`, "Happened");
+    const forwarder = await startForwarder({ store, bus, database: test.database, name, checkpointEveryMs: 60_000 });
+    const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.>`, maxDeliver: 3 });
+    await c.waitFor(1, 5_000);
+    await waitUntil(async () => (await checkpoint(name)) === formatPosition(first.position));
+    const second = await append(`${cat}-${randomUUID()}`, "Happened");
+    await c.waitFor(2, 5_000);
+    await sleep(300);
+    expect(await checkpoint(name), "a second write within the interval").toBe(formatPosition(first.position));
+    await Promise.all([c.stop(), forwarder.stop()]);
+    expect(await checkpoint(name)).toBe(formatPosition(second.position));
+  });
+
   it("forwards events appended while it runs", async () => {
     const cat = category();
     const forwarder = await startForwarder({ store, bus, database: test.database, name: `f-${cat}` });

@@ -2,7 +2,7 @@ import { createLogger, type Logger } from "@tidings/core";
 import { subscriptionBatches, type EventStore, type RecordedEvent, type Subscription } from "@tidings/eventstore";
 import { migrate, type Database } from "@tidings/postgres";
 import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
-import { forwarderMigrations, readForwarderCheckpoint, moveForwarderCheckpoint } from "./forwarderCheckpoint.js";
+import { forwarderMigrations, pacedCheckpoint, readForwarderCheckpoint } from "./forwarderCheckpoint.js";
 import type { Bus } from "./port.js";
 
 export interface ForwarderOptions {
@@ -17,6 +17,8 @@ export interface ForwarderOptions {
   batchSize?: number;
   /** How long a standby waits before trying the lock again, and the pause after a failure. Defaults to 2 s. */
   retryDelayMs?: number;
+  /** Longest the checkpoint lags what is published (see pacedCheckpoint). Defaults to 250 ms. */
+  checkpointEveryMs?: number;
 }
 
 export interface Forwarder {
@@ -42,6 +44,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   const logger = options.logger ?? createLogger("silent");
   const batchSize = options.batchSize ?? 256;
   const retryDelayMs = options.retryDelayMs ?? 2_000;
+  const checkpointEveryMs = options.checkpointEveryMs ?? 250;
   await migrate(database, "forwarder", forwarderMigrations);
 
   let stopped = false;
@@ -64,14 +67,18 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
 
   /** Forwards from the checkpoint until the subscription ends (on stop) or something fails. */
   const forward = async () => {
-    let at = await readForwarderCheckpoint(database.db, name);
+    const at = await readForwarderCheckpoint(database.db, name);
+    const checkpoint = pacedCheckpoint(database.db, name, at, checkpointEveryMs);
     subscription = store.subscribeToAll({ after: at });
-    // Batches of what the subscription already holds: publishing never waits for the next append.
-    for await (const batch of subscriptionBatches(subscription, batchSize, 0)) {
-      await Promise.all(batch.map(publish));
-      const last = batch[batch.length - 1]!.position;
-      if (!(await moveForwarderCheckpoint(database.db, name, at, last))) throw new ForwarderFencedError(name);
-      at = last;
+    try {
+      // Batches of what the subscription already holds: publishing never waits for the next append.
+      for await (const batch of subscriptionBatches(subscription, batchSize, 0)) {
+        await Promise.all(batch.map(publish));
+        if (!(await checkpoint.reached(batch[batch.length - 1]!.position))) throw new ForwarderFencedError(name);
+      }
+    } finally {
+      // Only whole batches reach the checkpoint, so what it holds back is published, even after a failure.
+      if (!(await checkpoint.flush())) throw new ForwarderFencedError(name);
     }
   };
 

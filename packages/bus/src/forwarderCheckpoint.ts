@@ -36,3 +36,54 @@ export async function moveForwarderCheckpoint(db: Kysely<any>, name: string, fro
     WHERE c.position = ${formatPosition(from)}`.execute(db);
   return Number(result.numAffectedRows ?? 0) === 1;
 }
+
+export interface PacedCheckpoint {
+  /** Everything up to `to` is published: the checkpoint moves there now, or within `everyMs`. False once fenced. */
+  reached(to: Position): Promise<boolean>;
+  /** Writes what is published and not yet checkpointed. False once fenced. */
+  flush(): Promise<boolean>;
+}
+
+/**
+ * The forwarder's checkpoint, written at most once per `everyMs`: written after every batch, it was a
+ * statement per append notification under load. Publishing again what a crash left past the checkpoint
+ * costs nothing but the bus's dedup (the msgIds are the event ids), so a checkpoint `everyMs` behind
+ * loses nothing. A quiet forwarder still writes at once, and a pending move is written when its time
+ * comes even if no batch follows.
+ */
+export function pacedCheckpoint(db: Kysely<any>, name: string, from: Position, everyMs: number): PacedCheckpoint {
+  let written = from;
+  let due: Position | undefined;
+  let writtenAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let fenced = false;
+
+  const write = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const to = due;
+    due = undefined;
+    if (to === undefined || fenced) return writing;
+    writing = writing.then(async () => {
+      writtenAt = Date.now();
+      if (await moveForwarderCheckpoint(db, name, written, to)) written = to;
+      else fenced = true;
+    });
+    return writing;
+  };
+
+  return {
+    async reached(to) {
+      due = to;
+      const wait = everyMs - (Date.now() - writtenAt);
+      if (wait <= 0) await write();
+      else timer ??= setTimeout(() => void write().catch(() => {}), wait);
+      return !fenced;
+    },
+    async flush() {
+      await write();
+      return !fenced;
+    },
+  };
+}
