@@ -6,7 +6,11 @@
 //   2. append: 2-event appends to new streams through our PostgreSQL event store, 256 in flight so group
 //      commit fills its sets, and the bare floor under any PostgreSQL event store: the same events as one
 //      multi-row INSERT of 1,000 rows into eventstore.events (no locks, no checks);
-//   3. bus: JetStream publishes with a Nats-Msg-Id (256 in flight) and their consumption by one pull
+//   3. import row: what one imported contact writes at the least, as three multi-row INSERTs per 1,000 rows
+//      in one transaction: two events (the email's reservation and the contact's creation) into
+//      eventstore.events, their two stream rows into eventstore.streams, and the contact's row in a table
+//      shaped as the contacts read model (its indexes included); no locks, no checks, no CSV;
+//   4. bus: JetStream publishes with a Nats-Msg-Id (256 in flight) and their consumption by one pull
 //      consumer with acks, on the raw `nats` client.
 // CPU is read from /proc (this process, the sink, every PostgreSQL backend, nats-server), so it counts
 // the kernel's share too. A target of R emails/s on 2 cores leaves 2000/R ms per email for everything.
@@ -126,6 +130,37 @@ async function appendFloor(url) {
   const batches = Math.max(1, Math.round(units / 100));
   report(`bare insert: ${rows} events in one statement`, batches * rows, await measured({ client: self, postgres }, async () => {
     for (let i = 0; i < batches; i++) await insert();
+  }));
+
+  await client.query(`CREATE TABLE floor_contacts (id uuid PRIMARY KEY, team_id uuid NOT NULL, email text NOT NULL, first_name text, last_name text,
+    unsubscribed boolean NOT NULL, properties jsonb NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`);
+  await client.query("CREATE INDEX ON floor_contacts (team_id, created_at DESC, id DESC)");
+  await client.query("CREATE INDEX ON floor_contacts (team_id, email)");
+  const team = randomUUID();
+  let row = 0;
+  const importRows = async () => {
+    const contacts = Array.from({ length: rows }, () => ({ id: randomUUID(), email: `person${row++}@example.com` }));
+    const events = contacts.flatMap((c) => [
+      [`unique-${team}-contact-email-${c.id}`, randomUUID(), "ContactEmailReserved", JSON.stringify({ teamId: team, contactId: c.id })],
+      [`contact-${c.id}`, randomUUID(), "ContactCreated", JSON.stringify({ teamId: team, contactId: c.id, email: c.email, firstName: "First", lastName: "Last", properties: { plan: "pro", seats: 3, city: "City" } })],
+    ]);
+    const column = (i) => events.map((e) => e[i]);
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata)
+       SELECT s, 0, id, t, d, '{"teamId":"team-1"}'::jsonb FROM unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) AS u(s, id, t, d)`,
+      [column(0), column(1), column(2), column(3)],
+    );
+    await client.query("INSERT INTO eventstore.streams (stream_id, revision) SELECT s, 0 FROM unnest($1::text[]) AS u(s)", [column(0)]);
+    await client.query(
+      `INSERT INTO floor_contacts (id, team_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at)
+       SELECT id, $1, email, 'First', 'Last', false, '{"plan":"pro","seats":3,"city":"City"}'::jsonb, now(), now() FROM unnest($2::uuid[], $3::text[]) AS u(id, email)`,
+      [team, contacts.map((c) => c.id), contacts.map((c) => c.email)],
+    );
+    await client.query("COMMIT");
+  };
+  report(`import row: 2 events, 2 stream rows and a contact row, ${rows} rows a transaction`, batches * rows, await measured({ client: self, postgres }, async () => {
+    for (let i = 0; i < batches; i++) await importRows();
   }));
   await client.end();
 }
