@@ -1,7 +1,7 @@
 import type { Migration } from "@tidings/postgres";
 import { batchedAppendMigration } from "./batchedAppendMigration.js";
 import { eventsMigration } from "./eventsMigration.js";
-import { setAppendMigration } from "./setAppendMigration.js";
+import { setAppendLookupMigration, setAppendMigration } from "./setAppendMigration.js";
 
 /** The NOTIFY channel an append signals on (named literally in the SQL); the payload is the appending transaction's id. */
 export const APPENDED_CHANNEL = "eventstore_appended";
@@ -17,4 +17,5 @@ export const eventStoreMigrations: Migration[] = [
   eventsMigration,
   batchedAppendMigration,
   setAppendMigration,
+  setAppendLookupMigration,
 ];

@@ -8,14 +8,12 @@ import type { Migration } from "@tidings/postgres";
  *
  * Each stream may appear at most once in a set; the caller sends a second append to a stream in a later set.
  */
-export const setAppendMigration: Migration = {
-  id: "0003_set_appends",
-  sql: `
+const appendSetFunction = `
 -- p_appends: [{"stream": …, "expected": …, "events": [...], "group": n}, …].
 -- outcome: 0 written, 1 an idempotent retry (already written), 2 wrong expected revision, 3 not written
 -- because another append of its group had a wrong expected revision, 4 nothing to write (no events).
 -- actual_revision is the stream's last revision before this set (-1: no stream).
-CREATE FUNCTION eventstore.append_set(p_appends jsonb)
+CREATE OR REPLACE FUNCTION eventstore.append_set(p_appends jsonb)
 RETURNS TABLE (ord bigint, outcome smallint, next_revision text, commit_position text, prepare_position text, actual_revision text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -63,10 +61,12 @@ BEGIN
   SELECT coalesce(array_agg(created.stream_id), '{}') INTO v_created FROM created;
 
   -- A statement of its own: its snapshot is taken after the locks, so it reads every row's latest revision.
-  SELECT array_agg(CASE WHEN c.stream IS NULL THEN s.revision ELSE -1 END ORDER BY u.i) INTO v_current
-    FROM unnest(v_stream) WITH ORDINALITY AS u(stream, i)
-    LEFT JOIN unnest(v_created) AS c(stream) ON c.stream = u.stream
-    LEFT JOIN eventstore.streams s ON s.stream_id = u.stream AND c.stream IS NULL;
+  -- One index lookup per stream, as a subquery: a join let the plan a session caches while the table is
+  -- new (no statistics yet) scan the whole table on every set for as long as the session lives.
+  SELECT array_agg(CASE WHEN u.stream = ANY (v_created) THEN -1
+                        ELSE (SELECT s.revision FROM eventstore.streams s WHERE s.stream_id = u.stream) END ORDER BY u.i)
+    INTO v_current
+    FROM unnest(v_stream) WITH ORDINALITY AS u(stream, i);
 
   -- An idempotent retry: the first event is already in this stream where the append would have put it.
   SELECT array_agg(
@@ -155,5 +155,9 @@ BEGIN
     FROM unnest(v_outcome, v_current, v_count, v_seq) WITH ORDINALITY AS u(outcome, cur, cnt, seq, i);
 END
 $$;
-`,
-};
+`;
+
+export const setAppendMigration: Migration = { id: "0003_set_appends", sql: appendSetFunction };
+
+/** The same function, for databases made before its stream lookup became one index lookup per stream. */
+export const setAppendLookupMigration: Migration = { id: "0004_set_append_indexed_lookup", sql: appendSetFunction };
