@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
 import type { EventStore, RecordedEvent } from "@tidings/eventstore";
@@ -60,4 +62,24 @@ it("ends every member's batches when it stops, and lets a member leave without h
   await feed.stop();
   expect(await ended).toEqual([]);
   expect(feed.join(from)).toBeUndefined();
+});
+
+it("lets go of each batch once every member has gone past it", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const from = await store.headPosition();
+  const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
+  try {
+    const member = feed.join(from)!;
+    await appendEvents(store, countedType(aName()), 1, 8);
+    const iterator = member[Symbol.asyncIterator]();
+    const first = new WeakRef((await iterator.next()).value as RecordedEvent[]);
+    for (let i = 0; i < 3; i++) await iterator.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(first.deref()).toBeUndefined();
+    await iterator.return?.();
+  } finally {
+    await feed.stop();
+  }
 });

@@ -15,8 +15,11 @@ interface Link {
 }
 
 interface Member {
-  /** The first batch this member gets. */
-  first: Promise<Link>;
+  /**
+   * The first batch this member gets, handed over once: kept, it would hold every batch after it too,
+   * each link holding the next (the projector's heap grew with every event it projected).
+   */
+  takeFirst(): Promise<Link>;
   deliver(batch: RecordedEvent[] | null, error?: unknown): void;
   /** Resolves once the member has applied the batch it was given (or left). */
   ready: Promise<void>;
@@ -54,7 +57,7 @@ export class LiveFeed {
     return {
       async *[Symbol.asyncIterator]() {
         try {
-          for (let link = member.first; ; ) {
+          for (let link = member.takeFirst(); ; ) {
             const { batch, next } = await link;
             if (batch === null) return;
             yield batch;
@@ -108,9 +111,14 @@ function newMember(): Member {
     return { promise, settle };
   };
   let current = pending();
+  let first: Promise<Link> | undefined = current.promise;
   let resolveReady: () => void = () => {};
   const member: Member = {
-    first: current.promise,
+    takeFirst() {
+      const taken = first!;
+      first = undefined;
+      return taken;
+    },
     ready: Promise.resolve(),
     deliver(batch, error) {
       const following = pending();
