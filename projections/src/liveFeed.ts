@@ -8,18 +8,9 @@ export interface LiveFeedOptions {
   joinWindowMs?: number;
 }
 
-/** One batch handed to a member (null: the feed has ended), and the promise of the one after it. */
-interface Link {
-  batch: RecordedEvent[] | null;
-  next: Promise<Link>;
-}
-
 interface Member {
-  /**
-   * The first batch this member gets, handed over once: kept, it would hold every batch after it too,
-   * each link holding the next (the projector's heap grew with every event it projected).
-   */
-  takeFirst(): Promise<Link>;
+  /** The next batch the feed handed this member (null: the feed has ended); throws what ended a failed feed. */
+  next(): Promise<RecordedEvent[] | null>;
   deliver(batch: RecordedEvent[] | null, error?: unknown): void;
   /** Resolves once the member has applied the batch it was given (or left). */
   ready: Promise<void>;
@@ -29,9 +20,10 @@ interface Member {
 /**
  * One reading of `$all` for every live projection this process leads from the same checkpoint: each would
  * otherwise read and parse every event itself. The members take each batch in lockstep, so they stay at
- * the same checkpoint; read-your-writes waits for all of them anyway. Each still applies its batch in its
- * own transaction, so one projection's failure is its own. A projection at another position (a rebuild
- * that just switched, a retry after a failure) gets no feed from `join` and reads `$all` itself.
+ * the same checkpoint; read-your-writes waits for all of them anyway. Their writes of a batch commit
+ * together (`batchCommitter`), and alone when that fails, so one projection's failure is its own. A
+ * projection at another position (a rebuild that just switched, a retry after a failure) gets no feed
+ * from `join` and reads `$all` itself.
  */
 export class LiveFeed {
   private readonly members = new Set<Member>();
@@ -57,12 +49,11 @@ export class LiveFeed {
     return {
       async *[Symbol.asyncIterator]() {
         try {
-          for (let link = member.takeFirst(); ; ) {
-            const { batch, next } = await link;
+          for (;;) {
+            const batch = await member.next();
             if (batch === null) return;
             yield batch;
             member.markReady();
-            link = next;
           }
         } finally {
           members.delete(member);
@@ -103,29 +94,29 @@ export class LiveFeed {
   }
 }
 
+/**
+ * A member's batches wait in a queue of their own, not in a chain of promises each resolving to the next:
+ * whatever held on to an early link of such a chain (an async generator's frame did) held every batch
+ * after it, and the projector's heap grew with every event it projected.
+ */
 function newMember(): Member {
-  const pending = () => {
-    let settle!: { resolve(link: Link): void; reject(error: unknown): void };
-    const promise = new Promise<Link>((resolve, reject) => (settle = { resolve, reject }));
-    promise.catch(() => {});
-    return { promise, settle };
-  };
-  let current = pending();
-  let first: Promise<Link> | undefined = current.promise;
+  // Lockstep keeps at most one batch and the end waiting here.
+  const waiting: { batch: RecordedEvent[] | null; error?: unknown }[] = [];
+  let wake: (() => void) | undefined;
   let resolveReady: () => void = () => {};
   const member: Member = {
-    takeFirst() {
-      const taken = first!;
-      first = undefined;
-      return taken;
+    async next() {
+      while (waiting.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const { batch, error } = waiting.shift()!;
+      if (error !== undefined) throw error;
+      return batch;
     },
     ready: Promise.resolve(),
     deliver(batch, error) {
-      const following = pending();
       member.ready = new Promise((resolve) => (resolveReady = resolve));
-      if (error !== undefined) current.settle.reject(error);
-      else current.settle.resolve({ batch, next: following.promise });
-      current = following;
+      waiting.push({ batch, error });
+      wake?.();
+      wake = undefined;
     },
     markReady: () => resolveReady(),
   };
