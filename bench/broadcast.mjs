@@ -1,4 +1,5 @@
-// A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas)
+// A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas),
+// each with the 256 MB heap docker-compose gives it,
 // on a scratch PostgreSQL database and NATS, relaying to an SMTP sink (smtp-server on loopback) held by
 // this process. BENCH_CONTACTS (default 100,000) generated contacts are imported into one segment through
 // `POST /contacts/imports`; the sagas process is then restarted, so its peak RSS is the broadcast's alone,
@@ -10,11 +11,7 @@
 // SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
 // BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets (issue #7): ≥ 1,000 emails/s end to
 // end, < 400 MB RSS per process.
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Resend } from "resend";
 import pg from "pg";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
@@ -24,44 +21,14 @@ import { startSmtpSink } from "@tidings/mail/testing";
 import { connect } from "nats";
 import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+import { freePort, startRole, waitUntilReady } from "./support/servedTidings.mjs";
 
 const contacts = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const rate = process.env.BENCH_RATE ?? "5000";
 const inFlight = process.env.BENCH_IN_FLIGHT ?? "1000";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const cli = fileURLToPath(new URL("../services/cli/dist/main.js", import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-
-function startRole(role, env) {
-  const child = spawn(process.execPath, [cli, "serve", "--role", role], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return {
-    role,
-    /** The process's peak resident set so far, in MB. */
-    peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024),
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-async function waitUntilReady(baseUrl) {
-  const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${baseUrl}/ready`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline) throw new Error(`${baseUrl} did not become ready`);
-    await sleep(100);
-  }
-}
 
 const ok = async (call) => {
   const { data, error } = await call;

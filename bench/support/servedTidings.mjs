@@ -1,7 +1,7 @@
 // What the end-to-end benchmarks share: Tidings started as `tidings serve` child processes with throw-away
 // stores (a PGlite directory, or a scratch PostgreSQL database and its own NATS streams), and wrk driving it.
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,13 +40,23 @@ export async function wrk(url, script, duration, connections) {
   return { requests, accepted: requests - non2xx, non2xx, p50Ms: ms(50), p99Ms: ms(99) };
 }
 
-/** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
+/** The JavaScript heap docker-compose.yml gives each role (`TIDINGS_HEAP_MB`, 256 by default). */
+const roleHeapFlag = "--max-old-space-size=256";
+
+/**
+ * `tidings serve --role <role>` as a child process, with the heap docker-compose gives it; `stop()` drains it
+ * with SIGTERM, as an operator would.
+ */
 export function startRole(role, env, { cpuProfileDir } = {}) {
-  const args = [...(cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : []), cli, "serve", "--role", role];
+  const profile = cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const args = [roleHeapFlag, ...profile, cli, "serve", "--role", role];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
+    role,
     exited,
+    /** The process's peak resident set so far, in MB. */
+    peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024),
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;
