@@ -198,6 +198,21 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       expect(c.received.map((r) => r.deliveryCount)).toEqual([1]);
     });
 
+    it("keeps a long handler's message from redelivery with heartbeat, and redelivers it after the ack wait without", async () => {
+      const s = scope();
+      await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
+      await bus.publish(s.subject("U"), "x", { msgId: s.msgId("2") });
+      const longHandler = (m: { deliveryCount: number }) => (m.deliveryCount > 1 ? Promise.resolve() : sleep(ackWaitMs * 2.5));
+      const kept = await recordingConsumer(bus, { durable: s.durable("kept"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs, concurrency: 2, heartbeat: true }, longHandler);
+      const lapsed = await recordingConsumer(bus, { durable: s.durable("lapsed"), filterSubject: s.subject("U"), maxDeliver: 3, ackWaitMs, concurrency: 2 }, longHandler);
+      await waitUntil(() => kept.received.length >= 1 && lapsed.received.length >= 2);
+      await sleep(ackWaitMs * 2);
+      await kept.stop();
+      await lapsed.stop();
+      expect(kept.received.map((r) => r.deliveryCount)).toEqual([1]);
+      expect(lapsed.received.map((r) => r.deliveryCount).slice(0, 2)).toEqual([1, 2]);
+    });
+
     it("naks a throwing handler with backoff and dead-letters the message after maxDeliver deliveries", async () => {
       const s = scope();
       const durable = s.durable("failing");

@@ -70,6 +70,7 @@ export async function handleDelivery(
       if (!settled) await delivery.working();
     },
   };
+  const heartbeat = options.heartbeat ? setInterval(() => message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3) : undefined;
   try {
     await handler(message);
   } catch (error) {
@@ -82,6 +83,8 @@ export async function handleDelivery(
     if (isLast) await bury(reason);
     else await delivery.nak((options.backoffMs ?? backoffDelayMs)(delivery.deliveryCount));
     return;
+  } finally {
+    clearInterval(heartbeat);
   }
   await settleOnce(() => delivery.ack());
 }

@@ -35,6 +35,11 @@ export interface ConsumerOptions {
   maxDeliver: number;
   /** A delivered message not acked, nak'ed or `working()` within this time is redelivered. Defaults to 30 s. */
   ackWaitMs?: number;
+  /**
+   * Long handlers: `working()` is called every third of the ack wait while the handler runs, so a short
+   * ack wait redelivers only what a dead process held, within seconds, however long the work takes.
+   */
+  heartbeat?: boolean;
   /** How many messages may be in the handler at once. Defaults to 1, which keeps subject order. */
   concurrency?: number;
   /** Redelivery delay after the handler throws on delivery `deliveryCount`. Defaults to `backoffDelayMs`. */

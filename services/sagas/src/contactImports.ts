@@ -12,7 +12,7 @@ import {
   updateContactTopics,
 } from "@tidings/audience";
 import type { StreamedBlobStore } from "@tidings/blobs";
-import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import {
   CONTACT_IMPORT_ACTOR,
   contactImportDecider,
@@ -89,7 +89,7 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
  * CSV parser, never held whole. Safe to run again at any point (a redelivery, another sagas process, a
  * restart): rows before the checkpoint are skipped, those after it are applied idempotently.
  */
-export async function runContactImport(deps: ContactImportDeps, importId: string, message?: BusMessage): Promise<void> {
+export async function runContactImport(deps: ContactImportDeps, importId: string): Promise<void> {
   const stream = contactImportStream(importId);
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
@@ -109,7 +109,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     await checkpointing;
     const progress = { type: "RecordContactImportProgress" as const, rowsDone: tallied, counts: { ...counts }, errors };
     errors = [];
-    checkpointing = record(progress).then(() => message?.working());
+    checkpointing = record(progress);
     // Waited for by the next checkpoint or at the end; a failure the loop overtakes is not unhandled.
     checkpointing.catch(() => {});
   };
@@ -168,9 +168,9 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
 
 export async function startContactImportSaga(options: { bus: Bus; deps: ContactImportDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  // Long work: `working()` at each checkpoint keeps the message ours; a crash redelivers it and the run resumes.
-  return bus.consume({ durable: contactImportDurable, filterSubject: "events.import.ContactImportQueued", maxDeliver: 10, concurrency: 2 }, async (message) => {
+  // Long work: the heartbeat keeps the message ours; a crash redelivers it within seconds and the run resumes.
+  return bus.consume({ durable: contactImportDurable, filterSubject: "events.import.ContactImportQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
     const event = fromForwardedEvent(message.data as ForwardedEvent);
-    await runContactImport(deps, (event.data as { importId: string }).importId, message);
+    await runContactImport(deps, (event.data as { importId: string }).importId);
   });
 }

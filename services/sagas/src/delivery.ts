@@ -129,15 +129,10 @@ const deliveryAckWaitMs = 5_000;
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return bus.consume(
-    { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, concurrency },
+    { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
     async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
-      const heartbeat = setInterval(() => message.working().catch(() => {}), deliveryAckWaitMs / 3);
-      try {
-        await deliverEmail(deps, (event.data as { emailId: string }).emailId);
-      } finally {
-        clearInterval(heartbeat);
-      }
+      await deliverEmail(deps, (event.data as { emailId: string }).emailId);
     },
   );
 }

@@ -103,7 +103,8 @@ export async function startAutomationRunner(options: { bus: Bus; database: Datab
   const { bus, database, deps, concurrency } = options;
   const automationsTriggeredBy = triggeredBy(database);
   return Promise.all([
-    bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, concurrency }, async (message) => {
+    // A short ack wait kept by a heartbeat: the events a crashed process held start their runs within seconds.
+    bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency }, async (message) => {
       const received = fromForwardedEvent(message.data as ForwardedEvent).data as Received;
       // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
       await Promise.all([automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))), deliverAwaited(deps, received)]);

@@ -3,7 +3,7 @@ import { formatTimestamp, TidingsError, type Logger } from "@tidings/core";
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { fromForwardedEvent, type Bus, type BusMessage, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { SuppressedRecipients } from "../suppressionList.js";
@@ -28,7 +28,6 @@ export interface BroadcastFanOutDeps {
   appendsInFlight: number;
 }
 
-type Message = Pick<BusMessage, "working">;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -48,7 +47,7 @@ async function stopped(store: EventStore, broadcastId: string): Promise<boolean>
  * The snapshot: eligible members in contact id order, one planned batch per page. A run resumed mid-way
  * goes on after the last contact planned, with the same `asOf`, so nobody is planned twice.
  */
-async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecord, planned: PlannedRecipient[][], held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>, message?: Message): Promise<boolean> {
+async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecord, planned: PlannedRecipient[][], held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>): Promise<boolean> {
   const { teamId, content } = broadcast;
   const now = () => formatTimestamp(new Date());
   try {
@@ -67,7 +66,6 @@ async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecor
     await held.record({ type: "PlanBroadcastBatch", batch: planned.length, recipients: page });
     planned.push(page);
     after = page.at(-1)!.contactId;
-    await message?.working();
   }
   await held.record({ type: "StartBroadcastSending", now: now() });
   return true;
@@ -79,7 +77,7 @@ async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecor
  * another sagas process, a restart after SIGKILL): a planned batch is never planned again, an email
  * already queued is found by its id and not queued again, and a recorded batch is skipped.
  */
-export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, message?: Message): Promise<void> {
+export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string): Promise<void> {
   const stream = broadcastStream(broadcastId);
   const events = (await deps.store.readStream(stream)).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
   const state = fold(broadcastDecider, events);
@@ -90,7 +88,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    if (await planSnapshot(deps, state, planned, held, message)) await runBroadcastFanOut(deps, broadcastId, message);
+    if (await planSnapshot(deps, state, planned, held)) await runBroadcastFanOut(deps, broadcastId);
     return;
   }
 
@@ -106,7 +104,6 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       const settled = await settledEmails(deps.database, broadcastId);
       const room = window.limit(settled) - (handed - settled);
       if (room > 0) return room;
-      await message?.working();
       await sleep(50);
     }
   };
@@ -130,7 +127,6 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       handed += chunk.length;
     }
     await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(new Date()) });
-    await message?.working();
   }
   await held.record({ type: "CompleteBroadcast", now: formatTimestamp(new Date()) });
   deps.logger.info({ broadcastId, recipients: handed }, "broadcast handed to delivery");
@@ -139,13 +135,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
 /** Long work: a heartbeat keeps the message ours; a crash redelivers it and the run resumes from the stream. */
 export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  return bus.consume({ durable: broadcastFanOutDurable, filterSubject: "events.broadcast.BroadcastQueued", maxDeliver: 10, ackWaitMs: 15_000, concurrency: 2 }, async (message) => {
+  return bus.consume({ durable: broadcastFanOutDurable, filterSubject: "events.broadcast.BroadcastQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
     const event = fromForwardedEvent(message.data as ForwardedEvent);
-    const heartbeat = setInterval(() => message.working().catch(() => {}), 5_000);
-    try {
-      await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId, message);
-    } finally {
-      clearInterval(heartbeat);
-    }
+    await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId);
   });
 }
