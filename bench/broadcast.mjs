@@ -1,5 +1,4 @@
-// A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas),
-// each with the 256 MB heap docker-compose gives it,
+// A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas)
 // on a scratch PostgreSQL database and NATS, relaying to an SMTP sink (smtp-server on loopback) held by
 // this process. BENCH_CONTACTS (default 100,000) generated contacts are imported into one segment through
 // `POST /contacts/imports`; the sagas process is then restarted, so its peak RSS is the broadcast's alone,

@@ -40,16 +40,10 @@ export async function wrk(url, script, duration, connections) {
   return { requests, accepted: requests - non2xx, non2xx, p50Ms: ms(50), p99Ms: ms(99) };
 }
 
-/** The JavaScript heap docker-compose.yml gives each role (`TIDINGS_HEAP_MB`, 256 by default). */
-const roleHeapFlag = "--max-old-space-size=256";
-
-/**
- * `tidings serve --role <role>` as a child process, with the heap docker-compose gives it; `stop()` drains it
- * with SIGTERM, as an operator would.
- */
+/** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
 export function startRole(role, env, { cpuProfileDir } = {}) {
   const profile = cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
-  const args = [roleHeapFlag, ...profile, cli, "serve", "--role", role];
+  const args = [...profile, cli, "serve", "--role", role];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
