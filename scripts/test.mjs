@@ -14,6 +14,8 @@ const postgresUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const reports = mkdtempSync(join(tmpdir(), "tidings-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// Each tier's log is long and a CI page may show only its end, so the failures are named again last.
+const failures = [];
 let failedRuns = 0;
 
 /** Runs a command with its output held, and prints it under the label once it ends; resolves with whether it passed. */
@@ -57,12 +59,24 @@ function vitest(label, projects, env, { background = false } = {}) {
           totals.failed += json.numFailedTests;
           totals.skipped += json.numPendingTests + json.numTodoTests;
           if (json.numTotalTests === 0) failedRuns++;
+          failures.push(...failedTests(label, json));
         } catch {
           if (status === 0) failedRuns++;
         }
         resolve({ label: `${label} (${Math.round((Date.now() - started) / 1000)} s)`, log });
       });
     });
+  });
+}
+
+/** One line per failed test (or file that failed outside any test) of a vitest JSON report: where, and why in brief. */
+function failedTests(label, json) {
+  const relative = (file) => file.replace(`${process.cwd()}/`, "");
+  const firstLine = (messages) => (messages?.[0] ?? "").split("\n")[0].slice(0, 300);
+  return json.testResults.flatMap((file) => {
+    const tests = file.assertionResults.filter((test) => test.status === "failed");
+    if (tests.length === 0 && file.status === "failed") return [`${label}: ${relative(file.name)}: ${firstLine([file.message])}`];
+    return tests.map((test) => `${label}: ${relative(file.name)} > ${test.fullName}: ${firstLine(test.failureMessages)}`);
   });
 }
 
@@ -115,5 +129,6 @@ printed(await unit);
 for (const tier of await Promise.all(tiers)) printed(tier);
 
 rmSync(reports, { recursive: true, force: true });
+if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join("\n")}`);
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
 process.exit(failedRuns > 0 || totals.failed > 0 ? 1 : 0);
