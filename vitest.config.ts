@@ -34,7 +34,9 @@ export default defineConfig({
     // expect an append to be readable at once would flake. They run one at a time.
     maxWorkers: process.env.TIDINGS_TEST_MODE === "server" ? 1 : 3,
     projects: [
-      { ...shared, test: { name: "unit", isolate, include: ["**/*.test.ts"], exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"] } },
+      // Unit tests wait on nothing but the CPU, which `npm test` gives them at nice 10 beside two busy tiers:
+      // an RSA-2048 key, a second alone, once took 5 s there.
+      { ...shared, test: { name: "unit", isolate, include: ["**/*.test.ts"], exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"], testTimeout: 30_000 } },
       { ...shared, test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 } },
       { ...shared, test: { name: "e2e", isolate, include: ["test/e2e/**/*.e2e.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 } },
     ],

@@ -120,7 +120,8 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
     await waitForLastEvent(id, "delivered");
     const [message] = sink.withMessageId(`<${id}@${host()}>`);
     expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
-    expect(message!.receivedAt.getTime() - at.getTime()).toBeLessThan(1_500);
+    // Loose on purpose (speed is for bench/): it catches a timer left for a later sweep, not a slow machine.
+    expect(message!.receivedAt.getTime() - at.getTime()).toBeLessThan(10_000);
   });
 
   it("never sends a canceled scheduled email, and sends a rescheduled one at its new time", async () => {

@@ -275,9 +275,10 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   });
 
   it("sends a rescheduled email at its new time and never a canceled one", async () => {
-    const rescheduled = await send(content(), formatTimestamp(new Date(Date.now() + 800)));
-    const canceled = await send(content(), formatTimestamp(new Date(Date.now() + 800)));
-    const newTime = new Date(Date.now() + 2_000);
+    // Far enough ahead that the reschedule and the cancel come first on a loaded machine too.
+    const rescheduled = await send(content(), formatTimestamp(new Date(Date.now() + 3_000)));
+    const canceled = await send(content(), formatTimestamp(new Date(Date.now() + 3_000)));
+    const newTime = new Date(Date.now() + 4_500);
     await command(rescheduled, { type: "RescheduleEmail", teamId, scheduledAt: formatTimestamp(newTime), now: formatTimestamp(new Date()) });
     await command(canceled, { type: "CancelEmail", teamId, now: formatTimestamp(new Date()) });
     await waitForType(rescheduled, "EmailDelivered");

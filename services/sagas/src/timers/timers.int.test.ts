@@ -62,10 +62,11 @@ describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`
 
   it("keeps one timer per key: scheduling again moves it and replaces the payload", async () => {
     const timers = createTimers(database);
-    await timers.schedule("t-moved", new Date(Date.now() + 300), { v: 1 });
-    const later = new Date(Date.now() + 1_200);
+    // A second ahead: the move must come first on a loaded machine too.
+    await timers.schedule("t-moved", new Date(Date.now() + 1_000), { v: 1 });
+    const later = new Date(Date.now() + 2_500);
     await timers.schedule("t-moved", later, { v: 2 });
-    await sleep(700);
+    await sleep(1_800);
     expect(firedKeys("t-moved")).toHaveLength(0);
     await waitUntil(() => firedKeys("t-moved").length > 0);
     expect(firedKeys("t-moved")[0]!.payload).toEqual({ v: 2 });
@@ -74,9 +75,9 @@ describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`
 
   it("never fires a cancelled timer", async () => {
     const timers = createTimers(database);
-    await timers.schedule("t-cancelled", new Date(Date.now() + 300), {});
+    await timers.schedule("t-cancelled", new Date(Date.now() + 1_000), {});
     await timers.cancel("t-cancelled");
-    await sleep(800);
+    await sleep(1_500);
     expect(firedKeys("t-cancelled")).toHaveLength(0);
   });
 
