@@ -25,6 +25,8 @@ export interface SplitRoles {
   sagasErrors(): string;
   /** SIGKILL, and wait for the process to be gone. */
   kill(child: ChildProcess): Promise<void>;
+  /** SIGTERM, as a deploy stops a process, and wait for it to exit; rejects (and kills it) after `withinMs`. */
+  terminate(child: ChildProcess, withinMs: number): Promise<void>;
   /** Kills a sagas process still running, stops the roles, and drops the database and NATS streams. */
   stop(): Promise<void>;
 }
@@ -59,6 +61,16 @@ export async function startSplitRoles(settings: Record<string, string>): Promise
     child.kill("SIGKILL");
     await exited;
   };
+  const terminate = async (child: ChildProcess, withinMs: number) => {
+    const exited = new Promise<boolean>((resolve) => {
+      child.once("exit", () => resolve(true));
+      setTimeout(() => resolve(false), withinMs);
+    });
+    child.kill("SIGTERM");
+    if (await exited) return;
+    await kill(child);
+    throw new Error(`the sagas process did not exit within ${withinMs} ms of SIGTERM`);
+  };
   return {
     url: api.url!,
     token,
@@ -72,6 +84,7 @@ export async function startSplitRoles(settings: Record<string, string>): Promise
     },
     sagasErrors: () => errors,
     kill,
+    terminate,
     async stop() {
       for (const child of children) await kill(child);
       for (const s of servings.reverse()) await s.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deadLetterSubject, type Bus } from "./port.js";
+import { deadLetterSubject, type Bus, type BusMessage } from "./port.js";
 import { gate, recordingConsumer, sleep, waitUntil } from "./recordingConsumer.js";
 
 export interface BusFixture {
@@ -211,6 +211,22 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       await lapsed.stop();
       expect(kept.received.map((r) => r.deliveryCount)).toEqual([1]);
       expect(lapsed.received.map((r) => r.deliveryCount).slice(0, 2)).toEqual([1, 2]);
+    });
+
+    it("aborts `stopping` when the consumer stops, and hands the message its handler gave up to the next consumer at once", async () => {
+      const s = scope();
+      // An ack wait and a backoff far beyond the test's time: only a nak without delay brings the message back.
+      const options = { durable: s.durable("a"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs: 120_000, heartbeat: true, backoffMs: () => 120_000 };
+      await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
+      const untilStopped = (m: BusMessage) => new Promise<void>((_, reject) => m.stopping.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
+      const first = await recordingConsumer(bus, options, untilStopped);
+      await first.waitFor(1);
+      await first.stop();
+      const second = await recordingConsumer(bus, options);
+      const [again] = await second.waitFor(1);
+      await second.stop();
+      expect(first.received.map((r) => r.deliveryCount)).toEqual([1]);
+      expect([again!.data, again!.deliveryCount]).toEqual(["x", 2]);
     });
 
     it("naks a throwing handler with backoff and dead-letters the message after maxDeliver deliveries", async () => {

@@ -41,6 +41,7 @@ export async function handleDelivery(
   options: ConsumerOptions,
   deadLetter: DeadLetterSink,
   logger: Logger,
+  stopping: AbortSignal,
 ): Promise<void> {
   const bury = async (error: string) => {
     await deadLetter(delivery, error);
@@ -69,6 +70,7 @@ export async function handleDelivery(
     working: async () => {
       if (!settled) await delivery.working();
     },
+    stopping,
   };
   const heartbeat = options.heartbeat ? setInterval(() => message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3) : undefined;
   try {
@@ -80,7 +82,10 @@ export async function handleDelivery(
       return;
     }
     settled = true;
-    if (isLast) await bury(reason);
+    // Left for the next consumer, as a crash would leave it but without the ack wait: the delivery counts,
+    // and only the adapters' extra delivery (see above) buries one stopped on its last allowed delivery.
+    if (stopping.aborted) await delivery.nak(0);
+    else if (isLast) await bury(reason);
     else await delivery.nak((options.backoffMs ?? backoffDelayMs)(delivery.deliveryCount));
     return;
   } finally {

@@ -24,6 +24,13 @@ export interface BusMessage {
   nak(delayMs?: number): Promise<void>;
   /** Still working: push the redelivery deadline out by the consumer's ack wait. */
   working(): Promise<void>;
+  /**
+   * Aborted once the consumer stops. A long handler stops early by throwing: its message goes back at once
+   * for the next consumer (another process, or this one after a restart), without a backoff, so it must be
+   * safe to take up again from where the handler left it. The delivery counts toward `maxDeliver`, as a
+   * crash's would.
+   */
+  stopping: AbortSignal;
 }
 
 export interface ConsumerOptions {
@@ -54,7 +61,7 @@ export interface ConsumerOptions {
 export type MessageHandler = (message: BusMessage) => Promise<void>;
 
 export interface Consumer {
-  /** Stops taking messages and resolves once the handlers in flight have settled theirs. */
+  /** Stops taking messages, aborts the handlers' `stopping`, and resolves once the handlers in flight have settled theirs. */
   stop(): Promise<void>;
 }
 

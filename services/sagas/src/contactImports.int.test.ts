@@ -158,6 +158,33 @@ describe("contact import saga", () => {
     expect((await importState(importId)).status).toBe("completed");
   });
 
+  it("stops when its consumer stops: the rows it took are checkpointed, and the next run does the rest once", async () => {
+    const { teamId } = await aTeam();
+    const { csv, badLines } = generatedCsv("stop");
+    const importId = await queueImport(teamId, csv, { onConflict: "upsert" });
+    // The consumer stops (SIGTERM) at the 20th write, mid-file; the writes themselves go on.
+    const stopping = new AbortController();
+    let appends = 0;
+    const counted = () => ++appends === 20 && stopping.abort();
+    const counting: EventStore = {
+      ...store,
+      append: (...args) => (counted(), store.append(...args)),
+      appendMany: (...args) => (counted(), store.appendMany(...args)),
+    };
+    await expect(runContactImport(deps({ store: counting }), importId, stopping.signal)).rejects.toThrow(/abort/i);
+    const stopped = await importState(importId);
+    if (stopped.status !== "in_progress") throw new Error(`expected the import in progress, not ${stopped.status}`);
+    expect(stopped.rowsDone).toBeGreaterThan(0);
+    expect(stopped.rowsDone).toBeLessThan(50);
+    expect(stopped.counts.total).toBe(stopped.rowsDone);
+
+    await runContactImport(deps(), importId);
+    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 }, errors: badLines });
+    const created = await createdPerEmail(teamId);
+    expect(created.size).toBe(41);
+    expect([...created.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it("fails an import whose file has no email column", async () => {
     const { teamId } = await aTeam();
     const importId = await queueImport(teamId, "Mail,Name\na@example.com,A\n", { onConflict: "upsert" });

@@ -87,9 +87,10 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
 /**
  * Runs an import from its last checkpoint to the end: the file is streamed from the blob store through a
  * CSV parser, never held whole. Safe to run again at any point (a redelivery, another sagas process, a
- * restart): rows before the checkpoint are skipped, those after it are applied idempotently.
+ * restart): rows before the checkpoint are skipped, those after it are applied idempotently. Once
+ * `stopping` is aborted it reads no more rows, checkpoints those in flight, and throws its reason.
  */
-export async function runContactImport(deps: ContactImportDeps, importId: string): Promise<void> {
+export async function runContactImport(deps: ContactImportDeps, importId: string, stopping?: AbortSignal): Promise<void> {
   const stream = contactImportStream(importId);
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
@@ -139,6 +140,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   let row = 0;
   try {
     for await (const { record: csv, info } of parser as AsyncIterable<{ record: CsvRecord; info: { lines: number } }>) {
+      if (stopping?.aborted) break;
       row++;
       if (row <= job.rowsDone) continue;
       const read = readImportRow(csv, job.columnMap, types);
@@ -162,6 +164,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   }
   await checkpoint();
   await checkpointing;
+  stopping?.throwIfAborted();
   await record({ type: "CompleteContactImport", now: now() });
   deps.logger.info({ importId, counts }, "contact import completed");
 }
@@ -171,6 +174,6 @@ export async function startContactImportSaga(options: { bus: Bus; deps: ContactI
   // Long work: the heartbeat keeps the message ours; a crash redelivers it within seconds and the run resumes.
   return bus.consume({ durable: contactImportDurable, filterSubject: "events.import.ContactImportQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
     const event = fromForwardedEvent(message.data as ForwardedEvent);
-    await runContactImport(deps, (event.data as { importId: string }).importId);
+    await runContactImport(deps, (event.data as { importId: string }).importId, message.stopping);
   });
 }

@@ -31,6 +31,7 @@ export function startInProcessConsumer(
   const { logger, pollIntervalMs } = context;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  const stopping = new AbortController();
   let ready = true;
   let interruptSleep: (() => void) | undefined;
 
@@ -58,7 +59,7 @@ export function startInProcessConsumer(
   });
 
   const run = (stored: StoredDelivery) => {
-    const task = handleDelivery(toDelivery(stored), handler, options, context.deadLetter, logger)
+    const task = handleDelivery(toDelivery(stored), handler, options, context.deadLetter, logger, stopping.signal)
       .catch((err) => logger.error({ err, durable, msgId: stored.msgId }, "settling a message failed; it will be redelivered"))
       .finally(() => {
         inFlight.delete(task);
@@ -97,6 +98,7 @@ export function startInProcessConsumer(
     wake,
     async stop() {
       stopped = true;
+      stopping.abort();
       interruptSleep?.();
       await looping;
       await Promise.all(inFlight);

@@ -40,6 +40,7 @@ export async function startNatsConsumer(
   const refillAt = Math.max(1, Math.floor(concurrency / 4));
   let roomMade: (() => void) | undefined;
   let stopped = false;
+  const stopping = new AbortController();
   let pulling: ConsumerMessages | undefined;
   // Acks wait for the end of the event-loop turn and go out together: the client writes to its socket once
   // per microtask checkpoint, and handlers settle in separate ones, so acked at once a busy consumer made
@@ -75,7 +76,7 @@ export async function startNatsConsumer(
 
   const run = (msg: JsMsg) => {
     const task = Promise.resolve()
-      .then(() => handleDelivery(toDelivery(msg), handler, options, context.deadLetter, logger))
+      .then(() => handleDelivery(toDelivery(msg), handler, options, context.deadLetter, logger, stopping.signal))
       .catch((err) => logger.error({ err, durable, seq: msg.seq }, "settling a message failed; it will be redelivered"))
       .finally(() => {
         inFlight.delete(task);
@@ -111,6 +112,7 @@ export async function startNatsConsumer(
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       pulling?.stop();
       await looping;
       await Promise.all(inFlight);

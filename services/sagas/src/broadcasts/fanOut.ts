@@ -47,7 +47,13 @@ async function stopped(store: EventStore, broadcastId: string): Promise<boolean>
  * The snapshot: eligible members in contact id order, one planned batch per page. A run resumed mid-way
  * goes on after the last contact planned, with the same `asOf`, so nobody is planned twice.
  */
-async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecord, planned: PlannedRecipient[][], held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>): Promise<boolean> {
+async function planSnapshot(
+  deps: BroadcastFanOutDeps,
+  broadcast: BroadcastRecord,
+  planned: PlannedRecipient[][],
+  held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>,
+  stopping: AbortSignal | undefined,
+): Promise<boolean> {
   const { teamId, content } = broadcast;
   const now = () => formatTimestamp(new Date());
   try {
@@ -60,6 +66,7 @@ async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecor
   const query = { teamId, segmentId: content.segmentId!, topicId: content.topicId, asOf: broadcast.queuedAt! };
   let after = planned.at(-1)?.at(-1)?.contactId ?? null;
   for (;;) {
+    stopping?.throwIfAborted();
     if (await stopped(deps.store, broadcast.broadcastId)) return false;
     const page = await eligibleMembers(deps.database, query, after, deps.batchSize);
     if (page.length === 0) break;
@@ -75,9 +82,10 @@ async function planSnapshot(deps: BroadcastFanOutDeps, broadcast: BroadcastRecor
  * Runs a broadcast's fan-out from where its stream says it is: plans the snapshot if it is not complete,
  * then queues each batch's emails and records the batch. Safe to run again at any point (a redelivery,
  * another sagas process, a restart after SIGKILL): a planned batch is never planned again, an email
- * already queued is found by its id and not queued again, and a recorded batch is skipped.
+ * already queued is found by its id and not queued again, and a recorded batch is skipped. Once
+ * `stopping` is aborted it queues no more chunks and throws its reason.
  */
-export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string): Promise<void> {
+export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
   const events = (await deps.store.readStream(stream)).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
   const state = fold(broadcastDecider, events);
@@ -88,7 +96,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    if (await planSnapshot(deps, state, planned, held)) await runBroadcastFanOut(deps, broadcastId);
+    if (await planSnapshot(deps, state, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
     return;
   }
 
@@ -99,8 +107,10 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const window = new InFlightWindow(deps.emailsInFlight);
   // The window keeps a big broadcast from filling the delivery queue: an email sent meanwhile (a
   // transactional one) finds about a second's worth of the broadcast's emails ahead of it.
+  // Stopping is looked for here too: the delivery saga stops with this one, and the window would stay full.
   const roomInWindow = async () => {
     for (;;) {
+      stopping?.throwIfAborted();
       const settled = await settledEmails(deps.database, broadcastId);
       const room = window.limit(settled) - (handed - settled);
       if (room > 0) return room;
@@ -137,6 +147,6 @@ export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: Broadc
   const { bus, deps } = options;
   return bus.consume({ durable: broadcastFanOutDurable, filterSubject: "events.broadcast.BroadcastQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
     const event = fromForwardedEvent(message.data as ForwardedEvent);
-    await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId);
+    await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId, message.stopping);
   });
 }
