@@ -114,6 +114,8 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
 });
 
 describe("wait_for_event", () => {
+  // Long enough that both runs are seen parked, and the awaited event sent, before it runs out on a loaded machine.
+  const waitSeconds = 8;
   it("takes event_received when the awaited event comes in time, and timeout when it does not", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "trial.started" }));
     await succeeded(() => resend.events.create({ name: "trial.converted", schema: { plan: "string" } }));
@@ -125,7 +127,7 @@ describe("wait_for_event", () => {
         status: "enabled",
         steps: [
           { key: "start", type: "trigger", config: { eventName: "trial.started" } },
-          { key: "await", type: "wait_for_event", config: { eventName: "trial.converted", timeout: "3 seconds" } },
+          { key: "await", type: "wait_for_event", config: { eventName: "trial.converted", timeout: `${waitSeconds} seconds` } },
           { key: "thanks", type: "send_email", config: { template: { id: thanks, variables: { PLAN: { var: "steps.await.payload.plan" } } } } },
           { key: "nudge", type: "send_email", config: { template: { id: nudge } } },
         ],
@@ -146,6 +148,7 @@ describe("wait_for_event", () => {
       if (runs.every((r) => stepsOf(r).await!.status === "waiting")) break;
       await sleep(50);
     }
+    const parkedBy = Date.now();
     await succeeded(() => resend.events.send({ event: "trial.converted", email: "converts@example.test", payload: { plan: "pro" } }));
 
     const [converted] = await messagesTo("converts@example.test", 1);
@@ -161,12 +164,14 @@ describe("wait_for_event", () => {
     expect(timedOut.await).toEqual({ status: "completed", output: { timed_out: true } });
     expect(timedOut.thanks!.status).toBe("skipped");
     // The converted contact gets nothing more when its timeout would have passed.
-    await sleep(3_500);
+    await sleep(Math.max(0, parkedBy + waitSeconds * 1_000 + 500 - Date.now()));
     expect((await messagesTo("converts@example.test", 1)).length).toBe(1);
   });
 });
 
 describe("runs and automation changes", () => {
+  // Long enough that the test sees each run waiting, and stops the automation, before it runs out on a loaded machine.
+  const delaySeconds = 6;
   it("a run keeps the version it started with; stopping cancels the waiting runs", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "order.placed" }));
     const v1 = await publishedTemplate("Review v1", "Review (v1)", "<p>v1</p>");
@@ -174,7 +179,7 @@ describe("runs and automation changes", () => {
     const graph = (template: string) => ({
       steps: [
         { key: "placed", type: "trigger" as const, config: { eventName: "order.placed" } },
-        { key: "later", type: "delay" as const, config: { duration: "2 seconds" } },
+        { key: "later", type: "delay" as const, config: { duration: `${delaySeconds} seconds` } },
         { key: "review", type: "send_email" as const, config: { template: { id: template } } },
       ],
       connections: [
@@ -196,10 +201,11 @@ describe("runs and automation changes", () => {
       if (stepsOf(run!).later!.status === "waiting" || Date.now() > deadline) break;
       await sleep(50);
     }
+    const parkedBy = Date.now();
     expect(await succeeded(() => resend.automations.stop(id))).toEqual({ object: "automation", id, status: "disabled" });
     const [cancelled] = await runsOf(id, 1, "cancelled");
     expect(stepsOf(cancelled!)).toMatchObject({ placed: { status: "completed" }, later: { status: "skipped" }, review: { status: "skipped" } });
-    await sleep(2_500);
+    await sleep(Math.max(0, parkedBy + delaySeconds * 1_000 + 500 - Date.now()));
     expect(sink.received.filter((m) => m.envelope.to.includes("second@example.test"))).toEqual([]);
     // A disabled automation starts no run.
     await succeeded(() => resend.events.send({ event: "order.placed", email: "third@example.test" }));
