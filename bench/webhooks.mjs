@@ -153,6 +153,12 @@ async function bench(mode) {
         const deadline = Date.now() + 120_000;
         while (healthy.arrivals.size < total && Date.now() < deadline) await sleep(100);
         const latencies = [...healthy.arrivals].map(([id, at]) => at - appendedAt.get(id)).sort((a, b) => a - b);
+        // Where in the run the tail is: p99 of the events appended in each 2 s.
+        const windows = [];
+        for (const [id, at] of healthy.arrivals) {
+          const w = Math.floor((appendedAt.get(id) - started) / 2_000);
+          (windows[w] ??= []).push(at - appendedAt.get(id));
+        }
         return {
           bench: "webhooks",
           mode,
@@ -163,6 +169,7 @@ async function bench(mode) {
           healthy_p50_ms: percentile(latencies, 50),
           healthy_p99_ms: percentile(latencies, 99),
           healthy_max_ms: percentile(latencies, 100),
+          healthy_p99_ms_by_2s: windows.map((w) => percentile(w.sort((a, b) => a - b), 99)),
           slow_received: slow.arrivals.size,
           slow_answer_ms: slowMs,
           load_1m_before: Number(load.toFixed(2)),
