@@ -233,6 +233,31 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     expect(received.find((p) => p.type === "contact.deleted")?.data).toMatchObject({ id: made!.id, deleted: true });
   });
 
+  it("fires domain webhooks for a create, a PATCH and a delete, with the domain and its records as of each", async () => {
+    const { resend, createWebhook } = t;
+    const webhook = await createWebhook(`${receiver.url}/domains`, ["domain.created", "domain.updated", "domain.deleted"]);
+    const { data: made, error } = await resend.domains.create({ name: "hooked.example.test", region: "eu-west-1" });
+    expect(error).toBeNull();
+    await resend.domains.update({ id: made!.id, openTracking: true });
+    await resend.domains.remove(made!.id);
+    const received = (await receiver.waitFor("/domains", 3)).map((r) => verify(resend, r, webhook.signing_secret));
+    await sleep(500);
+    expect(receiver.at("/domains").map((r) => (JSON.parse(r.body) as { type: string }).type).sort()).toEqual(["domain.created", "domain.deleted", "domain.updated"]);
+    const byType = (type: string) => received.find((p) => p.type === type)!.data as { records: { record: string }[] };
+    expect(byType("domain.created")).toEqual({
+      id: made!.id,
+      name: "hooked.example.test",
+      status: "not_started",
+      created_at: expect.stringMatching(/Z$/),
+      region: "eu-west-1",
+      records: made!.records.map(({ record, name, type, ttl, status, value, priority }) => ({ record, name, type, ttl, status, value, ...(priority === undefined ? {} : { priority }) })),
+    });
+    // Open tracking adds the tracking subdomain's CNAME, which the update shows and the create did not.
+    expect(byType("domain.created").records.map((r) => r.record)).not.toContain("Tracking");
+    expect(byType("domain.updated").records.map((r) => r.record)).toContain("Tracking");
+    expect(byType("domain.deleted")).toMatchObject({ id: made!.id, name: "hooked.example.test" });
+  });
+
   it("keeps a slow endpoint from delaying another", async () => {
     const { createWebhook, send } = t;
     const slowAnswerMs = 5_000;
