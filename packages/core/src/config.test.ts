@@ -12,7 +12,8 @@ describe("loadConfig", () => {
   });
   it("uses the event store's database for read models in the Postgres-only deployment", () => {
     const c = loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret });
-    expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db" });
+    expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db", DATABASE_PREPARED_STATEMENTS: true });
+    expect(loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret, DATABASE_PREPARED_STATEMENTS: "false" }).DATABASE_PREPARED_STATEMENTS).toBe(false);
   });
   it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
     expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 4, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
@@ -31,6 +32,7 @@ describe("loadConfig", () => {
     [{ DNS_SERVERS: "dns.example,1.1.1.1" }, /^DNS_SERVERS must be comma-separated ip, ip:port/],
     [{ DNS_SERVERS: "1.1.1.1:99999" }, /^DNS_SERVERS must be/],
     [{ MX_TLS_REJECT_UNAUTHORIZED: "no" }, /^MX_TLS_REJECT_UNAUTHORIZED must be true or false/],
+    [{ DATABASE_PREPARED_STATEMENTS: "yes" }, /^DATABASE_PREPARED_STATEMENTS must be true or false/],
   ])("stops on %j with one line naming the variable", (env, message) => {
     try {
       loadConfig(env);

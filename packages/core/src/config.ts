@@ -44,6 +44,11 @@ export const settings = {
     accepts: "postgres://… or esdb://… (unset: embedded PGlite in DATA_DIR)",
   },
   DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
+  DATABASE_PREPARED_STATEMENTS: {
+    schema: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+    accepts:
+      "true or false: send repeated statements to PostgreSQL as prepared statements (default true; false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)",
+  },
   NATS_URL: { schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(), accepts: "nats://host:port (unset: the bus lives in the database)" },
   NATS_PREFIX: {
     schema: z.string().regex(/^[A-Za-z0-9_]{1,32}$/).optional(),

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { isPostgresUrl, migrate, openDatabase, type Database } from "@tidings/postgres";
+import { isPostgresUrl, migrate, openDatabase, type Database, type OpenOptions } from "@tidings/postgres";
 import type { EventStore } from "./port.js";
 import { eventStoreMigrations } from "./postgres/migrations.js";
 import { createPostgresEventStore } from "./postgres/postgresEventStore.js";
@@ -21,7 +21,7 @@ export function isEsdbUrl(url: string): boolean {
  * Opens the event store a URL names: `postgres://…` (PostgreSQL), `esdb://…` (EventStoreDB), or else a
  * PGlite directory (or `memory://`). Migrations are applied on open.
  */
-export async function openEventStore(url: string): Promise<OpenedEventStore> {
+export async function openEventStore(url: string, options: Pick<OpenOptions, "preparedStatements"> = {}): Promise<OpenedEventStore> {
   if (isEsdbUrl(url)) {
     // Loaded only when asked for: the EventStoreDB client is heavy, and embedded mode never needs it.
     const { openEsdbEventStore } = await import("./esdb/index.js");
@@ -29,7 +29,7 @@ export async function openEventStore(url: string): Promise<OpenedEventStore> {
     return { store, close: () => store.close() };
   }
   if (!isPostgresUrl(url) && url !== "memory://") mkdirSync(dirname(resolve(url)), { recursive: true });
-  const database = await openDatabase({ url });
+  const database = await openDatabase({ url, ...options });
   try {
     await migrate(database, "eventstore", eventStoreMigrations);
   } catch (error) {

@@ -2,6 +2,8 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
 import { PGliteDialect } from "kysely-pglite-dialect";
+import { preparingPool } from "./preparingPool.js";
+import { StatementNames } from "./statementNames.js";
 
 /**
  * One handle on PostgreSQL, whether it is a server reached through `pg` or PGlite embedded in this
@@ -35,6 +37,11 @@ export interface OpenOptions {
   url: string;
   /** Pool size for a server connection. */
   poolSize?: number;
+  /**
+   * Server only: send the statements run over and over as named (prepared) statements (default true).
+   * Off for a pooler that does not keep them per client, such as PgBouncer in transaction mode before 1.21.
+   */
+  preparedStatements?: boolean;
   /** PGlite only: a `dumpDataDir()` tarball to start a new database from, instead of running initdb. */
   initialData?: Blob;
 }
@@ -44,14 +51,18 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return isPostgresUrl(options.url) ? openServer(options.url, options.poolSize ?? 10) : openEmbedded(options.url, options.initialData);
+  return isPostgresUrl(options.url)
+    ? openServer(options.url, options.poolSize ?? 10, options.preparedStatements ?? true)
+    : openEmbedded(options.url, options.initialData);
 }
 
-async function openServer(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openServer(url: string, poolSize: number, preparedStatements: boolean): Promise<Database> {
+  // A prepared statement is still planned for its values on every execution: a generic plan made while
+  // a table was new (and unanalysed) would be kept as the table grew, a scan where an index belongs.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(preparedStatements ? { options: "-c plan_cache_mode=force_custom_plan" } : {}) });
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on("error", () => {});
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }) });
   const dedicated = new Set<pg.Client>();
   const client = async () => {
     const c = new pg.Client({ connectionString: url });

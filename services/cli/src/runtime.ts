@@ -40,9 +40,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       store = createPostgresEventStore(database);
       closers.push(() => store.close());
     } else {
-      database = await openDatabase({ url: config.DATABASE_URL! });
+      database = await openDatabase({ url: config.DATABASE_URL!, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
       closers.push(() => database.close());
-      const opened = await openEventStore(config.EVENTSTORE_URL!);
+      const opened = await openEventStore(config.EVENTSTORE_URL!, { preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
       store = opened.store;
       closers.push(() => opened.close());
     }
