@@ -15,6 +15,12 @@ describe("loadConfig", () => {
     expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db", DATABASE_PREPARED_STATEMENTS: true });
     expect(loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret, DATABASE_PREPARED_STATEMENTS: "false" }).DATABASE_PREPARED_STATEMENTS).toBe(false);
   });
+  it("reads whom to trust about the client's address: nobody by default, every hop, a number of hops, or named proxies", () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1,::1" }).TRUST_PROXY).toEqual(["10.0.0.0/8", "127.0.0.1", "::1"]);
+  });
   it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
     expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 4, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
     const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });
@@ -33,6 +39,9 @@ describe("loadConfig", () => {
     [{ DNS_SERVERS: "1.1.1.1:99999" }, /^DNS_SERVERS must be/],
     [{ MX_TLS_REJECT_UNAUTHORIZED: "no" }, /^MX_TLS_REJECT_UNAUTHORIZED must be true or false/],
     [{ DATABASE_PREPARED_STATEMENTS: "yes" }, /^DATABASE_PREPARED_STATEMENTS must be true or false/],
+    [{ TRUST_PROXY: "proxy.example" }, /^TRUST_PROXY must be false \(default\), true/],
+    [{ TRUST_PROXY: "10.0.0.0/33" }, /^TRUST_PROXY must be/],
+    [{ TRUST_PROXY: "12" }, /^TRUST_PROXY must be/],
   ])("stops on %j with one line naming the variable", (env, message) => {
     try {
       loadConfig(env);

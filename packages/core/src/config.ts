@@ -34,9 +34,26 @@ const isResolverAddress = (v: string) => {
   return rest.length === 0 && isIP(ip!) === 4 && /^\d{1,5}$/.test(port ?? "") && Number(port) <= 65535;
 };
 
+/** An address or a CIDR block of it, as a proxy to trust is named. */
+const isProxyAddress = (v: string) => {
+  const [address, bits, ...rest] = v.split("/");
+  const family = isIP(address ?? "");
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+
 export const settings = {
   PORT: { schema: int(1, 65535).default(3000), accepts: "an integer from 1 to 65535 (default 3000)" },
   HOST: { schema: z.string().min(1).default("127.0.0.1"), accepts: "an interface address to listen on (default 127.0.0.1)" },
+  TRUST_PROXY: {
+    schema: z
+      .string()
+      .default("false")
+      .refine((v) => /^(true|false|[1-9])$/.test(v) || v.split(",").every((part) => isProxyAddress(part.trim())))
+      .transform((v): boolean | number | string[] => (v === "true" ? true : v === "false" ? false : /^[1-9]$/.test(v) ? Number(v) : v.split(",").map((part) => part.trim()))),
+    accepts:
+      "false (default), true (trust X-Forwarded-For from any hop), a number of proxy hops from 1 to 9, or comma-separated proxy addresses or CIDRs: whom to believe about the client's address",
+  },
   DATA_DIR: { schema: z.string().min(1).default("./data"), accepts: "a directory for embedded data, secret and outbox (default ./data)" },
   PUBLIC_URL: { schema: url(["http:", "https:"]).optional(), accepts: "the http(s) URL clients reach (default http://localhost:$PORT)" },
   EVENTSTORE_URL: {

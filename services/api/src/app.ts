@@ -47,6 +47,8 @@ export interface ApiDeps {
   readinessTimeoutMs?: number;
   /** Default request body limit; a route raises its own with the route option `bodyLimit`. */
   bodyLimit?: number;
+  /** Whom to believe about a client's address (TRUST_PROXY; default: the services' setting, else nobody). */
+  trustProxy?: boolean | number | string[];
 }
 
 /** What the HTTP layer alone needs (`buildTransportApp`). */
@@ -71,11 +73,16 @@ export function buildTransportApp(deps: TransportDeps): ApiInstance {
   return createApp(deps, undefined);
 }
 
+/** A number of hops trusts that many proxies nearest the server (fastify types only the function form of it). */
+const trustedProxies = (setting: boolean | number | string[]) => (typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting);
+
 function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiServices | undefined): ApiInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new RequestLog(),
     genReqId: requestId,
+    // Behind a proxy every client has the proxy's address, which tracking would record as the opener's.
+    trustProxy: trustedProxies(deps.trustProxy ?? services?.config.TRUST_PROXY ?? false),
     requestIdHeader: false,
     bodyLimit: deps.bodyLimit ?? defaultBodyLimit,
     routerOptions: {
