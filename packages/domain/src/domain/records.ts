@@ -7,6 +7,27 @@ export const DMARC_RECOMMENDED = "v=DMARC1; p=none;";
 
 type Unchecked = Omit<DnsRecord, "status">;
 
+/** A DNS record as GET /domains and the domain webhooks show it (reference §6.4, §8.2); `priority` only on MX records. */
+export interface WireDnsRecord {
+  record: DnsRecord["record"];
+  name: string;
+  type: DnsRecord["type"];
+  ttl: "Auto";
+  status: RecordStatus;
+  value: string;
+  priority?: number;
+}
+
+export const wireRecord = (r: DnsRecord): WireDnsRecord => ({
+  record: r.record,
+  name: r.name,
+  type: r.type,
+  ttl: "Auto",
+  status: r.status,
+  value: r.value,
+  ...(r.priority === null ? {} : { priority: r.priority }),
+});
+
 /**
  * The records a domain asks its owner to publish, for its settings now: DKIM, SPF (an MX and a TXT on the
  * return-path subdomain), a receiving MX when receiving is on, a tracking CNAME when either tracking is

@@ -1,18 +1,7 @@
 import type { Database } from "@tidings/postgres";
-import type { Capabilities, DnsRecord, DomainRegion, DomainStatus, RecordStatus, TlsMode } from "@tidings/domain";
+import { wireRecord, type Capabilities, type DnsRecord, type DomainRegion, type DomainStatus, type TlsMode, type WireDnsRecord } from "@tidings/domain";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
-
-/** A DNS record entry of reference §6.4; `priority` only on MX records. */
-export interface WireDnsRecord {
-  record: DnsRecord["record"];
-  name: string;
-  type: DnsRecord["type"];
-  ttl: "Auto";
-  status: RecordStatus;
-  value: string;
-  priority?: number;
-}
 
 export interface DomainListItem {
   id: string;
@@ -33,16 +22,6 @@ export interface WireDomain extends DomainListItem {
   object: "domain";
   records: WireDnsRecord[];
 }
-
-export const wireRecord = (r: DnsRecord): WireDnsRecord => ({
-  record: r.record,
-  name: r.name,
-  type: r.type,
-  ttl: "Auto",
-  status: r.status,
-  value: r.value,
-  ...(r.priority === null ? {} : { priority: r.priority }),
-});
 
 const columns = [
   "d.id",

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import type { preValidationHookHandler } from "fastify";
 import { TidingsError } from "@tidings/core";
-import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, type DomainChanges } from "@tidings/domain";
+import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, wireRecord, type DomainChanges } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
 import { deleteDomain, updateDomain, verifyDomain } from "../handlers/changeDomain.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
-import { getDomain, listDomains, wireRecord, type WireDomain } from "../queries/domains.js";
+import { getDomain, listDomains, type WireDomain } from "../queries/domains.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";

@@ -1,4 +1,5 @@
 import type { DnsRecord, DomainEvent } from "../../domain/events.js";
+import { wireRecord } from "../../domain/records.js";
 import { isoTime, type PayloadBuilder, type SourceEvent, type WebhookEventCategory } from "./category.js";
 
 type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
@@ -25,17 +26,6 @@ function lastShown(history: SourceEvent[]): Shown | undefined {
 
 const sameShown = (a: Shown | undefined, b: Shown | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
-/** A record as the reference's §8.2 payload and GET /domains show it. */
-const payloadRecord = (r: DnsRecord) => ({
-  record: r.record,
-  name: r.name,
-  type: r.type,
-  ttl: "Auto",
-  status: r.status,
-  value: r.value,
-  ...(r.priority === null ? {} : { priority: r.priority }),
-});
-
 /**
  * The domain as of the event (reference §8.2): `{id, name, status, created_at, region, records}`, from its
  * stream up to it. `shown`: the records and status the payload holds, which a deletion takes from before it.
@@ -53,7 +43,7 @@ function domainPayload(type: string, at: string, history: SourceEvent[], shown: 
       status: shown.status,
       created_at: isoTime(created.createdAt),
       region: (updated ?? created).region,
-      records: shown.records.map(payloadRecord),
+      records: shown.records.map(wireRecord),
     },
   };
 }
