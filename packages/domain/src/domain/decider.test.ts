@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
 import { given } from "../scenario.js";
 import { domainDecider, isEligibleForSending, type DomainCommand, type RecordResult } from "./decider.js";
-import type { DomainEvent, DomainSettings, RecordTargets } from "./events.js";
+import type { DomainEvent } from "./events.js";
 import { domainRecords, withResults, withStatus } from "./records.js";
-import { DEFAULT_CAPABILITIES } from "./rules.js";
+import { aDomainSettings, testRecordTargets } from "./testBuilders.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
@@ -14,17 +14,9 @@ const checkId = "22222222-2222-4222-8222-222222222222";
 const now = "2026-11-23 10:00:00.000000+00";
 const later = "2026-11-23 11:00:00.000000+00";
 const deadline = "2026-11-26 10:00:00.000000+00";
-const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
+const targets = testRecordTargets;
 const dkim = { selector: "tidings", publicKey: "PUBKEY", sealedPrivateKey: "v1.sealed" };
-const settings: DomainSettings = {
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: DEFAULT_CAPABILITIES,
-  openTracking: false,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-};
+const settings = aDomainSettings();
 const records = domainRecords("example.com", settings, targets, "PUBKEY");
 
 const create = (overrides: Partial<Extract<DomainCommand, { type: "CreateDomain" }>> = {}): DomainCommand => ({

@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { DnsRecord, DomainSettings, RecordTargets } from "./events.js";
+import type { DnsRecord } from "./events.js";
 import { domainRecords, recordMatches, statusAfterCheck, withResults } from "./records.js";
-import { DEFAULT_CAPABILITIES } from "./rules.js";
+import { aDomainSettings, testRecordTargets } from "./testBuilders.js";
 
-const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
-const settings = (overrides: Partial<DomainSettings> = {}): DomainSettings => ({
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: DEFAULT_CAPABILITIES,
-  openTracking: false,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-  ...overrides,
-});
+const targets = testRecordTargets;
+const settings = aDomainSettings;
 const shape = (records: DnsRecord[]) => records.map((r) => `${r.record} ${r.type} ${r.name} ${r.value}${r.priority === null ? "" : ` ${r.priority}`}`);
 
 describe("domainRecords", () => {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { checkDomainSettings, DEFAULT_CAPABILITIES, normalizeDomainName } from "./rules.js";
-import type { DomainSettings } from "./events.js";
+import { checkDomainSettings, normalizeDomainName } from "./rules.js";
+import { aDomainSettings } from "./testBuilders.js";
 
-const settings = (overrides: Partial<DomainSettings> = {}): DomainSettings => ({
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: DEFAULT_CAPABILITIES,
-  openTracking: false,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-  ...overrides,
-});
+const settings = aDomainSettings;
 
 describe("normalizeDomainName", () => {
   it("lower-cases and drops a trailing dot", () => expect(normalizeDomainName(" Mail.Example.COM. ")).toBe("mail.example.com"));

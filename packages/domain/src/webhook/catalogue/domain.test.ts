@@ -1,21 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { domainDecider, type DomainCommand } from "../../domain/decider.js";
-import type { DomainEvent, DomainSettings, RecordTargets } from "../../domain/events.js";
-import { DEFAULT_CAPABILITIES } from "../../domain/rules.js";
+import type { DomainEvent } from "../../domain/events.js";
+import { aDomainSettings, testRecordTargets } from "../../domain/testBuilders.js";
 import { payloadBuilderFor } from "./index.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const domainId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
-const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
-const settings: DomainSettings = {
-  region: "eu-west-1",
-  tls: "opportunistic",
-  capabilities: DEFAULT_CAPABILITIES,
-  openTracking: false,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-};
+const targets = testRecordTargets;
+const settings = aDomainSettings({ region: "eu-west-1" });
 const at = (hour: number) => `2026-11-23 ${String(hour).padStart(2, "0")}:00:00.000000+00`;
 const context = { messageIdOf: (id: string) => id };
 
