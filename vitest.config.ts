@@ -13,9 +13,9 @@ const ignored = ["**/node_modules/**", "**/dist/**"];
 const isolate = false;
 
 /**
- * The crash tests (server mode only) go last. They wait on one email in flight, kills and restarts, so
- * their time is latency, and latency on two cores is what the embedded tier, running beside the server
- * tier, leaves: run first, they took 267 s under it; run last, they mostly have the machine to themselves.
+ * The crash tests (server mode only) wait on one email in flight, kills and restarts, so their time is
+ * latency, and latency on two cores is what the other files leave. `npm test` runs them alone, after the
+ * other server-mode files (TIDINGS_TEST_CRASH=none, then only); a plain `vitest run` runs them last.
  */
 class CrashTestsLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -24,21 +24,29 @@ class CrashTestsLast extends BaseSequencer {
     return [...sorted.filter((file) => !crash(file)), ...sorted.filter(crash)];
   }
 }
+const crashTests = "test/e2e/**/*Crash.e2e.test.ts";
+const crashOnly = process.env.TIDINGS_TEST_CRASH === "only";
+const e2eFiles = crashOnly ? { include: [crashTests], exclude: ignored } : { include: ["test/e2e/**/*.e2e.test.ts"], exclude: process.env.TIDINGS_TEST_CRASH === "none" ? [...ignored, crashTests] : ignored };
+
+/**
+ * Embedded files each have a PGlite of their own and are CPU-bound, so three at a time fit two cores.
+ * Server-mode files mostly wait on round trips; two at a time share one PostgreSQL cluster, whose xmin
+ * horizon is cluster-wide, so a test reading `$all` right after an append polls for it (DESIGN §4).
+ */
+const workers = process.env.TIDINGS_TEST_MODE === "server" ? (crashOnly ? 1 : 2) : 3;
 
 export default defineConfig({
   test: {
     sequence: { sequencer: CrashTestsLast },
-    // Embedded files each have a PGlite of their own and mostly wait on timers and sockets, so three at a
-    // time fit two cores. Server-mode files share one PostgreSQL cluster, whose xmin horizon is cluster-
-    // wide: one file's open transaction holds back `$all` reads in another file's database, so tests that
-    // expect an append to be readable at once would flake. They run one at a time.
-    maxWorkers: process.env.TIDINGS_TEST_MODE === "server" ? 1 : 3,
+    maxWorkers: workers,
     projects: [
       // Unit tests wait on nothing but the CPU, which `npm test` gives them at nice 10 beside two busy tiers:
       // an RSA-2048 key, a second alone, once took 5 s there.
       { ...shared, test: { name: "unit", isolate, include: ["**/*.test.ts"], exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"], testTimeout: 30_000 } },
       { ...shared, test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 } },
-      { ...shared, test: { name: "e2e", isolate, include: ["test/e2e/**/*.e2e.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 } },
+      // An e2e file's hooks start a server (on PGlite at nice 10, beside the server tier) and sometimes a
+      // browser: once more than 60 s on a slow CI machine.
+      { ...shared, test: { name: "e2e", isolate, ...e2eFiles, testTimeout: 60_000, hookTimeout: 120_000 } },
     ],
   },
 });

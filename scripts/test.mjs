@@ -2,7 +2,8 @@
 // `npm test`: type-check (and build, for the child processes that run built code), then at once the unit
 // tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS. The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
 // their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
-// tier mostly waits, one file at a time. Each tier's output is printed whole when it ends.
+// tier mostly waits, two files at a time, then the crash tests one at a time. Each tier's output is printed
+// whole when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -112,12 +113,14 @@ const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDI
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
+  const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
+  // The crash tests wait on kills, restarts and one email in flight: their time is latency, which they
+  // get best alone, after the other server-mode files.
   tiers.push(
-    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], {
-      TIDINGS_TEST_MODE: "server",
-      TEST_POSTGRES_URL: postgresUrl,
-      NATS_URL: natsUrl,
-    }),
+    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }).then(async (rest) => [
+      rest,
+      await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" }),
+    ]),
   );
 } else if (process.env.CI) {
   console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
@@ -126,7 +129,7 @@ if (serverUp) {
   console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
 }
 printed(await unit);
-for (const tier of await Promise.all(tiers)) printed(tier);
+for (const tier of (await Promise.all(tiers)).flat()) printed(tier);
 
 rmSync(reports, { recursive: true, force: true });
 if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join("\n")}`);

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
+import { createTestDatabase, settledWrites, type TestDatabase } from "@tidings/postgres";
 import type { EventStore, RecordedEvent } from "@tidings/eventstore";
 import { LiveFeed } from "./liveFeed.js";
 import { aName, anEventStore, appendEvents, countedType } from "./testBuilders.js";
@@ -17,6 +17,12 @@ afterAll(async () => {
   await test?.dispose();
 });
 
+/** The head once earlier tests' appends all show in `$all`, so that a feed from it gets only what follows. */
+async function settledHead() {
+  await settledWrites(test.database);
+  return store.headPosition();
+}
+
 /** Takes batches until `count` events have come, then leaves the feed. */
 async function take(batches: AsyncIterable<RecordedEvent[]>, count: number, applyMs = 0): Promise<RecordedEvent[][]> {
   const taken: RecordedEvent[][] = [];
@@ -29,7 +35,7 @@ async function take(batches: AsyncIterable<RecordedEvent[]>, count: number, appl
 }
 
 it("hands the same batches, read once, to every member at its position, in lockstep with the slowest", async () => {
-  const from = await store.headPosition();
+  const from = await settledHead();
   const feed = new LiveFeed({ store, batchSize: 4, batchMs: 0, joinWindowMs: 50 });
   try {
     const fast = feed.join(from)!;
@@ -48,7 +54,7 @@ it("hands the same batches, read once, to every member at its position, in locks
 });
 
 it("ends every member's batches when it stops, and lets a member leave without holding up the others", async () => {
-  const from = await store.headPosition();
+  const from = await settledHead();
   const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
   const leaving = feed.join(from)!;
   const staying = feed.join(from)!;
@@ -67,7 +73,7 @@ it("ends every member's batches when it stops, and lets a member leave without h
 it("lets go of each batch once every member has gone past it", async () => {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
-  const from = await store.headPosition();
+  const from = await settledHead();
   const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
   try {
     const member = feed.join(from)!;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testMode, type Database, type TestDatabase } from "@tidings/postgres";
+import { createTestDatabase, settledWrites, testMode, type Database, type TestDatabase } from "@tidings/postgres";
 import { formatPosition, START, type EventStore } from "@tidings/eventstore";
 import { createCheckpointWaiter } from "./checkpointWaiter.js";
 import { readCheckpoints } from "./checkpoints.js";
@@ -135,6 +135,7 @@ describe(`projection status (${testMode()})`, () => {
 
     await appendEvents(store, countedType(name), 3, 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
+    await settledWrites(database);
     const [stopped] = await projectionStatus({ store, database, projections: [projection], lagCap: 4 });
     expect(stopped).toMatchObject({ state: "stopped", lagEvents: 4, lagCapped: true });
     expect(stopped!.lagSeconds).toBeGreaterThan(0.04);

@@ -1,3 +1,4 @@
 export * from "./database.js";
 export * from "./migrations.js";
 export * from "./testDatabase.js";
+export * from "./settledWrites.js";

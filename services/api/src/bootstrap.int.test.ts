@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
+import { settledWrites } from "@tidings/postgres";
 import { newApiKeyToken } from "./apiKeyTokens.js";
 import { bootstrapFirstKey } from "./bootstrap.js";
 import { teamIdForName } from "./handlers/ensureTeam.js";
@@ -14,7 +15,10 @@ const fresh = async () => {
 afterAll(() => Promise.all(opened.map((t) => t.dispose())));
 
 const embedded = loadConfig({});
-const apiKeyStreams = async (t: TestServices) => (await t.store.readAll({ filter: { streamCategory: ["apikey"] } })).map((e) => e.streamId);
+const apiKeyStreams = async (t: TestServices) => {
+  await settledWrites(t.test.database);
+  return (await t.store.readAll({ filter: { streamCategory: ["apikey"] } })).map((e) => e.streamId);
+};
 
 describe("bootstrapFirstKey", () => {
   it("creates a default team and a full-access key on the first embedded start, and never again", async () => {

@@ -6,7 +6,7 @@ import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs"
 import { handleCommand } from "@tidings/commands";
 import { contactImportDecider, contactImportStream, fold, type ColumnMap, type ContactImportEvent, type ContactImportState, type OnConflict } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { createTestDatabase, migrate, settledWrites, type TestDatabase } from "@tidings/postgres";
 import { runContactImport, type ContactImportDeps } from "./contactImports.js";
 
 const logger = createLogger("silent");
@@ -54,6 +54,7 @@ const importState = async (importId: string): Promise<ContactImportState> =>
 /** How many ContactCreated events each address of the team has: more than one would be a duplicate contact. */
 async function createdPerEmail(teamId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
+  await settledWrites(test.database);
   // Page through $all: a read returns at most one batch.
   for (let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })) {
     for (const event of page) {

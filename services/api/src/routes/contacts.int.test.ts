@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reservationStream } from "@tidings/commands";
+import { settledWrites } from "@tidings/postgres";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
@@ -127,6 +128,7 @@ describe("DELETE /contacts/:idOrEmail", () => {
 
     for (const [table, column] of [["contacts", "id"], ["contact_segments", "contact_id"], ["contact_topics", "contact_id"]] as const)
       expect(await t.test.database.db.selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
+    await settledWrites(t.test.database);
     // Page through $all: a read returns at most one batch.
     const all: Awaited<ReturnType<typeof t.store.readAll>> = [];
     for (let page = await t.store.readAll(); page.length > 0; page = await t.store.readAll({ after: page.at(-1)!.position })) all.push(...page);

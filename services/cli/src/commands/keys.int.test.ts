@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createLogger, loadConfig, sha256Hex, type Config } from "@tidings/core";
-import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
+import { createTestDatabase, settledWrites, testMode, type TestDatabase } from "@tidings/postgres";
 import { teamIdForName } from "@tidings/api";
 import { openRuntime } from "../runtime.js";
 import { keysCreate } from "./keys.js";
@@ -42,6 +42,7 @@ describe("tidings keys create", () => {
 
     const runtime = await openRuntime(config, logger);
     try {
+      await settledWrites(runtime.database);
       const events = await runtime.store.readAll({ filter: { streamCategory: ["team", "apikey"] } });
       expect(events.map((e) => e.type)).toEqual(["TeamCreated", "ApiKeyCreated"]);
       expect(events[1]!.data).toMatchObject({ teamId: teamIdForName("acme"), name: "ci", permission: "sending_access", tokenHash: sha256Hex(token) });
