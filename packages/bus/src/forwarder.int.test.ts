@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createPostgresEventStore, eventStoreMigrations, formatPosition, START, type EventStore } from "@tidings/eventstore";
-import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { createTestDatabase, migrate, settledWrites, testMode, type TestDatabase } from "@tidings/postgres";
 import { sql } from "kysely";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,6 +108,8 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     const name = `f-${cat}`;
     // Appended before the start: the catch-up's one batch ends with it, and its checkpoint is the first write.
     const first = await append(`${cat}-${randomUUID()}`, "Happened");
+    // Shown in $all by then, else the catch-up misses it and the next checkpoint write is a minute away.
+    await settledWrites(test.database);
     const forwarder = await startForwarder({ store, bus, database: test.database, name, checkpointEveryMs: 60_000 });
     const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.>`, maxDeliver: 3 });
     await c.waitFor(1, 5_000);
