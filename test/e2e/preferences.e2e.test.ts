@@ -19,9 +19,14 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
-  server = await startTestServer({ TIDINGS_SECRET: randomBase62(40) });
+  // The browser starts while the server does; either way both are kept, for afterAll to close.
+  const launching = chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  try {
+    server = await startTestServer({ TIDINGS_SECRET: randomBase62(40) });
+  } finally {
+    browser = await launching;
+  }
   resend = new Resend(server.token, { baseUrl: server.url });
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
 });
 afterAll(async () => {
   await browser?.close();
