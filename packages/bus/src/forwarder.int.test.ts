@@ -22,8 +22,15 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
   let n = 0;
   /** A stream category of this test's own, so its consumers see only its events. */
   const category = () => `cat${++n}${Math.random().toString(36).slice(2, 6)}`;
-  const append = (streamId: string, ...types: string[]) =>
-    store.append(streamId, types.map((type, i) => ({ id: randomUUID(), type, data: { i }, metadata: { teamId: "t1" } })), "any");
+  /**
+   * Returns once the events show in $all: the tests reason about which events a forwarder's catch-up
+   * reads, and a write in another database of the cluster can hide them for a moment (DESIGN §4).
+   */
+  const append = async (streamId: string, ...types: string[]) => {
+    const appended = await store.append(streamId, types.map((type, i) => ({ id: randomUUID(), type, data: { i }, metadata: { teamId: "t1" } })), "any");
+    await settledWrites(test.database);
+    return appended;
+  };
   const checkpoint = async (name: string) => {
     const { rows } = await sql<{ position: string }>`SELECT position FROM forwarder_checkpoints WHERE name = ${name}`.execute(test.database.db);
     return rows[0]?.position;
@@ -108,8 +115,6 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     const name = `f-${cat}`;
     // Appended before the start: the catch-up's one batch ends with it, and its checkpoint is the first write.
     const first = await append(`${cat}-${randomUUID()}`, "Happened");
-    // Shown in $all by then, else the catch-up misses it and the next checkpoint write is a minute away.
-    await settledWrites(test.database);
     const forwarder = await startForwarder({ store, bus, database: test.database, name, checkpointEveryMs: 60_000 });
     const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.>`, maxDeliver: 3 });
     await c.waitFor(1, 5_000);
