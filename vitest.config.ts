@@ -30,10 +30,12 @@ const e2eFiles = crashOnly ? { include: [crashTests], exclude: ignored } : { inc
 
 /**
  * Embedded files each have a PGlite of their own and are CPU-bound, so three at a time fit two cores.
- * Server-mode files mostly wait on round trips; two at a time share one PostgreSQL cluster, whose xmin
- * horizon is cluster-wide, so a test reading `$all` right after an append polls for it (DESIGN §4).
+ * Server-mode files share one PostgreSQL cluster and its 100 connections, which one e2e server (api,
+ * projector, sagas) takes a third of: `npm test` runs the int and the e2e project side by side, one file
+ * each. The cluster's xmin horizon is cluster-wide, so a test reading `$all` right after an append waits
+ * for it to show (settledWrites, DESIGN §4).
  */
-const workers = process.env.TIDINGS_TEST_MODE === "server" ? (crashOnly ? 1 : 2) : 3;
+const workers = process.env.TIDINGS_TEST_MODE === "server" ? 1 : 3;
 
 export default defineConfig({
   test: {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: type-check (and build, for the child processes that run built code), then at once the unit
-// tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS. The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
+// tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS.
+// The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
 // their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
-// tier mostly waits, two files at a time, then the crash tests one at a time. Each tier's output is printed
-// whole when it ends.
+// tier mostly waits, an int and an e2e file at a time, then the crash tests one at a time. Each tier's
+// output is printed whole when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -114,13 +115,13 @@ const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUr
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
   const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
-  // The crash tests wait on kills, restarts and one email in flight: their time is latency, which they
-  // get best alone, after the other server-mode files.
+  // The int and the e2e files run side by side, one file each: both mostly wait on round trips. The crash
+  // tests wait on kills, restarts and one email in flight; they get that latency best alone, after the rest.
   tiers.push(
-    vitest("integration + e2e, server mode (PostgreSQL + NATS)", ["int", "e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }).then(async (rest) => [
-      rest,
-      await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" }),
-    ]),
+    Promise.all([
+      vitest("integration, server mode (PostgreSQL + NATS)", ["int"], server),
+      vitest("e2e, server mode (PostgreSQL + NATS)", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }),
+    ]).then(async (both) => [...both, await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" })]),
   );
 } else if (process.env.CI) {
   console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
