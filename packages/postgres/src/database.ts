@@ -75,6 +75,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
     dedicated.delete(c);
     await c.end().catch(() => {});
   };
+  const locks = lockSession(client);
   return {
     kind: "postgres",
     db,
@@ -89,18 +90,67 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
       await c.query(`LISTEN ${quoteIdent(channel)}`);
       return () => end(c);
     },
-    async tryLock(name) {
-      const c = await client();
-      const { rows } = await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [name]);
-      if (!rows[0]?.ok) {
-        await end(c);
-        return undefined;
-      }
-      return { release: () => end(c) };
-    },
+    tryLock: (name) => locks.tryLock(name),
     async close() {
       await Promise.all([...dedicated].map(end));
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * Every advisory lock of a process on one connection: a session can hold any number of them, and a
+ * connection per lock was 16 for the projector alone. A session takes its own lock again without
+ * waiting, so the names held here keep a second holder in this process out. When the connection fails,
+ * the server has released all its locks: the next tryLock opens a new one.
+ */
+function lockSession(client: () => Promise<pg.Client>) {
+  // Each name's current holding, so a holding the connection lost cannot release a newer one.
+  const held = new Map<string, object>();
+  let session: Promise<pg.Client> | undefined;
+  const connected = () => {
+    if (session) return session;
+    const opening: Promise<pg.Client> = client().then(
+      (c) => {
+        const lost = () => {
+          if (session === opening) session = undefined;
+          held.clear();
+        };
+        c.once("error", lost);
+        c.once("end", lost);
+        return c;
+      },
+      (error: unknown) => {
+        if (session === opening) session = undefined;
+        throw error;
+      },
+    );
+    session = opening;
+    return opening;
+  };
+  return {
+    async tryLock(name: string): Promise<HeldLock | undefined> {
+      if (held.has(name)) return undefined;
+      const holding = {};
+      held.set(name, holding);
+      try {
+        const c = await connected();
+        const { rows } = await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [name]);
+        if (!rows[0]?.ok) {
+          if (held.get(name) === holding) held.delete(name);
+          return undefined;
+        }
+        return {
+          async release() {
+            if (held.get(name) !== holding) return;
+            held.delete(name);
+            await c.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [name]).catch(() => {});
+          },
+        };
+      } catch (error) {
+        if (held.get(name) === holding) held.delete(name);
+        throw error;
+      }
     },
   };
 }
