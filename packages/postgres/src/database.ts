@@ -105,8 +105,9 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
  * the server has released all its locks: the next tryLock opens a new one.
  */
 function lockSession(client: () => Promise<pg.Client>) {
-  // Each name's current holding, so a holding the connection lost cannot release a newer one.
-  const held = new Map<string, object>();
+  // Each name's current holding and its connection, so a holding the connection lost cannot release a
+  // newer one, and a late "end" after "error" clears only what was held on that connection.
+  const held = new Map<string, { session?: pg.Client }>();
   let session: Promise<pg.Client> | undefined;
   const connected = () => {
     if (session) return session;
@@ -114,7 +115,7 @@ function lockSession(client: () => Promise<pg.Client>) {
       (c) => {
         const lost = () => {
           if (session === opening) session = undefined;
-          held.clear();
+          for (const [name, holding] of held) if (holding.session === c) held.delete(name);
         };
         c.once("error", lost);
         c.once("end", lost);
@@ -131,10 +132,11 @@ function lockSession(client: () => Promise<pg.Client>) {
   return {
     async tryLock(name: string): Promise<HeldLock | undefined> {
       if (held.has(name)) return undefined;
-      const holding = {};
+      const holding: { session?: pg.Client } = {};
       held.set(name, holding);
       try {
         const c = await connected();
+        holding.session = c;
         const { rows } = await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [name]);
         if (!rows[0]?.ok) {
           if (held.get(name) === holding) held.delete(name);
