@@ -109,6 +109,13 @@ function lockSession(client: () => Promise<pg.Client>) {
   // newer one, and a late "end" after "error" clears only what was held on that connection.
   const held = new Map<string, { session?: pg.Client }>();
   let session: Promise<pg.Client> | undefined;
+  // One query at a time on the session: pg 8 queues concurrent ones with a deprecation warning, pg 9 refuses them.
+  let queue: Promise<unknown> = Promise.resolve();
+  const query = <T>(c: pg.Client, text: string, name: string) => {
+    const run = queue.then(() => c.query<T & pg.QueryResultRow>(text, [name]));
+    queue = run.catch(() => {});
+    return run;
+  };
   const connected = () => {
     if (session) return session;
     const opening: Promise<pg.Client> = client().then(
@@ -137,7 +144,7 @@ function lockSession(client: () => Promise<pg.Client>) {
       try {
         const c = await connected();
         holding.session = c;
-        const { rows } = await c.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [name]);
+        const { rows } = await query<{ ok: boolean }>(c, "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", name);
         if (!rows[0]?.ok) {
           if (held.get(name) === holding) held.delete(name);
           return undefined;
@@ -146,7 +153,7 @@ function lockSession(client: () => Promise<pg.Client>) {
           async release() {
             if (held.get(name) !== holding) return;
             held.delete(name);
-            await c.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [name]).catch(() => {});
+            await query(c, "SELECT pg_advisory_unlock(hashtextextended($1, 0))", name).catch(() => {});
           },
         };
       } catch (error) {
