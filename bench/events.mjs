@@ -145,6 +145,8 @@ async function bench(mode) {
           accept_p50_ms: measured.p50Ms,
           accept_p99_ms: measured.p99Ms,
           non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
+          // By phase, to tell which one was refused.
+          non_2xx_by_phase: { warm: warm.non2xx, throughput: measured.non2xx, fixed_rate: fixed.non2xx, fixed_rate_errors: fixed.errors },
           fixed_rate: fixedRate,
           fixed_rate_achieved: fixed.achievedRps,
           fixed_rate_accept_p99_ms: fixed.p99Ms,
