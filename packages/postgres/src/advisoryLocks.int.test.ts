@@ -34,7 +34,7 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
     await other?.close();
   });
 
-  const lockSessions = async () =>
+  const advisoryLocks = async () =>
     Number(
       (await sql<{ n: string }>`SELECT count(*)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(test.database.db))
         .rows[0]!.n,
@@ -48,7 +48,7 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
   it("holds every lock of a process on one connection, and keeps other processes out", async () => {
     const held = await Promise.all(Array.from({ length: 20 }, (_, i) => test.database.tryLock(`many-${i}`)));
     expect(held.every((lock) => lock !== undefined)).toBe(true);
-    expect(await lockSessions()).toBe(20);
+    expect(await advisoryLocks()).toBe(20);
     expect(await holders()).toBe(1);
     expect(await other.tryLock("many-3")).toBeUndefined();
     await held[3]!.release();
@@ -56,7 +56,7 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
     expect(taken).toBeDefined();
     expect(await test.database.tryLock("many-3")).toBeUndefined();
     await Promise.all([...held.filter((_, i) => i !== 3).map((lock) => lock!.release()), taken!.release()]);
-    expect(await lockSessions()).toBe(0);
+    expect(await advisoryLocks()).toBe(0);
   });
 
   it("takes a lock again on a new connection after its session is lost, and an old holding's release leaves the new one held", async () => {
