@@ -21,8 +21,9 @@ export interface Database {
   /** Calls `onNotify` for each NOTIFY on `channel`, delivered after commit. Resolves to an unlisten function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /**
-   * Takes a session-level advisory lock on a connection kept for the lock's lifetime, or returns
-   * undefined when another session holds it. Used to keep one instance of a projection or forwarder.
+   * Takes a session-level advisory lock, or returns undefined when another holder, in this process or
+   * another, has it. A server database holds all of a process's locks on one connection kept for them.
+   * Used to keep one instance of a projection or forwarder.
    */
   tryLock(name: string): Promise<HeldLock | undefined>;
   close(): Promise<void>;
