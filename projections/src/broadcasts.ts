@@ -129,5 +129,6 @@ export const broadcastsProjection: Projection = {
     EmailFailed: outcome("failed"),
     EmailSuppressed: outcome("suppressed"),
     EmailCanceled: outcome("canceled"),
+    EmailComplained: outcome("complained"),
   },
 };

@@ -17,6 +17,7 @@ const lastEventAfter = {
   // Machine engagement too: it is the email's latest event all the same; the event says who it was.
   EmailOpened: "opened",
   EmailClicked: "clicked",
+  EmailComplained: "complained",
 } as const;
 
 function created(event: RecordedEvent, context: BatchContext) {

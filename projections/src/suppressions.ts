@@ -1,9 +1,10 @@
 import { deterministicId } from "@tidings/core";
-import { bareAddresses, type EmailEvent, type SuppressionEvent } from "@tidings/domain";
+import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { BatchContext, Projection } from "./projection.js";
 
 type Bounced = Extract<EmailEvent, { type: "EmailBounced" }>["data"];
+type Complained = Extract<EmailEvent, { type: "EmailComplained" }>["data"];
 type Data<Type extends SuppressionEvent["type"]> = Extract<SuppressionEvent, { type: Type }>["data"];
 
 /**
@@ -12,9 +13,23 @@ type Data<Type extends SuppressionEvent["type"]> = Extract<SuppressionEvent, { t
  */
 export const suppressionIdOf = (teamId: string, email: string) => deterministicId("suppression", teamId, email.toLowerCase());
 
+/** Puts an email's recipients on its team's list; an address already there keeps its first origin. */
+function suppress(context: BatchContext, email: { teamId: string; emailId: string; recipients: string[] }, origin: SuppressionOrigin, at: string) {
+  for (const address of bareAddresses(email.recipients))
+    context.upsert("suppressions", {
+      team_id: email.teamId,
+      email: address,
+      id: suppressionIdOf(email.teamId, address),
+      origin,
+      source_id: email.emailId,
+      created_at: at,
+    });
+}
+
 /**
  * The addresses a team no longer sends to. A hard (permanent) bounce puts its recipients here straight
- * from the delivery saga's `EmailBounced`; manual additions and every removal come through the
+ * from the delivery saga's `EmailBounced`, and a complaint the recipients it blames from `EmailComplained`
+ * (sending again to someone who called it spam hurts every other email of the domain); manual additions and every removal come through the
  * suppression's own stream. Sends look addresses up here before they queue (a lookup, like an alias:
  * DESIGN §1), lower-cased. The first cause stays the recorded origin and source until a removal.
  */
@@ -38,16 +53,11 @@ export const suppressionsProjection: Projection = {
   handlers: {
     EmailBounced(event: RecordedEvent, context) {
       const data = event.data as Bounced;
-      if (data.bounce.type !== "permanent") return;
-      for (const address of bareAddresses(data.recipients))
-        context.upsert("suppressions", {
-          team_id: data.teamId,
-          email: address,
-          id: suppressionIdOf(data.teamId, address),
-          origin: "bounce",
-          source_id: data.emailId,
-          created_at: data.bouncedAt,
-        });
+      if (data.bounce.type === "permanent") suppress(context, data, "bounce", data.bouncedAt);
+    },
+    EmailComplained(event: RecordedEvent, context) {
+      const data = event.data as Complained;
+      suppress(context, data, "complaint", data.complainedAt);
     },
     SuppressionAdded(event, context) {
       const data = event.data as Data<"SuppressionAdded">;

@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { ANONYMOUS_COMPLAINT, decideComplaint, type Complaint } from "./complaint.js";
 import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.js";
 import { decideEngagement, type Engagement } from "./engagement.js";
 import type { EmailContent, EmailEvent } from "./events.js";
@@ -16,7 +17,8 @@ export type EmailStatus =
   | "failed"
   | "suppressed"
   | "opened"
-  | "clicked";
+  | "clicked"
+  | "complained";
 
 export type EmailState =
   | { status: "none" }
@@ -34,6 +36,8 @@ export type EmailState =
       settled: Readonly<Record<string, RecipientSettlement>>;
       /** When the first recipient was delivered: a click sooner after it than a person can manage is a scanner's. */
       deliveredAt: string | null;
+      /** By `recipientKey`, the recipients a feedback report blamed (`decideComplaint`). */
+      complained: readonly string[];
     };
 
 export type EmailCommand =
@@ -56,6 +60,8 @@ export type EmailCommand =
   /** A tracking pixel loaded, or a tracked link followed (`link` and `linkIndex` from the signed token). */
   | ({ type: "RecordEmailOpened" } & Engagement)
   | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement)
+  /** A feedback-loop report about the email arrived. */
+  | ({ type: "RecordEmailComplained" } & Complaint)
   /** The broadcast the email belongs to was canceled before the email's first attempt. */
   | { type: "RecordEmailCanceled"; now: string };
 
@@ -92,6 +98,7 @@ const statusAfter: Partial<Record<EmailEvent["type"], EmailStatus>> = {
   EmailSuppressed: "suppressed",
   EmailOpened: "opened",
   EmailClicked: "clicked",
+  EmailComplained: "complained",
 };
 
 export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
@@ -100,7 +107,7 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
     if (event.type === "EmailQueued" || event.type === "EmailScheduled") {
       const scheduledAt = event.type === "EmailScheduled" ? event.data.scheduledAt : null;
       const { emailId, teamId } = event.data;
-      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null };
+      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null, complained: [] };
     }
     if (state.status === "none") return state;
     const status = statusAfter[event.type] ?? state.status;
@@ -119,6 +126,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         return { ...state, status, settled: settle(state, "failed", event.data.recipients) };
       case "EmailSuppressed":
         return { ...state, status, settled: settle(state, "suppressed") };
+      case "EmailComplained": {
+        const blamed = event.data.recipients.length > 0 ? event.data.recipients.map(recipientKey) : [ANONYMOUS_COMPLAINT];
+        return { ...state, status, complained: [...state.complained, ...blamed] };
+      }
       default:
         return { ...state, status };
     }
@@ -143,6 +154,9 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
       case "RecordEmailClicked":
         // Engagement comes after delivery has ended too: it is not an outcome, and every one is recorded.
         return decideEngagement(command, state);
+      case "RecordEmailComplained":
+        // Like engagement, a complaint comes after delivery has ended.
+        return decideComplaint(command, state);
     }
     // Outcomes come from the delivery saga, which may see a message twice: an email that already has its
     // final outcome records nothing more, so a redelivery appends nothing (DESIGN §1).

@@ -144,6 +144,23 @@ export const EmailClicked = z.object({
   data: z.object({ emailId: z.uuid(), link: z.string(), linkIndex: z.number().int().nonnegative(), clickedAt: z.string(), ...engagement }),
 });
 
+/**
+ * `email.complained`: a mailbox provider's feedback loop reported the email as unwanted (an ARF report,
+ * RFC 5965, taken in by the inbound SMTP listener). `recipients` are the ones it blames, and each goes on
+ * the team's suppression list; a redacted report can blame nobody.
+ */
+export const EmailComplained = z.object({
+  type: z.literal("EmailComplained"),
+  data: z.object({
+    emailId: z.uuid(),
+    teamId: z.uuid(),
+    recipients: z.array(z.string()),
+    feedbackType: z.string(),
+    reportedBy: z.string().nullable(),
+    complainedAt: z.string(),
+  }),
+});
+
 export const EmailEvent = z.discriminatedUnion("type", [
   EmailQueued,
   EmailScheduled,
@@ -157,6 +174,7 @@ export const EmailEvent = z.discriminatedUnion("type", [
   EmailSuppressed,
   EmailOpened,
   EmailClicked,
+  EmailComplained,
 ]);
 export type EmailEvent = z.infer<typeof EmailEvent>;
 export type EmailEventType = EmailEvent["type"];

@@ -29,6 +29,8 @@ export interface BroadcastCounts {
   bounced: number;
   failed: number;
   suppressed: number;
+  /** Delivered, then reported as unwanted by a feedback loop: counted among `delivered` too. */
+  complained: number;
   /** Handed to delivery, then not attempted because the broadcast was canceled. */
   canceled: number;
 }
@@ -70,13 +72,14 @@ export async function broadcastCounts(database: Database, broadcastId: string): 
     .groupBy("status")
     .select(["status", sql<string>`count(*)`.as("n"), sql<string>`count(sent_at)`.as("sent")])
     .execute();
-  const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0, canceled: 0 };
+  const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0, complained: 0, canceled: 0 };
   for (const row of rows as { status: string; n: string; sent: string }[]) {
     const n = Number(row.n);
     counts.recipients += n;
     counts.sent += Number(row.sent);
     if (row.status !== "planned") counts.queued += n;
     if (row.status in counts && row.status !== "queued" && row.status !== "sent") counts[row.status as keyof BroadcastCounts] += n;
+    if (row.status === "complained") counts.delivered += n;
   }
   return counts;
 }
@@ -90,7 +93,7 @@ export async function getBroadcast(database: Database, teamId: string, broadcast
   return { object: "broadcast", ...(row as Omit<WireBroadcast, "object" | "counts">), counts: await broadcastCounts(database, broadcastId) };
 }
 
-/** Reference §6.11 recipient types; complaints and unsubscribes have no source yet, so list none. */
+/** Reference §6.11 recipient types; unsubscribes have no source yet, so list none. */
 export const recipientTypes = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "suppressed"] as const;
 export type RecipientType = (typeof recipientTypes)[number];
 
@@ -116,6 +119,7 @@ export async function listRecipients(database: Database, broadcastId: string, fi
   if (filter.type === "sent") query = query.where("r.sent_at", "is not", null);
   else if (filter.type === "opened") query = query.where(openedByPerson);
   else if (filter.type === "clicked") query = query.where(clickedByPerson);
+  else if (filter.type === "delivered") query = query.where("r.status", "in", ["delivered", "complained"]);
   else if (filter.type !== undefined) query = query.where("r.status", "=", filter.type);
   if (filter.bounce_type !== undefined) query = query.where("r.bounce_type", "=", filter.bounce_type);
   if (filter.email !== undefined) query = query.where(sql`lower(r.email)`, "=", filter.email.toLowerCase());

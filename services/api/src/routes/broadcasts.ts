@@ -78,6 +78,7 @@ const counts = z
     bounced: z.number().int(),
     failed: z.number().int(),
     suppressed: z.number().int(),
+    complained: z.number().int(),
     canceled: z.number().int(),
   })
   .describe("The per-recipient ledger: `recipients` planned, `queued` handed to delivery, `sent` accepted by the receiving server, then each outcome.");

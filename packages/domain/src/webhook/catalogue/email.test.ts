@@ -137,6 +137,53 @@ describe("email webhook payloads", () => {
     expect(build(sent, [fromBroadcast, sent])?.data).toEqual({ ...base, broadcast_id: broadcastId });
   });
 
+  it("builds email.complained with the email's data, as of the complaint", () => {
+    const complained: EmailEvent = {
+      type: "EmailComplained",
+      data: { emailId, teamId: queued.data.teamId, recipients: ["a@example.com"], feedbackType: "abuse", reportedBy: null, complainedAt: "2026-11-24 08:00:00.000000+00" },
+    };
+    expect(build(complained, [queued, sent, complained])).toEqual({ type: "email.complained", created_at: "2026-11-24T08:00:00.000Z", data: base });
+  });
+
+  it("builds email.received from an inbound stream, without the body", () => {
+    const inboundId = "3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c";
+    const received = {
+      type: "InboundEmailReceived",
+      data: {
+        inboundId,
+        teamId: queued.data.teamId,
+        from: "Ann <ann@elsewhere.test>",
+        to: ["support@acme.test"],
+        cc: ["cc@acme.test"],
+        bcc: [],
+        replyTo: [],
+        receivedFor: ["support@acme.test", "sales@acme.test"],
+        mailFrom: "ann@elsewhere.test",
+        messageId: "<m1@elsewhere.test>",
+        subject: "Help",
+        raw: { blob: "a".repeat(64), size: 900 },
+        attachments: [{ id: templateId, filename: "a.pdf", contentType: "application/pdf", size: 10, contentId: null, disposition: "attachment", blob: "b".repeat(64) }],
+        receivedAt: "2026-11-24 09:00:00.000000+00",
+      },
+    };
+    expect(payloadBuilderFor("inbound", received.type)?.(received, [received], context)).toEqual({
+      type: "email.received",
+      created_at: "2026-11-24T09:00:00.000Z",
+      data: {
+        email_id: inboundId,
+        created_at: "2026-11-24T09:00:00.000Z",
+        from: "Ann <ann@elsewhere.test>",
+        to: ["support@acme.test"],
+        cc: ["cc@acme.test"],
+        bcc: [],
+        received_for: ["support@acme.test", "sales@acme.test"],
+        message_id: "<m1@elsewhere.test>",
+        subject: "Help",
+        attachments: [{ id: templateId, filename: "a.pdf", content_type: "application/pdf", content_disposition: "attachment", content_id: null }],
+      },
+    });
+  });
+
   it("has no payload for events without a webhook type", () => {
     expect(payloadBuilderFor("email", "EmailQueued")).toBeUndefined();
     expect(payloadBuilderFor("email", "EmailCanceled")).toBeUndefined();

@@ -47,8 +47,8 @@ function emailPayload<Type extends EmailEvent["type"]>(
 const bounceTypes = { permanent: ["Permanent", "General"], transient: ["Transient", "General"], undetermined: ["Undetermined", "Undetermined"] } as const;
 
 /**
- * Email types (reference §8.1) and what emits them. `email.complained` comes with feedback loops and
- * `email.received` with inbound mail: until then they are subscribable, and nothing emits them.
+ * Email types (reference §8.1) and what emits them. `email.complained` comes from a feedback-loop report;
+ * `email.received` from inbound mail, whose streams are a category of their own (`inbound.ts`).
  * Opens and clicks carry `machine` (a privacy proxy or link scanner, `classifyEngagement`); a click has
  * the reference's `click` object, an open the same shape as `open`.
  */
@@ -87,6 +87,7 @@ export const emailWebhookEvents: WebhookEventCategory = {
       (d) => d.suppressedAt,
       (d) => ({ suppressed: { message: `On the team's suppression list: ${d.recipients.join(", ")}.`, type: "OnAccountSuppressionList" } }),
     ),
+    EmailComplained: emailPayload<"EmailComplained">("email.complained", (d) => d.complainedAt),
     EmailOpened: emailPayload<"EmailOpened">(
       "email.opened",
       (d) => d.openedAt,
