@@ -24,6 +24,7 @@ export { automationRunsProjection } from "./automationRuns.js";
 export { domainsProjection } from "./domains.js";
 export { emailsProjection } from "./emails.js";
 export { emailClicksProjection } from "./emailClicks.js";
+export { inboundEmailsProjection } from "./inboundEmails.js";
 export { broadcastsProjection } from "./broadcasts.js";
 export { webhooksProjection } from "./webhooks.js";
 export { webhookDeliveriesProjection } from "./webhookDeliveries.js";

@@ -7,6 +7,7 @@ import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import { emailClicksProjection } from "./emailClicks.js";
+import { inboundEmailsProjection } from "./inboundEmails.js";
 import type { Projection } from "./projection.js";
 import { suppressionsProjection } from "./suppressions.js";
 import { teamsProjection } from "./teams.js";
@@ -24,6 +25,7 @@ export const productProjections: Projection[] = [
   templatesProjection,
   emailsProjection,
   emailClicksProjection,
+  inboundEmailsProjection,
   suppressionsProjection,
   domainsProjection,
   webhooksProjection,

@@ -26,7 +26,14 @@ describe("loadConfig", () => {
     const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });
     expect(c).toMatchObject({ DNS_SERVERS: ["127.0.0.1:5353", "[::1]:53", "9.9.9.9", "::1"], MX_PORT: 2525, MX_TLS_REJECT_UNAUTHORIZED: false });
   });
+  it("reads the inbound SMTP listener's settings: off unless given a port, 40 MB messages, STARTTLS with a certificate", () => {
+    expect(loadConfig({})).toMatchObject({ INBOUND_SMTP_PORT: undefined, INBOUND_MAX_MESSAGE_BYTES: 40 * 1024 * 1024 });
+    expect(loadConfig({ INBOUND_SMTP_PORT: "0", INBOUND_TLS_CERT: "c.pem", INBOUND_TLS_KEY: "k.pem" })).toMatchObject({ INBOUND_SMTP_PORT: 0, INBOUND_TLS_CERT: "c.pem" });
+  });
   it.each([
+    [{ INBOUND_SMTP_PORT: "70000" }, /^INBOUND_SMTP_PORT must be the port/],
+    [{ INBOUND_TLS_CERT: "c.pem" }, /^INBOUND_TLS_KEY must be the PEM private key.*got nothing while the other is set$/],
+    [{ INBOUND_MAX_MESSAGE_BYTES: "12" }, /^INBOUND_MAX_MESSAGE_BYTES must be/],
     [{ PORT: "abc" }, /^PORT must be an integer from 1 to 65535.*got "abc"$/],
     [{ MAIL_TRANSPORT: "pigeon" }, /^MAIL_TRANSPORT must be outbox, smtp or mx/],
     [{ EVENTSTORE_URL: "mysql://x" }, /^EVENTSTORE_URL must be postgres:\/\/… or esdb:\/\//],

@@ -123,6 +123,17 @@ export const settings = {
   MAIL_HOST: { schema: hostname.optional(), accepts: "a host name: the MX that domains' return paths point at (default: PUBLIC_URL's host)" },
   SPF_INCLUDE: { schema: hostname.optional(), accepts: "a host name: what domains' SPF records include (default: _spf.<PUBLIC_URL's host>)" },
   INBOUND_HOST: { schema: hostname.optional(), accepts: "a host name: the MX of domains with receiving enabled (default: PUBLIC_URL's host)" },
+  INBOUND_SMTP_PORT: {
+    schema: int(0, 65535).optional(),
+    accepts: "the port the inbound SMTP listener (received mail, feedback-loop reports) takes, 0 for a free one; unset: no listener (default unset; 25 in production)",
+  },
+  INBOUND_SMTP_HOST: { schema: z.string().min(1).optional(), accepts: "an interface address the inbound SMTP listener takes (default: HOST)" },
+  INBOUND_MAX_MESSAGE_BYTES: {
+    schema: int(1024, 100 * 1024 * 1024).default(40 * 1024 * 1024),
+    accepts: "the largest message the inbound SMTP listener takes, in bytes, 1024 to 104857600 (default 40 MB); larger ones get 552",
+  },
+  INBOUND_TLS_CERT: { schema: z.string().min(1).optional(), accepts: "a PEM certificate file the inbound SMTP listener offers STARTTLS with (with INBOUND_TLS_KEY; default: no STARTTLS)" },
+  INBOUND_TLS_KEY: { schema: z.string().min(1).optional(), accepts: "the PEM private key file of INBOUND_TLS_CERT" },
   TRACKING_HOST: { schema: hostname.optional(), accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)" },
   TRACKING_BASE_URL: {
     schema: z.union([z.enum(["subdomain", "public"]), url(["http:", "https:"])]).default("subdomain"),
@@ -235,6 +246,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (r.MAIL_TRANSPORT === "smtp" && !r.SMTP_URL) {
     throw new ConfigError(`SMTP_URL must be ${settings.SMTP_URL.accepts}; got nothing`);
+  }
+  if ((r.INBOUND_TLS_CERT === undefined) !== (r.INBOUND_TLS_KEY === undefined)) {
+    const missing = r.INBOUND_TLS_CERT === undefined ? "INBOUND_TLS_CERT" : "INBOUND_TLS_KEY";
+    throw new ConfigError(`${missing} must be ${settings[missing].accepts}; got nothing while the other is set`);
   }
   const publicUrl = (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, "");
   const publicHost = new URL(publicUrl).hostname;

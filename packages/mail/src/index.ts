@@ -12,3 +12,4 @@ export { tlsNotOffered } from "./smtpReply.js";
 export * from "./unsubscribeLinks.js";
 export * from "./tracking/trackingTokens.js";
 export * from "./tracking/trackEngagement.js";
+export * from "./feedback/feedbackReport.js";

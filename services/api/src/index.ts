@@ -23,3 +23,5 @@ export { pruneRequestLogs } from "./plugins/requestLogsRetention.js";
 export { pruneIdempotencyKeys } from "./plugins/idempotencyStore.js";
 export { maxIdempotencyKeyLength } from "./plugins/idempotency.js";
 export { databaseRateBuckets, memoryRateBuckets, type RateBuckets, type RateDecision } from "./plugins/rateLimitBuckets.js";
+export { startInbound } from "./inbound/startInbound.js";
+export type { InboundSmtpListener } from "./inbound/inboundSmtpServer.js";

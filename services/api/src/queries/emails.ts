@@ -25,7 +25,7 @@ export interface EmailItem extends EmailListItem {
 }
 
 /** Once an email has been handed to a transport, it has the Message-ID the delivery saga gave it. */
-const composed = new Set(["sent", "delivered", "delivery_delayed", "bounced", "failed"]);
+const composed = new Set(["sent", "delivered", "delivery_delayed", "bounced", "failed", "opened", "clicked", "complained"]);
 
 interface EmailRow {
   id: string;

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { FastifySchemaCompiler } from "fastify";
-import { BlobNotFoundError, createBlobStore } from "@tidings/blobs";
+import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
 import { comparePositions, type Position } from "@tidings/eventstore";
 import type { ApiInstance, ApiRoutes } from "../app.js";
-import { attachmentDownloads } from "../attachmentDownloads.js";
+import { signedDownloads } from "../attachmentDownloads.js";
+import { blobBytes } from "../blobBytes.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
@@ -56,7 +57,8 @@ function parseBatchItem(item: unknown): SendEmailBody {
 export function emailRoutes(services: ApiServices): ApiRoutes {
   const blobs = createBlobStore(services.database);
   const queries = emailQueries(services.database, new URL(services.config.PUBLIC_URL).hostname);
-  const downloads = attachmentDownloads({ secret: services.config.TIDINGS_SECRET, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
+  const downloads = signedDownloads({ secret: services.secret, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
+  const downloadPath = (emailId: string, attachmentId: string) => `/emails/${emailId}/attachments/${attachmentId}/download`;
   const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomains(services.store) };
   const sendDeps = { store: services.store, suppressed: suppressionLookup(services.database), clock: services.clock };
   const settled = async (position: Position | undefined) => {
@@ -69,7 +71,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
     content_type: row.content_type,
     content_disposition: row.disposition,
     ...(row.content_id === null ? {} : { content_id: row.content_id }),
-    ...downloads.sign(emailId, row.id),
+    ...downloads.sign(downloadPath(emailId, row.id)),
   });
 
   return (app: ApiInstance) => {
@@ -193,14 +195,11 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
       async (request, reply) => {
         const { id, attachmentId } = request.params;
         const { expires, signature } = request.query;
-        if (!downloads.verify(id, attachmentId, expires, signature))
+        if (!downloads.verify(downloadPath(id, attachmentId), expires, signature))
           throw new TidingsError("invalid_download_url", "This download URL is invalid or has expired. Retrieve the attachment again for a new one.");
         const row = await attachmentForDownload(services.database, id, attachmentId);
         if (!row) throw new TidingsError("not_found", "Attachment not found");
-        const bytes = await blobs.get(row.blob).catch((error: unknown) => {
-          if (error instanceof BlobNotFoundError) throw new TidingsError("not_found", "Attachment not found");
-          throw error;
-        });
+        const bytes = await blobBytes(blobs, row.blob, "Attachment not found");
         return reply
           .code(200)
           .type(row.content_type)

@@ -4,6 +4,7 @@ import { apiKeyRoutes } from "./apiKeys.js";
 import { domainClaimRoutes } from "./domainClaims.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
+import { receivingRoutes } from "./receiving.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
 import { templateRoutes } from "./templates.js";
@@ -35,6 +36,7 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     apiKeyRoutes(services),
     logsRoutes(services),
     templateRoutes(services),
+    receivingRoutes(services),
     emailRoutes(services),
     domainRoutes(services),
     domainClaimRoutes(services),

@@ -101,11 +101,13 @@ async function callEach(key: TestKey | { headers: Record<string, string> } | und
 describe("every route", () => {
   it("needs a key, except health, readiness and the documentation", () => {
     const open = app.routeCatalog.filter((route) => route.method !== "HEAD" && isPublicRoute(route.url, route.schema) && !route.url.startsWith("/docs") && route.url !== "/openapi.json");
-    // The attachment download (reference §6.2), the unsubscribe page and the tracked links and pixel
-    // check the signature their URL carries instead of a key.
+    // The attachment downloads (reference §6.2, §6.3), a received email's raw bytes, the unsubscribe page
+    // and the tracked links and pixel check the signature their URL carries instead of a key.
     expect(open.map(label).sort()).toEqual([
       "GET /c/*",
       "GET /emails/:id/attachments/:attachmentId/download",
+      "GET /emails/receiving/:id/attachments/:attachmentId/download",
+      "GET /emails/receiving/:id/raw",
       "GET /health",
       "GET /o/*",
       "GET /ready",

@@ -1,5 +1,5 @@
 import type { Config, Logger } from "@tidings/core";
-import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals } from "@tidings/api";
+import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound } from "@tidings/api";
 import { startForwarder } from "@tidings/bus";
 import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
 import { startSagas } from "@tidings/sagas";
@@ -14,6 +14,8 @@ export interface Serving {
   runtime: Runtime;
   /** The URL the api listens on (with the port it got), when this process serves the api. */
   url?: string;
+  /** Where the inbound SMTP listener took connections, when INBOUND_SMTP_PORT started one. */
+  inboundSmtp?: { host: string; port: number };
   /** The first API key's token, when this start created it. */
   bootstrapToken?: string;
   stop(): Promise<void>;
@@ -54,6 +56,11 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
       // Stops run in reverse, so the api drains its in-flight requests before anything they use closes.
       const drain = handleShutdownSignals({ app, closeDependencies: async () => {}, logger, signals: [] });
       stops.push(() => drain.shutdown("stop"));
+      const inbound = await startInbound(services, logger);
+      if (inbound) {
+        serving.inboundSmtp = { host: inbound.host, port: inbound.port };
+        stops.push(() => inbound.close());
+      }
       const first = await bootstrapFirstKey(services, config);
       if (first?.source === "generated") serving.bootstrapToken = first.token;
     }

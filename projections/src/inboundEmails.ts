@@ -1,0 +1,82 @@
+import type { InboundEmail } from "@tidings/domain";
+import type { Projection } from "./projection.js";
+
+/**
+ * Received mail as `GET /emails/receiving` lists it, with its attachments' metadata. The body is not
+ * here: GET parses it from the raw message in the blob store, the one copy of what arrived.
+ */
+export const inboundEmailsProjection: Projection = {
+  name: "inbound_emails",
+  version: 1,
+  tables: {
+    inbound_emails: {
+      columns: {
+        id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        from_address: { type: "text" },
+        to_addresses: { type: "jsonb" },
+        cc: { type: "jsonb" },
+        bcc: { type: "jsonb" },
+        reply_to: { type: "jsonb" },
+        received_for: { type: "jsonb" },
+        message_id: { type: "text", nullable: true },
+        subject: { type: "text" },
+        raw_blob: { type: "text" },
+        raw_size: { type: "bigint" },
+        created_at: { type: "timestamptz" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
+    },
+    inbound_email_attachments: {
+      columns: {
+        id: { type: "uuid" },
+        /** The message's order, counted down, as `email_attachments` keeps it. */
+        rank: { type: "integer" },
+        email_id: { type: "uuid" },
+        team_id: { type: "uuid" },
+        filename: { type: "text", nullable: true },
+        content_type: { type: "text" },
+        size: { type: "bigint" },
+        content_id: { type: "text", nullable: true },
+        disposition: { type: "text", nullable: true },
+        blob: { type: "text" },
+      },
+      primaryKey: ["id"],
+      indexes: { by_email: "(email_id, rank DESC, id DESC)" },
+    },
+  },
+  handlers: {
+    InboundEmailReceived(event, context) {
+      const data = event.data as InboundEmail;
+      context.upsert("inbound_emails", {
+        id: data.inboundId,
+        team_id: data.teamId,
+        from_address: data.from,
+        to_addresses: data.to,
+        cc: data.cc,
+        bcc: data.bcc,
+        reply_to: data.replyTo,
+        received_for: data.receivedFor,
+        message_id: data.messageId,
+        subject: data.subject,
+        raw_blob: data.raw.blob,
+        raw_size: data.raw.size,
+        created_at: data.receivedAt,
+      });
+      for (const [index, attachment] of data.attachments.entries())
+        context.upsert("inbound_email_attachments", {
+          id: attachment.id,
+          rank: data.attachments.length - index,
+          email_id: data.inboundId,
+          team_id: data.teamId,
+          filename: attachment.filename,
+          content_type: attachment.contentType,
+          size: attachment.size,
+          content_id: attachment.contentId,
+          disposition: attachment.disposition,
+          blob: attachment.blob,
+        });
+    },
+  },
+};

@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "@tidings/core";
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import type { InboundEnvelope, IntakeResult } from "./receiveMessage.js";
+import type { ReceivingTeam } from "./receivingTeams.js";
+
+export interface InboundSmtpOptions {
+  host: string;
+  port: number;
+  /** The name the listener greets with (INBOUND_HOST). */
+  serverName: string;
+  maxMessageBytes: number;
+  tls?: { certFile: string; keyFile: string } | undefined;
+  /** Domains whose every address takes reports (MAIL_HOST, INBOUND_HOST): where feedback loops send. */
+  feedbackDomains: string[];
+  teamsReceivingFor(domain: string): Promise<ReceivingTeam[]>;
+  intake(envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult>;
+  logger: Logger;
+}
+
+export interface InboundSmtpListener {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** An SMTP reply for smtp-server: it answers with `responseCode` and the message. */
+const reply = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+
+/**
+ * The MX of receiving domains, and the address feedback loops report to. It is no relay: a recipient is
+ * taken only for a domain a team receives for, or for a feedback domain, else 550 at RCPT. A message is
+ * answered 250 only once it is recorded; a failure to record answers 451, so the sender keeps it and
+ * tries again, and the retry is recognised by the message's id (`inboundEmailId`).
+ */
+export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtpListener> {
+  const { logger } = options;
+  const feedback = new Set(options.feedbackDomains.map((d) => d.toLowerCase()));
+
+  async function recipientsOf(session: SMTPServerSession): Promise<InboundEnvelope["recipients"]> {
+    return Promise.all(session.envelope.rcptTo.map(async ({ address }) => ({ address, teams: await options.teamsReceivingFor(domainOf(address)) })));
+  }
+
+  const server = new SMTPServer({
+    name: options.serverName,
+    banner: "Tidings inbound",
+    size: options.maxMessageBytes,
+    authOptional: true,
+    disabledCommands: options.tls ? ["AUTH"] : ["AUTH", "STARTTLS"],
+    hideSTARTTLS: !options.tls,
+    ...(options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : {}),
+    logger: false,
+    closeTimeout: 10_000,
+    onRcptTo(address: SMTPServerAddress, _session, callback) {
+      const domain = domainOf(address.address);
+      options.teamsReceivingFor(domain).then(
+        (teams) => callback(teams.length > 0 || feedback.has(domain) ? undefined : reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domain}`)),
+        (error: unknown) => {
+          logger.error({ err: error, domain }, "inbound: recipient lookup failed");
+          callback(reply(451, "4.3.0 Temporary failure looking up the recipient, try again later"));
+        },
+      );
+    },
+    onData(stream: SMTPServerDataStream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        if (stream.sizeExceeded) {
+          callback(reply(552, `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes`));
+          return;
+        }
+        const raw = Buffer.concat(chunks);
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
+        recipientsOf(session)
+          .then((recipients) => options.intake({ mailFrom, recipients }, raw))
+          .then(
+            (result) => {
+                if (result.received.length === 0 && result.complaint === null) {
+                  callback(reply(550, "5.7.1 This address takes feedback-loop reports (ARF) only"));
+                  return;
+                }
+                logger.info({ received: result.received, complaint: result.complaint, bytes: raw.byteLength, remote: session.remoteAddress }, "inbound: message accepted");
+              callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
+            },
+            (error: unknown) => {
+              logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
+              callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
+            },
+          );
+      });
+    },
+  });
+  server.on("error", (error) => logger.warn({ err: error }, "inbound: SMTP connection error"));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.server.address() as AddressInfo;
+  return {
+    host: options.host,
+    port: address.port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

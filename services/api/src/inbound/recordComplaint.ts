@@ -1,0 +1,37 @@
+import { DomainRejection, handleCommand } from "@tidings/commands";
+import { formatTimestamp, isUuid, type Clock } from "@tidings/core";
+import { emailDecider, emailStream } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
+import type { FeedbackReport } from "@tidings/mail";
+
+/** `recorded`: on the email it names; `duplicate`: that email has it already; `unmatched`: it names no email of ours. */
+export type ComplaintOutcome = "recorded" | "duplicate" | "unmatched";
+
+/** Our Message-IDs are `<emailId@host>` (`messageIdFor`): the report names the email by it. */
+const emailIdOf = (messageId: string | null) => {
+  const local = messageId?.match(/^<([^@>]+)@/)?.[1]?.toLowerCase();
+  return local !== undefined && isUuid(local) ? local : null;
+};
+
+/**
+ * Records a feedback-loop report on the email it is about. The decider ignores a second report about the
+ * same recipients, so a provider that sends the report again, or an SMTP retry, changes nothing.
+ */
+export async function recordComplaint(deps: { store: EventStore; clock: Clock }, report: FeedbackReport): Promise<ComplaintOutcome> {
+  const emailId = emailIdOf(report.originalMessageId);
+  if (emailId === null) return "unmatched";
+  const now = formatTimestamp(deps.clock.now());
+  try {
+    const { events } = await handleCommand({
+      store: deps.store,
+      streamId: emailStream(emailId),
+      decider: emailDecider,
+      command: { type: "RecordEmailComplained", recipients: report.recipients, feedbackType: report.feedbackType, reportedBy: report.reportedBy, now },
+      metadata: (state) => ({ ...(state.status === "none" ? {} : { teamId: state.teamId }), actor: "feedback-loop", correlationId: emailId, occurredAt: now }),
+    });
+    return events.length > 0 ? "recorded" : "duplicate";
+  } catch (error) {
+    if (error instanceof DomainRejection && error.error.name === "not_found") return "unmatched";
+    throw error;
+  }
+}

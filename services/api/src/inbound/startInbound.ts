@@ -1,0 +1,26 @@
+import { createBlobStore } from "@tidings/blobs";
+import type { Logger } from "@tidings/core";
+import type { ApiServices } from "../services.js";
+import { startInboundSmtp, type InboundSmtpListener } from "./inboundSmtpServer.js";
+import { receiveMessage } from "./receiveMessage.js";
+import { receivingTeams } from "./receivingTeams.js";
+
+/** The inbound SMTP listener of an api process, when INBOUND_SMTP_PORT asks for one. */
+export async function startInbound(services: ApiServices, logger: Logger): Promise<InboundSmtpListener | undefined> {
+  const { config } = services;
+  if (config.INBOUND_SMTP_PORT === undefined) return undefined;
+  const deps = { store: services.store, blobs: createBlobStore(services.database), clock: services.clock };
+  const listener = await startInboundSmtp({
+    host: config.INBOUND_SMTP_HOST ?? config.HOST,
+    port: config.INBOUND_SMTP_PORT,
+    serverName: config.INBOUND_HOST,
+    maxMessageBytes: config.INBOUND_MAX_MESSAGE_BYTES,
+    tls: config.INBOUND_TLS_CERT && config.INBOUND_TLS_KEY ? { certFile: config.INBOUND_TLS_CERT, keyFile: config.INBOUND_TLS_KEY } : undefined,
+    feedbackDomains: [config.MAIL_HOST, config.INBOUND_HOST],
+    teamsReceivingFor: receivingTeams(services.database),
+    intake: (envelope, raw) => receiveMessage(deps, envelope, raw),
+    logger,
+  });
+  logger.info({ host: listener.host, port: listener.port }, "inbound SMTP listening");
+  return listener;
+}
