@@ -4,13 +4,12 @@ import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/mail/testing";
+import { publishRecords, waitForDomain as waitForDomainOf, type Domain, type WireRecord } from "../support/domainRecords.js";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { aTeamKey } from "../support/teamKey.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
-type Domain = NonNullable<Awaited<ReturnType<Resend["domains"]["get"]>>["data"]>;
-type WireRecord = Domain["records"][number];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -53,25 +52,8 @@ async function create(payload: Parameters<Resend["domains"]["create"]>[0]): Prom
   return data as unknown as Domain;
 }
 
-/** What the domain's owner does at their DNS provider: publishes the records, except those left out. */
-function publish(records: WireRecord[], leaveOut: (r: WireRecord) => boolean = () => false): void {
-  for (const record of records.filter((r) => !leaveOut(r))) {
-    const entry = (dns.zone[record.name] ??= {});
-    if (record.type === "TXT") (entry.TXT ??= []).push(record.value);
-    if (record.type === "MX") (entry.MX ??= []).push({ priority: record.priority ?? 10, exchange: record.value });
-    if (record.type === "CNAME") (entry.CNAME ??= []).push(record.value);
-  }
-}
-
-async function waitForDomain(id: string, until: (d: Domain) => boolean, timeoutMs = 15_000): Promise<Domain> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { data } = await resend.domains.get(id);
-    if (data && until(data)) return data;
-    if (Date.now() > deadline) throw new Error(`domain never reached the expected state; it is ${JSON.stringify(data)}`);
-    await sleep(100);
-  }
-}
+const publish = (records: WireRecord[], leaveOut?: (r: WireRecord) => boolean) => publishRecords(dns, records, leaveOut);
+const waitForDomain = (id: string, until: (d: Domain) => boolean, timeoutMs?: number) => waitForDomainOf(resend, id, until, timeoutMs);
 const recordStatus = (domain: Domain, record: string, type?: string) => domain.records.find((r) => r.record === record && (!type || r.type === type))?.status;
 
 describe("resend.domains", () => {
