@@ -143,13 +143,15 @@ describe("sending from a domain", () => {
     return domain;
   }
 
-  it("delivers mail from a verified domain DKIM-signed; the signature verifies against the published key", async () => {
+  it("delivers mail from a verified domain DKIM-signed from its return path; the signature verifies against the published key", async () => {
     const domain = await aVerifiedDomain();
     const { data, error } = await resend.emails.send({ from: from(domain.name), to: "ann@example.test", subject: "Signed", html: "<p>Signed</p>" });
     expect(error).toBeNull();
     await lastEvent(data!.id, "delivered");
     const ours = (m: { messageId: string | null }) => m.messageId?.startsWith(`<${data!.id}@`) ?? false;
-    const { raw } = (await sink.waitFor((received) => received.some(ours))).find(ours)!;
+    const { raw, envelope } = (await sink.waitFor((received) => received.some(ours))).find(ours)!;
+    // The envelope sender is on the return path, whose MX and SPF records the domain published, and names the email.
+    expect(envelope.from).toBe(`bounce+${data!.id}@send.${domain.name}`);
     const loopback = new Resolver();
     loopback.setServers([dns.address]);
     const verified = await dkimVerify(raw, { resolver: (name: string, type: string) => loopback.resolve(name, type as "TXT") });

@@ -49,7 +49,7 @@ beforeAll(async () => {
   publishRecords(dns, created!.records);
   await resend.domains.verify(created!.id);
   await waitForDomain(resend, created!.id, (d) => d.status === "verified");
-  const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/inbound`, events: ["email.received", "email.complained"] });
+  const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/inbound`, events: ["email.received", "email.complained", "email.bounced"] });
   signingSecret = hook.data!.signing_secret;
 });
 afterAll(async () => {
@@ -246,6 +246,64 @@ function feedbackReport(original: Buffer, recipient: string | null): string {
   ].join("\r\n");
 }
 
+/** A relay's delivery-status report (RFC 3464): `recipient` failed with `status` after the relay took the message. */
+function deliveryStatusReport(original: Buffer, recipient: string, status: string, diagnostic: string): string {
+  return [
+    "From: MAILER-DAEMON@relay.test",
+    "Subject: Undelivered Mail Returned to Sender",
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="dsn"',
+    "",
+    "--dsn",
+    "Content-Type: text/plain",
+    "",
+    "Your message could not be delivered.",
+    "--dsn",
+    "Content-Type: message/delivery-status",
+    "",
+    "Reporting-MTA: dns; relay.test",
+    "",
+    `Final-Recipient: rfc822; ${recipient}`,
+    "Action: failed",
+    `Status: ${status}`,
+    `Diagnostic-Code: smtp; ${diagnostic}`,
+    "",
+    "--dsn",
+    "Content-Type: text/rfc822-headers",
+    "",
+    original.toString("latin1").split(/\r?\n\r?\n/)[0]!,
+    "",
+    "--dsn--",
+    "",
+  ].join("\r\n");
+}
+
+describe("asynchronous bounces", () => {
+  it("records a relay's later bounce, sent back to the email's bounce address: bounced, email.bounced, suppressed", async () => {
+    const to = `erin-${randomUUID().slice(0, 6)}@example.test`;
+    const { data: sent } = await resend.emails.send({ from: `Acme <news@${domain}>`, to, subject: "Relayed", html: "<p>Relayed</p>" });
+    const [relayed] = await sink.waitFor((all) => all.some((m) => m.envelope.to.includes(to))).then((all) => all.filter((m) => m.envelope.to.includes(to)));
+    expect(relayed!.envelope.from).toBe(`bounce+${sent!.id}@send.${domain}`);
+    await expect.poll(async () => (await resend.emails.get(sent!.id)).data?.last_event).toBe("delivered");
+
+    const dsn = { envelope: { from: "", to: [relayed!.envelope.from] }, raw: deliveryStatusReport(relayed!.raw, to, "5.1.1", "550 5.1.1 user unknown") };
+    expect((await inbound.sendMail(dsn)).response).toMatch(/^250 /);
+    await inbound.sendMail(dsn);
+    const [bounced] = await webhookFor("email.bounced", sent!.id);
+    expect(bounced!.data).toMatchObject({ email_id: sent!.id, bounce: { type: "Permanent", message: "550 5.1.1 user unknown" } });
+    expect((await resend.emails.get(sent!.id)).data?.last_event).toBe("bounced");
+    const suppressions = await fetch(`${server.url}/suppressions?origin=bounce`, { headers: { authorization: `Bearer ${server.token}` } }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    expect(suppressions.data).toContainEqual(expect.objectContaining({ email: to, origin: "bounce", source_id: sent!.id }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.at("/inbound").map(verified).filter((p) => p.type === "email.bounced" && p.data.email_id === sent!.id)).toHaveLength(1);
+  });
+
+  it("takes only reports at a return path", async () => {
+    const plain = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: `someone@send.${domain}`, subject: "Hello", text: "Not a report" }));
+    expect(plain).toMatchObject({ responseCode: 550 });
+  });
+});
+
 describe("feedback-loop complaints", () => {
   it("records a report about a sent email: email.complained, last_event complained, the recipient suppressed from then on", async () => {
     const to = `dana-${randomUUID().slice(0, 6)}@example.test`;
@@ -274,7 +332,7 @@ describe("feedback-loop complaints", () => {
 
   it("takes only reports at the feedback address, and accepts one naming no email of ours without recording it", async () => {
     const plain = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: "fbl@mx.tidings.test", subject: "Hello", text: "Not a report" }));
-    expect(plain).toMatchObject({ responseCode: 550, response: expect.stringContaining("feedback-loop reports") });
+    expect(plain).toMatchObject({ responseCode: 550, response: expect.stringContaining("feedback-loop (ARF) and delivery-status reports only") });
     const foreign = Buffer.from(`Message-ID: <${randomUUID()}@elsewhere.test>\r\nTo: x@example.test\r\n\r\nbody`);
     const accepted = await inbound.sendMail({ envelope: { from: "", to: ["fbl@mx.tidings.test"] }, raw: feedbackReport(foreign, null) });
     expect(accepted.response).toMatch(/^250 /);

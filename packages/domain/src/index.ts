@@ -20,6 +20,7 @@ export * from "./email/recipients.js";
 export * from "./email/deliveryAttempt.js";
 export * from "./email/engagement.js";
 export * from "./email/complaint.js";
+export * from "./email/bounceReport.js";
 export * from "./domain/events.js";
 export * from "./domain/rules.js";
 export * from "./domain/records.js";

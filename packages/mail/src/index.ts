@@ -13,3 +13,5 @@ export * from "./unsubscribeLinks.js";
 export * from "./tracking/trackingTokens.js";
 export * from "./tracking/trackEngagement.js";
 export * from "./feedback/feedbackReport.js";
+export * from "./feedback/deliveryStatusReport.js";
+export * from "./bounceAddress.js";

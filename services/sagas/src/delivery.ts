@@ -9,7 +9,7 @@ import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
-import type { MailTransport, TlsPolicy } from "@tidings/mail";
+import { bounceAddressFor, type MailTransport, type TlsPolicy } from "@tidings/mail";
 import { recipientResults } from "./recipientResults.js";
 
 export interface DeliveryDeps {
@@ -20,8 +20,12 @@ export interface DeliveryDeps {
   timers: Timers;
   logger: Logger;
   suppressed: SuppressedRecipients;
-  /** The sending domain's `tls`: `enforced` fails an email whose receiving server offers no TLS. */
-  tlsPolicy(content: EmailContent): Promise<TlsPolicy>;
+  /**
+   * What the sending domain asks of the envelope: `tls` (`enforced` fails an email whose receiving server
+   * offers no TLS), and the return path the envelope sender goes on; null for an email from no domain of
+   * the team, whose envelope sender is its From address.
+   */
+  envelopePolicy(content: EmailContent): Promise<{ tls: TlsPolicy; returnPath: string | null }>;
   /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
   retryBackoffMs: number[];
   /** Whether a broadcast was canceled: its emails not yet attempted are then canceled, not sent. */
@@ -67,7 +71,9 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
   }
   // A retry goes only to the recipients without an outcome; the message keeps its headers (To, Cc,
   // Message-ID), so those delivered before never get a second copy.
-  const envelope = { from: addressOf(content.from), to: pendingRecipients(state) };
+  const policy = await deps.envelopePolicy(content);
+  const from = policy.returnPath === null ? addressOf(content.from) : bounceAddressFor(emailId, policy.returnPath);
+  const envelope = { from, to: pendingRecipients(state) };
   const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
     await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
@@ -82,8 +88,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
     await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: formatTimestamp(new Date()) });
     return;
   }
-  const tls = await deps.tlsPolicy(content);
-  const outcome = await transport.send({ emailId, envelope, raw, tls });
+  const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
   // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
   // Message-ID); nothing may be awaited before the outcome is recorded.
   const now = new Date();

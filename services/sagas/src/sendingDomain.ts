@@ -13,6 +13,8 @@ export interface DomainTracking {
 /** What the sender's domain asks of a delivery: the key to sign with, whether TLS is required, what to track. */
 export interface SendingDomain {
   dkim?: DkimKey;
+  /** The domain's return path (`<custom_return_path>.<domain>`): where the envelope sender goes (`bounceAddressFor`). */
+  returnPath?: string;
   tls: TlsPolicy;
   tracking?: DomainTracking;
 }
@@ -47,6 +49,11 @@ export function sendingDomains(
     if (!secret) throw new Error("no TIDINGS_SECRET to open DKIM keys with: pass the runtime's secret to startSagas");
     const privateKey = openDkimPrivateKey(secret, domain.dkim.sealedPrivateKey);
     const tracking = trackingOf(domain as LiveDomain, trackingBaseUrl);
-    return { tls: domain.settings.tls, dkim: { domainName: domain.name, keySelector: domain.dkim.selector, privateKey }, ...(tracking ? { tracking } : {}) };
+    return {
+      tls: domain.settings.tls,
+      dkim: { domainName: domain.name, keySelector: domain.dkim.selector, privateKey },
+      returnPath: `${domain.settings.customReturnPath}.${domain.name}`,
+      ...(tracking ? { tracking } : {}),
+    };
   };
 }

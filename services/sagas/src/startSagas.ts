@@ -69,7 +69,10 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         publicUrl: config.PUBLIC_URL,
         ...(openingSecret ? { secret: openingSecret } : {}),
       }),
-      tlsPolicy: async (content) => (await sendingDomain(content.domainId)).tls,
+      envelopePolicy: async (content) => {
+        const domain = await sendingDomain(content.domainId);
+        return { tls: domain.tls, returnPath: domain.returnPath ?? null };
+      },
       timers,
       suppressed: suppressionList(database),
       logger: logger.child({ saga: "delivery" }),

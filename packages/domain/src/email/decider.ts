@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { decideBounceReport, type ReportedBounce } from "./bounceReport.js";
 import { ANONYMOUS_COMPLAINT, decideComplaint, type Complaint } from "./complaint.js";
 import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.js";
 import { decideEngagement, type Engagement } from "./engagement.js";
@@ -60,6 +61,8 @@ export type EmailCommand =
   /** A tracking pixel loaded, or a tracked link followed (`link` and `linkIndex` from the signed token). */
   | ({ type: "RecordEmailOpened" } & Engagement)
   | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement)
+  /** A delivery-status report (an asynchronous bounce) about the email arrived. */
+  | { type: "RecordBounceReport"; bounces: ReportedBounce[]; now: string }
   /** A feedback-loop report about the email arrived. */
   | ({ type: "RecordEmailComplained" } & Complaint)
   /** The broadcast the email belongs to was canceled before the email's first attempt. */
@@ -120,8 +123,12 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         return { ...state, status, delayedAttempts: Math.max(state.delayedAttempts, event.data.attempt) };
       case "EmailDelivered":
         return { ...state, status, sent: true, settled: settle(state, "delivered", event.data.recipients), deliveredAt: state.deliveredAt ?? event.data.deliveredAt };
-      case "EmailBounced":
-        return { ...state, status, settled: settle(state, "bounced", event.data.recipients) };
+      case "EmailBounced": {
+        // A bounce reported after the relay's 250 (`decideBounceReport`) overrides that delivery.
+        const settled = settle(state, "bounced", event.data.recipients);
+        for (const recipient of event.data.recipients) settled[recipientKey(recipient)] = "bounced";
+        return { ...state, status, settled };
+      }
       case "EmailFailed":
         return { ...state, status, settled: settle(state, "failed", event.data.recipients) };
       case "EmailSuppressed":
@@ -155,8 +162,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         // Engagement comes after delivery has ended too: it is not an outcome, and every one is recorded.
         return decideEngagement(command, state);
       case "RecordEmailComplained":
-        // Like engagement, a complaint comes after delivery has ended.
+        // Like engagement, a complaint comes after delivery has ended, and so does a bounce report.
         return decideComplaint(command, state);
+      case "RecordBounceReport":
+        return decideBounceReport(command.bounces, command.now, state);
     }
     // Outcomes come from the delivery saga, which may see a message twice: an email that already has its
     // final outcome records nothing more, so a redelivery appends nothing (DESIGN §1).

@@ -28,7 +28,8 @@ async function start(overrides: Partial<InboundSmtpOptions>): Promise<nodemailer
     maxMessageBytes: 1024 * 1024,
     feedbackDomains: ["mx.tidings.test"],
     teamsReceivingFor: async (domain) => (domain === "acme.test" ? [team] : []),
-    intake: async () => ({ received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], complaint: null }),
+    isReturnPath: async (domain) => domain === "send.acme.test",
+    intake: async () => ({ received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], report: null }),
     logger: createLogger("silent"),
     ...overrides,
   });
@@ -41,7 +42,7 @@ const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: 
 describe("inbound SMTP listener", () => {
   it("hands the intake the envelope with each recipient's teams, and answers 250 with the ids", async () => {
     const seen: InboundEnvelope[] = [];
-    const client = await start({ intake: async (envelope) => (seen.push(envelope), { received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], complaint: null }) });
+    const client = await start({ intake: async (envelope) => (seen.push(envelope), { received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], report: null }) });
     const info = await client.sendMail({ ...message, envelope: { from: "bounce@elsewhere.test", to: ["support@acme.test", "fbl@mx.tidings.test"] } });
     expect(info.response).toBe("250 2.0.0 Accepted as 3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c");
     expect(seen).toEqual([{ mailFrom: "bounce@elsewhere.test", recipients: [{ address: "support@acme.test", teams: [team] }, { address: "fbl@mx.tidings.test", teams: [] }] }]);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "@tidings/core";
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { InboundEnvelope, IntakeResult } from "./receiveMessage.js";
-import type { ReceivingTeam } from "./receivingTeams.js";
+import type { ReceivingTeam } from "./inboundDomains.js";
 
 export interface InboundSmtpOptions {
   host: string;
@@ -15,6 +15,8 @@ export interface InboundSmtpOptions {
   /** Domains whose every address takes reports (MAIL_HOST, INBOUND_HOST): where feedback loops send. */
   feedbackDomains: string[];
   teamsReceivingFor(domain: string): Promise<ReceivingTeam[]>;
+  /** Whether `domain` is the return path of a domain (`send.<domain>`): bounces come back there. */
+  isReturnPath(domain: string): Promise<boolean>;
   intake(envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult>;
   logger: Logger;
 }
@@ -30,14 +32,22 @@ const reply = (code: number, message: string) => Object.assign(new Error(message
 const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 
 /**
- * The MX of receiving domains, and the address feedback loops report to. It is no relay: a recipient is
- * taken only for a domain a team receives for, or for a feedback domain, else 550 at RCPT. A message is
+ * The MX of receiving domains and of return paths, and the address feedback loops report to. It is no
+ * relay: a recipient is taken only for a domain a team receives for, a return path, or a feedback domain,
+ * else 550 at RCPT. At a return path or a feedback domain only reports are taken. A message is
  * answered 250 only once it is recorded; a failure to record answers 451, so the sender keeps it and
  * tries again, and the retry is recognised by the message's id (`inboundEmailId`).
  */
 export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtpListener> {
   const { logger } = options;
   const feedback = new Set(options.feedbackDomains.map((d) => d.toLowerCase()));
+
+  /** Whether any address of `domain` is taken: teams receive there, or reports come there. */
+  async function takes(domain: string): Promise<boolean> {
+    if (feedback.has(domain)) return true;
+    const [teams, returnPath] = await Promise.all([options.teamsReceivingFor(domain), options.isReturnPath(domain)]);
+    return teams.length > 0 || returnPath;
+  }
 
   async function recipientsOf(session: SMTPServerSession): Promise<InboundEnvelope["recipients"]> {
     return Promise.all(session.envelope.rcptTo.map(async ({ address }) => ({ address, teams: await options.teamsReceivingFor(domainOf(address)) })));
@@ -55,8 +65,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     closeTimeout: 10_000,
     onRcptTo(address: SMTPServerAddress, _session, callback) {
       const domain = domainOf(address.address);
-      options.teamsReceivingFor(domain).then(
-        (teams) => callback(teams.length > 0 || feedback.has(domain) ? undefined : reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domain}`)),
+      takes(domain).then(
+        (taken) => callback(taken ? undefined : reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domain}`)),
         (error: unknown) => {
           logger.error({ err: error, domain }, "inbound: recipient lookup failed");
           callback(reply(451, "4.3.0 Temporary failure looking up the recipient, try again later"));
@@ -77,11 +87,11 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
           .then((recipients) => options.intake({ mailFrom, recipients }, raw))
           .then(
             (result) => {
-                if (result.received.length === 0 && result.complaint === null) {
-                  callback(reply(550, "5.7.1 This address takes feedback-loop reports (ARF) only"));
+                if (result.received.length === 0 && result.report === null) {
+                  callback(reply(550, "5.7.1 This address takes feedback-loop (ARF) and delivery-status reports only"));
                   return;
                 }
-                logger.info({ received: result.received, complaint: result.complaint, bytes: raw.byteLength, remote: session.remoteAddress }, "inbound: message accepted");
+                logger.info({ received: result.received, report: result.report, bytes: raw.byteLength, remote: session.remoteAddress }, "inbound: message accepted");
               callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
             },
             (error: unknown) => {

@@ -3,10 +3,11 @@ import { handleCommand } from "@tidings/commands";
 import { deterministicId, formatTimestamp, type Clock } from "@tidings/core";
 import { inboundEmailDecider, inboundEmailStream, type InboundAttachment, type InboundEmail } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { parseFeedbackReport } from "@tidings/mail";
+import { parseDeliveryStatusReport, parseFeedbackReport } from "@tidings/mail";
 import { mailboxes, parseReceived } from "./parseReceived.js";
-import { recordComplaint, type ComplaintOutcome } from "./recordComplaint.js";
-import type { ReceivingTeam } from "./receivingTeams.js";
+import { recordBounceReport } from "./recordBounceReport.js";
+import { recordComplaint, type ReportOutcome } from "./recordComplaint.js";
+import type { ReceivingTeam } from "./inboundDomains.js";
 
 export interface InboundEnvelope {
   /** MAIL FROM; null for the empty reverse path of a bounce or report. */
@@ -24,8 +25,8 @@ export interface IntakeDeps {
 export interface IntakeResult {
   /** The inbound email ids recorded, one per receiving team; a retried message yields the same ids again. */
   received: string[];
-  /** What came of a feedback report; null when the message was not one. */
-  complaint: ComplaintOutcome | null;
+  /** What came of a feedback report (a complaint) or a delivery-status report (a bounce); null when the message was neither. */
+  report: { kind: "complaint" | "bounce"; outcome: ReportOutcome } | null;
 }
 
 /**
@@ -38,16 +39,15 @@ export const inboundEmailId = (teamId: string, messageId: string | null, rawSha2
 
 /**
  * Takes in one message the SMTP listener accepted the recipients of. A feedback report is recorded as a
- * complaint on the email it names; a message for a receiving domain is recorded once per team, its bytes
+ * complaint, and a delivery-status report as bounces, on the email it names; a message for a receiving domain is recorded once per team, its bytes
  * in the blob store first, so the event never names a blob that is missing. The listener answers 250 only
  * after this resolves: accepted means durable.
  */
 export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult> {
-  const report = parseFeedbackReport(raw);
-  const complaint = report ? await recordComplaint(deps, report) : null;
+  const report = await recordReport(deps, envelope, raw);
   const receivedFor = new Map<string, string[]>();
   for (const { address, teams } of envelope.recipients) for (const { teamId } of teams) receivedFor.set(teamId, [...(receivedFor.get(teamId) ?? []), address]);
-  if (receivedFor.size === 0) return { received: [], complaint };
+  if (receivedFor.size === 0) return { received: [], report };
 
   const parsed = await parseReceived(raw);
   const rawBlob = await deps.blobs.put(raw);
@@ -92,5 +92,13 @@ export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope
     });
     received.push(inboundId);
   }
-  return { received, complaint };
+  return { received, report };
+}
+
+async function recordReport(deps: IntakeDeps, envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult["report"]> {
+  const feedback = parseFeedbackReport(raw);
+  if (feedback) return { kind: "complaint", outcome: await recordComplaint(deps, feedback) };
+  const status = parseDeliveryStatusReport(raw);
+  if (status) return { kind: "bounce", outcome: await recordBounceReport(deps, status, envelope.recipients.map((r) => r.address)) };
+  return null;
 }

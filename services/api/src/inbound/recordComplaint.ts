@@ -4,11 +4,11 @@ import { emailDecider, emailStream } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import type { FeedbackReport } from "@tidings/mail";
 
-/** `recorded`: on the email it names; `duplicate`: that email has it already; `unmatched`: it names no email of ours. */
-export type ComplaintOutcome = "recorded" | "duplicate" | "unmatched";
+/** What came of a report: `recorded` on the email it names; `duplicate`: that email has it already; `unmatched`: it names no email of ours. */
+export type ReportOutcome = "recorded" | "duplicate" | "unmatched";
 
-/** Our Message-IDs are `<emailId@host>` (`messageIdFor`): the report names the email by it. */
-const emailIdOf = (messageId: string | null) => {
+/** Our Message-IDs are `<emailId@host>` (`messageIdFor`): a report names the email by it. */
+export const emailIdOfMessageId = (messageId: string | null) => {
   const local = messageId?.match(/^<([^@>]+)@/)?.[1]?.toLowerCase();
   return local !== undefined && isUuid(local) ? local : null;
 };
@@ -17,8 +17,8 @@ const emailIdOf = (messageId: string | null) => {
  * Records a feedback-loop report on the email it is about. The decider ignores a second report about the
  * same recipients, so a provider that sends the report again, or an SMTP retry, changes nothing.
  */
-export async function recordComplaint(deps: { store: EventStore; clock: Clock }, report: FeedbackReport): Promise<ComplaintOutcome> {
-  const emailId = emailIdOf(report.originalMessageId);
+export async function recordComplaint(deps: { store: EventStore; clock: Clock }, report: FeedbackReport): Promise<ReportOutcome> {
+  const emailId = emailIdOfMessageId(report.originalMessageId);
   if (emailId === null) return "unmatched";
   const now = formatTimestamp(deps.clock.now());
   try {

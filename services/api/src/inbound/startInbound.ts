@@ -3,7 +3,7 @@ import type { Logger } from "@tidings/core";
 import type { ApiServices } from "../services.js";
 import { startInboundSmtp, type InboundSmtpListener } from "./inboundSmtpServer.js";
 import { receiveMessage } from "./receiveMessage.js";
-import { receivingTeams } from "./receivingTeams.js";
+import { receivingTeams, returnPaths } from "./inboundDomains.js";
 
 /** The inbound SMTP listener of an api process, when INBOUND_SMTP_PORT asks for one. */
 export async function startInbound(services: ApiServices, logger: Logger): Promise<InboundSmtpListener | undefined> {
@@ -18,6 +18,7 @@ export async function startInbound(services: ApiServices, logger: Logger): Promi
     tls: config.INBOUND_TLS_CERT && config.INBOUND_TLS_KEY ? { certFile: config.INBOUND_TLS_CERT, keyFile: config.INBOUND_TLS_KEY } : undefined,
     feedbackDomains: [config.MAIL_HOST, config.INBOUND_HOST],
     teamsReceivingFor: receivingTeams(services.database),
+    isReturnPath: returnPaths(services.database),
     intake: (envelope, raw) => receiveMessage(deps, envelope, raw),
     logger,
   });

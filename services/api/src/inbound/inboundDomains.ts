@@ -28,3 +28,17 @@ export function receivingTeams(database: Database): (domain: string) => Promise<
     }
   };
 }
+
+/** Whether `domain` is some domain's return path (`<custom_return_path>.<name>`), whose MX points at us. */
+export function returnPaths(database: Database): (domain: string) => Promise<boolean> {
+  return async (domain) => {
+    try {
+      const { rows } = await sql<{ found: number }>`
+        SELECT 1 AS found FROM domains WHERE custom_return_path || '.' || name = ${domain.toLowerCase()} LIMIT 1`.execute(database.db);
+      return rows.length > 0;
+    } catch (error) {
+      if ((error as { code?: string }).code === "42P01") return false;
+      throw error;
+    }
+  };
+}
