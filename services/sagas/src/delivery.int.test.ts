@@ -149,7 +149,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
       store,
       transport,
       compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
-      envelopePolicy: async () => ({ tls: "opportunistic", returnPath: null }),
+      envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
       timers: createTimers(test.database),
       suppressed: async () => [],
       logger,

@@ -9,7 +9,7 @@ import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "./suppressionList.js";
 import type { Timers } from "./timers/index.js";
-import { bounceAddressFor, type MailTransport, type TlsPolicy } from "@tidings/mail";
+import type { MailTransport, TlsPolicy } from "@tidings/mail";
 import { recipientResults } from "./recipientResults.js";
 
 export interface DeliveryDeps {
@@ -22,10 +22,10 @@ export interface DeliveryDeps {
   suppressed: SuppressedRecipients;
   /**
    * What the sending domain asks of the envelope: `tls` (`enforced` fails an email whose receiving server
-   * offers no TLS), and the return path the envelope sender goes on; null for an email from no domain of
-   * the team, whose envelope sender is its From address.
+   * offers no TLS), and the envelope sender, a bounce address on its return path (`bounceAddresses`);
+   * null for an email from no domain of the team, whose envelope sender is its From address.
    */
-  envelopePolicy(content: EmailContent): Promise<{ tls: TlsPolicy; returnPath: string | null }>;
+  envelopePolicy(content: EmailContent): Promise<{ tls: TlsPolicy; sender: string | null }>;
   /** Waits after successive 4xx deferrals (DELIVERY_RETRY_BACKOFF_MS). */
   retryBackoffMs: number[];
   /** Whether a broadcast was canceled: its emails not yet attempted are then canceled, not sent. */
@@ -72,8 +72,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
   // A retry goes only to the recipients without an outcome; the message keeps its headers (To, Cc,
   // Message-ID), so those delivered before never get a second copy.
   const policy = await deps.envelopePolicy(content);
-  const from = policy.returnPath === null ? addressOf(content.from) : bounceAddressFor(emailId, policy.returnPath);
-  const envelope = { from, to: pendingRecipients(state) };
+  const envelope = { from: policy.sender ?? addressOf(content.from), to: pendingRecipients(state) };
   const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
     await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });

@@ -13,7 +13,10 @@ export interface DomainTracking {
 /** What the sender's domain asks of a delivery: the key to sign with, whether TLS is required, what to track. */
 export interface SendingDomain {
   dkim?: DkimKey;
-  /** The domain's return path (`<custom_return_path>.<domain>`): where the envelope sender goes (`bounceAddressFor`). */
+  /**
+   * The domain's return path (`<custom_return_path>.<domain>`), where the envelope sender goes
+   * (`bounceAddresses`), once its MX verified: before that, a bounce sent there would reach nobody.
+   */
   returnPath?: string;
   tls: TlsPolicy;
   tracking?: DomainTracking;
@@ -52,7 +55,7 @@ export function sendingDomains(
     return {
       tls: domain.settings.tls,
       dkim: { domainName: domain.name, keySelector: domain.dkim.selector, privateKey },
-      returnPath: `${domain.settings.customReturnPath}.${domain.name}`,
+      ...(domain.records.find((r) => r.key === "spf-mx")?.status === "verified" ? { returnPath: `${domain.settings.customReturnPath}.${domain.name}` } : {}),
       ...(tracking ? { tracking } : {}),
     };
   };

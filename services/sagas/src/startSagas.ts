@@ -3,7 +3,7 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
-import { createMailTransport } from "@tidings/mail";
+import { bounceAddresses, createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
 import { startContactImportSaga } from "./contactImports.js";
 import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
@@ -59,6 +59,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     const timers = createTimers(database);
     const openingSecret = secret ?? config.TIDINGS_SECRET;
     const sendingDomain = sendingDomains(store, openingSecret, config.TRACKING_BASE_URL);
+    const bounces = openingSecret ? bounceAddresses(openingSecret) : undefined;
     const deps: DeliveryDeps = {
       store,
       transport,
@@ -71,7 +72,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       }),
       envelopePolicy: async (content) => {
         const domain = await sendingDomain(content.domainId);
-        return { tls: domain.tls, returnPath: domain.returnPath ?? null };
+        return { tls: domain.tls, sender: domain.returnPath && bounces ? bounces.for(content.emailId, domain.returnPath) : null };
       },
       timers,
       suppressed: suppressionList(database),

@@ -51,5 +51,8 @@ describe("email decider: delivery-status reports", () => {
     expect(pendingRecipients(after)).toEqual([]);
   });
 
-  it("ignores a report about an email that never went out", () => given(emailDecider, [queued]).when(report(unknownUser)).then([]));
+  it("asks for a report about an email whose attempt has no outcome yet to come again, and ignores one about an email that never went out", () => {
+    given(emailDecider, [queued]).when(report(unknownUser)).thenError("not_yet_sent");
+    given(emailDecider, [queued, { type: "EmailCanceled", data: { emailId, canceledAt: now } }]).when(report(unknownUser)).then([]);
+  });
 });

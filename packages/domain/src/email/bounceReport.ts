@@ -1,3 +1,5 @@
+import { DomainError } from "../decider.js";
+import type { EmailStatus } from "./decider.js";
 import type { EmailEvent } from "./events.js";
 import { recipientKey, type RecipientSettlement } from "./recipients.js";
 
@@ -14,6 +16,7 @@ export interface ReportedBounce {
 export interface BouncedEmail {
   emailId: string;
   teamId: string;
+  status: EmailStatus;
   sent: boolean;
   recipients: string[];
   settled: Readonly<Record<string, RecipientSettlement>>;
@@ -27,9 +30,14 @@ const closed = new Set<RecipientSettlement>(["bounced", "failed", "suppressed"])
  * deliver reports it later: that bounce overrides the `delivered` the relay's 250 recorded, as it is the
  * truth about the recipient's mailbox. One event per recipient, each with its own diagnostic; a recipient
  * the email was not sent to, or already bounced, records nothing, so a report that comes twice counts once.
+ * A report about an email still waiting for its attempt's outcome is `not_yet_sent`: the relay's 250 may
+ * not be recorded yet, and the report must be taken again later rather than lost.
  */
-export function decideBounceReport(bounces: ReportedBounce[], now: string, email: BouncedEmail): EmailEvent[] {
-  if (!email.sent) return [];
+export function decideBounceReport(bounces: ReportedBounce[], now: string, email: BouncedEmail): EmailEvent[] | DomainError {
+  if (!email.sent) {
+    if (email.status === "queued" || email.status === "delivery_delayed") return new DomainError("not_yet_sent", "The email's delivery attempt has no outcome yet.");
+    return [];
+  }
   const envelope = new Map(email.recipients.map((r) => [recipientKey(r), r]));
   const seen = new Set<string>();
   const events: EmailEvent[] = [];

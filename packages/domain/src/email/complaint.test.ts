@@ -41,6 +41,9 @@ describe("email decider: feedback-loop complaints", () => {
   it("leaves the email complained, after delivery has ended", () =>
     expect(fold(emailDecider, [queued(), sent, delivered, complained(["ann@example.test"])]).status).toBe("complained"));
 
+  it("records nothing for a not-spam report", () =>
+    given(emailDecider, [queued(), sent, delivered]).when({ ...report(["ann@example.test"]), feedbackType: "not-spam" } as EmailCommand).then([]));
+
   it("ignores a report about an email that never went out, and knows no unknown email", () => {
     given(emailDecider, [queued()]).when(report(["ann@example.test"])).then([]);
     given(emailDecider).when(report([])).thenError("not_found");

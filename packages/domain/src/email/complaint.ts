@@ -30,7 +30,8 @@ export interface ComplainedEmail {
  * provider or a re-sent report gives, records nothing.
  */
 export function decideComplaint(complaint: Complaint, email: ComplainedEmail): EmailEvent[] {
-  if (!email.sent) return [];
+  // A `not-spam` report says the opposite of a complaint: the recipient rescued it from a spam folder.
+  if (!email.sent || complaint.feedbackType === "not-spam") return [];
   const named = new Set(complaint.recipients.map(recipientKey));
   let blamed = email.recipients.filter((r) => named.has(recipientKey(r)));
   if (blamed.length === 0 && email.recipients.length === 1) blamed = email.recipients;

@@ -49,10 +49,20 @@ describe("parseDeliveryStatusReport", () => {
     expect(parseDeliveryStatusReport(Buffer.from(dsn))).toEqual({
       originalMessageId: "<9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a@tidings.test>",
       recipients: [
-        { recipient: "gone@example.test", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.test>: Recipient address rejected: User unknown" },
+        { recipient: "Gone@example.test", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.test>: Recipient address rejected: User unknown" },
         { recipient: "slow@example.test", action: "delayed", status: "4.4.1", diagnostic: null },
       ],
     }));
+
+  it("prefers the address as sent to a forwarded one, reads an action with a comment, and skips a block naming nobody", () => {
+    const forwarded = dsn
+      .replace("Original-Recipient: rfc822;Gone@example.test", "Original-Recipient: rfc822; alias@acme.test")
+      .replace("Action: failed", "Action: failed (permanent)")
+      .replace("Final-Recipient: rfc822; slow@example.test", "Final-Recipient: rfc822;");
+    expect(parseDeliveryStatusReport(Buffer.from(forwarded))?.recipients).toEqual([
+      { recipient: "alias@acme.test", action: "failed", status: "5.1.1", diagnostic: expect.stringContaining("User unknown") },
+    ]);
+  });
 
   it("is not fooled by a feedback report or a plain message", () => {
     expect(parseDeliveryStatusReport(Buffer.from(dsn.replace("report-type=delivery-status", "report-type=feedback-report")))).toBeNull();

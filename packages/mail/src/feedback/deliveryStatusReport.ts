@@ -1,10 +1,13 @@
-import { contentType, first, multipartParts, parseEntity, parseHeaderFields } from "./mimeParts.js";
+import { addressTokens, contentType, first, multipartParts, parseEntity, parseHeaderFields } from "./mimeParts.js";
 
 /** One recipient's block of a delivery-status report. */
 export interface RecipientStatus {
-  /** `Final-Recipient` (else `Original-Recipient`), bare. */
+  /**
+   * `Original-Recipient` (the address as we sent to it, when a mailbox forwarded elsewhere), else
+   * `Final-Recipient`, bare.
+   */
   recipient: string;
-  /** `failed`, `delayed`, `delivered`, `relayed` or `expanded`. */
+  /** `failed`, `delayed`, `delivered`, `relayed` or `expanded` (a comment after it dropped). */
   action: string;
   /** The enhanced status code, `5.1.1`; null when absent. */
   status: string | null;
@@ -34,14 +37,18 @@ export function parseDeliveryStatusReport(raw: Buffer): DeliveryStatusReport | n
   const status = parts.find((p) => ["message/delivery-status", "message/global-delivery-status"].includes(contentType(p).type));
   if (!status) return null;
   const blocks = status.body.toString("utf8").split(/\r?\n\s*\r?\n/).map(parseHeaderFields);
-  const recipients = blocks
-    .filter((fields) => fields.has("final-recipient") || fields.has("original-recipient"))
-    .map((fields) => ({
-      recipient: withoutType(first(fields, "final-recipient") ?? first(fields, "original-recipient"))!.replace(/^<|>$/g, ""),
-      action: (first(fields, "action") ?? "").toLowerCase(),
-      status: first(fields, "status")?.match(/\d\.\d{1,3}\.\d{1,3}/)?.[0] ?? null,
-      diagnostic: withoutType(first(fields, "diagnostic-code")),
-    }));
+  const recipients = blocks.flatMap((fields): RecipientStatus[] => {
+    const recipient = addressTokens([withoutType(first(fields, "original-recipient")) ?? "", withoutType(first(fields, "final-recipient")) ?? ""])[0];
+    if (recipient === undefined) return [];
+    return [
+      {
+        recipient,
+        action: (first(fields, "action") ?? "").toLowerCase().split(/[\s(;]/)[0]!,
+        status: first(fields, "status")?.match(/\d\.\d{1,3}\.\d{1,3}/)?.[0] ?? null,
+        diagnostic: withoutType(first(fields, "diagnostic-code"))?.slice(0, 1000) ?? null,
+      },
+    ];
+  });
   const originalPart = parts.find((p) => ["message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers"].includes(contentType(p).type));
   const original = originalPart ? parseEntity(originalPart.body).headers : new Map<string, string[]>();
   return { originalMessageId: first(original, "message-id")?.match(/<[^<>\s]+>/)?.[0] ?? null, recipients };

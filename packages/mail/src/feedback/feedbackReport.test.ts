@@ -67,6 +67,23 @@ ${redactedHeaders}
 --b1--
 `;
 
+/** A report naming one complainant about a message to two, its parts delimited by a boundary that prefixes another's. */
+const twoRecipients = `Content-Type: multipart/report; report-type=feedback-report; boundary="b;1" (a comment)
+
+--b;1
+Content-Type: message/feedback-report
+
+Feedback-Type: abuse
+Original-Rcpt-To: rfc822;bob@example.test
+--b;1x
+not a delimiter
+--b;1
+Content-Type: text/rfc822-headers
+
+To: Ann <ann@example.test>, bob@example.test
+Message-ID: <m2@tidings.test>
+`;
+
 describe("parseFeedbackReport", () => {
   it("reads RFC 5965's example: the type, the reporter, the original Message-ID and the recipient", () =>
     expect(parseFeedbackReport(Buffer.from(rfcExample))).toEqual({
@@ -87,6 +104,22 @@ describe("parseFeedbackReport", () => {
   it("is not fooled by a plain message or by a delivery-status report", () => {
     expect(parseFeedbackReport(Buffer.from("Subject: hello\r\nContent-Type: text/plain\r\n\r\nFeedback-Type: abuse\r\n"))).toBeNull();
     expect(parseFeedbackReport(Buffer.from(rfcExample.replace("report-type=feedback-report", "report-type=delivery-status")))).toBeNull();
+  });
+
+  it("blames the recipient the report names, not everyone the original went to; the original's To only when it names one", () => {
+    expect(parseFeedbackReport(Buffer.from(twoRecipients))).toMatchObject({ originalMessageId: "<m2@tidings.test>", recipients: ["bob@example.test"] });
+    expect(parseFeedbackReport(Buffer.from(twoRecipients.replace("Original-Rcpt-To: rfc822;bob@example.test\n", "")))?.recipients).toEqual([]);
+  });
+
+  it("reads a not-spam report as such, and a report cut short before its closing delimiter", () => {
+    expect(parseFeedbackReport(Buffer.from(rfcExample.replace("Feedback-Type: abuse", "Feedback-Type: not-spam")))?.feedbackType).toBe("not-spam");
+    const cut = rfcExample.slice(0, rfcExample.indexOf("Spam Spam Spam"));
+    expect(parseFeedbackReport(Buffer.from(cut))?.originalMessageId).toBe("<8787KJKJ3K4J3K4J3K4J3.mail@example.net>");
+  });
+
+  it("reads a megabyte of a token without an @ in linear time, finding no address in it", () => {
+    const hostile = rfcExample.replace("Original-Rcpt-To: <user@example.com>", `Original-Rcpt-To: ${"a".repeat(1_000_000)}`);
+    expect(parseFeedbackReport(Buffer.from(hostile))?.recipients).toEqual([]);
   });
 
   it("answers null for a report without its feedback part", () =>

@@ -1,4 +1,4 @@
-import { contentType, first, multipartParts, parseEntity, parseHeaderFields } from "./mimeParts.js";
+import { addressTokens, contentType, first, multipartParts, parseEntity, parseHeaderFields } from "./mimeParts.js";
 
 /** What a feedback-loop report (ARF, RFC 5965) says, as far as a sender acts on it. */
 export interface FeedbackReport {
@@ -8,12 +8,20 @@ export interface FeedbackReport {
   reportedBy: string | null;
   /** The original message's Message-ID, `<…>`: how the report names the email. */
   originalMessageId: string | null;
-  /** `Original-Rcpt-To`, `Removal-Recipient` and the original `To`, bare; providers often redact them. */
+  /**
+   * Who complained, bare: `Original-Rcpt-To` and `Removal-Recipient`, else the original `To` when it names
+   * one address only (it names everyone the message went to); providers often redact them all.
+   */
   recipients: string[];
 }
 
-const bareAddresses = (values: string[]) =>
-  values.flatMap((value) => [...value.matchAll(/<?([^\s<>,;"]+@[^\s<>,;"]+)>?/g)].map((m) => m[1]!));
+
+function complainants(fields: Map<string, string[]>, original: Map<string, string[]>): string[] {
+  const named = addressTokens([...(fields.get("original-rcpt-to") ?? []), ...(fields.get("removal-recipient") ?? [])]);
+  if (named.length > 0) return [...new Set(named)];
+  const to = [...new Set(addressTokens(original.get("to") ?? []))];
+  return to.length === 1 ? to : [];
+}
 
 /**
  * Reads a message as a feedback report, or answers null when it is not one: a `multipart/report` whose
@@ -35,6 +43,6 @@ export function parseFeedbackReport(raw: Buffer): FeedbackReport | null {
     feedbackType: (first(fields, "feedback-type") ?? "other").toLowerCase(),
     reportedBy: first(fields, "user-agent") ?? first(fields, "reporting-mta")?.replace(/^dns;\s*/i, "") ?? null,
     originalMessageId: messageId,
-    recipients: [...new Set(bareAddresses([...(fields.get("original-rcpt-to") ?? []), ...(fields.get("removal-recipient") ?? []), ...(original.get("to") ?? [])]))],
+    recipients: complainants(fields, original),
   };
 }

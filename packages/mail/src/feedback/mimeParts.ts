@@ -33,15 +33,18 @@ export function parseEntity(bytes: Buffer): MimeEntity {
 
 export const first = (headers: Map<string, string[]>, name: string) => headers.get(name)?.[0];
 
+/** A parameter: a name, then a quoted string (which may hold `;`) or a token; comments in parentheses are skipped. */
+const parameter = /;\s*([^=\s;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s(]*))/g;
+
 /** `multipart/report; report-type=feedback-report` → `{type, params}`, parameter names lower-cased. */
 export function contentType(entity: MimeEntity): { type: string; params: Record<string, string> } {
-  const [type = "text/plain", ...rest] = (first(entity.headers, "content-type") ?? "text/plain").split(";");
+  const value = first(entity.headers, "content-type") ?? "text/plain";
+  const semicolon = value.indexOf(";");
+  const type = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
   const params: Record<string, string> = {};
-  for (const param of rest) {
-    const eq = param.indexOf("=");
-    if (eq > 0) params[param.slice(0, eq).trim().toLowerCase()] = param.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
-  }
-  return { type: type.trim().toLowerCase(), params };
+  if (semicolon >= 0)
+    for (const m of value.slice(semicolon).matchAll(parameter)) params[m[1]!.toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
+  return { type: type || "text/plain", params };
 }
 
 /** The parts of a multipart entity, each parsed; none for an entity that is not multipart. */
@@ -49,16 +52,19 @@ export function multipartParts(entity: MimeEntity): MimeEntity[] {
   const boundary = contentType(entity).params.boundary;
   if (!boundary) return [];
   const text = entity.body.toString("latin1");
-  const delimiter = `--${boundary}`;
+  // A delimiter line is the boundary alone on its line (trailing space allowed), or the closing `--`: a
+  // line starting with the boundary and more (`--b` before `--bx`) is not one.
+  const escaped = boundary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const delimiters = [...text.matchAll(new RegExp(`(?:^|\\n)--${escaped}(--)?[ \\t]*(?=\\r?\\n|$)`, "g"))];
   const parts: MimeEntity[] = [];
-  let at = text.indexOf(delimiter);
-  while (at >= 0) {
-    const start = text.indexOf("\n", at);
-    if (start < 0 || text.startsWith("--", at + delimiter.length)) break;
-    const next = text.indexOf(`\n${delimiter}`, start);
-    const end = next < 0 ? text.length : next;
+  for (let i = 0; i < delimiters.length; i++) {
+    const delimiter = delimiters[i]!;
+    if (delimiter[1] === "--") break;
+    const start = text.indexOf("\n", delimiter.index + delimiter[0].length);
+    // A report cut short (no closing delimiter) still has its last part, up to the end.
+    const end = delimiters[i + 1]?.index ?? text.length;
+    if (start < 0 || start >= end) continue;
     parts.push(parseEntity(Buffer.from(text.slice(start + 1, end).replace(/\r$/, ""), "latin1")));
-    at = next < 0 ? -1 : next + 1;
   }
   return parts;
 }
@@ -67,3 +73,11 @@ function decodeQuotedPrintable(raw: Buffer): Buffer {
   const text = raw.toString("latin1").replace(/=\r?\n/g, "");
   return Buffer.from(text.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1");
 }
+
+/**
+ * The addresses in header values: tokens with an `@`. Split, not matched with a pattern: a report is
+ * anyone's input, and a pattern over a long token without `@` can take quadratic time. Capped, as no
+ * honest report names kilobytes of recipients.
+ */
+export const addressTokens = (values: string[]) =>
+  values.flatMap((value) => value.slice(0, 4096).split(/[\s<>,;"()]+/)).filter((token) => /^[^@]+@[^@]+$/.test(token));

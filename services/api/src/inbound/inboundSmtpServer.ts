@@ -4,6 +4,7 @@ import type { Logger } from "@tidings/core";
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { InboundEnvelope, IntakeResult } from "./receiveMessage.js";
 import type { ReceivingTeam } from "./inboundDomains.js";
+import { ReportTooEarly } from "./recordComplaint.js";
 
 export interface InboundSmtpOptions {
   host: string;
@@ -26,6 +27,10 @@ export interface InboundSmtpListener {
   port: number;
   close(): Promise<void>;
 }
+
+const MAX_CLIENTS = 256;
+/** RFC 5321 §4.5.3.1.8's minimum a server must take; a sender with more splits the message. */
+const MAX_RECIPIENTS = 100;
 
 /** An SMTP reply for smtp-server: it answers with `responseCode` and the message. */
 const reply = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
@@ -63,7 +68,13 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     ...(options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : {}),
     logger: false,
     closeTimeout: 10_000,
-    onRcptTo(address: SMTPServerAddress, _session, callback) {
+    // Each client may hold a message of up to maxMessageBytes in memory while it is recorded.
+    maxClients: MAX_CLIENTS,
+    onRcptTo(address: SMTPServerAddress, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
+        callback(reply(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
+        return;
+      }
       const domain = domainOf(address.address);
       takes(domain).then(
         (taken) => callback(taken ? undefined : reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domain}`)),
@@ -75,7 +86,10 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // smtp-server streams the rest of an oversized message too: keep none of it, answer 552 at the end.
+      stream.on("data", (chunk: Buffer) => {
+        if (!stream.sizeExceeded) chunks.push(chunk);
+      });
       stream.on("end", () => {
         if (stream.sizeExceeded) {
           callback(reply(552, `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes`));
@@ -95,6 +109,10 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
               callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
             },
             (error: unknown) => {
+              if (error instanceof ReportTooEarly) {
+                callback(reply(451, "4.3.0 The report is about an email whose delivery is still being recorded, try again later"));
+                return;
+              }
               logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
               callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
             },

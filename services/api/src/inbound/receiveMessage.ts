@@ -3,7 +3,7 @@ import { handleCommand } from "@tidings/commands";
 import { deterministicId, formatTimestamp, type Clock } from "@tidings/core";
 import { inboundEmailDecider, inboundEmailStream, type InboundAttachment, type InboundEmail } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { parseDeliveryStatusReport, parseFeedbackReport } from "@tidings/mail";
+import { parseDeliveryStatusReport, parseFeedbackReport, type BounceAddresses } from "@tidings/mail";
 import { mailboxes, parseReceived } from "./parseReceived.js";
 import { recordBounceReport } from "./recordBounceReport.js";
 import { recordComplaint, type ReportOutcome } from "./recordComplaint.js";
@@ -20,6 +20,7 @@ export interface IntakeDeps {
   store: EventStore;
   blobs: BlobStore;
   clock: Clock;
+  bounceAddresses: BounceAddresses;
 }
 
 export interface IntakeResult {
@@ -30,16 +31,17 @@ export interface IntakeResult {
 }
 
 /**
- * A received message's id, the same each time the same message reaches the same team: a sending server
- * that did not see our 250 sends it again, and it must not arrive twice. Its Message-ID names it; a
- * message without one is named by its bytes.
+ * A received message's id, the same each time the same transaction reaches the same team again: a sending
+ * server that did not see our 250 sends it again, and it must not arrive twice. Its Message-ID and the
+ * recipients it was for name it (a message without one is named by its bytes): the same message sent in
+ * another transaction to other recipients (a Bcc sent apart, a list's copy) is received again for them.
  */
-export const inboundEmailId = (teamId: string, messageId: string | null, rawSha256: string) =>
-  deterministicId("inbound-email", teamId, messageId ?? `sha256:${rawSha256}`);
+export const inboundEmailId = (teamId: string, messageId: string | null, rawSha256: string, receivedFor: string[]) =>
+  deterministicId("inbound-email", teamId, messageId ?? `sha256:${rawSha256}`, ...[...new Set(receivedFor.map((a) => a.toLowerCase()))].sort());
 
 /**
- * Takes in one message the SMTP listener accepted the recipients of. A feedback report is recorded as a
- * complaint, and a delivery-status report as bounces, on the email it names; a message for a receiving domain is recorded once per team, its bytes
+ * Takes in one message the SMTP listener accepted the recipients of. A feedback report to a report address
+ * is recorded as a complaint, and a delivery-status report as bounces, on the email it names; a message for a receiving domain is recorded once per team, its bytes
  * in the blob store first, so the event never names a blob that is missing. The listener answers 250 only
  * after this resolves: accepted means durable.
  */
@@ -56,7 +58,7 @@ export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope
   const receivedAt = formatTimestamp(deps.clock.now());
   const received: string[] = [];
   for (const [teamId, addresses] of receivedFor) {
-    const inboundId = inboundEmailId(teamId, messageId, rawBlob);
+    const inboundId = inboundEmailId(teamId, messageId, rawBlob, addresses);
     const attachments: InboundAttachment[] = parsed.attachments.map((a, index) => ({
       id: deterministicId("inbound-attachment", inboundId, String(index)),
       filename: a.filename ?? null,
@@ -95,10 +97,25 @@ export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope
   return { received, report };
 }
 
+/**
+ * Reports count only at the addresses that take them (a return path, the feedback address): at a team's
+ * receiving address, a report is mail like any other, and whoever sent it cannot touch the team's emails.
+ * A report the parsers cannot make sense of is not one.
+ */
 async function recordReport(deps: IntakeDeps, envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult["report"]> {
-  const feedback = parseFeedbackReport(raw);
+  const reportAddresses = envelope.recipients.filter((r) => r.teams.length === 0).map((r) => r.address);
+  if (reportAddresses.length === 0) return null;
+  const feedback = parsedOrNull(() => parseFeedbackReport(raw));
   if (feedback) return { kind: "complaint", outcome: await recordComplaint(deps, feedback) };
-  const status = parseDeliveryStatusReport(raw);
-  if (status) return { kind: "bounce", outcome: await recordBounceReport(deps, status, envelope.recipients.map((r) => r.address)) };
+  const status = parsedOrNull(() => parseDeliveryStatusReport(raw));
+  if (status) return { kind: "bounce", outcome: await recordBounceReport(deps, status, reportAddresses) };
   return null;
+}
+
+function parsedOrNull<T>(parse: () => T | null): T | null {
+  try {
+    return parse();
+  } catch {
+    return null;
+  }
 }

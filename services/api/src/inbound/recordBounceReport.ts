@@ -2,24 +2,24 @@ import { DomainRejection, handleCommand } from "@tidings/commands";
 import { formatTimestamp, type Clock } from "@tidings/core";
 import { emailDecider, emailStream, type ReportedBounce } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { emailIdOfBounceAddress, type DeliveryStatusReport } from "@tidings/mail";
-import { emailIdOfMessageId, type ReportOutcome } from "./recordComplaint.js";
+import type { BounceAddresses, DeliveryStatusReport } from "@tidings/mail";
+import { ReportTooEarly, type ReportOutcome } from "./recordComplaint.js";
 
 const bounceType = (status: string | null): ReportedBounce["type"] =>
   status?.startsWith("5.") ? "permanent" : status?.startsWith("4.") ? "transient" : "undetermined";
 
 /**
  * Records the failures a delivery-status report (an asynchronous bounce) gives on the email it is about.
- * The bounce address it was sent to names the email (`bounceAddressFor`); a report to another address
- * names it by the original Message-ID, when it quotes the headers. Only `failed` recipients count: a
- * `delayed` one is still being tried by the relay.
+ * Only the bounce address it was sent to names the email (`bounceAddresses`, tagged with an HMAC): the
+ * Message-ID it may quote is known to every recipient, who could otherwise bounce the others. Only
+ * `failed` recipients count: a `delayed` one is still being tried by the relay.
  */
 export async function recordBounceReport(
-  deps: { store: EventStore; clock: Clock },
+  deps: { store: EventStore; clock: Clock; bounceAddresses: BounceAddresses },
   report: DeliveryStatusReport,
   sentTo: string[],
 ): Promise<ReportOutcome> {
-  const emailId = sentTo.map(emailIdOfBounceAddress).find((id) => id !== null) ?? emailIdOfMessageId(report.originalMessageId);
+  const emailId = sentTo.map((address) => deps.bounceAddresses.emailIdOf(address)).find((id) => id !== null) ?? null;
   const bounces: ReportedBounce[] = report.recipients
     .filter((r) => r.action === "failed")
     .map((r) => ({
@@ -41,6 +41,7 @@ export async function recordBounceReport(
     return events.length > 0 ? "recorded" : "duplicate";
   } catch (error) {
     if (error instanceof DomainRejection && error.error.name === "not_found") return "unmatched";
+    if (error instanceof DomainRejection && error.error.name === "not_yet_sent") throw new ReportTooEarly(error.message);
     throw error;
   }
 }

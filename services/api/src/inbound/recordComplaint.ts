@@ -7,6 +7,11 @@ import type { FeedbackReport } from "@tidings/mail";
 /** What came of a report: `recorded` on the email it names; `duplicate`: that email has it already; `unmatched`: it names no email of ours. */
 export type ReportOutcome = "recorded" | "duplicate" | "unmatched";
 
+/** A report that came too early (`not_yet_sent`): the listener answers 451, and the sending server tries later. */
+export class ReportTooEarly extends Error {
+  override readonly name = "ReportTooEarly";
+}
+
 /** Our Message-IDs are `<emailId@host>` (`messageIdFor`): a report names the email by it. */
 export const emailIdOfMessageId = (messageId: string | null) => {
   const local = messageId?.match(/^<([^@>]+)@/)?.[1]?.toLowerCase();

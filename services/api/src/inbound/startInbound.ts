@@ -1,5 +1,6 @@
 import { createBlobStore } from "@tidings/blobs";
 import type { Logger } from "@tidings/core";
+import { bounceAddresses } from "@tidings/mail";
 import type { ApiServices } from "../services.js";
 import { startInboundSmtp, type InboundSmtpListener } from "./inboundSmtpServer.js";
 import { receiveMessage } from "./receiveMessage.js";
@@ -9,7 +10,7 @@ import { receivingTeams, returnPaths } from "./inboundDomains.js";
 export async function startInbound(services: ApiServices, logger: Logger): Promise<InboundSmtpListener | undefined> {
   const { config } = services;
   if (config.INBOUND_SMTP_PORT === undefined) return undefined;
-  const deps = { store: services.store, blobs: createBlobStore(services.database), clock: services.clock };
+  const deps = { store: services.store, blobs: createBlobStore(services.database), clock: services.clock, bounceAddresses: bounceAddresses(services.secret) };
   const listener = await startInboundSmtp({
     host: config.INBOUND_SMTP_HOST ?? config.HOST,
     port: config.INBOUND_SMTP_PORT,
