@@ -148,7 +148,10 @@ describe("receiving mail (reference §6.3)", () => {
 
     const { data: attachments } = await resend.emails.receiving.attachments.list({ emailId: id });
     const pdf = attachments!.data.find((a) => a.filename === "invoice.pdf")!;
-    expect(Buffer.from(await (await fetch(pdf.download_url)).arrayBuffer()).toString()).toBe("%PDF-1.4 fake");
+    const download = await fetch(pdf.download_url);
+    expect(download.headers.get("content-disposition")).toBe("attachment; filename*=UTF-8''invoice.pdf");
+    expect(download.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(Buffer.from(await download.arrayBuffer()).toString()).toBe("%PDF-1.4 fake");
     const { data: one } = await resend.emails.receiving.attachments.get({ emailId: id, id: pdf.id });
     expect(one).toMatchObject({ object: "attachment", id: pdf.id, filename: "invoice.pdf", content_type: "application/pdf" });
 
@@ -197,6 +200,8 @@ describe("receiving mail (reference §6.3)", () => {
     const messageId = `<${randomUUID()}@elsewhere.test>`;
     await inbound.sendMail({ from: "cy@elsewhere.test", to: `hello@${domain}`, subject: "Pass it on", messageId, html: "<p>For the team</p>" });
     const [received] = await receivedWith(messageId);
+    // Html only: no text the sender never wrote.
+    expect((await resend.emails.receiving.get(received!.id)).data).toMatchObject({ html: expect.stringContaining("<p>For the team</p>"), text: null });
     const { data, error } = await resend.emails.receiving.forward({ emailId: received!.id, to: "team@example.test", from: `Support <support@${domain}>` });
     expect(error).toBeNull();
     expect(data!.id).toMatch(uuid);

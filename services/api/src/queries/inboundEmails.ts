@@ -77,7 +77,8 @@ export function inboundEmailQueries(database: Database) {
     const rows = (await database.db
       .selectFrom("inbound_email_attachments")
       .select([...attachmentColumns])
-      .where("email_id", "in", emailIds)
+      // One array parameter, however long the page: `in (…)` takes a parameter per id, and stops at 65,535.
+      .where(sql<boolean>`email_id = ANY(${emailIds}::uuid[])`)
       .orderBy("rank", "desc")
       .execute()) as InboundAttachmentRow[];
     const byEmail = new Map<string, InboundAttachmentRow[]>();

@@ -6,6 +6,7 @@ import { comparePositions, type Position } from "@tidings/eventstore";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
+import { sendDownload } from "../downloadReply.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
@@ -200,11 +201,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const row = await attachmentForDownload(services.database, id, attachmentId);
         if (!row) throw new TidingsError("not_found", "Attachment not found");
         const bytes = await blobBytes(blobs, row.blob, "Attachment not found");
-        return reply
-          .code(200)
-          .type(row.content_type)
-          .header("content-disposition", `${row.disposition}; filename*=UTF-8''${encodeURIComponent(row.filename)}`)
-          .send(bytes);
+        return sendDownload(reply, bytes, { contentType: row.content_type, disposition: row.disposition, filename: row.filename });
       },
     );
   };

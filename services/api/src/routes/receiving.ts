@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
+import { hasPlainTextBody } from "@tidings/mail";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
+import { sendDownload } from "../downloadReply.js";
 import { headerRecord, parseReceived } from "../inbound/parseReceived.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
@@ -88,12 +90,13 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         const { id } = request.params;
         const found = await queries.get(requireAuth(request).teamId, id);
         if (!found) throw new TidingsError("not_found", "Email not found");
-        const parsed = await parseReceived(await blobBytes(blobs, found.rawBlob, "Email not found"), request.query.html_format);
+        const raw = await blobBytes(blobs, found.rawBlob, "Email not found");
+        const parsed = await parseReceived(raw, request.query.html_format);
         return ok(reply, {
           object: "email" as const,
           ...found.item,
           html: typeof parsed.html === "string" ? parsed.html : null,
-          text: parsed.text ?? null,
+          text: hasPlainTextBody(raw) ? (parsed.text ?? null) : null,
           headers: headerRecord(parsed),
           raw: downloads.sign(rawPath(id)),
         });
@@ -117,7 +120,7 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         checkSignature(rawPath(id), request.query);
         const blob = await queries.rawBlob(id);
         if (!blob) throw new TidingsError("not_found", "Email not found");
-        return reply.code(200).type("message/rfc822").send(await blobBytes(blobs, blob, "Email not found"));
+        return sendDownload(reply, await blobBytes(blobs, blob, "Email not found"), { contentType: "message/rfc822", disposition: "attachment", filename: `${id}.eml` });
       },
     );
 
@@ -160,12 +163,8 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         checkSignature(attachmentPath(id, attachmentId), request.query);
         const row = await queries.attachmentForDownload(id, attachmentId);
         if (!row) throw new TidingsError("not_found", "Attachment not found");
-        const disposition = row.disposition === "inline" ? "inline" : "attachment";
-        return reply
-          .code(200)
-          .type(row.content_type)
-          .header("content-disposition", `${disposition}; filename*=UTF-8''${encodeURIComponent(row.filename ?? "attachment")}`)
-          .send(await blobBytes(blobs, row.blob, "Attachment not found"));
+        const bytes = await blobBytes(blobs, row.blob, "Attachment not found");
+        return sendDownload(reply, bytes, { contentType: row.content_type, disposition: row.disposition, filename: row.filename ?? "attachment" });
       },
     );
   };
