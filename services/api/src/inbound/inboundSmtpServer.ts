@@ -4,7 +4,7 @@ import type { Logger } from "@tidings/core";
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { InboundEnvelope, IntakeResult } from "./receiveMessage.js";
 import type { ReceivingTeam } from "./inboundDomains.js";
-import { ReportTooEarly } from "./recordComplaint.js";
+import { ReportTooEarly } from "./recordOnEmail.js";
 
 export interface InboundSmtpOptions {
   host: string;

@@ -6,7 +6,8 @@ import type { EventStore } from "@tidings/eventstore";
 import { parseDeliveryStatusReport, parseFeedbackReport, type BounceAddresses } from "@tidings/mail";
 import { mailboxes, parseReceived } from "./parseReceived.js";
 import { recordBounceReport } from "./recordBounceReport.js";
-import { recordComplaint, type ReportOutcome } from "./recordComplaint.js";
+import { recordComplaint } from "./recordComplaint.js";
+import type { ReportOutcome } from "./recordOnEmail.js";
 import type { ReceivingTeam } from "./inboundDomains.js";
 
 export interface InboundEnvelope {

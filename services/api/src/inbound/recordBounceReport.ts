@@ -1,9 +1,8 @@
-import { DomainRejection, handleCommand } from "@tidings/commands";
 import { formatTimestamp, type Clock } from "@tidings/core";
-import { emailDecider, emailStream, type ReportedBounce } from "@tidings/domain";
+import type { ReportedBounce } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import type { BounceAddresses, DeliveryStatusReport } from "@tidings/mail";
-import { ReportTooEarly, type ReportOutcome } from "./recordComplaint.js";
+import { recordOnEmail, type ReportOutcome } from "./recordOnEmail.js";
 
 const bounceType = (status: string | null): ReportedBounce["type"] =>
   status?.startsWith("5.") ? "permanent" : status?.startsWith("4.") ? "transient" : "undetermined";
@@ -29,19 +28,5 @@ export async function recordBounceReport(
       code: Number(r.diagnostic?.match(/^([245]\d\d)\b/)?.[1]) || null,
     }));
   if (emailId === null || bounces.length === 0) return "unmatched";
-  const now = formatTimestamp(deps.clock.now());
-  try {
-    const { events } = await handleCommand({
-      store: deps.store,
-      streamId: emailStream(emailId),
-      decider: emailDecider,
-      command: { type: "RecordBounceReport", bounces, now },
-      metadata: (state) => ({ ...(state.status === "none" ? {} : { teamId: state.teamId }), actor: "delivery-status-report", correlationId: emailId, occurredAt: now }),
-    });
-    return events.length > 0 ? "recorded" : "duplicate";
-  } catch (error) {
-    if (error instanceof DomainRejection && error.error.name === "not_found") return "unmatched";
-    if (error instanceof DomainRejection && error.error.name === "not_yet_sent") throw new ReportTooEarly(error.message);
-    throw error;
-  }
+  return recordOnEmail(deps.store, emailId, { type: "RecordBounceReport", bounces, now: formatTimestamp(deps.clock.now()) }, "delivery-status-report");
 }
