@@ -7,3 +7,4 @@ export * from "./logger.js";
 export * from "./timestamp.js";
 export * from "./privateAddresses.js";
 export * from "./grouped.js";
+export * from "./slots.js";

@@ -1,5 +1,5 @@
 import { deliveryDurable } from "./durables.js";
-import { formatTimestamp, type Logger } from "@tidings/core";
+import { formatTimestamp, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
@@ -15,6 +15,12 @@ import { recipientResults } from "./recipientResults.js";
 export interface DeliveryDeps {
   store: EventStore;
   transport: MailTransport;
+  /**
+   * MAIL_CONCURRENCY: held from handing an email to the transport until its outcome is recorded, so no
+   * more emails than that are ever between the server's 250 and their record, however many are read and
+   * composed ahead.
+   */
+  sending: Slots;
   /** Builds the raw RFC 5322 message of an email (Message-ID from its id, attachments from the blob store). */
   compose(content: EmailContent): Promise<Buffer>;
   timers: Timers;
@@ -87,22 +93,24 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
     await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: formatTimestamp(new Date()) });
     return;
   }
-  const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
-  // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
-  // Message-ID); nothing may be awaited before the outcome is recorded.
-  const now = new Date();
-  const at = formatTimestamp(now);
-  const results = recipientResults(outcome, envelope.to);
-  const attempt = state.delayedAttempts + 1;
-  let retryAt: Date | null = null;
-  if (results.some((r) => r.kind === "deferred")) {
-    retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
-    // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
-    // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
-    if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
-  }
-  await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: at });
-  logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
+  await deps.sending.hold(async () => {
+    const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
+    // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
+    // Message-ID); nothing may be awaited before the outcome is recorded.
+    const now = new Date();
+    const at = formatTimestamp(now);
+    const results = recipientResults(outcome, envelope.to);
+    const attempt = state.delayedAttempts + 1;
+    let retryAt: Date | null = null;
+    if (results.some((r) => r.kind === "deferred")) {
+      retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
+      // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
+      // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
+      if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
+    }
+    await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: at });
+    logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
+  });
 }
 
 /** How long after acceptance the send path's own suppression check is taken as still good. */
@@ -124,6 +132,7 @@ const addressOf = (mailbox: string) => parseMailbox(mailbox)?.address ?? mailbox
 export interface DeliverySagaOptions {
   bus: Bus;
   deps: DeliveryDeps;
+  /** Messages handled at once: more than `deps.sending`, so that reading and composing overlap the sends. */
   concurrency: number;
 }
 

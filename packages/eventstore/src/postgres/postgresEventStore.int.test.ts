@@ -253,5 +253,51 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
       await subscription.stop();
     }
   });
+
+  it("waits on each of a succession of unrelated transactions holding the horizon only until it ends", async () => {
+    // Polling alone would take the whole 10 s: only the retries while lagging can deliver in time.
+    const slowPolling = createPostgresEventStore(database, { pollIntervalMs: 10_000 });
+    const category = aCategory();
+    const subscription = slowPolling.subscribeToAll({ after: await slowPolling.headPosition(), filter: { streamCategory: [category] } });
+    // Read without pause, as the forwarder does, so the retry delay grows while a holder is open.
+    const delivered: string[] = [];
+    const collecting = (async () => {
+      for await (const event of subscription) delivered.push(event.id);
+    })();
+    const deliveredWithin = async (id: string, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!delivered.includes(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      return delivered.includes(id);
+    };
+    const second = new pg.Client({ connectionString: test.url });
+    await second.connect();
+    const holders = [client, second];
+    const holdHorizon = async (holder: pg.Client) => {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_current_xact_id()");
+    };
+    try {
+      // Each round, the next holder opens before the current one ends, so an event is always waiting
+      // behind an open transaction; each holds long enough for the retry delay to pass 100 ms.
+      await holdHorizon(holders[0]!);
+      let waiting = events(1)[0]!;
+      await slowPolling.append(aStreamId(category), [waiting], "no_stream");
+      for (let round = 1; round <= 6; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await holdHorizon(holders[round % 2]!);
+        const next = events(1)[0]!;
+        await slowPolling.append(aStreamId(category), [next], "no_stream");
+        await holders[(round + 1) % 2]!.query("COMMIT");
+        expect(await deliveredWithin(waiting.id, 2_000), `round ${round}`).toBe(true);
+        waiting = next;
+      }
+    } finally {
+      for (const holder of holders) await holder.query("ROLLBACK").catch(() => {});
+      await second.end();
+      await subscription.stop();
+      await collecting;
+      await slowPolling.close();
+    }
+  });
 });
 

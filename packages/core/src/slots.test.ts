@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { Slots } from "./slots.js";
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe("Slots", () => {
+  it("runs at most its size at once, and the waiting ones in the order they came", async () => {
+    const slots = new Slots(2);
+    const gates = [deferred(), deferred(), deferred(), deferred()];
+    const started: number[] = [];
+    const runs = gates.map((gate, i) =>
+      slots.hold(async () => {
+        started.push(i);
+        await gate.promise;
+        return i;
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1]);
+    gates[1]!.resolve();
+    await runs[1];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1, 2]);
+    for (const gate of gates) gate.resolve();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(started).toEqual([0, 1, 2, 3]);
+  });
+
+  it("frees the slot of a holder that throws", async () => {
+    const slots = new Slots(1);
+    await expect(slots.hold(async () => Promise.reject(new Error("refused")))).rejects.toThrow("refused");
+    expect(await slots.hold(async () => "next")).toBe("next");
+  });
+
+  it("gives a freed slot to the one waiting, not to a newcomer", async () => {
+    const slots = new Slots(1);
+    const first = deferred();
+    const order: string[] = [];
+    const holding = slots.hold(() => first.promise);
+    const waiting = slots.hold(async () => void order.push("waiting"));
+    first.resolve();
+    await holding;
+    const newcomer = slots.hold(async () => void order.push("newcomer"));
+    await Promise.all([waiting, newcomer]);
+    expect(order).toEqual(["waiting", "newcomer"]);
+  });
+});

@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createLogger, formatTimestamp, Slots } from "@tidings/core";
+import { emailDecider, emailStream, type EmailContent } from "@tidings/domain";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { handleCommand } from "@tidings/commands";
+import { createSmtpTransport } from "@tidings/mail";
+import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { deliverEmail, type DeliveryDeps } from "./delivery.js";
+import { createTimers, timerMigrations } from "./timers/index.js";
+
+const teamId = randomUUID();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let test: TestDatabase;
+let store: EventStore;
+let sink: SmtpSink;
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  test = await createTestDatabase();
+  await migrate(test.database, "eventstore", eventStoreMigrations);
+  await migrate(test.database, "timers", timerMigrations);
+  store = createPostgresEventStore(test.database);
+});
+afterAll(async () => {
+  await store?.close();
+  await test?.dispose();
+  await sink?.close();
+});
+
+async function queueEmail(): Promise<string> {
+  const emailId = randomUUID();
+  const now = formatTimestamp(new Date());
+  const content: EmailContent = {
+    emailId,
+    teamId,
+    from: "hello@acme.test",
+    to: ["ann@example.test"],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: "slots",
+    html: null,
+    text: "slots",
+    headers: {},
+    tags: [],
+    attachments: [],
+    templateId: null,
+    templateVersion: null,
+    domainId: null,
+    createdAt: now,
+  };
+  const command = { type: "SendEmail" as const, content, scheduledAt: null, suppressed: [], now };
+  await handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: { teamId, actor: "test" } });
+  return emailId;
+}
+
+it("has no more emails between the server's 250 and their record than it has send slots, however many it delivers at once", async () => {
+  const transport = createSmtpTransport({ url: sink.url, maxConnections: 8 });
+  const unrecorded = new Set<string>();
+  let mostUnrecorded = 0;
+  // A slow record widens each email's window, so that windows overlap wherever they can.
+  const slowRecords: EventStore = Object.create(store, {
+    append: {
+      value: async (...args: Parameters<EventStore["append"]>) => {
+        await sleep(100);
+        const result = await store.append(...args);
+        unrecorded.delete(args[0].slice("email-".length));
+        return result;
+      },
+    },
+  });
+  const deps: DeliveryDeps = {
+    store: slowRecords,
+    transport: {
+      send: async (mail) => {
+        const outcome = await transport.send(mail);
+        unrecorded.add(mail.emailId);
+        mostUnrecorded = Math.max(mostUnrecorded, unrecorded.size);
+        return outcome;
+      },
+      close: () => transport.close(),
+    },
+    sending: new Slots(2),
+    compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: slots\r\n\r\nslots\r\n`),
+    envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
+    timers: createTimers(test.database),
+    suppressed: async () => [],
+    logger: createLogger("silent"),
+    retryBackoffMs: [300],
+  };
+  try {
+    const emailIds = await Promise.all(Array.from({ length: 8 }, queueEmail));
+    await Promise.all(emailIds.map((emailId) => deliverEmail(deps, emailId)));
+    for (const emailId of emailIds) expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+    expect(sink.received).toHaveLength(8);
+    expect(mostUnrecorded).toBe(2);
+  } finally {
+    await transport.close();
+  }
+});
