@@ -9,7 +9,8 @@
 //      when the sink accepted the email (the SMTP 250), through api, event store, bus, runner, delivery.
 // Runs the built packages: `npx tsc -b && node bench/events.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES (default server);
-// BENCH_MAIL_CONCURRENCY (default 16); BENCH_LOG_LEVEL (default warn); BENCH_CPU_PROF=<dir> writes a CPU
+// BENCH_MAIL_CONCURRENCY (default 64, as bench/send: the relay's connections); BENCH_LOG_LEVEL (default warn);
+// BENCH_CPU_PROF=<dir> writes a CPU
 // profile of each Tidings process there (node --cpu-prof).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -24,7 +25,7 @@ import { freePort, prepareBootstrapTeam, startRole, waitUntilReady, withModeSett
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
-const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
+const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "64";
 const fixedRate = Number(process.env.BENCH_RATE ?? 200);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -147,6 +148,8 @@ async function bench(mode) {
           non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
           // By phase, to tell which one was refused.
           non_2xx_by_phase: { warm: warm.non2xx, throughput: measured.non2xx, fixed_rate: fixed.non2xx, fixed_rate_errors: fixed.errors },
+          non_2xx_samples: [...warm.non2xxSamples, ...measured.non2xxSamples],
+          mail_concurrency: Number(mailConcurrency),
           fixed_rate: fixedRate,
           fixed_rate_achieved: fixed.achievedRps,
           fixed_rate_accept_p99_ms: fixed.p99Ms,

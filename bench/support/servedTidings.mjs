@@ -1,7 +1,7 @@
 // What the end-to-end benchmarks share: Tidings started as `tidings serve` child processes with throw-away
 // stores (a PGlite directory, or a scratch PostgreSQL database and its own NATS streams), and wrk driving it.
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +28,10 @@ export const freePort = () =>
 
 /** wrk's report: requests, non-2xx answers, and the p50/p99 latency in milliseconds. */
 export async function wrk(url, script, duration, connections) {
-  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url];
+  // The first few answers that are not 2xx, status and body, so a report says what they were.
+  const sampled = `${script}.sampled.lua`;
+  writeFileSync(sampled, `${readFileSync(script, "utf8")}\nlocal shown = 0\nresponse = function(status, headers, body)\n  if status >= 300 and shown < 3 then\n    shown = shown + 1\n    io.write("non-2xx " .. status .. " " .. string.sub(body, 1, 300):gsub("\\n", " ") .. "\\n")\n  end\nend\n`);
+  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", sampled, url];
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const ms = (label) => {
     const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(stdout);
@@ -37,7 +40,8 @@ export async function wrk(url, script, duration, connections) {
   };
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
-  return { requests, accepted: requests - non2xx, non2xx, p50Ms: ms(50), p99Ms: ms(99) };
+  const non2xxSamples = [...stdout.matchAll(/^non-2xx (.*)$/gm)].map((m) => m[1]);
+  return { requests, accepted: requests - non2xx, non2xx, non2xxSamples, p50Ms: ms(50), p99Ms: ms(99) };
 }
 
 /** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
