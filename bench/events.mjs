@@ -10,8 +10,7 @@
 // Runs the built packages: `npx tsc -b && node bench/events.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES (default server);
 // BENCH_MAIL_CONCURRENCY (default 64, as bench/send: the relay's connections); BENCH_LOG_LEVEL (default warn);
-// BENCH_CPU_PROF=<dir> writes a CPU
-// profile of each Tidings process there (node --cpu-prof).
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
