@@ -19,7 +19,7 @@ import pg from "pg";
 import { randomBase62 } from "@tidings/core";
 import { startSmtpSink } from "@tidings/mail/testing";
 import { openLoop } from "./support/openLoop.mjs";
-import { freePort, prepareBootstrapTeam, startRole, waitUntilReady, withModeSettings, wrk } from "./support/servedTidings.mjs";
+import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole, waitUntilReady, withModeSettings, wrk } from "./support/servedTidings.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "server").split(",");
@@ -104,6 +104,7 @@ async function bench(mode) {
       try {
         const baseUrl = `http://127.0.0.1:${port}`;
         await waitUntilReady(baseUrl);
+        await waitForRaisedRateLimit(baseUrl, token);
         const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
         await define(baseUrl, headers);
         const url = `${baseUrl}/events/send`;

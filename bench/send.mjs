@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { randomBase62 } from "@tidings/core";
 import { startSmtpSink } from "@tidings/mail/testing";
 import { openLoop } from "./support/openLoop.mjs";
-import { freePort, prepareBootstrapTeam, startRole as startTidingsRole, waitUntilReady, withModeSettings, wrk as runWrk } from "./support/servedTidings.mjs";
+import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole as startTidingsRole, waitUntilReady, withModeSettings, wrk as runWrk } from "./support/servedTidings.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
@@ -53,6 +53,7 @@ async function bench(mode) {
       try {
         const baseUrl = `http://127.0.0.1:${port}`;
         await waitUntilReady(baseUrl);
+        await waitForRaisedRateLimit(baseUrl, token);
         const script = join(mkdtempSync(join(tmpdir(), "tidings-bench-wrk-")), "send.lua");
         const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
         const body = JSON.stringify({ from: "Bench <bench@bench.test>", to: ["reader@example.test"], subject: "Bench", html: "<p>Hello from <b>bench/send</b></p>" });

@@ -93,11 +93,28 @@ export async function withModeSettings(mode, label, natsUrl, body) {
 }
 
 /** Creates the first team and key, and lifts the team's rate limit out of the way: one start in this process. */
+const RAISED_RATE_LIMIT = 10_000_000;
+
+/**
+ * Waits until the api applies the raised rate limit (`prepareBootstrapTeam`): it learns it from a read
+ * model the projector may still be catching up with, and until then a load gets 429s at 10 requests/s.
+ */
+export async function waitForRaisedRateLimit(baseUrl, token, deadlineMs = 30_000) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await fetch(`${baseUrl}/api-keys?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    if (res.headers.get("ratelimit-limit") === String(RAISED_RATE_LIMIT)) return;
+    if (Date.now() > deadline) throw new Error(`the api still applies ${res.headers.get("ratelimit-limit")} requests/s`);
+    await sleep(200);
+  }
+}
+
 export async function prepareBootstrapTeam(env) {
   const config = loadConfig(env);
   const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
   try {
-    await setTeamRateLimit(serving.runtime.store, BOOTSTRAP_TEAM_NAME, 10_000_000);
+    await setTeamRateLimit(serving.runtime.store, BOOTSTRAP_TEAM_NAME, RAISED_RATE_LIMIT);
   } finally {
     await serving.stop();
   }
