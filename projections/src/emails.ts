@@ -1,5 +1,6 @@
 import type { EmailEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
+import { upsertAttachments } from "./attachmentRows.js";
 import type { BatchContext, Projection } from "./projection.js";
 
 type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
@@ -42,19 +43,7 @@ function created(event: RecordedEvent, context: BatchContext) {
     broadcast_id: data.broadcastId ?? null,
     created_at: data.createdAt,
   });
-  for (const [index, attachment] of data.attachments.entries())
-    context.upsert("email_attachments", {
-      id: attachment.id,
-      rank: data.attachments.length - index,
-      email_id: data.emailId,
-      team_id: data.teamId,
-      filename: attachment.filename,
-      content_type: attachment.contentType,
-      size: attachment.size,
-      content_id: attachment.contentId,
-      disposition: attachment.disposition,
-      blob: attachment.blob,
-    });
+  upsertAttachments(context, "email_attachments", data, data.attachments);
 }
 
 /**
@@ -91,10 +80,7 @@ export const emailsProjection: Projection = {
     email_attachments: {
       columns: {
         id: { type: "uuid" },
-        /**
-         * The send's order, counted down: lists run newest first (highest first), and ids are random, so
-         * they cannot keep the order themselves.
-         */
+        /** The send's order, counted down (`upsertAttachments`). */
         rank: { type: "integer" },
         email_id: { type: "uuid" },
         team_id: { type: "uuid" },

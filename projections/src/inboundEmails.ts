@@ -1,4 +1,5 @@
 import type { InboundEmail } from "@tidings/domain";
+import { upsertAttachments } from "./attachmentRows.js";
 import type { Projection } from "./projection.js";
 
 /**
@@ -31,7 +32,7 @@ export const inboundEmailsProjection: Projection = {
     inbound_email_attachments: {
       columns: {
         id: { type: "uuid" },
-        /** The message's order, counted down, as `email_attachments` keeps it. */
+        /** The message's order, counted down (`upsertAttachments`). */
         rank: { type: "integer" },
         email_id: { type: "uuid" },
         team_id: { type: "uuid" },
@@ -64,19 +65,7 @@ export const inboundEmailsProjection: Projection = {
         raw_size: data.raw.size,
         created_at: data.receivedAt,
       });
-      for (const [index, attachment] of data.attachments.entries())
-        context.upsert("inbound_email_attachments", {
-          id: attachment.id,
-          rank: data.attachments.length - index,
-          email_id: data.inboundId,
-          team_id: data.teamId,
-          filename: attachment.filename,
-          content_type: attachment.contentType,
-          size: attachment.size,
-          content_id: attachment.contentId,
-          disposition: attachment.disposition,
-          blob: attachment.blob,
-        });
+      upsertAttachments(context, "inbound_email_attachments", { emailId: data.inboundId, teamId: data.teamId }, data.attachments);
     },
   },
 };
