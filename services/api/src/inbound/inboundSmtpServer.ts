@@ -47,16 +47,19 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   const { logger } = options;
   const feedback = new Set(options.feedbackDomains.map((d) => d.toLowerCase()));
 
-  /** Whether any address of `domain` is taken: teams receive there, or reports come there. */
-  async function takes(domain: string): Promise<boolean> {
-    if (feedback.has(domain)) return true;
+  // What RCPT found for each address of a session, so DATA does not ask again.
+  const teamsFound = new WeakMap<SMTPServerSession, Map<string, ReceivingTeam[]>>();
+
+  /** The teams receiving at `address`; null when nobody takes mail there, not even reports. */
+  async function lookUp(address: string): Promise<ReceivingTeam[] | null> {
+    const domain = domainOf(address);
+    if (feedback.has(domain)) return [];
     const [teams, returnPath] = await Promise.all([options.teamsReceivingFor(domain), options.isReturnPath(domain)]);
-    return teams.length > 0 || returnPath;
+    return teams.length > 0 || returnPath ? teams : null;
   }
 
-  async function recipientsOf(session: SMTPServerSession): Promise<InboundEnvelope["recipients"]> {
-    return Promise.all(session.envelope.rcptTo.map(async ({ address }) => ({ address, teams: await options.teamsReceivingFor(domainOf(address)) })));
-  }
+  const recipientsOf = (session: SMTPServerSession): InboundEnvelope["recipients"] =>
+    session.envelope.rcptTo.map(({ address }) => ({ address, teams: teamsFound.get(session)?.get(address) ?? [] }));
 
   const server = new SMTPServer({
     name: options.serverName,
@@ -75,11 +78,15 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
         callback(reply(452, `4.5.3 Too many recipients: at most ${MAX_RECIPIENTS} per message`));
         return;
       }
-      const domain = domainOf(address.address);
-      takes(domain).then(
-        (taken) => callback(taken ? undefined : reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domain}`)),
+      lookUp(address.address).then(
+        (teams) => {
+          if (teams === null) return callback(reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domainOf(address.address)}`));
+          if (!teamsFound.has(session)) teamsFound.set(session, new Map());
+          teamsFound.get(session)!.set(address.address, teams);
+          callback();
+        },
         (error: unknown) => {
-          logger.error({ err: error, domain }, "inbound: recipient lookup failed");
+          logger.error({ err: error, address: address.address }, "inbound: recipient lookup failed");
           callback(reply(451, "4.3.0 Temporary failure looking up the recipient, try again later"));
         },
       );
@@ -97,8 +104,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
         }
         const raw = Buffer.concat(chunks);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
-        recipientsOf(session)
-          .then((recipients) => options.intake({ mailFrom, recipients }, raw))
+        options
+          .intake({ mailFrom, recipients: recipientsOf(session) }, raw)
           .then(
             (result) => {
                 if (result.received.length === 0 && result.report === null) {
