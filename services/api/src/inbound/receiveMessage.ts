@@ -42,9 +42,9 @@ export const inboundEmailId = (teamId: string, messageId: string | null, rawSha2
 
 /**
  * Takes in one message the SMTP listener accepted the recipients of. A feedback report to a report address
- * is recorded as a complaint, and a delivery-status report as bounces, on the email it names; a message for a receiving domain is recorded once per team, its bytes
- * in the blob store first, so the event never names a blob that is missing. The listener answers 250 only
- * after this resolves: accepted means durable.
+ * is recorded as a complaint, and a delivery-status report as bounces, on the email it names. A message
+ * for a receiving domain is recorded once per team, its bytes in the blob store first, so the event never
+ * names a blob that is missing. The listener answers 250 only after this resolves: accepted means durable.
  */
 export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult> {
   const report = await recordReport(deps, envelope, raw);
