@@ -49,7 +49,7 @@ beforeAll(async () => {
   publishRecords(dns, created!.records);
   await resend.domains.verify(created!.id);
   await waitForDomain(resend, created!.id, (d) => d.status === "verified");
-  const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/inbound`, events: ["email.received", "email.complained", "email.bounced"] });
+  const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/inbound`, events: ["email.received", "email.complained", "email.bounced", "email.suppressed"] });
   signingSecret = hook.data!.signing_secret;
 });
 afterAll(async () => {
@@ -349,6 +349,8 @@ describe("feedback-loop complaints", () => {
 
     const { data: next } = await resend.emails.send({ from: "Acme <hello@acme.test>", to, subject: "More news", html: "<p>More</p>" });
     expect((await resend.emails.get(next!.id)).data?.last_event).toBe("suppressed");
+    const [suppressed] = await webhookFor("email.suppressed", next!.id);
+    expect(suppressed!.data.suppressed).toEqual({ message: `On the team's suppression list: ${to}.`, type: "OnAccountSuppressionList", reason: "previous_complaint" });
   });
 
   it("takes only reports at the feedback address, and accepts one naming no email of ours without recording it", async () => {

@@ -81,7 +81,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
   const envelope = { from: policy.sender ?? addressOf(content.from), to: pendingRecipients(state) };
   const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
-    await record({ type: "RecordEmailSuppressed", recipients: suppressed, now: formatTimestamp(new Date()) });
+    await record({ type: "RecordEmailSuppressed", suppressed, now: formatTimestamp(new Date()) });
     return;
   }
   let raw: Buffer;

@@ -52,8 +52,8 @@ describe("email decider: sending", () => {
 
   it("records a send to a suppressed recipient as suppressed in the same append", () =>
     given(emailDecider)
-      .when(send({ suppressed: ["ann@example.test"] }))
-      .then([queued, { type: "EmailSuppressed", data: { emailId, recipients: ["ann@example.test"], suppressedAt: now } }]));
+      .when(send({ suppressed: [{ email: "ann@example.test", origin: "complaint" }] }))
+      .then([queued, { type: "EmailSuppressed", data: { emailId, recipients: ["ann@example.test"], suppressedAt: now, reason: "previous_complaint" } }]));
 });
 
 describe("email decider: reschedule and cancel", () => {
@@ -143,7 +143,7 @@ describe("email decider: delivery outcomes", () => {
     ["a deferral", attempt("deferred", reply, 9)],
     ["a bounce", attempt("bounced", reply)],
     ["RecordEmailFailed", { type: "RecordEmailFailed", reason: "x", response: null, code: null, now }],
-    ["RecordEmailSuppressed", { type: "RecordEmailSuppressed", recipients: [], now }],
+    ["RecordEmailSuppressed", { type: "RecordEmailSuppressed", suppressed: [], now }],
   ];
   const finals: [string, EmailEvent[]][] = [
     ["delivered", [queued, sent, delivered]],

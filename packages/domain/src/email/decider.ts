@@ -3,6 +3,7 @@ import { decideBounceReport, type ReportedBounce } from "./bounceReport.js";
 import { ANONYMOUS_COMPLAINT, decideComplaint, type Complaint } from "./complaint.js";
 import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.js";
 import { decideEngagement, type Engagement } from "./engagement.js";
+import { suppressionReason, type SuppressedAddress } from "../suppression/events.js";
 import type { EmailContent, EmailEvent } from "./events.js";
 import { envelopeRecipients, recipientKey, type RecipientSettlement } from "./recipients.js";
 
@@ -48,7 +49,7 @@ export type EmailCommand =
       /** Null sends now. Already checked against `now` by `parseScheduledAt`. */
       scheduledAt: string | null;
       /** The recipients found on the team's suppression list (a lookup by the handler). */
-      suppressed: string[];
+      suppressed: SuppressedAddress[];
       now: string;
     }
   | { type: "RescheduleEmail"; teamId: string; scheduledAt: string; now: string }
@@ -57,7 +58,7 @@ export type EmailCommand =
   | ({ type: "RecordDeliveryAttempt" } & DeliveryAttempt)
   /** The whole rest of the email fails (its message could not be built). */
   | { type: "RecordEmailFailed"; reason: string; response: string | null; code: number | null; now: string }
-  | { type: "RecordEmailSuppressed"; recipients: string[]; now: string }
+  | { type: "RecordEmailSuppressed"; suppressed: SuppressedAddress[]; now: string }
   /** A tracking pixel loaded, or a tracked link followed (`link` and `linkIndex` from the signed token). */
   | ({ type: "RecordEmailOpened" } & Engagement)
   | ({ type: "RecordEmailClicked"; link: string; linkIndex: number } & Engagement)
@@ -183,7 +184,7 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         return [{ type: "EmailFailed", data: { emailId, reason, failedAt: now, response, code, recipients: pendingRecipients(state) } }];
       }
       case "RecordEmailSuppressed":
-        return [{ type: "EmailSuppressed", data: { emailId, recipients: command.recipients, suppressedAt: command.now } }];
+        return [suppressedEvent(emailId, command.suppressed, command.now)];
       case "RecordEmailCanceled":
         // Only before anything went out: an email with an attempt behind it finishes its delivery.
         if (state.status !== "queued" || state.sent) return [];
@@ -202,5 +203,10 @@ function decideSendEmail(command: Extract<EmailCommand, { type: "SendEmail" }>, 
   // sends, never sees the email without its outcome. One suppressed recipient suppresses the whole email:
   // the message's headers name every recipient, so it cannot be sent to the others unchanged.
   if (suppressed.length === 0) return [created];
-  return [created, { type: "EmailSuppressed", data: { emailId: content.emailId, recipients: suppressed, suppressedAt: now } }];
+  return [created, suppressedEvent(content.emailId, suppressed, now)];
 }
+
+const suppressedEvent = (emailId: string, suppressed: SuppressedAddress[], now: string): EmailEvent => ({
+  type: "EmailSuppressed",
+  data: { emailId, recipients: suppressed.map((s) => s.email), suppressedAt: now, reason: suppressionReason(suppressed) },
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { suppressionReasons } from "../suppression/events.js";
 
 export const emailStream = (emailId: string) => `email-${emailId}`;
 
@@ -117,10 +118,13 @@ export const EmailFailed = z.object({
   }),
 });
 
-/** The rest of the email is not sent: every recipient still pending is settled; `recipients` are the ones on the list. */
+/**
+ * The rest of the email is not sent: every recipient still pending is settled; `recipients` are the ones on
+ * the list, and `reason` how they got there (`suppressionReason`). Absent on events recorded before it.
+ */
 export const EmailSuppressed = z.object({
   type: z.literal("EmailSuppressed"),
-  data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string() }),
+  data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string(), reason: z.enum(suppressionReasons).nullable().optional() }),
 });
 
 /** Who opened or clicked, as the tracking request showed it; `machine` flags a proxy or scanner (`classifyEngagement`). */

@@ -1,7 +1,7 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { given } from "../scenario.js";
 import { suppressionDecider } from "./decider.js";
-import type { SuppressionEvent } from "./events.js";
+import { suppressionReason, type SuppressionEvent } from "./events.js";
 
 const teamId = "00000000-0000-4000-8000-000000000001";
 const suppressionId = "00000000-0000-4000-8000-000000000002";
@@ -33,5 +33,13 @@ describe("suppression decider", () => {
   });
   it("adds again after a removal", () => {
     given(suppressionDecider, [added, removed]).when(add()).then([added]);
+  });
+});
+
+describe("suppression reasons", () => {
+  it("says a bounce before a complaint, and nothing for a manual entry", () => {
+    expect(suppressionReason([{ email: "a@x.test", origin: "complaint" }, { email: "b@x.test", origin: "bounce" }])).toBe("previous_bounce");
+    expect(suppressionReason([{ email: "a@x.test", origin: "complaint" }, { email: "b@x.test", origin: "manual" }])).toBe("previous_complaint");
+    expect(suppressionReason([{ email: "a@x.test", origin: "manual" }])).toBeNull();
   });
 });

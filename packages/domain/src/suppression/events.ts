@@ -4,6 +4,23 @@ import { z } from "zod";
 export const suppressionOrigins = ["bounce", "complaint", "manual"] as const;
 export type SuppressionOrigin = (typeof suppressionOrigins)[number];
 
+/** An address found on the team's list, and how it got there. */
+export interface SuppressedAddress {
+  email: string;
+  origin: SuppressionOrigin;
+}
+
+/** Why `email.suppressed` says an email was not sent (reference §8.2); a manual entry gives no reason. */
+export const suppressionReasons = ["previous_bounce", "previous_complaint"] as const;
+export type SuppressionReason = (typeof suppressionReasons)[number];
+
+/** The reason for a suppression of these addresses: a bounce before a complaint, as it says more of the mailbox. */
+export function suppressionReason(found: SuppressedAddress[]): SuppressionReason | null {
+  if (found.some((f) => f.origin === "bounce")) return "previous_bounce";
+  if (found.some((f) => f.origin === "complaint")) return "previous_complaint";
+  return null;
+}
+
 export const SuppressionAdded = z.object({
   type: z.literal("SuppressionAdded"),
   data: z.object({

@@ -7,21 +7,25 @@ let test: TestDatabase;
 beforeAll(async () => {
   test = await createTestDatabase();
   // The columns of the `suppressions` read model that the lookup reads.
-  await test.database.exec("CREATE TABLE suppressions (team_id uuid NOT NULL, email text NOT NULL, PRIMARY KEY (team_id, email))");
+  await test.database.exec("CREATE TABLE suppressions (team_id uuid NOT NULL, email text NOT NULL, origin text NOT NULL, PRIMARY KEY (team_id, email))");
 });
 afterAll(async () => {
   await test?.dispose();
 });
 
-it("answers each of many concurrent sends with its own team's suppressed addresses, sorted", async () => {
+it("answers each of many concurrent sends with its own team's suppressed addresses and their origins, sorted", async () => {
   const [a, b] = [newId(), newId()];
-  await test.database.exec(`INSERT INTO suppressions VALUES ('${a}', 'x@a.test'), ('${a}', 'w@a.test'), ('${b}', 'y@b.test')`);
+  await test.database.exec(`INSERT INTO suppressions VALUES ('${a}', 'x@a.test', 'bounce'), ('${a}', 'w@a.test', 'complaint'), ('${b}', 'y@b.test', 'manual')`);
   const lookup = suppressionLookup(test.database);
   const asked = Array.from({ length: 50 }, (_, i) =>
     i % 2 === 0 ? lookup(a, ["y@b.test", "x@a.test", `n${i}@a.test`, "w@a.test"]) : lookup(b, ["x@a.test", "y@b.test"]),
   );
   const answers = await Promise.all(asked);
-  answers.forEach((answer, i) => expect(answer).toEqual(i % 2 === 0 ? ["w@a.test", "x@a.test"] : ["y@b.test"]));
+  const ofA = [
+    { email: "w@a.test", origin: "complaint" },
+    { email: "x@a.test", origin: "bounce" },
+  ];
+  answers.forEach((answer, i) => expect(answer).toEqual(i % 2 === 0 ? ofA : [{ email: "y@b.test", origin: "manual" }]));
   expect(await lookup(a, [])).toEqual([]);
 });
 

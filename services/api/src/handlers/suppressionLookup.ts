@@ -1,13 +1,14 @@
 import { sql } from "kysely";
+import type { SuppressedAddress, SuppressionOrigin } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 
-/** Which of these addresses are on the team's suppression list; sorted. */
-export type SuppressionLookup = (teamId: string, addresses: string[]) => Promise<string[]>;
+/** Which of these addresses are on the team's suppression list, and how they got there; sorted. */
+export type SuppressionLookup = (teamId: string, addresses: string[]) => Promise<SuppressedAddress[]>;
 
 interface Waiting {
   teamId: string;
   addresses: string[];
-  resolve(suppressed: string[]): void;
+  resolve(suppressed: SuppressedAddress[]): void;
   reject(error: unknown): void;
 }
 
@@ -27,11 +28,19 @@ export function suppressionLookup(database: Database): SuppressionLookup {
   const query = async (batch: Waiting[]) => {
     const teams = batch.flatMap((w) => w.addresses.map(() => w.teamId));
     const emails = batch.flatMap((w) => w.addresses);
-    const { rows } = await sql<{ team_id: string; email: string }>`
-      SELECT s.team_id::text AS team_id, s.email FROM suppressions s
+    const { rows } = await sql<{ team_id: string; email: string; origin: SuppressionOrigin }>`
+      SELECT s.team_id::text AS team_id, s.email, s.origin FROM suppressions s
         JOIN unnest(${teams}::uuid[], ${emails}::text[]) AS w(team_id, email) ON s.team_id = w.team_id AND s.email = w.email`.execute(database.db);
-    const found = new Set(rows.map((r) => `${r.team_id} ${r.email}`));
-    for (const w of batch) w.resolve(w.addresses.filter((a) => found.has(`${w.teamId} ${a}`)).sort());
+    const found = new Map(rows.map((r) => [`${r.team_id} ${r.email}`, r.origin]));
+    for (const w of batch)
+      w.resolve(
+        [...new Set(w.addresses)]
+          .sort()
+          .flatMap((email) => {
+            const origin = found.get(`${w.teamId} ${email}`);
+            return origin ? [{ email, origin }] : [];
+          }),
+      );
   };
 
   const pump = () => {
@@ -50,7 +59,7 @@ export function suppressionLookup(database: Database): SuppressionLookup {
   };
 
   return (teamId, addresses) =>
-    new Promise<string[]>((resolve, reject) => {
+    new Promise<SuppressedAddress[]>((resolve, reject) => {
       if (addresses.length === 0) return resolve([]);
       queue.push({ teamId, addresses, resolve, reject });
       pump();

@@ -1,5 +1,5 @@
 import { broadcastEmailId, deterministicId, formatTimestamp } from "@tidings/core";
-import { emailDecider, emailStream, isDomainError, personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient } from "@tidings/domain";
+import { emailDecider, emailStream, isDomainError, personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient, type SuppressedAddress } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 import { htmlToText, unsubscribeToken, unsubscribeUrlOf } from "@tidings/mail";
 
@@ -82,9 +82,9 @@ export function recipientEmail(input: RecipientEmailInput): EmailContent {
  * batch finds the stream there and appends nothing, which is how N contacts make exactly N emails. A
  * recipient on the suppression list gets the email recorded suppressed in the same append, as a send would.
  */
-export async function queueRecipientEmail(store: EventStore, content: EmailContent, suppressed: boolean, metadata: EventMetadata): Promise<void> {
+export async function queueRecipientEmail(store: EventStore, content: EmailContent, suppressed: SuppressedAddress | undefined, metadata: EventMetadata): Promise<void> {
   const decided = emailDecider.decide(
-    { type: "SendEmail", content, scheduledAt: null, suppressed: suppressed ? content.to : [], now: content.createdAt },
+    { type: "SendEmail", content, scheduledAt: null, suppressed: suppressed ? [suppressed] : [], now: content.createdAt },
     emailDecider.initialState,
   );
   if (isDomainError(decided)) throw new Error(decided.message);

@@ -120,7 +120,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
     const contacts = await contactsById(deps.database, recipients.map((r) => r.contactId));
-    const suppressed = new Set((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((e) => e.toLowerCase()));
+    const suppressed = new Map((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((found) => [found.email.toLowerCase(), found]));
     // In chunks that fit the window and a second of the team's rate, each checked for a cancel.
     for (let start = 0; start < recipients.length; ) {
       const room = await roomInWindow();
@@ -131,7 +131,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       const now = new Date();
       await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
         const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
-        await queueRecipientEmail(deps.store, content, suppressed.has(recipient.email.toLowerCase()), metadata);
+        await queueRecipientEmail(deps.store, content, suppressed.get(recipient.email.toLowerCase()), metadata);
       });
       start += chunk.length;
       handed += chunk.length;

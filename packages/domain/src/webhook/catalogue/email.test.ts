@@ -74,7 +74,9 @@ describe("email webhook payloads", () => {
     const failed: EmailEvent = { type: "EmailFailed", data: { emailId, reason: "relay refused", failedAt: "2026-11-23 10:00:02.000000+00", response: null, code: null } };
     expect(build(failed, [queued, failed])?.data).toEqual({ ...base, failed: { reason: "relay refused" } });
     const suppressed: EmailEvent = { type: "EmailSuppressed", data: { emailId, recipients: ["a@example.com"], suppressedAt: "2026-11-23 10:00:00.200000+00" } };
-    expect(build(suppressed, [queued, suppressed])).toMatchObject({ type: "email.suppressed", data: { suppressed: { type: "OnAccountSuppressionList" } } });
+    expect(build(suppressed, [queued, suppressed])?.data.suppressed).toEqual({ message: "On the team's suppression list: a@example.com.", type: "OnAccountSuppressionList" });
+    const bounced: EmailEvent = { type: "EmailSuppressed", data: { ...suppressed.data, reason: "previous_bounce" } };
+    expect(build(bounced, [queued, bounced])?.data.suppressed).toMatchObject({ type: "OnAccountSuppressionList", reason: "previous_bounce" });
   });
 
   it("builds email.scheduled, email.delivered and email.delivery_delayed", () => {

@@ -85,7 +85,13 @@ export const emailWebhookEvents: WebhookEventCategory = {
     EmailSuppressed: emailPayload<"EmailSuppressed">(
       "email.suppressed",
       (d) => d.suppressedAt,
-      (d) => ({ suppressed: { message: `On the team's suppression list: ${d.recipients.join(", ")}.`, type: "OnAccountSuppressionList" } }),
+      (d) => ({
+        suppressed: {
+          message: `On the team's suppression list: ${d.recipients.join(", ")}.`,
+          type: "OnAccountSuppressionList",
+          ...(d.reason ? { reason: d.reason } : {}),
+        },
+      }),
     ),
     EmailComplained: emailPayload<"EmailComplained">("email.complained", (d) => d.complainedAt),
     EmailOpened: emailPayload<"EmailOpened">(
