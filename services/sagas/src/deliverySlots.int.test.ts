@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLogger, formatTimestamp, Slots } from "@tidings/core";
-import { emailDecider, emailStream, type EmailContent } from "@tidings/domain";
+import { emailDecider, emailStream } from "@tidings/domain";
+import { anEmailContent } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
 import { createSmtpTransport } from "@tidings/mail";
@@ -32,25 +33,7 @@ afterAll(async () => {
 async function queueEmail(): Promise<string> {
   const emailId = randomUUID();
   const now = formatTimestamp(new Date());
-  const content: EmailContent = {
-    emailId,
-    teamId,
-    from: "hello@acme.test",
-    to: ["ann@example.test"],
-    cc: [],
-    bcc: [],
-    replyTo: [],
-    subject: "slots",
-    html: null,
-    text: "slots",
-    headers: {},
-    tags: [],
-    attachments: [],
-    templateId: null,
-    templateVersion: null,
-    domainId: null,
-    createdAt: now,
-  };
+  const content = anEmailContent({ emailId, teamId, from: "hello@acme.test", subject: "slots", html: null, text: "slots", createdAt: now });
   const command = { type: "SendEmail" as const, content, scheduledAt: null, suppressed: [], now };
   await handleCommand({ store, streamId: emailStream(emailId), decider: emailDecider, command, metadata: { teamId, actor: "test" } });
   return emailId;
