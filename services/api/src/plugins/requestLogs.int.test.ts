@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { sql } from "kysely";
 import { TidingsError, newId } from "@tidings/core";
@@ -164,6 +164,14 @@ describe("request logs", () => {
     expect(getB.json()).toEqual({ statusCode: 404, name: "not_found", message: "Log not found" });
   });
 
+  it("keeps another team's request when a deeply nested body arrives beside it", async () => {
+    const first = await send("POST", "/emails", { team: teamB, body: { to: "a@example.com" } });
+    const deep = await send("POST", "/emails", { body: `${"[".repeat(5000)}${"]".repeat(5000)}` });
+    expect(deep.statusCode).toBe(400);
+    await vi.waitFor(async () => expect((await send("GET", `/logs/${first.headers["x-request-id"]}`, { team: teamB })).statusCode).toBe(200), { timeout: 5000 });
+    await vi.waitFor(async () => expect((await send("GET", `/logs/${deep.headers["x-request-id"]}`)).json()).toMatchObject({ response_status: 400 }), { timeout: 5000 });
+  });
+
   it("answers 422 for an id that is not a UUID and 404 for an unknown one", async () => {
     const bad = await send("GET", "/logs/not-a-uuid");
     expect(bad.statusCode).toBe(422);
@@ -227,15 +235,32 @@ describe("RequestLogWriter", () => {
     expect(lines().some((line) => line.msg === "request logs dropped: the database did not keep up" && line.dropped === 3)).toBe(true);
   });
 
-  it("loses only the row that cannot be stored, not its batch", async () => {
+  it("keeps a row the database refuses, without its bodies, and the rest of its batch whole", async () => {
+    const team = newId();
+    const { logger } = capturingLogger("warn");
+    const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000 });
+    const refused = { ...entry(team), replyPayload: "not json" };
+    writer.push(entry(team));
+    writer.push(refused);
+    writer.push(entry(team));
+    await writer.close();
+    expect(await countFor(team)).toBe(3);
+    expect(JSON.parse(await storedRow(refused.id))).toMatchObject({ method: "POST", endpoint: "/emails", response_status: 200, request_body: null, response_body: null });
+  });
+
+  it("keeps an entry whose body cannot be serialised, without its bodies, and the rest of its batch whole", async () => {
     const team = newId();
     const { logger, lines } = capturingLogger("warn");
     const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000 });
-    writer.push(entry(team));
-    writer.push({ ...entry(team), replyPayload: "not json" });
-    writer.push(entry(team));
+    const odd = { ...entry(team), requestBody: { count: 10n } };
+    const neighbours = [entry(team), entry(team)];
+    writer.push(neighbours[0]!);
+    writer.push(odd);
+    writer.push(neighbours[1]!);
     await writer.close();
-    expect(await countFor(team)).toBe(2);
-    expect(lines().some((line) => line.msg === "request logs could not be written" && line.lost === 1)).toBe(true);
+    expect(await countFor(team)).toBe(3);
+    expect(JSON.parse(await storedRow(odd.id))).toMatchObject({ method: "POST", response_status: 200, request_body: null });
+    for (const { id } of neighbours) expect(JSON.parse(await storedRow(id)).request_body).toEqual({ to: "a@example.com" });
+    expect(lines().some((line) => line.msg === "request log bodies could not be stored; the request is logged without them" && line.requestId === odd.id)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets, storedReplyBody, storedRequestBody } from "./requestLogsRedaction.js";
+import { maxRedactionDepth, redactSecrets, storedReplyBody, storedRequestBody } from "./requestLogsRedaction.js";
 
 describe("request log redaction", () => {
   it("replaces tokens and signing secrets at any depth, and leaves the original untouched", () => {
@@ -27,5 +27,15 @@ describe("request log redaction", () => {
     expect(storedReplyBody('{"token":"re_abc","id":"k"}')).toBe('{"token":"[redacted]","id":"k"}');
     expect(storedReplyBody(Buffer.from("{}"))).toBeNull();
     expect(storedRequestBody(undefined)).toBeNull();
+  });
+
+  it("stops at a bounded depth, redacting what lies deeper, so a deep reply cannot overflow the stack", () => {
+    const levels = 100_000;
+    const stored = storedReplyBody(`{"token":"re_top","deep":${"[".repeat(levels)}{"token":"re_deep"}${"]".repeat(levels)}}`)!;
+    expect(stored).not.toContain("re_");
+    let level: unknown = (JSON.parse(stored) as { deep: unknown }).deep;
+    let depth = 1;
+    while (Array.isArray(level)) [level, depth] = [level[0], depth + 1];
+    expect([level, depth]).toEqual(["[redacted]", maxRedactionDepth]);
   });
 });

@@ -7,21 +7,29 @@ const secretKeys = new Set(["token", "signing_secret"]);
 
 export const redacted = "[redacted]";
 
+/**
+ * How deep redaction follows a body. Request bodies are bounded at parse time (`maxJsonDepth`), but a
+ * reply is parsed here again, and the log writer must never be where a stack overflows; what lies deeper
+ * is stored as `[redacted]`, so a secret hidden down there is not kept either.
+ */
+export const maxRedactionDepth = 100;
+
 /** A copy of `value` with every secret replaced by `[redacted]`; `value` itself is left untouched. */
-export function redactSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactSecrets);
+export function redactSecrets(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== "object") return value;
+  if (depth >= maxRedactionDepth) return redacted;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (secretKeys.has(key)) copy[key] = redacted;
-    else if (key === "attachments" && Array.isArray(field)) copy[key] = field.map(redactAttachment);
-    else copy[key] = redactSecrets(field);
+    else if (key === "attachments" && Array.isArray(field)) copy[key] = field.map((attachment) => redactAttachment(attachment, depth + 2));
+    else copy[key] = redactSecrets(field, depth + 1);
   }
   return copy;
 }
 
-function redactAttachment(attachment: unknown): unknown {
-  const copy = redactSecrets(attachment);
+function redactAttachment(attachment: unknown, depth: number): unknown {
+  const copy = redactSecrets(attachment, depth);
   if (copy !== null && typeof copy === "object" && !Array.isArray(copy) && "content" in copy) {
     return { ...copy, content: redacted };
   }

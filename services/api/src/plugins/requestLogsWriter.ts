@@ -94,7 +94,7 @@ export class RequestLogWriter {
       this.dropped = 0;
     }
     for (let start = 0; start < entries.length; start += this.maxBatch) {
-      const rows = entries.slice(start, start + this.maxBatch).map(toRow);
+      const rows = entries.slice(start, start + this.maxBatch).map((entry) => this.rowOf(entry));
       try {
         await this.insert(rows);
       } catch (error) {
@@ -103,16 +103,33 @@ export class RequestLogWriter {
     }
   }
 
-  /** A batch fails as a whole; row by row, only the row that cannot be stored is lost. */
+  /** An entry whose bodies cannot be turned into a row keeps the rest of its row, not its batch's fate. */
+  private rowOf(entry: RequestLogEntry): Row {
+    try {
+      return toRow(entry);
+    } catch (error) {
+      this.logger.error({ err: error, requestId: entry.id }, "request log bodies could not be stored; the request is logged without them");
+      return withoutBodies(entry);
+    }
+  }
+
+  /**
+   * A batch fails as a whole; row by row, a row that cannot be stored is tried once more without its
+   * bodies and user agent, so the request still shows in `GET /logs`, and only a row that fails even so is lost.
+   */
   private async insertOneByOne(rows: Row[], batchError: unknown): Promise<void> {
     let lost = 0;
     let lastError = batchError;
     for (const row of rows) {
       try {
         await this.insert([row]);
-      } catch (error) {
-        lost++;
-        lastError = error;
+      } catch {
+        try {
+          await this.insert([{ ...row, user_agent: null, request_body: null, response_body: null }]);
+        } catch (error) {
+          lost++;
+          lastError = error;
+        }
       }
     }
     if (lost > 0) this.logger.error({ err: lastError, lost, batch: rows.length }, "request logs could not be written");
@@ -148,6 +165,10 @@ interface Row {
 }
 
 function toRow(entry: RequestLogEntry): Row {
+  return { ...withoutBodies(entry), request_body: storedRequestBody(entry.requestBody), response_body: storedReplyBody(entry.replyPayload) };
+}
+
+function withoutBodies(entry: RequestLogEntry): Row {
   return {
     id: entry.id,
     team_id: entry.teamId,
@@ -157,8 +178,8 @@ function toRow(entry: RequestLogEntry): Row {
     method: entry.method,
     response_status: entry.responseStatus,
     user_agent: entry.userAgent ?? null,
-    request_body: storedRequestBody(entry.requestBody),
-    response_body: storedReplyBody(entry.replyPayload),
+    request_body: null,
+    response_body: null,
   };
 }
 

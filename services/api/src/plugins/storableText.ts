@@ -5,6 +5,7 @@ import { TidingsError } from "@tidings/core";
  * PostgreSQL text cannot hold a NUL character, and a lone UTF-16 surrogate has no UTF-8 form: either one
  * in any field would fail deep in a write with a 500, possibly after part of the work was done. Every
  * body, path parameter and query value is checked once, up front, and refused with the field's name.
+ * The walk is recursive: the body parser refuses nesting deeper than `maxJsonDepth` before this runs.
  */
 export function findUnstorableText(value: unknown, path = ""): string | undefined {
   if (typeof value === "string") return value.includes("\u0000") || !value.isWellFormed() ? path || "body" : undefined;
