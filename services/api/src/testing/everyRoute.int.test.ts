@@ -121,6 +121,23 @@ describe("every route", () => {
     expect(routesWithoutSchema(app)).toEqual([]);
   });
 
+  it("answers a fixed path asked with another route's method 405, with the fixed path's methods in Allow", async () => {
+    const fixed = app.routeCatalog.filter((route) => !/[:*]/.test(route.url));
+    const methodsOf = (url: string) => fixed.filter((route) => route.url === url).map((route) => route.method);
+    const asked: string[] = [];
+    const wrong: string[] = [];
+    for (const url of new Set(fixed.map((route) => route.url))) {
+      for (const method of ["GET", "POST", "PATCH", "PUT", "DELETE"].filter((m) => !methodsOf(url).includes(m))) {
+        if (!app.findRoute({ method: method as "GET", url })) continue;
+        asked.push(`${method} ${url}`);
+        const res = await app.inject({ method: method as "GET", url, headers: teamA.headers });
+        if (res.statusCode !== 405 || res.headers.allow !== methodsOf(url).join(", ")) wrong.push(`${method} ${url} → ${res.statusCode} ${res.headers.allow ?? ""} ${res.body.slice(0, 120)}`);
+      }
+    }
+    expect(asked).toEqual(expect.arrayContaining(["GET /emails/batch", "GET /domains/claim", "DELETE /contacts/imports"]));
+    expect(wrong).toEqual([]);
+  });
+
   it("answers malformed JSON and wrong types with a 4xx in the error shape, never a 500, once past auth", async () => {
     expect(await probeMalformedRequests(app, { headers: teamB.headers })).toEqual([]);
   });
