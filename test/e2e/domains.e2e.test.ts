@@ -66,8 +66,9 @@ describe("resend.domains", () => {
       ["DKIM", "TXT", `tidings._domainkey.${name}`, "not_started", "Auto"],
       ["SPF", "MX", `send.${name}`, "not_started", "Auto"],
       ["SPF", "TXT", `send.${name}`, "not_started", "Auto"],
-      ["DMARC", "TXT", `_dmarc.${name}`, "not_started", "Auto"],
     ]);
+    const recommended = (created as typeof created & { recommended_records: WireRecord[] }).recommended_records;
+    expect(recommended.map((r) => [r.record, r.type, r.name, r.status, r.ttl])).toEqual([["DMARC", "TXT", `_dmarc.${name}`, "not_started", "Auto"]]);
     expect(created.records[1]).toMatchObject({ value: "mx.tidings.test", priority: 10 });
     expect(created.records[2]!.value).toBe("v=spf1 include:_spf.tidings.test ~all");
 

@@ -47,7 +47,7 @@ describe("resend.emails", () => {
       bcc: null,
       reply_to: null,
       last_event: expect.stringMatching(/^(queued|sent|delivered)$/),
-      message_id: data!.last_event === "queued" ? null : `<${sent.data!.id}@${new URL(server.url).hostname}>`,
+      message_id: `<${sent.data!.id}@${new URL(server.url).hostname}>`,
       scheduled_at: null,
       tags: [{ name: "kind", value: "welcome" }],
     });

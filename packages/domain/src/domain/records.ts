@@ -8,8 +8,8 @@ export const DMARC_RECOMMENDED = "v=DMARC1; p=none;";
 type Unchecked = Omit<DnsRecord, "status">;
 
 /** A DNS record as GET /domains and the domain webhooks show it (reference §6.4, §8.2); `priority` only on MX records. */
-export interface WireDnsRecord {
-  record: DnsRecord["record"];
+export interface WireDnsRecord<Name extends string = DnsRecord["record"]> {
+  record: Name;
   name: string;
   type: DnsRecord["type"];
   ttl: "Auto";
@@ -18,8 +18,30 @@ export interface WireDnsRecord {
   priority?: number;
 }
 
-export const wireRecord = (r: DnsRecord): WireDnsRecord => ({
-  record: r.record,
+/**
+ * The records a domain shows, split as typed clients need them. Resend's published document makes
+ * `records[].record` a closed list (`SPF`, `DKIM`, `Receiving`, `Tracking`, `TrackingCAA`), so the DMARC
+ * advice, which no send depends on, goes in `recommended_records` beside it. The domain webhooks spell
+ * the receiving record `Receiving MX`, as that document does there.
+ */
+export interface WireDomainRecords {
+  records: WireDnsRecord<Exclude<DnsRecord["record"], "DMARC">>[];
+  recommended_records: WireDnsRecord<"DMARC">[];
+}
+
+export function wireRecords(records: readonly DnsRecord[]): WireDomainRecords {
+  return {
+    records: records.flatMap((r) => (r.record === "DMARC" ? [] : [wireRecord(r, r.record)])),
+    recommended_records: records.flatMap((r) => (r.record === "DMARC" ? [wireRecord(r, r.record)] : [])),
+  };
+}
+
+export function webhookRecords(records: readonly DnsRecord[]): WireDnsRecord<"SPF" | "DKIM" | "Receiving MX" | "Tracking">[] {
+  return wireRecords(records).records.map((r) => (r.record === "Receiving" ? { ...r, record: "Receiving MX" as const } : { ...r, record: r.record }));
+}
+
+const wireRecord = <Name extends string>(r: DnsRecord, record: Name): WireDnsRecord<Name> => ({
+  record,
   name: r.name,
   type: r.type,
   ttl: "Auto",

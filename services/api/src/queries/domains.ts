@@ -1,5 +1,5 @@
 import type { Database } from "@tidings/postgres";
-import { wireRecord, type Capabilities, type DnsRecord, type DomainRegion, type DomainStatus, type TlsMode, type WireDnsRecord } from "@tidings/domain";
+import { wireRecords, type Capabilities, type DnsRecord, type DomainRegion, type DomainStatus, type TlsMode, type WireDomainRecords } from "@tidings/domain";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 
@@ -18,9 +18,8 @@ export interface DomainListItem {
 }
 
 /** The Domain object of the seed spec and reference §6.4. */
-export interface WireDomain extends DomainListItem {
+export interface WireDomain extends DomainListItem, WireDomainRecords {
   object: "domain";
-  records: WireDnsRecord[];
 }
 
 const columns = [
@@ -50,5 +49,6 @@ export async function getDomain(database: Database, teamId: string, domainId: st
     .select([...columns, "d.records"])
     .executeTakeFirst()) as (DomainListItem & { records: DnsRecord[] }) | undefined;
   if (!row) return undefined;
-  return { object: "domain", ...row, records: row.records.map(wireRecord) };
+  const { records, ...listed } = row;
+  return { object: "domain", ...listed, ...wireRecords(records) };
 }

@@ -13,7 +13,7 @@ export interface EmailListItem {
   bcc: string[] | null;
   reply_to: string[] | null;
   last_event: string;
-  message_id: string | null;
+  message_id: string;
   scheduled_at: string | null;
 }
 
@@ -23,9 +23,6 @@ export interface EmailItem extends EmailListItem {
   text: string | null;
   tags: { name: string; value: string }[];
 }
-
-/** Once an email has been handed to a transport, it has the Message-ID the delivery saga gave it. */
-const composed = new Set(["sent", "delivered", "delivery_delayed", "bounced", "failed", "opened", "clicked", "complained"]);
 
 interface EmailRow {
   id: string;
@@ -66,7 +63,9 @@ export function emailQueries(database: Database, messageIdHost: string) {
     bcc: orNull(row.bcc),
     reply_to: orNull(row.reply_to),
     last_event: row.last_event,
-    message_id: composed.has(row.last_event) ? `<${row.id}@${messageIdHost}>` : null,
+    // The Message-ID derives from the email id (`messageIdFor`), so it is known from the moment the email
+    // is queued: Resend's document types it as a string that is never null.
+    message_id: `<${row.id}@${messageIdHost}>`,
     scheduled_at: row.scheduled_at_wire,
   });
 

@@ -44,8 +44,9 @@ describe("POST /domains", () => {
       `DKIM TXT tidings._domainkey.${name}`,
       `SPF MX send.${name}`,
       `SPF TXT send.${name}`,
-      `DMARC TXT _dmarc.${name}`,
     ]);
+    // Typed clients know only the record kinds of Resend's document; the DMARC advice stands beside them.
+    expect(res.body.recommended_records).toEqual([{ record: "DMARC", type: "TXT", name: `_dmarc.${name}`, ttl: "Auto", status: "not_started", value: "v=DMARC1; p=none;" }]);
     expect(res.body.records.every((r: { status: string; ttl: string }) => r.status === "not_started" && r.ttl === "Auto")).toBe(true);
     expect(res.body.records[1]).toMatchObject({ priority: 10, value: "localhost" });
     expect(res.body.records[0]).not.toHaveProperty("priority");
@@ -106,7 +107,8 @@ describe("PATCH /domains/:id", () => {
     expect(last).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringMatching(/`capabilities`/) } });
     const got = (await call("GET", `/domains/${body.id}`)).body;
     expect(got).toMatchObject({ click_tracking: true, open_tracking: false, tracking_subdomain: "t", tls: "opportunistic", capabilities: { sending: "disabled", receiving: "enabled" } });
-    expect(got.records.map((r: { record: string }) => r.record)).toEqual(["DKIM", "SPF", "SPF", "Receiving", "Tracking", "DMARC"]);
+    expect(got.records.map((r: { record: string }) => r.record)).toEqual(["DKIM", "SPF", "SPF", "Receiving", "Tracking"]);
+    expect(got.recommended_records.map((r: { record: string }) => r.record)).toEqual(["DMARC"]);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { preValidationHookHandler } from "fastify";
 import { TidingsError } from "@tidings/core";
-import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, wireRecord, type DomainChanges } from "@tidings/domain";
+import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, wireRecords, type DomainChanges } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
@@ -34,15 +34,16 @@ const createBody = z.object({
 });
 const updateBody = z.object(changeable);
 
-const record = z.object({
-  record: z.string(),
+const recordFields = {
   name: z.string(),
   type: z.enum(["TXT", "MX", "CNAME"]),
   ttl: z.literal("Auto"),
   status: z.enum(recordStatuses),
   value: z.string(),
   priority: z.number().int().optional(),
-});
+};
+const record = z.object({ record: z.enum(["SPF", "DKIM", "Receiving", "Tracking", "TrackingCAA"]), ...recordFields });
+const recommendedRecord = z.object({ record: z.literal("DMARC"), ...recordFields });
 const listItem = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -56,7 +57,11 @@ const listItem = z.object({
   tls: z.enum(tlsModes),
   custom_return_path: z.string(),
 });
-const domain = listItem.extend({ object: z.literal("domain"), records: z.array(record) });
+const domain = listItem.extend({
+  object: z.literal("domain"),
+  records: z.array(record).describe("The records to publish: sending and receiving depend on them."),
+  recommended_records: z.array(recommendedRecord).describe("Records that are advised, not required: a DMARC policy."),
+});
 const reference = z.object({ object: z.literal("domain"), id: z.uuid() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
@@ -95,7 +100,7 @@ function createdDomain({ created: d }: CreatedDomain): WireDomain {
     tracking_subdomain: d.trackingSubdomain,
     tls: d.tls,
     custom_return_path: d.customReturnPath,
-    records: d.records.map(wireRecord),
+    ...wireRecords(d.records),
   };
 }
 

@@ -52,7 +52,7 @@ export const emailListItem = z.object({
   bcc: z.array(z.string()).nullable(),
   reply_to: z.array(z.string()).nullable(),
   last_event: z.string(),
-  message_id: z.string().nullable(),
+  message_id: z.string(),
   scheduled_at: z.string().nullable(),
 });
 

@@ -73,7 +73,7 @@ describe("POST /emails and GET /emails/:id", () => {
       bcc: null,
       reply_to: null,
       last_event: "queued",
-      message_id: null,
+      message_id: expect.stringMatching(new RegExp(`^<${res.body.id}@[^>]+>$`)),
       scheduled_at: null,
       tags: [{ name: "kind", value: "welcome" }],
     });
@@ -183,7 +183,10 @@ describe("scheduling", () => {
     expect((await call("GET", `/emails/${res.body.id}`, admin)).body.scheduled_at.slice(0, 19)).toBe(later.toISOString().slice(0, 19).replace("T", " "));
 
     expect((await call("POST", `/emails/${res.body.id}/cancel`, admin)).body).toEqual({ object: "email", id: res.body.id });
-    expect((await call("GET", `/emails/${res.body.id}`, admin)).body.last_event).toBe("canceled");
+    const canceled = (await call("GET", `/emails/${res.body.id}`, admin)).body;
+    expect(canceled.last_event).toBe("canceled");
+    // The Message-ID it would have gone out with is known from the start, as Resend's document has it.
+    expect([scheduled.message_id, canceled.message_id]).toEqual([expect.stringMatching(new RegExp(`^<${res.body.id}@`)), scheduled.message_id]);
     expect((await call("POST", `/emails/${res.body.id}/cancel`, admin)).status).toBe(200);
     expect(await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: "in 3 hours" })).toMatchObject(error(422, "validation_error", /it is canceled/));
   });

@@ -48,6 +48,13 @@ describe("domain webhook payloads", () => {
     expect(key).toBeNull();
   });
 
+  it("holds only the record kinds of Resend's webhook schema: no DMARC, and the receiving MX spelled `Receiving MX`", () => {
+    const receiving: DomainCommand = { ...create, settings: aDomainSettings({ capabilities: { sending: "enabled", receiving: "enabled" } }) } as DomainCommand;
+    const [created] = payloads(streamAfter([receiving]));
+    const kinds = (created!.data as { records: { record: string }[] }).records.map((r) => r.record);
+    expect(kinds).toEqual(["DKIM", "SPF", "SPF", "Receiving MX"]);
+  });
+
   it("builds domain.updated for a PATCH, a verification started and a check that changed a status, never for a check that changed nothing", () => {
     const events = streamAfter([
       create,

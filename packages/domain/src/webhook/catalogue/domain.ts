@@ -1,5 +1,5 @@
 import type { DnsRecord, DomainEvent } from "../../domain/events.js";
-import { wireRecord } from "../../domain/records.js";
+import { webhookRecords } from "../../domain/records.js";
 import { isoTime, type PayloadBuilder, type SourceEvent, type WebhookEventCategory } from "./category.js";
 
 type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
@@ -43,7 +43,7 @@ function domainPayload(type: string, at: string, history: SourceEvent[], shown: 
       status: shown.status,
       created_at: isoTime(created.createdAt),
       region: (updated ?? created).region,
-      records: shown.records.map(wireRecord),
+      records: webhookRecords(shown.records),
     },
   };
 }
