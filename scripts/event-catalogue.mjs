@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// Writes docs/events.md, the catalogue of every event Tidings records, from the zod schemas that
+// `packages/domain` exports: which stream category holds each event, and the fields of its `data`.
+//
+//   npx tsc -b && node scripts/event-catalogue.mjs
+//
+// Run as a script it reads the built `@tidings/domain` (hence the build first). `test/docs.test.ts` calls
+// `eventCatalogue` on the TypeScript sources instead and fails while docs/events.md differs from it.
+import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+
+export const catalogueFile = new URL("../docs/events.md", import.meta.url);
+export const regenerateCommand = "npx tsc -b && node scripts/event-catalogue.mjs";
+
+/**
+ * Events that belong to no aggregate's union, and the stream function of each. Every other event is found
+ * through its union (`EmailEvent` → `emailStream`); an event that is in neither stops the script, so a new
+ * one cannot be left out of the catalogue unnoticed.
+ */
+const streamOfLoneEvent = {
+  ContactErased: "contactErasureStream",
+  CustomEventReceived: "customEventStream",
+};
+
+const isSchema = (value) => Boolean(value && typeof value === "object" && "_zod" in value);
+const isEventSchema = (value) => isSchema(value) && value.def.type === "object" && value.shape.type?.def.type === "literal" && isSchema(value.shape.data);
+const isEventUnion = (name, value) => name.endsWith("Event") && isSchema(value) && value.def.type === "union" && value.def.discriminator === "type";
+const eventType = (schema) => schema.shape.type.def.values[0];
+
+/** `EmailEvent` → `emailStream`, `AutomationRunEvent` → `automationRunStream`. */
+const streamFunctionOf = (unionName) => `${unionName[0].toLowerCase()}${unionName.slice(1, -"Event".length)}Stream`;
+
+/** The category of the streams a stream function names: the part of `email-<id>` before the first `-`. */
+function categoryOf(domain, functionName) {
+  const stream = domain[functionName];
+  if (typeof stream !== "function") throw new Error(`@tidings/domain exports no ${functionName}`);
+  const id = stream("<id>");
+  return { category: id.slice(0, id.indexOf("-")), example: id, functionName };
+}
+
+/** Every stream category with its events, in the order each union lists them. */
+export function eventGroups(domain) {
+  const groups = [];
+  const placed = new Set();
+  for (const [name, value] of Object.entries(domain)) {
+    if (!isEventUnion(name, value)) continue;
+    const events = value.def.options;
+    for (const event of events) placed.add(eventType(event));
+    groups.push({ union: name, ...categoryOf(domain, streamFunctionOf(name)), events });
+  }
+  for (const [type, functionName] of Object.entries(streamOfLoneEvent)) {
+    const event = domain[type];
+    if (!isEventSchema(event)) throw new Error(`@tidings/domain exports no event schema ${type}`);
+    placed.add(type);
+    groups.push({ union: null, ...categoryOf(domain, functionName), events: [event] });
+  }
+  const unplaced = Object.values(domain).filter(isEventSchema).map(eventType).filter((type) => !placed.has(type));
+  if (unplaced.length > 0) throw new Error(`events in no union and not in streamOfLoneEvent: ${unplaced.join(", ")}`);
+  return groups.sort((a, b) => a.category.localeCompare(b.category));
+}
+
+const safeInteger = 2 ** 53 - 1;
+const code = (text) => `\`${text}\``;
+
+/** The constraints worth a reader's attention: lengths, bounds, a pattern that is not a format. */
+function constraints(schema) {
+  const notes = [];
+  if (schema.format) notes.push(schema.format);
+  else if (schema.pattern) notes.push(`matching ${code(schema.pattern)}`);
+  const { minLength: least, maxLength: most } = schema;
+  if (least !== undefined && most !== undefined) notes.push(`${least}–${most} characters`);
+  else if (most !== undefined) notes.push(`at most ${most} characters`);
+  else if (least !== undefined) notes.push(`at least ${least} character${least === 1 ? "" : "s"}`);
+  if (schema.minimum !== undefined && schema.minimum > -safeInteger) notes.push(`≥ ${schema.minimum}`);
+  if (schema.exclusiveMinimum !== undefined) notes.push(`> ${schema.exclusiveMinimum}`);
+  if (schema.maximum !== undefined && schema.maximum < safeInteger) notes.push(`≤ ${schema.maximum}`);
+  return notes.length > 0 ? ` (${notes.join(", ")})` : "";
+}
+
+/** One JSON Schema node as a short type: `string (uuid)`, `array of string`, `"a" | "b"`, `X or null`. */
+function typeName(schema) {
+  if (schema.anyOf) return schema.anyOf.map(typeName).join(" or ");
+  if (schema.const !== undefined) return code(JSON.stringify(schema.const));
+  if (schema.enum) return schema.enum.map((value) => code(JSON.stringify(value))).join(" \\| ");
+  if (Array.isArray(schema.type)) return schema.type.join(" or ");
+  switch (schema.type) {
+    case undefined:
+      return "any JSON value";
+    case "array":
+      return `array of ${schema.items?.type === "object" ? "objects" : typeName(schema.items ?? {})}`;
+    case "object":
+      if (schema.properties) return "object";
+      if (schema.additionalProperties && typeof schema.additionalProperties === "object") return `map of ${typeName(schema.additionalProperties)}`;
+      return "object";
+    default:
+      return `${schema.type}${constraints(schema)}`;
+  }
+}
+
+/** The object a node holds, if any: itself, its items, a record's values, or the non-null side of `X or null`. */
+function nestedObject(schema) {
+  if (schema.anyOf) return schema.anyOf.map(nestedObject).find(Boolean);
+  if (schema.type === "array" && schema.items) return nestedObject(schema.items);
+  if (schema.type === "object" && schema.properties) return { schema, suffix: "" };
+  if (schema.type === "object" && schema.additionalProperties && typeof schema.additionalProperties === "object") {
+    const inner = nestedObject(schema.additionalProperties);
+    return inner && { ...inner, suffix: `.<key>${inner.suffix}` };
+  }
+  return undefined;
+}
+
+/** One row per field, nested objects flattened into `parent.child` and `list[].child` rows. */
+function fieldRows(objectSchema, prefix = "") {
+  const required = new Set(objectSchema.required ?? []);
+  return Object.entries(objectSchema.properties ?? {}).flatMap(([name, schema]) => {
+    const path = `${prefix}${name}`;
+    const row = `| ${code(path)} | ${typeName(schema)} | ${required.has(name) ? "required" : "optional"} |`;
+    const nested = nestedObject(schema);
+    if (!nested) return [row];
+    const arrayish = schema.type === "array" || schema.anyOf?.some((s) => s.type === "array");
+    return [row, ...fieldRows(nested.schema, `${path}${arrayish ? "[]" : ""}${nested.suffix}.`)];
+  });
+}
+
+function eventSection(event) {
+  const data = z.toJSONSchema(event.shape.data, { unrepresentable: "any" });
+  const rows = fieldRows(data);
+  return [`### ${eventType(event)}`, "", "| Field of `data` | Type | Presence |", "|---|---|---|", ...rows, ""].join("\n");
+}
+
+const preface = `# Event catalogue
+
+<!-- Generated by scripts/event-catalogue.mjs from the zod schemas of packages/domain. Do not edit: run
+${regenerateCommand} -->
+
+Every event Tidings records, grouped by the category of the stream it is appended to. A stream id is
+\`<category>-<id>\`, and the category is also the middle token of the bus subject the forwarder publishes
+the event on (\`events.<category>.<Type>\`, see [architecture §5](architecture.md#5-sagas-and-the-bus)).
+Each event is \`{type, data}\` plus the metadata below; the tables list the fields of \`data\` as the
+event's zod schema in \`packages/domain\` defines them, nested objects flattened to \`parent.child\` and
+arrays of objects to \`list[].child\`. Times inside \`data\` are strings in the wire format
+(\`YYYY-MM-DD HH:MM:SS.ffffff+00\`) unless a field says otherwise.
+
+This file is generated: \`${regenerateCommand}\` rewrites it, and \`test/docs.test.ts\` fails while it
+differs from what the schemas say.
+
+## Metadata
+
+Besides \`data\`, the event store keeps with every event its id (a uuid, unique across the store: the bus
+deduplicates on it), its stream id and revision in that stream, its position in \`$all\`, the store's own
+\`createdAt\`, and a \`metadata\` object (\`EventMetadata\` in \`packages/eventstore/src/port.ts\`, a
+TypeScript interface rather than a zod schema, so this part is written by hand). Every key is optional;
+which ones are set depends on the writer:
+
+| Key | What it holds | Set by |
+|---|---|---|
+| \`teamId\` | the team the event belongs to | every writer that acts for a team; the webhook fan-out skips an event without it |
+| \`actor\` | who caused it: \`api:<apiKeyId>\`, \`saga:<name>\` (\`delivery\`, \`scheduler\`, \`webhooks\`, \`automations\`, \`contact-import\`, \`broadcast-fan-out\`, \`broadcast-scheduler\`, \`domain-verification\`), \`cli\`, \`system:bootstrap\`, \`smtp\`, \`recipient\` (opens and clicks), \`contact:<contactId>\` (the preference page), \`feedback-loop\`, \`delivery-status-report\` | every writer |
+| \`requestId\` | the id of the HTTP request, which is also its entry in \`GET /logs\` | the api |
+| \`correlationId\` | the chain the event belongs to: the request id, or the id of the email, import or delivery a saga works on | most writers |
+| \`causationId\` | the request or event that caused this one | the api, and sagas reacting to one event |
+| \`occurredAt\` | when the writer decided it, in the wire format | most writers |
+`;
+
+/** The whole of docs/events.md for the schemas `domain` (the `@tidings/domain` module) exports. */
+export function eventCatalogue(domain) {
+  const groups = eventGroups(domain);
+  const index = [
+    "## Streams",
+    "",
+    "| Category | Stream id | Named by | Events |",
+    "|---|---|---|---|",
+    ...groups.map((g) => `| [${code(g.category)}](#${g.category}) | ${code(g.example)} | ${code(g.functionName)} | ${g.events.map((e) => eventType(e)).join(", ")} |`),
+    "",
+    "Reservation streams (`unique-<team>-<kind>-<sha256 of the value>`, `packages/commands/src/reservation.ts`) hold",
+    "`ValueReserved` and `ValueReleased`, each with `data: {ownerId}`; they have no zod schema and are not listed below.",
+    "",
+  ];
+  const sections = groups.flatMap((g) => [
+    `## ${g.category}`,
+    "",
+    `Streams ${code(g.example)}${g.union ? `; the union ${code(g.union)}` : ""}.`,
+    "",
+    ...g.events.map(eventSection),
+  ]);
+  return `${[preface, ...index, ...sections].join("\n").trimEnd()}\n`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const domain = await import("@tidings/domain");
+  writeFileSync(catalogueFile, eventCatalogue(domain));
+  console.log(`wrote ${catalogueFile.pathname}`);
+}
