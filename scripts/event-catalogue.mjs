@@ -139,8 +139,8 @@ Every event Tidings records, grouped by the category of the stream it is appende
 the event on (\`events.<category>.<Type>\`, see [architecture §5](architecture.md#5-sagas-and-the-bus)).
 Each event is \`{type, data}\` plus the metadata below; the tables list the fields of \`data\` as the
 event's zod schema in \`packages/domain\` defines them, nested objects flattened to \`parent.child\` and
-arrays of objects to \`list[].child\`. Times inside \`data\` are strings in the wire format
-(\`YYYY-MM-DD HH:MM:SS.ffffff+00\`) unless a field says otherwise.
+arrays of objects to \`list[].child\`. Times inside \`data\` are strings, written in the wire format
+(\`YYYY-MM-DD HH:MM:SS.ffffff+00\`); readers also accept ISO 8601.
 
 This file is generated: \`${regenerateCommand}\` rewrites it, and \`test/docs.test.ts\` fails while it
 differs from what the schemas say.
