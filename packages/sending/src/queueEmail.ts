@@ -1,7 +1,7 @@
 import { DomainRejection } from "@tidings/commands";
 import { deterministicId, newId } from "@tidings/core";
 import { emailDecider, emailStream, isDomainError, type EmailContent, type SuppressedAddress } from "@tidings/domain";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position, type StreamAppend } from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type StreamAppend } from "@tidings/eventstore";
 
 export interface EmailToQueue {
   content: EmailContent;
@@ -39,13 +39,16 @@ export function emailQueueAppend(email: EmailToQueue, origin: EmailIdOrigin): St
   };
 }
 
-/** Appends `emailQueueAppend`; resolves to undefined when a derived email was queued already. */
-export async function queueEmail(store: EventStore, email: EmailToQueue, origin: EmailIdOrigin): Promise<Position | undefined> {
+/**
+ * Appends `emailQueueAppend`. A derived email queued already is left as it is: the store takes an append
+ * of the same event ids again as done, and one whose content has changed since (a later run rendered it
+ * anew) finds the stream there.
+ */
+export async function queueEmail(store: EventStore, email: EmailToQueue, origin: EmailIdOrigin): Promise<void> {
   const { streamId, events, expectedRevision } = emailQueueAppend(email, origin);
   try {
-    return (await store.append(streamId, events, expectedRevision)).position;
+    await store.append(streamId, events, expectedRevision);
   } catch (error) {
-    if (origin === "derived" && error instanceof WrongExpectedRevisionError) return undefined;
-    throw error;
+    if (!(origin === "derived" && error instanceof WrongExpectedRevisionError)) throw error;
   }
 }
