@@ -11,6 +11,7 @@ export * from "./email/rules/content.js";
 export * from "./email/rules/headers.js";
 export * from "./email/rules/scheduledAt.js";
 export * from "./email/rules/tags.js";
+export * from "./email/rules/sendingDomain.js";
 export * from "./template/placeholders.js";
 export * from "./template/events.js";
 export * from "./template/rules.js";

@@ -8,7 +8,7 @@ export * from "./replies.js";
 export * from "./shutdown.js";
 export type { ReadinessChecks } from "./routes/health.js";
 export * from "./services.js";
-export { assertSendingDomain, isPublicRoute, requireAuth, type RequestAuth } from "./plugins/auth.js";
+export { isPublicRoute, requireAuth, type RequestAuth } from "./plugins/auth.js";
 export { apiKeyUsageMigrations, API_KEY_USAGE_COMPONENT } from "./plugins/apiKeyUsage.js";
 export { bootstrapFirstKey, BOOTSTRAP_TEAM_NAME, type BootstrapResult } from "./bootstrap.js";
 export { createApiKey, type CreateApiKeyInput, type CreatedApiKey } from "./handlers/createApiKey.js";

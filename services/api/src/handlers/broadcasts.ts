@@ -17,7 +17,7 @@ import {
 } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from "@tidings/eventstore";
 import type { RequestAuth } from "../plugins/auth.js";
-import { checkSendingDomain } from "./prepareEmail.js";
+import { sendingDomainFor } from "./prepareEmail.js";
 import type { SendingDomains } from "./sendingDomains.js";
 
 export type BroadcastDeps = { store: EventStore; clock: Clock; config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">; domains: SendingDomains };
@@ -68,7 +68,7 @@ async function decideSend(deps: BroadcastDeps, auth: RequestAuth, state: Broadca
   const command: BroadcastCommand = { type: "SendBroadcast", teamId: auth.teamId, scheduledAt: scheduledAtOf(scheduledAt, now), domainId: null, now: formatTimestamp(now) };
   const verdict = broadcastDecider.decide(command, state);
   if (isDomainError(verdict)) throw new DomainRejection(verdict);
-  const domainId = await checkSendingDomain(deps, auth, state.content.from!);
+  const domainId = await sendingDomainFor(deps, auth, state.content.from!);
   return broadcastDecider.decide({ ...command, domainId }, state) as BroadcastEvent[];
 }
 

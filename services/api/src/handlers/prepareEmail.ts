@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { formatTimestamp, newId, TidingsError } from "@tidings/core";
+import { DomainRejection } from "@tidings/commands";
 import {
   base64Length,
   checkAttachments,
@@ -10,22 +11,21 @@ import {
   checkTemplateExclusive,
   checkRecipients,
   checkTags,
+  checkSendingDomain,
   isDomainError,
-  isEligibleForSending,
   MAX_ATTACHMENTS_BASE64_BYTES,
-  normalizeDomainName,
-  parseMailbox,
   parseScheduledAt,
+  sendingDomainName,
   type AttachmentInput,
   type DomainError,
   type EmailAttachment,
   type EmailContent,
 } from "@tidings/domain";
 import type { BlobStore } from "@tidings/blobs";
-import { htmlToText } from "@tidings/mail";
 import type { EventStore } from "@tidings/eventstore";
 import type { Config } from "@tidings/core";
-import { assertSendingDomain, type RequestAuth } from "../plugins/auth.js";
+import { textPart } from "@tidings/sending";
+import type { RequestAuth } from "../plugins/auth.js";
 import { attachmentContentType } from "./attachmentContentType.js";
 import { fetchAttachment } from "./fetchAttachment.js";
 import type { SendingDomains } from "./sendingDomains.js";
@@ -103,13 +103,11 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
   orThrow(checkHeaders(headers));
   const scheduled = body.scheduled_at === undefined ? null : parseScheduledAt(body.scheduled_at, now);
   if (isDomainError(scheduled)) orThrow(scheduled);
-  const domainId = await checkSendingDomain(deps, auth, from);
+  const domainId = await sendingDomainFor(deps, auth, from);
 
   const attachments = await storeAttachments(deps.blobs, body.attachments ?? []);
   const html = rendered?.html ?? body.html ?? null;
-  const givenText = rendered ? rendered.text : (body.text ?? null);
-  // `text: ""` turns generation off (reference §6.1); omitted, it is generated from the html.
-  const text = givenText === "" ? null : (givenText ?? (html === null ? null : htmlToText(html)));
+  const text = textPart(html, rendered ? rendered.text : body.text);
   return {
     content: {
       emailId: newId(),
@@ -134,23 +132,14 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
   };
 }
 
-/**
- * The team's domain the `from` is on, which the delivery saga signs with: it must be verified (DKIM and
- * SPF) with sending enabled, unless TIDINGS_ALLOW_UNVERIFIED_FROM relaxes the verification (never the
- * team's own `sending: disabled`). A key restricted to one domain may send from that domain only.
- */
-export async function checkSendingDomain(deps: Pick<PrepareDeps, "domains" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
-  const written = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
-  const name = normalizeDomainName(written) ?? written;
+/** The team's domain the `from` is on (`checkSendingDomain`), which the delivery saga signs with. */
+export async function sendingDomainFor(deps: Pick<PrepareDeps, "domains" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
+  const name = sendingDomainName(from);
   const holder = await deps.domains.holding(name);
-  const domain = holder?.teamId === auth.teamId ? holder : undefined;
-  assertSendingDomain(auth, domain?.domainId);
-  if (domain?.settings.capabilities.sending === "disabled")
-    throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain has sending disabled. Enable it in the domain's \`capabilities\` first.`);
-  if (!deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM && !(domain && isEligibleForSending(domain)))
-    throw new TidingsError("sending_domain_restricted", `The \`${name}\` domain is not verified. Add and verify it before sending from it.`);
+  const checked = checkSendingDomain({ name, holder, teamId: auth.teamId, allowUnverified: deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM, restrictedTo: auth.domainId });
+  if (isDomainError(checked)) throw new DomainRejection(checked);
   deps.domains.passed(name, holder);
-  return domain?.domainId ?? null;
+  return checked.domainId;
 }
 
 async function storeAttachments(blobs: BlobStore, inputs: AttachmentInput[]): Promise<EmailAttachment[]> {

@@ -100,13 +100,3 @@ export function requireAuth(request: FastifyRequest): RequestAuth {
   if (!request.auth) throw new Error(`${request.method} ${request.url}: no authenticated caller on this route`);
   return request.auth;
 }
-
-/**
- * For the sending routes: a key restricted to one domain may only send from it (403 `validation_error`).
- * `fromDomainId` is the id of the team's domain that the `from` address uses, undefined when there is none.
- */
-export function assertSendingDomain(auth: RequestAuth, fromDomainId: string | undefined): void {
-  if (auth.domainId !== null && auth.domainId !== fromDomainId) {
-    throw new TidingsError("sending_domain_restricted", "This API key may only send from the domain it is restricted to; the `from` address uses another domain.");
-  }
-}

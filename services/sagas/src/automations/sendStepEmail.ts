@@ -2,14 +2,12 @@ import { deterministicId, formatTimestamp } from "@tidings/core";
 import { domainHolding, loadState } from "@tidings/commands";
 import {
   checkFrom,
-  emailDecider,
+  checkSendingDomain,
   emailStream,
   isDomainError,
-  isEligibleForSending,
-  normalizeDomainName,
-  parseMailbox,
   renderTemplate,
   resolveVariables,
+  sendingDomainName,
   templateDecider,
   templateStream,
   type ActiveRun,
@@ -17,8 +15,8 @@ import {
   type EmailContent,
   type LiveContact,
 } from "@tidings/domain";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
-import { htmlToText } from "@tidings/mail";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import { queueEmail, textPart } from "@tidings/sending";
 import type { StepOutcome } from "./stepOutcome.js";
 import { stepContext, templateValues } from "./stepContext.js";
 
@@ -38,17 +36,6 @@ interface SendEmailConfig {
 
 /** The email id of a run's send step: the same run and step always name the same email, so it is queued once. */
 export const stepEmailId = (runId: string, stepKey: string) => deterministicId("automation-run-email", runId, stepKey);
-
-/** The team's domain the `from` is on, under the same rule as `POST /emails` (TIDINGS_ALLOW_UNVERIFIED_FROM). */
-async function sendingDomain(deps: SendStepDeps, teamId: string, from: string): Promise<{ domainId: string | null } | { error: string }> {
-  const written = parseMailbox(from)!.address.split("@")[1]!.toLowerCase();
-  const name = normalizeDomainName(written) ?? written;
-  const holder = await domainHolding(deps.store, name);
-  const domain = holder?.teamId === teamId ? holder : undefined;
-  if (domain?.settings.capabilities.sending === "disabled") return { error: `The \`${name}\` domain has sending disabled.` };
-  if (!deps.allowUnverifiedFrom && !(domain && isEligibleForSending(domain))) return { error: `The \`${name}\` domain is not verified.` };
-  return { domainId: domain?.domainId ?? null };
-}
 
 /**
  * Queues the step's email for the run's contact, rendered from the template's published version with the
@@ -76,8 +63,10 @@ export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: Au
   if (isDomainError(rendered)) return { kind: "fail", error: rendered.message };
   const badFrom = checkFrom(rendered.from);
   if (badFrom) return { kind: "fail", error: badFrom.message };
-  const domain = await sendingDomain(deps, run.teamId, rendered.from);
-  if ("error" in domain) return { kind: "fail", error: domain.error };
+  const domainName = sendingDomainName(rendered.from);
+  const holder = await domainHolding(deps.store, domainName);
+  const domain = checkSendingDomain({ name: domainName, holder, teamId: run.teamId, allowUnverified: deps.allowUnverifiedFrom, restrictedTo: null });
+  if (isDomainError(domain)) return { kind: "fail", error: domain.message };
 
   const now = formatTimestamp(deps.now());
   const content: EmailContent = {
@@ -90,7 +79,7 @@ export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: Au
     replyTo: rendered.replyTo,
     subject: rendered.subject,
     html: rendered.html,
-    text: rendered.text === "" ? null : (rendered.text ?? htmlToText(rendered.html)),
+    text: textPart(rendered.html, rendered.text),
     headers: {},
     tags: [{ name: "automation_id", value: run.automationId }],
     attachments: [],
@@ -99,17 +88,7 @@ export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: Au
     domainId: domain.domainId,
     createdAt: now,
   };
-  const decided = emailDecider.decide({ type: "SendEmail", content, scheduledAt: null, suppressed: [], now }, emailDecider.initialState);
-  if (isDomainError(decided)) return { kind: "fail", error: decided.message };
-  try {
-    await deps.store.append(
-      emailStream(emailId),
-      decided.map((event, i) => ({ id: deterministicId(emailId, "queued", String(i)), type: event.type, data: event.data, metadata })),
-      "no_stream",
-    );
-  } catch (error) {
-    // Queued a moment ago by a concurrent execution of this step.
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-  }
+  // Queued by a concurrent execution of this step a moment ago, the append finds the stream there.
+  await queueEmail(deps.store, { content, scheduledAt: null, suppressed: [], now, metadata }, "derived");
   return { kind: "complete", outcome: "completed", output: { email_id: emailId } };
 }

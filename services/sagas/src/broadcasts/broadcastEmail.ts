@@ -1,7 +1,7 @@
-import { broadcastEmailId, deterministicId, formatTimestamp } from "@tidings/core";
-import { emailDecider, emailStream, isDomainError, personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient, type SuppressedAddress } from "@tidings/domain";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
+import { broadcastEmailId, formatTimestamp } from "@tidings/core";
+import { personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient } from "@tidings/domain";
 import { htmlToText, unsubscribeToken, unsubscribeUrlOf } from "@tidings/mail";
+import { textPart } from "@tidings/sending";
 
 export interface UnsubscribeLinks {
   publicUrl: string;
@@ -49,11 +49,12 @@ export function recipientEmail(input: RecipientEmailInput): EmailContent {
   const token = unsubscribeToken(links.secret, claims);
   const url = unsubscribeUrlOf(links.publicUrl, token);
   const contact = input.contact ?? { email: recipient.email, firstName: null, lastName: null, properties: {} };
-  // `text: ""` turns generation off (seed spec, POST /broadcasts); omitted, it is generated from the html.
+  // Omitted, the text is generated from the html (`textPart`), from the shared template when there is one.
   const generated = content.text === null && content.html !== null;
   const textSource = generated ? input.textTemplate : content.text;
   const parts = personalizeBroadcast({ subject: content.subject!, html: content.html, text: textSource, contact, propertyFallbacks: input.propertyFallbacks, unsubscribeUrl: url });
-  const text = parts.text === "" ? null : generated && textSource === null ? htmlToText(parts.html!) : parts.text;
+  // Without a shared text template, this recipient's text is generated from their own html.
+  const text = textPart(parts.html, generated && textSource === null ? null : parts.text);
   const mailto = `mailto:unsubscribe@${links.mailHost}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;
   return {
     emailId: broadcastEmailId(broadcast.broadcastId, recipient.contactId),
@@ -75,26 +76,4 @@ export function recipientEmail(input: RecipientEmailInput): EmailContent {
     createdAt: formatTimestamp(now),
     broadcastId: broadcast.broadcastId,
   };
-}
-
-/**
- * Queues the email at "no stream", with event ids derived from the email id: a second run of the same
- * batch finds the stream there and appends nothing, which is how N contacts make exactly N emails. A
- * recipient on the suppression list gets the email recorded suppressed in the same append, as a send would.
- */
-export async function queueRecipientEmail(store: EventStore, content: EmailContent, suppressed: SuppressedAddress | undefined, metadata: EventMetadata): Promise<void> {
-  const decided = emailDecider.decide(
-    { type: "SendEmail", content, scheduledAt: null, suppressed: suppressed ? [suppressed] : [], now: content.createdAt },
-    emailDecider.initialState,
-  );
-  if (isDomainError(decided)) throw new Error(decided.message);
-  try {
-    await store.append(
-      emailStream(content.emailId),
-      decided.map((event) => ({ id: deterministicId(content.emailId, event.type), type: event.type, data: event.data, metadata })),
-      "no_stream",
-    );
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-  }
 }

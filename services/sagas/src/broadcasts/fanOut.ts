@@ -4,11 +4,12 @@ import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type Broa
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { queueEmail } from "@tidings/sending";
 import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { SuppressedRecipients } from "../suppressionList.js";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
-import { queueRecipientEmail, recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
+import { recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
 import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
 
 export interface BroadcastFanOutDeps {
@@ -131,7 +132,9 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       const now = new Date();
       await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
         const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
-        await queueRecipientEmail(deps.store, content, suppressed.get(recipient.email.toLowerCase()), metadata);
+        const onList = suppressed.get(recipient.email.toLowerCase());
+        // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
+        await queueEmail(deps.store, { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata }, "derived");
       });
       start += chunk.length;
       handed += chunk.length;

@@ -1,0 +1,2 @@
+export * from "./queueEmail.js";
+export * from "./textPart.js";
