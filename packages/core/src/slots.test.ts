@@ -48,4 +48,21 @@ describe("Slots", () => {
     await Promise.all([waiting, newcomer]);
     expect(order).toEqual(["waiting", "newcomer"]);
   });
+
+  it("lets a waiting holder give up its place when its signal aborts, and the slot go to the next in line", async () => {
+    const slots = new Slots(1);
+    const first = deferred();
+    const stopping = new AbortController();
+    const order: string[] = [];
+    const holding = slots.hold(() => first.promise);
+    const leaving = slots.hold(async () => void order.push("left"), stopping.signal);
+    const staying = slots.hold(async () => void order.push("stayed"));
+    stopping.abort(new Error("stopping"));
+    await expect(leaving).rejects.toThrow("stopping");
+    first.resolve();
+    await Promise.all([holding, staying]);
+    expect(order).toEqual(["stayed"]);
+    await expect(slots.hold(async () => "ran", stopping.signal)).rejects.toThrow("stopping");
+    expect(await slots.hold(async () => "free again")).toBe("free again");
+  });
 });

@@ -9,9 +9,11 @@ export class Slots {
     this.free = size;
   }
 
-  async hold<T>(work: () => Promise<T>): Promise<T> {
+  /** `signal`: aborted while waiting for a slot, the hold gives up its place and throws the signal's reason. */
+  async hold<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else await this.waitForSlot(signal);
     try {
       return await work();
     } finally {
@@ -20,5 +22,21 @@ export class Slots {
       if (next) next();
       else this.free++;
     }
+  }
+
+  private waitForSlot(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const take = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        const place = this.waiting.indexOf(take);
+        if (place !== -1) this.waiting.splice(place, 1);
+        reject(signal!.reason);
+      };
+      this.waiting.push(take);
+      signal?.addEventListener("abort", leave, { once: true });
+    });
   }
 }
