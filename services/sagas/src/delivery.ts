@@ -45,6 +45,9 @@ const metadataFor = (teamId: string, emailId: string) => ({ teamId, actor: "saga
 /** The deliveries this process has under way, by email id. */
 const underWay = new Map<string, Promise<void>>();
 
+/** The emails this process is delivering now: what a stop cut short by its deadline leaves to be sent again. */
+export const deliveriesUnderWay = (): string[] => [...underWay.keys()];
+
 /**
  * Sends one email if it still needs sending, and records what the transport said. Safe to call again for
  * the same email (a redelivered message, a retry timer firing twice): an email that already has its final
@@ -52,10 +55,15 @@ const underWay = new Map<string, Promise<void>>();
  * (a message redelivered when its ack wait ran out on a starved machine, a retry timer beside it) waits
  * for that delivery and then finds its outcome: two sends of one email side by side would both reach the
  * server, a duplicate no crash caused.
+ *
+ * Once `stopping` is aborted, an email not yet handed to the transport is not sent (the call throws the
+ * signal's reason, having recorded nothing); one already with the relay is waited for and recorded, as
+ * cutting it short would leave an email the relay may have accepted with no outcome.
  */
-export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise<void> {
+export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping?: AbortSignal): Promise<void> {
   for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
-  const delivering = attemptDelivery(deps, emailId);
+  stopping?.throwIfAborted();
+  const delivering = attemptDelivery(deps, emailId, stopping);
   underWay.set(emailId, delivering);
   try {
     await delivering;
@@ -64,7 +72,7 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   }
 }
 
-async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<void> {
+async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: AbortSignal | undefined): Promise<void> {
   const { store, transport, logger } = deps;
   const loaded = await loadEmail(store, emailId);
   const { state, content, firstDelayedAt } = loaded;
@@ -94,6 +102,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
     return;
   }
   await deps.sending.hold(async () => {
+    stopping?.throwIfAborted();
     const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
     // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
     // Message-ID); nothing may be awaited before the outcome is recorded.
@@ -110,7 +119,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<voi
     }
     await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: at });
     logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
-  });
+  }, stopping);
 }
 
 /** How long after acceptance the send path's own suppression check is taken as still good. */
@@ -145,7 +154,7 @@ export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySaga
     { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
     async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await deliverEmail(deps, (event.data as { emailId: string }).emailId);
+      await deliverEmail(deps, (event.data as { emailId: string }).emailId, message.stopping);
     },
   );
 }

@@ -5,7 +5,7 @@ import { emailDecider, emailStream } from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
-import { createSmtpTransport } from "@tidings/mail";
+import { createSmtpTransport, type MailTransport } from "@tidings/mail";
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
 import { deliverEmail, type DeliveryDeps } from "./delivery.js";
@@ -39,6 +39,19 @@ async function queueEmail(): Promise<string> {
   return emailId;
 }
 
+/** Two send slots. */
+const deliveryDeps = (store: EventStore, transport: MailTransport): DeliveryDeps => ({
+  store,
+  transport,
+  sending: new Slots(2),
+  compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: slots\r\n\r\nslots\r\n`),
+  envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
+  timers: createTimers(test.database),
+  suppressed: async () => [],
+  logger: createLogger("silent"),
+  retryBackoffMs: [300],
+});
+
 it("has no more emails between the server's 250 and their record than it has send slots, however many it delivers at once", async () => {
   const transport = createSmtpTransport({ url: sink.url, maxConnections: 8 });
   const unrecorded = new Set<string>();
@@ -54,25 +67,15 @@ it("has no more emails between the server's 250 and their record than it has sen
       },
     },
   });
-  const deps: DeliveryDeps = {
-    store: slowRecords,
-    transport: {
-      send: async (mail) => {
-        const outcome = await transport.send(mail);
-        unrecorded.add(mail.emailId);
-        mostUnrecorded = Math.max(mostUnrecorded, unrecorded.size);
-        return outcome;
-      },
-      close: () => transport.close(),
+  const deps = deliveryDeps(slowRecords, {
+    send: async (mail) => {
+      const outcome = await transport.send(mail);
+      unrecorded.add(mail.emailId);
+      mostUnrecorded = Math.max(mostUnrecorded, unrecorded.size);
+      return outcome;
     },
-    sending: new Slots(2),
-    compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: slots\r\n\r\nslots\r\n`),
-    envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
-    timers: createTimers(test.database),
-    suppressed: async () => [],
-    logger: createLogger("silent"),
-    retryBackoffMs: [300],
-  };
+    close: () => transport.close(),
+  });
   try {
     const emailIds = await Promise.all(Array.from({ length: 8 }, queueEmail));
     await Promise.all(emailIds.map((emailId) => deliverEmail(deps, emailId)));
@@ -80,6 +83,27 @@ it("has no more emails between the server's 250 and their record than it has sen
     expect(sink.received).toHaveLength(8);
     expect(mostUnrecorded).toBe(2);
   } finally {
+    await transport.close();
+  }
+});
+
+it("once stopping, hands no more emails to the relay, and records the outcome of each one the relay already has", async () => {
+  sink.reset();
+  sink.delayReplies(1_000);
+  const transport = createSmtpTransport({ url: sink.url, maxConnections: 2 });
+  const stopping = new AbortController();
+  try {
+    const emailIds = await Promise.all(Array.from({ length: 6 }, queueEmail));
+    const deps = deliveryDeps(store, transport);
+    const deliveries = emailIds.map((emailId) => deliverEmail(deps, emailId, stopping.signal).then(() => "recorded", () => "stopped"));
+    for (const deadline = Date.now() + 10_000; sink.heldReplies < 2; await sleep(10)) if (Date.now() > deadline) throw new Error("no send reached the relay");
+    stopping.abort();
+    expect((await Promise.all(deliveries)).sort()).toEqual(["recorded", "recorded", "stopped", "stopped", "stopped", "stopped"]);
+    const shapes = await Promise.all(emailIds.map(async (emailId) => (await store.readStream(emailStream(emailId))).map((e) => e.type).join(",")));
+    expect(shapes.sort()).toEqual(["EmailQueued", "EmailQueued", "EmailQueued", "EmailQueued", "EmailQueued,EmailSent,EmailDelivered", "EmailQueued,EmailSent,EmailDelivered"]);
+    expect(sink.received).toHaveLength(2);
+  } finally {
+    sink.delayReplies(0);
     await transport.close();
   }
 });

@@ -10,7 +10,7 @@ import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
 import { TeamRates } from "./broadcasts/pacing.js";
 import { canceledBroadcasts } from "./broadcasts/canceledBroadcasts.js";
 import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
-import { deliverEmail, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
+import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { sendingDomains } from "./sendingDomain.js";
 import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domainVerification.js";
@@ -35,7 +35,14 @@ export interface SagaDeps {
 }
 
 export interface RunningSagas {
+  /**
+   * Aborts the handlers' work at its next safe point and waits for it: what was under way is handed back
+   * (a message nak'ed, a timer released) for the next process to take up from what its stream records.
+   * An email already with the relay is waited for, so that its outcome is recorded.
+   */
   stop(): Promise<void>;
+  /** While `stop` runs: what is still under way. */
+  unfinished(): string[];
 }
 
 /** A broadcast's unsubscribe links keep working this long after the email is composed. */
@@ -49,13 +56,23 @@ type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
 export async function startSagas({ store, database, bus, config, secret, logger }: SagaDeps): Promise<RunningSagas> {
-  const stops: (() => Promise<void>)[] = [];
+  // What takes work in (consumers, the timer poller, the webhook queues) stops all at once: one stopped
+  // after another would meanwhile go on starting work, a timer's retry or a webhook's attempt. What they
+  // use (the mail transport) closes after them.
+  const takers: (() => Promise<void>)[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const stopFailed = (error: unknown) => logger.error({ err: error }, "saga stop failed");
   const stop = async () => {
-    for (const s of stops.splice(0).reverse()) await s().catch((error) => logger.error({ err: error }, "saga stop failed"));
+    await Promise.all(takers.splice(0).map((s) => s().catch(stopFailed)));
+    for (const s of closers.splice(0).reverse()) await s().catch(stopFailed);
+  };
+  const unfinished = () => {
+    const emails = deliveriesUnderWay();
+    return emails.length > 0 ? [`emails under way, to be sent again with the same Message-ID if the relay took them: ${emails.join(", ")}`] : [];
   };
   try {
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
-    stops.push(() => transport.close());
+    closers.push(() => transport.close());
     const timers = createTimers(database);
     const openingSecret = secret ?? config.TIDINGS_SECRET;
     const sendingDomain = sendingDomains(store, openingSecret, config.TRACKING_BASE_URL);
@@ -101,7 +118,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
       messageIdHost: new URL(config.PUBLIC_URL).hostname,
     });
-    stops.push(() => webhooks.stop());
+    takers.push(() => webhooks.stop());
     const automations: RunnerDeps = {
       store,
       timers,
@@ -114,17 +131,17 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       database,
       leaseMs: config.TIMER_LEASE_MS,
       logger: logger.child({ component: "timers" }),
-      async fire(timer: DueTimer) {
+      async fire(timer: DueTimer, stopping) {
         const payload = timer.payload as TimerPayload;
         if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
         else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
         else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
         else if (payload.kind === "automation-step") await fireRunTimer(automations, payload);
         else if (payload.kind === "send-broadcast") await queueScheduledBroadcast(store, payload.broadcastId);
-        else await deliverEmail(deps, payload.emailId);
+        else await deliverEmail(deps, payload.emailId, stopping);
       },
     });
-    stops.push(() => poller.stop());
+    takers.push(() => poller.stop());
     const consumers: Consumer[] = [
       // Twice the sends: with one slot per send, an email's read, compose and record held a connection's
       // slot too, and 16 of them delivered under 200 emails/s on a busy machine (bench/events backed up by
@@ -156,8 +173,8 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         },
       }),
     ];
-    stops.push(() => Promise.all(consumers.map((c) => c.stop())).then(() => {}));
-    return { stop };
+    for (const consumer of consumers) takers.push(() => consumer.stop());
+    return { stop, unfinished };
   } catch (error) {
     await stop();
     throw error;

@@ -49,6 +49,8 @@ export interface SmtpSink {
   failNext(count: number, reply: SinkReply): void;
   /** Waits this long before each DATA reply. */
   delayReplies(ms: number): void;
+  /** Messages received whose reply is being held by `delayReplies`: each is kept once its reply goes, whether or not its client is still there. */
+  heldReplies: number;
   /** Accepted messages whose Message-ID is `messageId`. */
   withMessageId(messageId: string): ReceivedMessage[];
   /** Resolves once `count` messages have been accepted in all; rejects after `timeoutMs` (default 10 s). */
@@ -123,8 +125,13 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           for (const wake of waiters) wake();
           callback(null, "OK: queued as " + sink.received.length);
         };
-        if (replyDelayMs > 0) setTimeout(answer, replyDelayMs);
-        else answer();
+        if (replyDelayMs > 0) {
+          sink.heldReplies++;
+          setTimeout(() => {
+            sink.heldReplies--;
+            answer();
+          }, replyDelayMs);
+        } else answer();
       });
     },
   });
@@ -142,6 +149,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     url: `smtp://${host}:${port}`,
     received: [],
     refusedMessages: 0,
+    heldReplies: 0,
     openConnections: 0,
     peakConnections: 0,
     refuseRecipient(address, reply, times = Infinity) {

@@ -79,11 +79,16 @@ export function fireRunTimer(deps: RunnerDeps, payload: RunTimerPayload): Promis
   });
 }
 
-/** Disabling, stopping or deleting an automation cancels the runs it has parked (issue #9). */
-async function cancelParkedRuns(deps: RunnerDeps, automationId: string): Promise<void> {
+/**
+ * Disabling, stopping or deleting an automation cancels the runs it has parked (issue #9), as many as
+ * there are. Once `stopping` is aborted it cancels no more and throws its reason; the redelivered message
+ * finds only the runs still parked.
+ */
+async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping: AbortSignal): Promise<void> {
   const state = await loadState(deps.store, automationStream(automationId), automationDecider);
   if (state.status === "active" && state.automationStatus === "enabled") return;
   for (const runId of await deps.parked.ofAutomation(automationId)) {
+    stopping.throwIfAborted();
     const run = await loadRun(deps.store, runId);
     if (run.status === "none") continue;
     const key = run.waiting?.key;
@@ -111,7 +116,7 @@ export async function startAutomationRunner(options: { bus: Bus; database: Datab
     }),
     bus.consume({ durable: automationChangesDurable, filterSubject: "events.automation.>", maxDeliver: 10, concurrency: 2 }, async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await cancelParkedRuns(deps, (event.data as { automationId: string }).automationId);
+      await cancelParkedRuns(deps, (event.data as { automationId: string }).automationId, message.stopping);
     }),
   ]);
 }

@@ -31,11 +31,13 @@ export interface BroadcastFanOutDeps {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Once `stopping` is aborted no item is started, and the call throws its reason when those under way end. */
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>, stopping: AbortSignal | undefined): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
+    while (next < items.length && !stopping?.aborted) await work(items[next++]!);
   }));
+  stopping?.throwIfAborted();
 }
 
 /** Canceled or failed since this run read the stream: the last event says so, and nothing more is queued. */
@@ -84,7 +86,8 @@ async function planSnapshot(
  * then queues each batch's emails and records the batch. Safe to run again at any point (a redelivery,
  * another sagas process, a restart after SIGKILL): a planned batch is never planned again, an email
  * already queued is found by its id and not queued again, and a recorded batch is skipped. Once
- * `stopping` is aborted it queues no more chunks and throws its reason.
+ * `stopping` is aborted it queues no more emails and throws its reason; the batch it was in is recorded
+ * by the run that finishes it.
  */
 export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
@@ -135,7 +138,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
         const onList = suppressed.get(recipient.email.toLowerCase());
         // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
         await queueEmail(deps.store, { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata }, "derived");
-      });
+      }, stopping);
       start += chunk.length;
       handed += chunk.length;
     }

@@ -9,9 +9,10 @@ export interface TimerPollerOptions {
   logger: Logger;
   /**
    * Fires one timer. It must be safe to call twice for the same timer (at-least-once): a timer fires by
-   * appending an event through a decider that answers an already-applied command with no events.
+   * appending an event through a decider that answers an already-applied command with no events. A long
+   * fire stops early by throwing once `stopping` is aborted: the timer is handed back, due as it was.
    */
-  fire(timer: DueTimer): Promise<void>;
+  fire(timer: DueTimer, stopping: AbortSignal): Promise<void>;
   /** How often the table is asked for due timers; the bound on lateness. Defaults to 200 ms. */
   intervalMs?: number;
   /** Timers claimed per query. Defaults to 50. */
@@ -41,7 +42,8 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
   const batchSize = options.batchSize ?? 50;
   const leaseMs = options.leaseMs ?? 60_000;
   const retryDelayMs = options.retryDelayMs ?? 5_000;
-  let stopped = false;
+  const stopping = new AbortController();
+  const stopped = () => stopping.signal.aborted;
   let wake: (() => void) | undefined;
 
   const claim = async () => {
@@ -59,12 +61,15 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
   const fireOne = async (row: Awaited<ReturnType<typeof claim>>[number]) => {
     const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload;
     try {
-      await fire({ key: row.key, dueAt: new Date(row.due_at), payload, attempt: row.attempts });
+      await fire({ key: row.key, dueAt: new Date(row.due_at), payload, attempt: row.attempts }, stopping.signal);
       await sql`DELETE FROM due_timers WHERE key = ${row.key} AND generation = ${row.generation}`.execute(database.db);
     } catch (error) {
-      logger.error({ err: error, timer: row.key, attempt: row.attempts }, "timer fire failed; retrying later");
+      // A fire the stop cut short is no failure: its lease ends now, so the next poller (another process,
+      // or this one started again) takes it up at once.
+      const retryIn = stopped() ? 0 : retryDelayMs;
+      if (!stopped()) logger.error({ err: error, timer: row.key, attempt: row.attempts }, "timer fire failed; retrying later");
       await sql`
-        UPDATE due_timers SET locked_until = now() + ${`${retryDelayMs} milliseconds`}::interval
+        UPDATE due_timers SET locked_until = now() + ${`${retryIn} milliseconds`}::interval
         WHERE key = ${row.key} AND generation = ${row.generation}`
         .execute(database.db)
         .catch(() => {});
@@ -72,18 +77,18 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
   };
 
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopped()) {
       let claimed = 0;
       try {
         const rows = await claim();
         claimed = rows.length;
         await Promise.all(rows.map(fireOne));
       } catch (error) {
-        if (!stopped) logger.error({ err: error }, "timer poll failed");
+        if (!stopped()) logger.error({ err: error }, "timer poll failed");
       }
       // PGlite answers in microtasks; without a real yield this loop would starve sockets and timers.
       await yieldToEventLoop();
-      if (claimed < batchSize && !stopped) {
+      if (claimed < batchSize && !stopped()) {
         await new Promise<void>((resolve) => {
           const handle = setTimeout(resolve, intervalMs);
           wake = () => {
@@ -98,7 +103,7 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
 
   return {
     async stop() {
-      stopped = true;
+      stopping.abort();
       wake?.();
       await loop;
     },

@@ -113,6 +113,31 @@ describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`
     expect(keys).toHaveLength(60);
   });
 
+  it("aborts a fire under way when stopped, and hands its timer straight back for the next poller", async () => {
+    await poller!.stop();
+    let firing!: () => void;
+    const fireStarted = new Promise<void>((resolve) => (firing = resolve));
+    // Leases and retry delays long enough that only a timer handed back could fire again within the test.
+    const stopped = startTimerPoller({
+      database,
+      logger,
+      leaseMs: 60_000,
+      retryDelayMs: 60_000,
+      intervalMs: 10,
+      fire: (_timer, stopping) =>
+        new Promise<void>((_, reject) => {
+          firing();
+          stopping.addEventListener("abort", () => reject(stopping.reason), { once: true });
+        }),
+    });
+    await createTimers(database).schedule("t-stopped", new Date(), { long: true });
+    await fireStarted;
+    await stopped.stop();
+    poller = startPoller();
+    await waitUntil(() => firedKeys("t-stopped").length > 0);
+    expect(firedKeys("t-stopped")[0]!.attempt).toBe(2);
+  });
+
   it("survives a restart: a timer scheduled before closing fires after reopening", async () => {
     await createTimers(database).schedule("t-restart", new Date(Date.now() + 1_500), { kept: true });
     await poller!.stop();

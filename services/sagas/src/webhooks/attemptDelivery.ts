@@ -62,6 +62,17 @@ export interface KnownDelivery {
   target: WebhookTarget;
 }
 
+/**
+ * How one attempt is run. `known`: the delivery as its creator knows it. `answered`: called once the
+ * endpoint has answered, before the outcome is recorded (it frees the endpoint's slot). `stopping`:
+ * aborted, a request still waiting for its answer is cut, and nothing is recorded of it.
+ */
+export interface AttemptOptions {
+  known?: KnownDelivery | undefined;
+  answered?: () => void;
+  stopping?: AbortSignal;
+}
+
 /** What an attempt works from; a null target is a webhook no longer enabled. */
 type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
 
@@ -102,23 +113,23 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
  * before it is read: a claim held elsewhere means another process is at it, and the read after the
  * claim sees whatever the previous holder recorded.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, known?: KnownDelivery, answered: () => void = () => {}): Promise<void> {
+export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, options: AttemptOptions = {}): Promise<void> {
+  const { known } = options;
   if (known && Date.now() - known.at < deps.knownForMs) {
     const target = Date.now() - known.at < deps.targetForMs ? known.target : await deps.targets.get(known.state.webhookId);
-    return attemptLoaded(deps, deliveryId, { ...known, target }, answered);
+    return attemptLoaded(deps, deliveryId, { ...known, target }, options);
   }
   if (!(await deps.leases.claim(deliveryId))) return;
   try {
     const loaded = await loadDelivery(deps, deliveryId, webhookId);
-    if (loaded) await attemptLoaded(deps, deliveryId, loaded, answered);
+    if (loaded) await attemptLoaded(deps, deliveryId, loaded, options);
   } finally {
     // Left in place, the lease would only run out: a retry another process takes up would wait for it.
     await deps.leases.release(deliveryId).catch((error: unknown) => deps.logger.warn({ err: error, deliveryId }, "releasing a webhook attempt's lease failed"));
   }
 }
 
-/** `answered`: called once the endpoint has answered, before the outcome is recorded (it frees the endpoint's slot). */
-async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: LoadedDelivery, answered: () => void): Promise<void> {
+async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: LoadedDelivery, { answered = () => {}, stopping }: AttemptOptions): Promise<void> {
   const { store, timers } = deps;
   const { state, revision, target } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
@@ -151,8 +162,14 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
   const secrets = secretsSigningAt(target.secrets, now).map((s) => deps.sealer.openText(s.sealed));
   const body = canonicalJson(state.payload);
   const headers = webhookHeaders(secrets, webhookMessageId(deliveryId), Math.floor(now / 1000), body);
-  const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate });
+  // Stopped before an answer, the attempt is no failure of the endpoint: nothing is recorded, and a timer
+  // due now hands the delivery to whichever process polls next. An endpoint that took the cut request
+  // all the same can tell the next one by its webhook id, which is the same.
+  const handBack = () => timers.schedule(key, new Date(), deliveryTimerPayload(deliveryId, state.webhookId));
+  if (stopping?.aborted) return handBack();
+  const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate, ...(stopping ? { signal: stopping } : {}) });
   answered();
+  if (outcome.statusCode === null && stopping?.aborted) return handBack();
 
   const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: new Date() };
   const decided = webhookDeliveryDecider.decide(attempt, state);

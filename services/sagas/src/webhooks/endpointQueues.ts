@@ -10,13 +10,13 @@ export interface EndpointQueues<Known> {
   enqueue(endpointKey: string, deliveryId: string, known?: Known): void;
   /** Whether the delivery is waiting or running here. */
   holds(deliveryId: string): boolean;
-  /** Waits for the deliveries running now; those still waiting are left to the sweep. */
+  /** Aborts the `stopping` of the deliveries running now and waits for them; those still waiting are left to the sweep. */
   stop(): Promise<void>;
 }
 
 export function createEndpointQueues<Known = never>(options: {
   perEndpoint: number;
-  run(deliveryId: string, endpointKey: string, known: Known | undefined, leave: () => void): Promise<void>;
+  run(deliveryId: string, endpointKey: string, known: Known | undefined, leave: () => void, stopping: AbortSignal): Promise<void>;
   onError(error: unknown, deliveryId: string): void;
 }): EndpointQueues<Known> {
   const queues = new Map<string, { waiting: string[]; running: number }>();
@@ -24,6 +24,7 @@ export function createEndpointQueues<Known = never>(options: {
   const runningIds = new Set<string>();
   const again = new Set<string>();
   const inFlight = new Set<Promise<void>>();
+  const stopping = new AbortController();
   let stopped = false;
 
   const pump = (key: string) => {
@@ -43,7 +44,7 @@ export function createEndpointQueues<Known = never>(options: {
         pump(key);
       };
       const task = Promise.resolve()
-        .then(() => options.run(deliveryId, key, known, leave))
+        .then(() => options.run(deliveryId, key, known, leave, stopping.signal))
         .catch((error) => options.onError(error, deliveryId))
         .finally(() => {
           inFlight.delete(task);
@@ -74,6 +75,7 @@ export function createEndpointQueues<Known = never>(options: {
     holds: (deliveryId) => waitingIds.has(deliveryId) || runningIds.has(deliveryId),
     async stop() {
       stopped = true;
+      stopping.abort();
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -23,6 +23,8 @@ export interface PostRequest {
   body: string;
   allowPrivate: boolean;
   timeoutMs?: number;
+  /** Aborted, the request is cut at once, answered or not: the outcome then says no answer came. */
+  signal?: AbortSignal;
 }
 
 // Kept-alive connections per endpoint: most deliveries go to few endpoints, and a handshake per event
@@ -53,6 +55,7 @@ export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
 function send(url: URL, target: { address: string; family: 4 | 6 }, request: PostRequest, timeoutMs: number): Promise<{ statusCode: number; response: string }> {
   const client = url.protocol === "https:" ? https : http;
   const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
+  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
@@ -60,7 +63,7 @@ function send(url: URL, target: { address: string; family: 4 | 6 }, request: Pos
         method: "POST",
         agent,
         lookup: pinnedLookup(target.address, target.family),
-        signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
+        signal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(request.body),

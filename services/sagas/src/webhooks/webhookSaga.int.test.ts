@@ -34,6 +34,9 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   let webhookId: string;
   let port: number;
   let timers: ReturnType<typeof createTimers>;
+  let holding = true;
+  const startSaga = () =>
+    startWebhookSaga({ bus, store, database: test.database, timers, logger, secret, allowPrivate: true, scheduleMs: [0, 100], messageIdHost: "tidings.test", sweepIntervalMs: 200, staleMs: 500 });
 
   const waitForRequests = async (count: number) => {
     for (const deadline = Date.now() + 10_000; received.length < count; await sleep(25))
@@ -111,8 +114,8 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         received.push({ id: req.headers["webhook-id"] as string, body: Buffer.concat(chunks).toString() });
-        // `/slow` keeps an attempt in flight across several sweeps.
-        setTimeout(() => res.writeHead(200).end("ok"), req.url === "/slow" ? 2_500 : 0);
+        // `/slow` keeps an attempt in flight across several sweeps; `/hold`, while `holding`, longer than an attempt may wait.
+        setTimeout(() => res.writeHead(200).end("ok"), req.url === "/slow" ? 2_500 : req.url === "/hold" && holding ? 60_000 : 0);
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -126,19 +129,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
-    saga = await startWebhookSaga({
-      bus,
-      store,
-      database: test.database,
-      timers,
-      logger,
-      secret,
-      allowPrivate: true,
-      scheduleMs: [0, 100],
-      messageIdHost: "tidings.test",
-      sweepIntervalMs: 200,
-      staleMs: 500,
-    });
+    saga = await startSaga();
     poller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload) });
   });
   afterAll(async () => {
@@ -186,7 +177,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const slowWebhook = await createWebhook("/slow");
     // A second process on the same stores, sweeping as often: each sweep sees the delivery still pending
     // while the first process's attempt waits on the slow endpoint.
-    const second = await startWebhookSaga({ bus, store, database: test.database, timers, logger, secret, allowPrivate: true, scheduleMs: [0, 100], messageIdHost: "tidings.test", sweepIntervalMs: 200, staleMs: 500 });
+    const second = await startSaga();
     const secondPoller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => second.fire(timer.payload as DeliveryTimerPayload) });
     try {
       const before = received.length;
@@ -199,5 +190,23 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       await secondPoller.stop();
       await second.stop();
     }
+  });
+
+  it("cuts an attempt still waiting on its endpoint when stopped: nothing is recorded, and the next process attempts it at once", async () => {
+    const holdWebhook = await createWebhook("/hold");
+    const before = received.length;
+    const { deliveryId } = await leftBehindDelivery(holdWebhook);
+    await waitForRequests(before + 1);
+    await saga.stop();
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated"]);
+
+    holding = false;
+    saga = await startSaga();
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50))
+      if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
+    const recorded = await store.readStream(webhookDeliveryStream(deliveryId));
+    expect(recorded.map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    expect(recorded[1]!.data).toMatchObject({ attempt: 1, succeeded: true });
+    expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`, `msg_${deliveryId}`]);
   });
 });

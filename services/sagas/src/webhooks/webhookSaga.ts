@@ -74,7 +74,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   };
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
-    run: (deliveryId, webhookId, known, leave) => attemptDelivery(deps, deliveryId, webhookId, known, leave),
+    run: (deliveryId, webhookId, known, leave, stopping) => attemptDelivery(deps, deliveryId, webhookId, { known, answered: leave, stopping }),
     onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
   });
   const subscriptions = createSubscriptions(database);
