@@ -184,6 +184,12 @@ export const settings = {
     schema: int(1, 100_000).default(1000),
     accepts: "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
   },
+  SHUTDOWN_TIMEOUT_MS: {
+    // Below the 10 s a deploy commonly waits after SIGTERM before it kills.
+    schema: int(1000, 600_000).default(8000),
+    accepts:
+      "milliseconds a process takes to stop after SIGTERM: work under way stops at its next safe point and resumes elsewhere; past this the process exits anyway and logs what it left, 1000 to 600000 (default 8000)",
+  },
   READ_YOUR_WRITES_TIMEOUT_MS: {
     // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
     schema: int(0, 10000).default(2000),

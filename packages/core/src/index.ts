@@ -8,3 +8,4 @@ export * from "./timestamp.js";
 export * from "./privateAddresses.js";
 export * from "./grouped.js";
 export * from "./slots.js";
+export * from "./stopOrder.js";

@@ -64,7 +64,14 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "draining and stopping");
+    logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "draining and stopping");
+    // What is left under way when time runs out is what a crash would leave: each message not acked is
+    // delivered again, and every effect is keyed, so the next process finds what was recorded and redoes
+    // only the rest (an SMTP send cut before its outcome was recorded goes again, with the same Message-ID).
+    setTimeout(() => {
+      logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, unfinished: serving.unfinished() }, "stop ran out of time; exiting with work under way");
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS).unref();
     serving.stop().then(() => process.exit(0), fail);
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));

@@ -19,6 +19,8 @@ export interface InboundSmtpOptions {
   /** Whether `domain` is the return path of a domain (`send.<domain>`): bounces come back there. */
   isReturnPath(domain: string): Promise<boolean>;
   intake(envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult>;
+  /** How long `close` waits for sessions under way before it cuts them (default 10 s). */
+  closeTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -70,7 +72,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     hideSTARTTLS: !options.tls,
     ...(options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : {}),
     logger: false,
-    closeTimeout: 10_000,
+    closeTimeout: options.closeTimeoutMs ?? 10_000,
     // Each client may hold a message of up to maxMessageBytes in memory while it is recorded.
     maxClients: MAX_CLIENTS,
     onRcptTo(address: SMTPServerAddress, session, callback) {

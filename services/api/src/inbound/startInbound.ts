@@ -6,8 +6,11 @@ import { startInboundSmtp, type InboundSmtpListener } from "./inboundSmtpServer.
 import { receiveMessage } from "./receiveMessage.js";
 import { receivingTeams, returnPaths } from "./inboundDomains.js";
 
-/** The inbound SMTP listener of an api process, when INBOUND_SMTP_PORT asks for one. */
-export async function startInbound(services: ApiServices, logger: Logger): Promise<InboundSmtpListener | undefined> {
+/**
+ * The inbound SMTP listener of an api process, when INBOUND_SMTP_PORT asks for one. `closeTimeoutMs`: how
+ * long closing waits for sessions under way before it cuts them (a sender keeps what it was not answered).
+ */
+export async function startInbound(services: ApiServices, logger: Logger, closeTimeoutMs: number): Promise<InboundSmtpListener | undefined> {
   const { config } = services;
   if (config.INBOUND_SMTP_PORT === undefined) return undefined;
   const deps = { store: services.store, blobs: createBlobStore(services.database), clock: services.clock, bounceAddresses: bounceAddresses(services.secret) };
@@ -21,6 +24,7 @@ export async function startInbound(services: ApiServices, logger: Logger): Promi
     teamsReceivingFor: receivingTeams(services.database),
     isReturnPath: returnPaths(services.database),
     intake: (envelope, raw) => receiveMessage(deps, envelope, raw),
+    closeTimeoutMs,
     logger,
   });
   logger.info({ host: listener.host, port: listener.port }, "inbound SMTP listening");

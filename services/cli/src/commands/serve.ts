@@ -1,4 +1,4 @@
-import type { Config, Logger } from "@tidings/core";
+import { StopOrder, type Config, type Logger } from "@tidings/core";
 import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound } from "@tidings/api";
 import { startForwarder } from "@tidings/bus";
 import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
@@ -19,6 +19,8 @@ export interface Serving {
   /** The first API key's token, when this start created it. */
   bootstrapToken?: string;
   stop(): Promise<void>;
+  /** While `stop` runs: the parts not stopped yet, with what each still has under way. */
+  unfinished(): string[];
 }
 
 /**
@@ -28,38 +30,38 @@ export interface Serving {
  */
 export async function serve(config: Config, logger: Logger, role: Role): Promise<Serving> {
   const runtime = await openRuntime(config, logger);
-  const stops: (() => Promise<void>)[] = [];
-  const stop = async () => {
-    for (const s of stops.splice(0).reverse()) await s().catch((error) => logger.error({ err: error }, "stop failed"));
-    await runtime.close();
-  };
+  const parts = new StopOrder();
+  parts.add("stores", () => runtime.close());
+  const stop = () => parts.stop((error, part) => logger.error({ err: error, part }, "stop failed"));
   try {
     await migrateReadDatabase(runtime.database);
-    const serving: Serving = { runtime, stop };
+    const serving: Serving = { runtime, stop, unfinished: () => parts.unfinished() };
     if (role === "projector" || role === "all") {
       const running = await startProjections({ store: runtime.store, database: runtime.database, projections, logger });
-      stops.push(() => running.stop());
+      parts.add("projections", () => running.stop());
       const forwarder = await startForwarder({ store: runtime.store, bus: runtime.bus, database: runtime.database, logger });
-      stops.push(() => forwarder.stop());
+      parts.add("forwarder", () => forwarder.stop());
     }
     if (role === "sagas" || role === "all") {
       const sagas = await startSagas({ store: runtime.store, database: runtime.database, bus: runtime.bus, config, secret: runtime.secret, logger });
-      stops.push(() => sagas.stop());
+      parts.add("sagas", () => sagas.stop(), () => sagas.unfinished());
     }
     if (role === "api" || role === "all") {
       const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
-      stops.push(() => waiter.close());
+      parts.add("read-your-writes waiter", () => waiter.close());
       const services = createApiServices({ store: runtime.store, database: runtime.database, config, secret: runtime.secret, waitFor: waiter.waitFor });
       const app = buildApp({ logger, services, readiness: runtime.readiness });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
-      // Stops run in reverse, so the api drains its in-flight requests before anything they use closes.
-      const drain = handleShutdownSignals({ app, closeDependencies: async () => {}, logger, signals: [] });
-      stops.push(() => drain.shutdown("stop"));
-      const inbound = await startInbound(services, logger);
+      // Stops run in reverse, so the api drains its in-flight requests before anything they use closes. The
+      // inbound listener's sessions, then the requests, get a share of the stop's time each; the rest is
+      // for what stops after them.
+      const drain = handleShutdownSignals({ app, closeDependencies: async () => {}, logger, signals: [], drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 });
+      parts.add("api", () => drain.shutdown("stop"));
+      const inbound = await startInbound(services, logger, config.SHUTDOWN_TIMEOUT_MS / 4);
       if (inbound) {
         serving.inboundSmtp = { host: inbound.host, port: inbound.port };
-        stops.push(() => inbound.close());
+        parts.add("inbound SMTP", () => inbound.close());
       }
       const first = await bootstrapFirstKey(services, config);
       if (first?.source === "generated") serving.bootstrapToken = first.token;
