@@ -104,7 +104,7 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
       await sleep(500);
       counts = await statusCounts();
     }
-    expect(counts, `sagas stderr: ${roles.sagasErrors()}`).toEqual({ completed: runs });
+    expect(counts, `sagas stderr: ${roles.errors("sagas")}`).toEqual({ completed: runs });
 
     // One queued email per send step of every run, under the id the run and the step derive.
     const { rows: runIds } = await sql<{ id: string }>`SELECT id::text FROM automation_runs`.execute(database.db);

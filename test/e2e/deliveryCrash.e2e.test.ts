@@ -94,7 +94,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     expect(killed, "the emails were all delivered before the third kill").toBe(kills);
     const deadline = Date.now() + 120_000;
     while (unique() < emails && Date.now() < deadline) await sleep(100);
-    expect(unique(), `sagas stderr: ${roles.sagasErrors()}`).toBe(emails);
+    expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(emails);
 
     const outcomesOf = async (id: string) => (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
     let outcomes: string[][] = [];

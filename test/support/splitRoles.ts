@@ -9,9 +9,12 @@ import { freePort } from "./testServer.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 
+export type ChildRole = "api" | "projector" | "sagas";
+
 /**
- * A server-mode deployment split by role, for the crash tests: the projector and api run in the test
- * process, the sagas in a child process (the built CLI) that the test may SIGKILL and start again.
+ * A server-mode deployment split by role, for the crash tests: the api runs in the test process, the
+ * projector there too unless asked for as a child, and the sagas in a child process (the built CLI)
+ * that the test may SIGKILL and start again.
  */
 export interface SplitRoles {
   /** The api's base URL. */
@@ -20,18 +23,30 @@ export interface SplitRoles {
   database: TestDatabase;
   /** The settings every role runs with. */
   env: Record<string, string>;
-  /** Starts `tidings serve --role sagas`; the last 4 KB of its stderr stay readable through `sagasErrors`. */
+  /** The projector's process, when it was asked for as a child. */
+  projector?: ChildProcess;
+  /** Starts `tidings serve --role sagas`. */
   startSagas(): ChildProcess;
-  sagasErrors(): string;
+  /** Starts `tidings serve --role <role>` with `env` over the shared settings; the last 4 KB of its stderr stay readable through `errors(role)`. */
+  startRole(role: ChildRole, env?: Record<string, string>): ChildProcess;
+  errors(role: ChildRole): string;
   /** SIGKILL, and wait for the process to be gone. */
   kill(child: ChildProcess): Promise<void>;
-  /** SIGTERM, as a deploy stops a process, and wait for it to exit; rejects (and kills it) after `withinMs`. */
-  terminate(child: ChildProcess, withinMs: number): Promise<void>;
-  /** Kills a sagas process still running, stops the roles, and drops the database and NATS streams. */
+  /**
+   * SIGTERM, as a deploy stops a process, and wait for it to exit; resolves with the milliseconds it took.
+   * Past `withinMs` it kills the process and rejects, naming how long it had run on.
+   */
+  terminate(child: ChildProcess, withinMs: number): Promise<number>;
+  /** Kills the child processes still running, stops the roles, and drops the database and NATS streams. */
   stop(): Promise<void>;
 }
 
-export async function startSplitRoles(settings: Record<string, string>): Promise<SplitRoles> {
+export interface SplitRolesOptions {
+  /** Runs the projector as a child process (started before the api, which waits on its projections). */
+  projectorChild?: boolean;
+}
+
+export async function startSplitRoles(settings: Record<string, string>, options: SplitRolesOptions = {}): Promise<SplitRoles> {
   const database = await createTestDatabase({ mode: "server" });
   await database.database.close();
   const token = `re_${randomBase62(40)}`;
@@ -46,15 +61,14 @@ export async function startSplitRoles(settings: Record<string, string>): Promise
     TIDINGS_SECRET: randomBase62(40),
     ...settings,
   };
-  const config = loadConfig(env);
-  const logger = createLogger("warn");
-  const servings: Serving[] = [await serve(config, logger, "projector")];
-  const api = await serve(config, logger, "api");
-  servings.push(api);
-  await raiseBootstrapTeamRateLimit(api.runtime);
-
-  let errors = "";
+  const errors = new Map<ChildRole, string>();
   const children: ChildProcess[] = [];
+  const startRole = (role: ChildRole, extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [cli, "serve", "--role", role], { env: { PATH: process.env.PATH, ...env, ...extra }, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr!.on("data", (chunk: Buffer) => errors.set(role, ((errors.get(role) ?? "") + chunk.toString()).slice(-4_000)));
+    children.push(child);
+    return child;
+  };
   const kill = async (child: ChildProcess) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -62,27 +76,35 @@ export async function startSplitRoles(settings: Record<string, string>): Promise
     await exited;
   };
   const terminate = async (child: ChildProcess, withinMs: number) => {
+    const sent = performance.now();
     const exited = new Promise<boolean>((resolve) => {
       child.once("exit", () => resolve(true));
       setTimeout(() => resolve(false), withinMs);
     });
     child.kill("SIGTERM");
-    if (await exited) return;
+    if (await exited) return Math.round(performance.now() - sent);
     await kill(child);
-    throw new Error(`the sagas process did not exit within ${withinMs} ms of SIGTERM`);
+    throw new Error(`${child.spawnargs.slice(-2).join(" ")} did not exit within ${withinMs} ms of SIGTERM`);
   };
+
+  const config = loadConfig(env);
+  const logger = createLogger("warn");
+  const servings: Serving[] = [];
+  const projector = options.projectorChild ? startRole("projector") : undefined;
+  if (!projector) servings.push(await serve(config, logger, "projector"));
+  const api = await serve(config, logger, "api");
+  servings.push(api);
+  await raiseBootstrapTeamRateLimit(api.runtime);
+
   return {
     url: api.url!,
     token,
     database,
     env,
-    startSagas() {
-      const child = spawn(process.execPath, [cli, "serve", "--role", "sagas"], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-      child.stderr!.on("data", (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4_000)));
-      children.push(child);
-      return child;
-    },
-    sagasErrors: () => errors,
+    ...(projector ? { projector } : {}),
+    startSagas: () => startRole("sagas"),
+    startRole,
+    errors: (role) => errors.get(role) ?? "",
     kill,
     terminate,
     async stop() {
