@@ -134,6 +134,15 @@ describe("smtp transport", () => {
     expect(outcome.response).toMatch(/ECONNREFUSED/);
   });
 
+  it("keeps deferring while the relay cannot be reached, for more sends than it has connections", { timeout: 20_000 }, async () => {
+    const nowhere = createSmtpTransport({ url: `smtp://127.0.0.1:${await closedPort()}`, maxConnections: 2 });
+    const outcomes = [];
+    for (let i = 0; i < 5; i++) outcomes.push(await nowhere.send(aMail({ emailId: `r${i}` })));
+    await nowhere.close();
+    expect(outcomes.map((o) => o.kind)).toEqual(["deferred", "deferred", "deferred", "deferred", "deferred"]);
+    expect(outcomes.every((o) => /ECONNREFUSED/.test(o.response))).toBe(true);
+  });
+
   it("fails an email whose domain enforces TLS when the relay offers no STARTTLS", async () => {
     const outcome = await transport.send(aMail({ tls: "enforced" }));
     expect(outcome.kind).toBe("failed");
