@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "@tidings/core";
 import type { Kysely } from "kysely";
 import { defaultAckWaitMs, handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
@@ -32,6 +33,8 @@ export function startInProcessConsumer(
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   const stopping = new AbortController();
+  // Every handler in flight may listen on it.
+  setMaxListeners(0, stopping.signal);
   let ready = true;
   let interruptSleep: (() => void) | undefined;
 

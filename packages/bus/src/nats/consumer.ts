@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "@tidings/core";
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "nats";
 import { defaultAckWaitMs, handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
@@ -41,6 +42,8 @@ export async function startNatsConsumer(
   let roomMade: (() => void) | undefined;
   let stopped = false;
   const stopping = new AbortController();
+  // Every handler in flight may listen on it.
+  setMaxListeners(0, stopping.signal);
   let pulling: ConsumerMessages | undefined;
   // Acks wait for the end of the event-loop turn and go out together: the client writes to its socket once
   // per microtask checkpoint, and handlers settle in separate ones, so acked at once a busy consumer made

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { sql } from "kysely";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
@@ -43,6 +44,8 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
   const leaseMs = options.leaseMs ?? 60_000;
   const retryDelayMs = options.retryDelayMs ?? 5_000;
   const stopping = new AbortController();
+  // Every fire under way may listen on it.
+  setMaxListeners(0, stopping.signal);
   const stopped = () => stopping.signal.aborted;
   let wake: (() => void) | undefined;
 
