@@ -17,10 +17,9 @@ import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
 import { startSmtpSink } from "@tidings/mail/testing";
-import { connect } from "nats";
 import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
-import { freePort, startRole, waitUntilReady } from "./support/servedTidings.mjs";
+import { freePort, scratchNatsPrefix, startRole, waitUntilReady } from "./support/servedTidings.mjs";
 
 const contacts = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
@@ -35,7 +34,7 @@ const ok = async (call) => {
   return data;
 };
 
-const prefix = `bench${randomBase62(8)}`;
+const { prefix, drop: dropNatsStreams } = scratchNatsPrefix(natsUrl);
 const sink = await startSmtpSink();
 try {
   await withScratchDatabase("broadcast", async (url) => {
@@ -129,8 +128,5 @@ try {
   });
 } finally {
   await sink.close();
-  const nc = await connect({ servers: natsUrl });
-  const jsm = await nc.jetstreamManager();
-  for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
-  await nc.close();
+  await dropNatsStreams();
 }

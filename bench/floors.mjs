@@ -21,6 +21,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { connect, AckPolicy, headers } from "nats";
 import pg from "pg";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+import { childToStop, undoOnExit } from "./support/teardown.mjs";
 
 const units = Number(process.env.BENCH_UNITS ?? 5000);
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -31,6 +32,8 @@ if (process.argv[2] === "--sink") {
   const sink = await startSmtpSink();
   process.send({ url: sink.url });
   process.on("message", () => process.send({ received: sink.received.splice(0).length }));
+  // Its parent gone (killed outright), nobody will ask for it again.
+  process.on("disconnect", () => process.exit(0));
   await new Promise(() => {});
 }
 
@@ -83,6 +86,7 @@ const postgres = (cmd) => cmd.startsWith("postgres:");
 async function mailFloor() {
   const { composeMessage, createSmtpTransport, messageIdFor } = await import("@tidings/mail");
   const sink = fork(new URL(import.meta.url).pathname, ["--sink"]);
+  const { stop: stopSink } = childToStop(`the SMTP sink (pid ${sink.pid})`, sink);
   const { url } = await new Promise((resolve) => sink.once("message", resolve));
   const transport = createSmtpTransport({ url, maxConnections: 16 });
   const send = async (i) => {
@@ -103,7 +107,7 @@ async function mailFloor() {
   await transport.close();
   sink.send("count");
   const { received } = await new Promise((resolve) => sink.once("message", resolve));
-  sink.kill();
+  await stopSink();
   report("mail: compose + smtp client + sink", units, run, { received });
 }
 
@@ -169,6 +173,7 @@ async function busFloor() {
   const nc = await connect({ servers: natsUrl });
   const jsm = await nc.jetstreamManager();
   const name = `FLOORS_${process.pid}`;
+  const deleteStream = undoOnExit(`NATS stream ${name}`, () => jsm.streams.delete(name));
   await jsm.streams.add({ name, subjects: [`${name}.>`] });
   try {
     const js = nc.jetstream();
@@ -192,7 +197,7 @@ async function busFloor() {
       messages.stop();
     }));
   } finally {
-    await jsm.streams.delete(name);
+    await deleteStream();
     await nc.close();
   }
 }

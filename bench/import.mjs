@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
+import { childToStop } from "./support/teardown.mjs";
 
 if (process.argv[2] === "--project") {
   const { createLogger } = await import("@tidings/core");
@@ -48,6 +49,7 @@ await withScratchDatabase("import", async (url) => {
   const database = await openDatabase({ url });
   const opened = await openEventStore(url);
   const projector = spawn(process.execPath, [fileURLToPath(import.meta.url), "--project", url], { stdio: ["pipe", "pipe", "inherit"] });
+  const { stop: stopProjector } = childToStop(`the projection process (pid ${projector.pid})`, projector);
   await new Promise((resolve, reject) => {
     projector.stdout.once("data", resolve);
     projector.once("exit", (code) => reject(new Error(`the projection process ended (exit ${code})`)));
@@ -106,7 +108,7 @@ await withScratchDatabase("import", async (url) => {
     );
   } finally {
     clearInterval(sampler);
-    projector.stdin.end();
+    await stopProjector();
     await opened.close();
     await database.close();
   }

@@ -13,6 +13,7 @@ import { serve } from "@tidings/cli";
 import { connect } from "nats";
 import { setTeamRateLimit } from "../../services/cli/dist/commands/teams.js";
 import { withScratchDatabase } from "./scratchDatabase.mjs";
+import { childToStop, undoOnExit } from "./teardown.mjs";
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL("../../services/cli/dist/main.js", import.meta.url));
@@ -44,21 +45,21 @@ export async function wrk(url, script, duration, connections) {
   return { requests, accepted: requests - non2xx, non2xx, non2xxSamples, p50Ms: ms(50), p99Ms: ms(99) };
 }
 
-/** `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would. */
+/**
+ * `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would.
+ * A run that ends without stopping it (interrupted, failed) stops it on its way out.
+ */
 export function startRole(role, env, { cpuProfileDir } = {}) {
   const profile = cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
   const args = [...profile, cli, "serve", "--role", role];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const { exited, stop } = childToStop(`the ${role} process (pid ${child.pid})`, child);
   return {
     role,
     exited,
     /** The process's peak resident set so far, in MB. */
     peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024),
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
+    stop,
   };
 }
 
@@ -71,24 +72,37 @@ export async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
   }
 }
 
+/** A NATS_PREFIX of its own for one run, whose JetStream streams are deleted however the run ends; call the returned `drop` in the run's `finally`. */
+export function scratchNatsPrefix(natsUrl) {
+  const prefix = `bench${randomBase62(8)}`;
+  const drop = undoOnExit(`NATS streams ${prefix}_*`, async () => {
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const jsm = await nc.jetstreamManager();
+      for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
+    } finally {
+      await nc.close();
+    }
+  });
+  return { prefix, drop };
+}
+
 /** Runs `body` with the store settings of `mode`, and drops the stores afterwards whatever happens. */
 export async function withModeSettings(mode, label, natsUrl, body) {
   if (mode === "embedded") {
     const dir = mkdtempSync(join(tmpdir(), `tidings-bench-${label}-`));
+    const remove = undoOnExit(`directory ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
     try {
       return await body({ DATA_DIR: dir });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await remove();
     }
   }
-  const prefix = `bench${randomBase62(8)}`;
+  const { prefix, drop } = scratchNatsPrefix(natsUrl);
   try {
     return await withScratchDatabase(label, (url) => body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }));
   } finally {
-    const nc = await connect({ servers: natsUrl });
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
-    await nc.close();
+    await drop();
   }
 }
 
