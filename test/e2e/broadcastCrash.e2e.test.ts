@@ -77,8 +77,9 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
     for (const [fraction, stop] of [[0.05, "SIGKILL"], [0.25, "SIGTERM"], [0.5, "SIGKILL"]] as const) {
       while (unique() < contacts * fraction) await sleep(5);
       await sleep(Math.random() * 300);
-      statusAtKill.push(`${(await ok(resend.broadcasts.get(id))).status} (${stop})`);
-      await (stop === "SIGKILL" ? roles.kill(sagas!) : roles.terminate(sagas!, sigtermWithinMs));
+      const status = (await ok(resend.broadcasts.get(id))).status;
+      if (stop === "SIGKILL") await roles.kill(sagas!);
+      statusAtKill.push(stop === "SIGKILL" ? `${status} (SIGKILL)` : `${status} (SIGTERM, exited in ${await roles.terminate(sagas!, sigtermWithinMs)} ms)`);
       sagas = roles.startSagas();
     }
 
