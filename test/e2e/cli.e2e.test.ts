@@ -28,7 +28,11 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
+    // A process that did not start in time is not left behind holding DATA_DIR for the tests after it.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no start within 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
       const m = /Tidings is serving (\S+)/.exec(out);
       if (m) {

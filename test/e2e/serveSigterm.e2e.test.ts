@@ -8,7 +8,7 @@ import { randomBase62 } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
 import { freePort } from "../support/testServer.js";
-import { succeeded } from "../support/wire.js";
+import { paced, succeeded } from "../support/wire.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 /** Issue 20: the process exits within this long of SIGTERM, whatever it is doing. */
@@ -89,7 +89,13 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
     const { id } = await succeeded(() =>
       resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never),
     );
-    const importStatus = () => succeeded(() => resend.contacts.imports.get(id));
+    // Read from the read model, which a loaded machine may not have brought up to the create yet.
+    const importStatus = async () => {
+      const { data, error } = await paced(() => resend.contacts.imports.get(id));
+      if (error?.name === "not_found") return { status: "queued", counts: undefined };
+      expect(error).toBeNull();
+      return data!;
+    };
     const deadline = Date.now() + 240_000;
     while ((await importStatus()).status === "queued") {
       if (Date.now() > deadline) throw new Error(`the import did not start:\n${output}`);
