@@ -8,6 +8,7 @@ import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
 import { createTeamKey } from "../handlers/createTeamKey.js";
 import { createApiServices, type ApiServices } from "../services.js";
 import { capturingLogger } from "./capturingLogger.js";
+import { holdableStore } from "./holdableStore.js";
 
 export interface TestKey {
   id: string;
@@ -22,6 +23,11 @@ export interface TestServices {
   store: EventStore;
   services: ApiServices;
   projections: RunningProjections;
+  /**
+   * Holds the projections back: they are handed no new event until the returned release is called, so
+   * the read models stay behind the writes made meanwhile.
+   */
+  holdProjections(): () => void;
   /** The real app over these services, closed by `dispose`. */
   app(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
   /** Another api instance on the same database: a handle, a checkpoint waiter and an app of its own. */
@@ -48,7 +54,8 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
   const test = await createTestDatabase();
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
-  const projections = await startProjections({ store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
+  const projectorFeed = holdableStore(store);
+  const projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
   const secret = config.TIDINGS_SECRET ?? testSecret;
   const services = createApiServices({ store, database: test.database, config, secret, clock: systemClock, waitFor: projections.waitFor });
   const closers: (() => Promise<unknown>)[] = [];
@@ -65,6 +72,7 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
     store,
     services,
     projections,
+    holdProjections: projectorFeed.hold,
     app: (extra) => app(services, extra),
     async anotherInstance(extra) {
       const database: Database = test.database.kind === "postgres" ? await test.reopen() : test.database;
