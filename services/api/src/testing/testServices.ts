@@ -1,6 +1,7 @@
 import { createLogger, loadConfig, systemClock, type Config } from "@tidings/core";
 import { createTestDatabase, migrate, type Database, type TestDatabase } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { holdableStore } from "@tidings/eventstore/testing";
 import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
 import { teamDecider, teamStream, type ApiKeyPermission } from "@tidings/domain";
 import { handleCommand } from "@tidings/commands";
@@ -8,7 +9,6 @@ import { buildApp, type ApiDeps, type ApiInstance } from "../app.js";
 import { createTeamKey } from "../handlers/createTeamKey.js";
 import { createApiServices, type ApiServices } from "../services.js";
 import { capturingLogger } from "./capturingLogger.js";
-import { holdableStore } from "./holdableStore.js";
 
 export interface TestKey {
   id: string;
