@@ -8,9 +8,11 @@ import { createPostgresEventStore, eventStoreMigrations, type EventStore } from 
 import { createInProcessBus, createNatsBus, forwardedEventSubject, startForwarder, toForwardedEvent, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { startProjections, webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
+import { createCheckpointWaiter, startProjections, webhookDeliveriesProjection, webhooksProjection, type CheckpointWaiter, type RunningProjections } from "@tidings/projections";
+import { holdableStore } from "@tidings/eventstore/testing";
 import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
 import type { DeliveryTimerPayload } from "./attemptDelivery.js";
+import { readModelsAt, type ReadModelsAt } from "../readModelsAt.js";
 import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 
 const logger = createLogger("silent");
@@ -34,10 +36,18 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   let webhookId: string;
   let port: number;
   let timers: ReturnType<typeof createTimers>;
+  let holdProjections: () => () => void;
+  let releaseHeld: () => void = () => {};
+  let checkpoints: CheckpointWaiter;
+  let readModels: ReadModelsAt;
 
   const waitForRequests = async (count: number) => {
     for (const deadline = Date.now() + 10_000; received.length < count; await sleep(25))
       if (Date.now() > deadline) throw new Error(`${received.length} requests, expected ${count}`);
+  };
+  const waitForRequest = async (id: string) => {
+    for (const deadline = Date.now() + 10_000; !received.some((r) => r.id === id); await sleep(25))
+      if (Date.now() > deadline) throw new Error(`no request ${id} within 10 s`);
   };
   const suppressedEmail = async () => {
     const emailId = randomUUID();
@@ -72,7 +82,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     return emailId;
   };
 
-  const createWebhook = async (path: string) => {
+  const createWebhook = async (path: string, { projected = true } = {}) => {
     const id = randomUUID();
     const created = await handleCommand({
       store,
@@ -90,7 +100,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       },
       metadata: { teamId },
     });
-    await projections.waitFor(created.position!, 10_000);
+    if (projected) await projections.waitFor(created.position!, 10_000);
     return id;
   };
   /** What a fan-out leaves when its process dies right after the append: a delivery, and nothing in hand. */
@@ -123,7 +133,13 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     store = createPostgresEventStore(test.database);
     bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
     forwarder = await startForwarder({ store, bus, database: test.database });
-    projections = await startProjections({ store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
+    const projectorFeed = holdableStore(store);
+    holdProjections = projectorFeed.hold;
+    projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
+    checkpoints = await createCheckpointWaiter(test.database, ["webhooks"]);
+    const waitForReadModels = readModelsAt(checkpoints);
+    // A wait for the read model lets held projections go on: the saga asked for them to catch up.
+    readModels = (names, position) => (releaseHeld(), waitForReadModels(names, position));
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
     saga = await startWebhookSaga({
@@ -138,12 +154,14 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       messageIdHost: "tidings.test",
       sweepIntervalMs: 200,
       staleMs: 500,
+      readModelsAt: readModels,
     });
     poller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload) });
   });
   afterAll(async () => {
     await poller?.stop();
     await saga?.stop();
+    await checkpoints?.close();
     await projections?.stop();
     await forwarder?.stop();
     await bus?.close();
@@ -172,6 +190,19 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(delivery.map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
   });
 
+  it("delivers an event to a webhook created just before it, while the webhooks read model is still behind the creation", async () => {
+    releaseHeld = holdProjections();
+    try {
+      const fresh = await createWebhook("/fresh", { projected: false });
+      const emailId = await suppressedEmail();
+      const [, suppressed] = await store.readStream(emailStream(emailId));
+      // The older webhook's copy too, so that it does not land among the next test's requests.
+      for (const hook of [fresh, webhookId]) await waitForRequest(`msg_${deterministicId("webhook-delivery", hook, suppressed!.id)}`);
+    } finally {
+      releaseHeld();
+    }
+  });
+
   it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
     const before = received.length;
     const { deliveryId, payload } = await leftBehindDelivery(webhookId);
@@ -186,7 +217,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const slowWebhook = await createWebhook("/slow");
     // A second process on the same stores, sweeping as often: each sweep sees the delivery still pending
     // while the first process's attempt waits on the slow endpoint.
-    const second = await startWebhookSaga({ bus, store, database: test.database, timers, logger, secret, allowPrivate: true, scheduleMs: [0, 100], messageIdHost: "tidings.test", sweepIntervalMs: 200, staleMs: 500 });
+    const second = await startWebhookSaga({ bus, store, database: test.database, timers, logger, secret, allowPrivate: true, scheduleMs: [0, 100], messageIdHost: "tidings.test", sweepIntervalMs: 200, staleMs: 500, readModelsAt: readModels });
     const secondPoller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => second.fire(timer.payload as DeliveryTimerPayload) });
     try {
       const before = received.length;
