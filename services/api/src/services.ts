@@ -18,11 +18,12 @@ export interface ApiServices {
    */
   waitFor(position: Position): Promise<boolean>;
   /**
-   * Resolves true once the product projections have applied every event committed before the call, by
-   * this process or any other; false after CATCH_UP_TIMEOUT_MS. A command whose rule can only be checked
-   * in a read model (no stream lists what it needs) decides after true, and refuses to decide on false.
+   * Resolves true once `projections` have applied every event committed before the call, by this process
+   * or any other; false after CATCH_UP_TIMEOUT_MS. A command whose rule can only be checked in a read
+   * model (no stream lists what it needs) decides after true, and refuses to decide on false. Naming only
+   * the projections it reads keeps a rebuild of another one from holding it back.
    */
-  catchUp(): Promise<boolean>;
+  catchUp(projections: readonly string[]): Promise<boolean>;
   clock: Clock;
   config: Config;
   /**
@@ -37,7 +38,7 @@ export interface ApiServicesOptions {
   database: Database;
   config: Config;
   /** A checkpoint waiter's `waitFor` over `productProjections`. */
-  waitFor: (position: Position, timeoutMs: number) => Promise<boolean>;
+  waitFor: (position: Position, timeoutMs: number, projections?: readonly string[]) => Promise<boolean>;
   clock?: Clock;
   /** Defaults to TIDINGS_SECRET, else a random one for this process (tests: nothing sealed outlives it). */
   secret?: string;
@@ -61,6 +62,6 @@ export function createApiServices(options: ApiServicesOptions): ApiServices {
     waitFor: (position) => options.waitFor(position, timeoutMs),
     // The committed position, not the head: the head stops short of a write committed after an older one
     // still in flight, and the rule must see every write that was answered before it was asked.
-    catchUp: async () => options.waitFor(await store.committedPosition(), CATCH_UP_TIMEOUT_MS),
+    catchUp: async (projections) => options.waitFor(await store.committedPosition(), CATCH_UP_TIMEOUT_MS, projections),
   };
 }

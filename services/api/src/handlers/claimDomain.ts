@@ -21,7 +21,7 @@ import { missingClaimRecord } from "./claimRecordLookup.js";
 import { recordTargets, sealingSecret, settingsOf, type CreateDomainInput, type DomainDeps } from "./createDomain.js";
 import { domainHolding, domainNameStream, loadDomain } from "./domainStreams.js";
 
-type ClaimDeps = DomainDeps & { database: Database; catchUp(): Promise<boolean> };
+type ClaimDeps = DomainDeps & { database: Database; catchUp(projections: readonly string[]): Promise<boolean> };
 
 export interface ClaimOutcome {
   claim: LiveDomainClaim;
@@ -109,7 +109,7 @@ export async function verifyDomainClaim(deps: ClaimDeps, teamId: string, domainI
  * claim through. No stream lists a team's mail by sender domain, so the read model is the only place to ask.
  */
 async function holderBlocker(deps: ClaimDeps, holderTeamId: string, name: string, now: Date): Promise<ClaimBlockedReason | undefined> {
-  if (!(await deps.catchUp()))
+  if (!(await deps.catchUp(["emails"])))
     throw new TidingsError("service_unavailable", `The use of \`${name}\` by its holder cannot be checked yet: the read models are behind. Verify again in a moment.`);
   return claimBlocker(deps.database, holderTeamId, name, now);
 }

@@ -7,7 +7,7 @@ import { suppressionIdOf } from "@tidings/projections";
 import { getSuppression } from "../queries/suppressions.js";
 import { loadAggregate } from "@tidings/audience";
 
-type Deps = { store: EventStore; database: Database; clock: Clock; catchUp(): Promise<boolean> };
+type Deps = { store: EventStore; database: Database; clock: Clock; catchUp(projections: readonly string[]): Promise<boolean> };
 
 export interface ChangedSuppression {
   id: string;
@@ -58,7 +58,7 @@ export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: s
     const inStream = state.status === "active" && state.teamId === teamId;
     email = inStream ? state.email : idOrEmail;
     if (!inStream) {
-      if (!(await deps.catchUp())) throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
+      if (!(await deps.catchUp(["suppressions"]))) throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
       listed = await getSuppression(deps.database, teamId, idOrEmail);
       if (listed) ({ email, id: suppressionId } = listed);
     }

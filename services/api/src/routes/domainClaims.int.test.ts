@@ -86,7 +86,7 @@ describe("domain claims", () => {
     // The projections go on once the api waits for them, or once the verify has answered without waiting.
     const waiting = { ...t.services };
     waiting.waitFor = (position) => (release(), t.services.waitFor(position));
-    waiting.catchUp = () => (release(), t.services.catchUp());
+    waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
     const verifier = await t.app({ services: waiting });
     const verified = await call("POST", `/domains/${claim.domain_id}/claim/verify`, claimant, undefined, verifier).finally(release);
     expect(verified.body).toMatchObject({ status: "blocked", blocked_reason: "pending_scheduled_emails" });

@@ -108,7 +108,7 @@ describe("bounce suppressions", () => {
       await recordBounce(sent.body.id, "late@example.test");
       // The projections go on once the api waits for them.
       const waiting = { ...t.services };
-      waiting.catchUp = () => (release(), t.services.catchUp());
+      waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
       const catchingUp = await t.app({ services: waiting });
       const removed = await jsonCaller(() => catchingUp, () => admin)("DELETE", "/suppressions/late@example.test");
       expect(removed).toEqual({ status: 200, body: { object: "suppression", id: expect.any(String), deleted: true } });
