@@ -6,9 +6,10 @@ export interface CheckpointWaiter {
   /**
    * Resolves true once every watched projection's live checkpoint is at or past `position` (read-your-
    * writes, DESIGN §1), or false after `timeoutMs`. While a version bump rebuilds, the live checkpoint
-   * stays where the old version stopped, so waits time out until the switch.
+   * stays where the old version stopped, so waits time out until the switch. `projections` narrows the
+   * wait to some of the watched projections, for a reader that needs only their read models.
    */
-  waitFor(position: Position, timeoutMs: number): Promise<boolean>;
+  waitFor(position: Position, timeoutMs: number, projections?: readonly string[]): Promise<boolean>;
   /** Takes a live checkpoint known in this process, ahead of its NOTIFY. */
   observe(projection: string, position: Position): void;
   close(): Promise<void>;
@@ -21,6 +22,7 @@ export interface CheckpointWaiterOptions {
 
 interface PendingWait {
   position: Position;
+  projections: readonly string[];
   resolve: (reached: boolean) => void;
   timer: NodeJS.Timeout;
 }
@@ -42,15 +44,15 @@ export async function createCheckpointWaiter(
   let poller: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const reached = (position: Position) =>
-    [...watched].every((name) => {
+  const reached = (position: Position, projections: readonly string[]) =>
+    projections.every((name) => {
       const at = live.get(name);
       return at !== undefined && comparePositions(at, position) >= 0;
     });
 
   const settle = () => {
     for (const wait of pending) {
-      if (!reached(wait.position)) continue;
+      if (!reached(wait.position, wait.projections)) continue;
       finish(wait, true);
     }
   };
@@ -87,11 +89,13 @@ export async function createCheckpointWaiter(
 
   return {
     observe,
-    waitFor(position, timeoutMs) {
+    waitFor(position, timeoutMs, projections = projectionNames) {
       if (closed) return Promise.reject(new Error("the checkpoint waiter is closed"));
-      if (reached(position)) return Promise.resolve(true);
+      const unwatched = projections.filter((name) => !watched.has(name));
+      if (unwatched.length > 0) return Promise.reject(new Error(`the checkpoint waiter does not watch ${unwatched.join(", ")}`));
+      if (reached(position, projections)) return Promise.resolve(true);
       return new Promise<boolean>((resolve) => {
-        const wait: PendingWait = { position, resolve, timer: setTimeout(() => finish(wait, false), timeoutMs) };
+        const wait: PendingWait = { position, projections, resolve, timer: setTimeout(() => finish(wait, false), timeoutMs) };
         pending.add(wait);
         poller ??= setInterval(() => void refresh().catch(() => {}), pollMs);
       });

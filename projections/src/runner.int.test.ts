@@ -120,6 +120,21 @@ describe(`projection runner (${testMode()})`, () => {
       await waiter.close();
     }
   });
+
+  it("waitFor narrowed to some of the watched projections resolves once they have applied the position, whatever the others", async () => {
+    const [running, idle] = [aName(), aName()];
+    const waiter = await createCheckpointWaiter(database, [running, idle], { pollMs: 100 });
+    const projections = await run([aCountingProjection(running)]);
+    try {
+      const position = await appendEvents(store, countedType(running), 1, 1);
+      expect(await waiter.waitFor(position, 15_000, [running])).toBe(true);
+      expect(await waiter.waitFor(position, 300)).toBe(false);
+      await expect(waiter.waitFor(position, 300, [aName()])).rejects.toThrow(/does not watch/);
+    } finally {
+      await projections.stop();
+      await waiter.close();
+    }
+  });
 });
 
 describe(`projection status (${testMode()})`, () => {

@@ -44,8 +44,8 @@ export interface ProjectionRunnerStatus {
 }
 
 export interface RunningProjections {
-  /** Read-your-writes: resolves true once every projection here has applied `position` (see CheckpointWaiter). */
-  waitFor(position: Position, timeoutMs: number): Promise<boolean>;
+  /** Read-your-writes: resolves true once every projection here, or those named, has applied `position` (see CheckpointWaiter). */
+  waitFor(position: Position, timeoutMs: number, projections?: readonly string[]): Promise<boolean>;
   status(): ProjectionRunnerStatus[];
   stop(): Promise<void>;
 }
@@ -209,7 +209,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
   const running = projections.map((p) => run(p));
 
   return {
-    waitFor: (position, timeoutMs) => waiter.waitFor(position, timeoutMs),
+    waitFor: (position, timeoutMs, projections) => waiter.waitFor(position, timeoutMs, projections),
     status: () => [...statuses.values()].map((s) => ({ ...s })),
     async stop() {
       if (stopped()) return;

@@ -75,6 +75,15 @@ export function readContract(context: ContractContext): void {
       expect(comparePositions(await store.headPosition(), last.position)).toBeGreaterThanOrEqual(0);
     });
 
+    it("gives a committed position at or past every append that finished before it", async () => {
+      const store = context.store();
+      const first = await store.append(aStreamId(), events(2), "no_stream");
+      const last = await store.append(aStreamId(), events(1), "no_stream");
+      const committed = await store.committedPosition();
+      expect(comparePositions(committed, last.position)).toBeGreaterThanOrEqual(0);
+      expect(comparePositions(committed, first.position)).toBeGreaterThan(0);
+    });
+
     it("reads $all with maxCount", async () => {
       const store = context.store();
       const before = await store.headPosition();

@@ -147,8 +147,19 @@ export interface EventStore {
    * hides them from the stream at once and drops them from `$all` at its next scavenge.
    */
   deleteStream(streamId: string): Promise<void>;
-  /** The position of the newest event in `$all`, or START when empty. */
+  /**
+   * The position of the newest event in `$all` that a reader can be handed now, or START when empty: a
+   * subscription after it misses nothing. On PostgreSQL it stops short of events committed after an
+   * older append still in flight, which readers will be handed later, before the newer ones.
+   */
   headPosition(): Promise<Position>;
+  /**
+   * The position of the newest committed event in `$all`, or START when empty: every event committed
+   * before the call, by any process, is at or before it. A reader that has reached it has seen all of
+   * them, which is what a decision read from a projection must wait for. Not a place to subscribe from:
+   * on PostgreSQL an older append still in flight commits before it.
+   */
+  committedPosition(): Promise<Position>;
   close(): Promise<void>;
 }
 

@@ -17,6 +17,13 @@ export interface ApiServices {
    * either way: a route replies with success and the read model catches up shortly after.
    */
   waitFor(position: Position): Promise<boolean>;
+  /**
+   * Resolves true once `projections` have applied every event committed before the call, by this process
+   * or any other; false after CATCH_UP_TIMEOUT_MS. A command whose rule can only be checked in a read
+   * model (no stream lists what it needs) decides after true, and refuses to decide on false. Naming only
+   * the projections it reads keeps a rebuild of another one from holding it back.
+   */
+  catchUp(projections: readonly string[]): Promise<boolean>;
   clock: Clock;
   config: Config;
   /**
@@ -31,11 +38,17 @@ export interface ApiServicesOptions {
   database: Database;
   config: Config;
   /** A checkpoint waiter's `waitFor` over `productProjections`. */
-  waitFor: (position: Position, timeoutMs: number) => Promise<boolean>;
+  waitFor: (position: Position, timeoutMs: number, projections?: readonly string[]) => Promise<boolean>;
   clock?: Clock;
   /** Defaults to TIDINGS_SECRET, else a random one for this process (tests: nothing sealed outlives it). */
   secret?: string;
 }
+
+/**
+ * Longer than a read-your-writes wait: giving up refuses a request the client must send again, where a
+ * read-your-writes wait that gives up still answers with the write made.
+ */
+export const CATCH_UP_TIMEOUT_MS = 10_000;
 
 export function createApiServices(options: ApiServicesOptions): ApiServices {
   const { store, database, config } = options;
@@ -47,5 +60,8 @@ export function createApiServices(options: ApiServicesOptions): ApiServices {
     clock: options.clock ?? systemClock,
     secret: options.secret ?? config.TIDINGS_SECRET ?? randomBytes(32).toString("hex"),
     waitFor: (position) => options.waitFor(position, timeoutMs),
+    // The committed position, not the head: the head stops short of a write committed after an older one
+    // still in flight, and the rule must see every write that was answered before it was asked.
+    catchUp: async (projections) => options.waitFor(await store.committedPosition(), CATCH_UP_TIMEOUT_MS, projections),
   };
 }

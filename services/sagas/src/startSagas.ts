@@ -2,6 +2,7 @@ import { Slots, systemClock, type Config, type Logger } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
+import { createCheckpointWaiter } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { bounceAddresses, createMailTransport } from "@tidings/mail";
 import { emailComposer } from "./composeEmail.js";
@@ -21,6 +22,7 @@ import { startWebhookSaga } from "./webhooks/webhookSaga.js";
 import { fireRunTimer, startAutomationRunner } from "./automations/automationRunner.js";
 import type { RunnerDeps, RunTimerPayload } from "./automations/advanceRun.js";
 import { parkedRuns } from "./automations/parkedRuns.js";
+import { readModelsAt } from "./readModelsAt.js";
 import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
 
 export interface SagaDeps {
@@ -44,6 +46,9 @@ export interface RunningSagas {
   /** While `stop` runs: what is still under way. */
   unfinished(): string[];
 }
+
+/** The read models the sagas look things up in, each after waiting for it to reach the event at hand. */
+const sagaReadModels = ["webhooks", "automations", "audience", "suppressions"];
 
 /** A broadcast's unsubscribe links keep working this long after the email is composed. */
 const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
@@ -73,6 +78,9 @@ export async function startSagas({ store, database, bus, config, secret, logger 
   try {
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
     closers.push(() => transport.close());
+    const checkpoints = await createCheckpointWaiter(database, sagaReadModels);
+    closers.push(() => checkpoints.close());
+    const readModels = readModelsAt(checkpoints);
     const timers = createTimers(database);
     const openingSecret = secret ?? config.TIDINGS_SECRET;
     const sendingDomain = sendingDomains(store, openingSecret, config.TRACKING_BASE_URL);
@@ -117,6 +125,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
       messageIdHost: new URL(config.PUBLIC_URL).hostname,
+      readModelsAt: readModels,
     });
     takers.push(() => webhooks.stop());
     const automations: RunnerDeps = {
@@ -151,7 +160,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       await startDomainVerificationSaga({ bus, deps: domainChecks }),
       // A run's steps mostly wait on round trips: 16 runs at once held 200 events/s about 4 s behind in
       // bench/events, 64 under one; the lookups of a burst go as one statement however many ask.
-      ...(await startAutomationRunner({ bus, database, deps: automations, concurrency: 64 })),
+      ...(await startAutomationRunner({ bus, database, readModelsAt: readModels, deps: automations, concurrency: 64 })),
       await startContactImportSaga({
         bus,
         deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
@@ -170,6 +179,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
           emailsInFlight: config.BROADCAST_EMAILS_IN_FLIGHT,
           defaultRate: config.BROADCAST_EMAILS_PER_SECOND,
           appendsInFlight: 128,
+          readModelsAt: readModels,
         },
       }),
     ];

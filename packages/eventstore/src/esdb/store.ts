@@ -56,6 +56,18 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
     return position;
   }
 
+  async function newestPosition(): Promise<Position> {
+    let head = START_POSITION;
+    // The newest entries of `$all` can be system events (stream metadata, scavenge records): skip them.
+    await consumeRead(client.readAll({ direction: BACKWARDS, fromPosition: END }), (resolved) => {
+      const event = resolved.event;
+      if (!event || isSystemEvent(event)) return true;
+      head = positionOf(event) ?? head;
+      return false;
+    });
+    return head;
+  }
+
   async function append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     let appended;
     try {
@@ -135,17 +147,9 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
       }
     },
 
-    async headPosition() {
-      let head = START_POSITION;
-      // The newest entries of `$all` can be system events (stream metadata, scavenge records): skip them.
-      await consumeRead(client.readAll({ direction: BACKWARDS, fromPosition: END }), (resolved) => {
-        const event = resolved.event;
-        if (!event || isSystemEvent(event)) return true;
-        head = positionOf(event) ?? head;
-        return false;
-      });
-      return head;
-    },
+    headPosition: newestPosition,
+    // `$all` is in commit order: its newest event is past every committed one.
+    committedPosition: newestPosition,
 
     close() {
       closing ??= (async () => {

@@ -4,7 +4,7 @@ import { createTestDatabase, migrate, testMode, type Database, type TestDatabase
 import { eventStoreContract, type EventStoreFixture } from "../contract.js";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../contractBuilders.js";
 import { expectConcurrentAppendsDeliveredOnce } from "../contractConcurrency.js";
-import type { EventStore, RecordedEvent } from "../port.js";
+import { comparePositions, type EventStore, type RecordedEvent } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 
@@ -205,6 +205,18 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
       await client.query("ROLLBACK").catch(() => {});
       await subscription.stop();
       await collecting;
+    }
+  });
+
+  it("gives a committed position past an append committed while an older one is still open, where the head stops short", async () => {
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [aStreamId(), JSON.stringify(events(1))]);
+      const committed = await store.append(aStreamId(), events(1), "no_stream");
+      expect(comparePositions(await store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
+      expect(comparePositions(await store.headPosition(), committed.position)).toBeLessThan(0);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
     }
   });
 

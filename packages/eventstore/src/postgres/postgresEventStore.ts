@@ -131,6 +131,14 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       return row ? { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) } : START;
     },
 
+    async committedPosition(): Promise<Position> {
+      open();
+      const { rows } = await sql<{ tx_id: string; seq: string }>`
+        SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM eventstore.events e ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`.execute(db);
+      const row = rows[0];
+      return row ? { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) } : START;
+    },
+
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -1,4 +1,4 @@
-import { formatTimestamp, isUuid, type Clock } from "@tidings/core";
+import { formatTimestamp, isUuid, TidingsError, type Clock } from "@tidings/core";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import { isDomainError, normalContactEmail, suppressionDecider, suppressionStream, type SuppressionCommand } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
@@ -7,7 +7,7 @@ import { suppressionIdOf } from "@tidings/projections";
 import { getSuppression } from "../queries/suppressions.js";
 import { loadAggregate } from "@tidings/audience";
 
-type Deps = { store: EventStore; database: Database; clock: Clock };
+type Deps = { store: EventStore; database: Database; clock: Clock; catchUp(projections: readonly string[]): Promise<boolean> };
 
 export interface ChangedSuppression {
   id: string;
@@ -43,18 +43,25 @@ export function addSuppression(deps: Deps, teamId: string, email: string, metada
 }
 
 /**
- * Takes an address off the list, named by id or email. A bounce is on the list without a stream of its
- * own (see the suppressions projection), so the list is looked up first; an addition not yet on it is
- * found through its stream.
+ * Takes an address off the list, named by id or email. A bounce or a complaint is on the list without a
+ * stream of its own (see the suppressions projection), so the list is looked up first; an addition not
+ * yet on it is found through its stream. Found in neither, the address may have bounced a moment ago:
+ * the list is asked again once it holds every write made before, rather than answer "not found".
  */
 export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: string, metadata: EventMetadata): Promise<ChangedSuppression> {
-  const listed = await getSuppression(deps.database, teamId, idOrEmail);
+  let listed = await getSuppression(deps.database, teamId, idOrEmail);
   let email = listed?.email;
   let suppressionId = listed?.id;
   if (!listed) {
     suppressionId = isUuid(idOrEmail) ? idOrEmail : suppressionIdOf(teamId, normalContactEmail(idOrEmail));
     const state = await loadAggregate(deps.store, suppressionStream(suppressionId), suppressionDecider);
-    email = state.status === "active" && state.teamId === teamId ? state.email : idOrEmail;
+    const inStream = state.status === "active" && state.teamId === teamId;
+    email = inStream ? state.email : idOrEmail;
+    if (!inStream) {
+      if (!(await deps.catchUp(["suppressions"]))) throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
+      listed = await getSuppression(deps.database, teamId, idOrEmail);
+      if (listed) ({ email, id: suppressionId } = listed);
+    }
   }
   const command: SuppressionCommand = { type: "RemoveSuppression", suppressionId: suppressionId!, teamId, email: email!, listed: listed !== undefined, now: formatTimestamp(deps.clock.now()) };
   return run(deps, command, metadata);

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { TidingsError } from "@tidings/core";
-import type { ApiKeyPermission } from "@tidings/domain";
+import { apiKeyStream, type ApiKeyPermission } from "@tidings/domain";
+import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 
 /** A live key, as the auth plugin needs it. */
@@ -14,8 +15,8 @@ export interface ApiKeyPrincipal {
 export interface ApiKeyLookupOptions {
   /**
    * How long an answer is reused. It bounds how long a deleted key keeps working on an instance that has
-   * just used it: the contract gives a deleted key 1 s to fail everywhere, and the DELETE itself returns
-   * only once the read model has dropped the key, so the cache may use most of that second.
+   * just used it: the contract gives a deleted key 1 s to fail everywhere, and a lookup made after the
+   * DELETE answered sees the deletion in the key's stream, so the cache may use most of that second.
    */
   ttlMs?: number;
   /** Answers kept at most; past it the oldest go first, so a flood of made-up tokens cannot grow memory. */
@@ -28,10 +29,14 @@ interface Entry {
 }
 
 /**
- * Finds the key behind a token hash in the `api_keys` read model. Answers, found or not, are cached for
- * `ttlMs`: under load a key costs one query per interval instead of one per request, and concurrent
- * requests with the same token share one query. Time-based expiry works the same on every instance with
- * no coordination between them.
+ * Finds the key behind a token hash in the `api_keys` read model, a lookup of the token's key id, then
+ * asks the key's own stream whether it is deleted: the read model may not have applied a deletion yet,
+ * and a deleted key must stop working whatever its lag. Answers, found or not, are cached for `ttlMs`:
+ * under load a key costs one query and one stream read per interval instead of per request, and
+ * concurrent requests with the same token share them. Time-based expiry works the same on every instance
+ * with no coordination between them. A key created a moment ago that the read model has not applied is
+ * refused until it has, a refusal the client can retry; looking further for every unknown token would
+ * let made-up tokens cost the event store a read each.
  */
 export class ApiKeyLookup {
   private readonly entries = new Map<string, Entry>();
@@ -40,6 +45,7 @@ export class ApiKeyLookup {
 
   constructor(
     private readonly database: Database,
+    private readonly store: EventStore,
     options: ApiKeyLookupOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 500;
@@ -64,7 +70,10 @@ export class ApiKeyLookup {
       const { rows } = await sql<{ id: string; team_id: string; permission: ApiKeyPermission; domain_id: string | null }>`
         SELECT id, team_id, permission, domain_id FROM api_keys WHERE token_hash = ${tokenHash} LIMIT 1`.execute(this.database.db);
       const row = rows[0];
-      return row && { apiKeyId: row.id, teamId: row.team_id, permission: row.permission, domainId: row.domain_id };
+      if (!row) return undefined;
+      const [last] = await this.store.readStream(apiKeyStream(row.id), { direction: "backwards", maxCount: 1 });
+      if (last?.type === "ApiKeyDeleted") return undefined;
+      return { apiKeyId: row.id, teamId: row.team_id, permission: row.permission, domainId: row.domain_id };
     } catch (error) {
       // 42P01: no `api_keys` view yet, because no projector has run on this database so far.
       if ((error as { code?: string }).code === "42P01") {

@@ -8,8 +8,8 @@ export const RECENT_ACTIVITY_MS = 24 * 3600_000;
 /**
  * Why the holder's use of the domain holds a claim back, if it does: mail it has scheduled from the
  * domain, or mail it sent from it in the last 24 h. Read from the emails read model, the one place that
- * lists a team's emails by sender; a send accepted in the last instant may be missed, which only lets a
- * proven claim through a moment early.
+ * lists a team's emails by sender: only as complete as the sends it has applied, so the caller first
+ * waits for it to catch up.
  */
 export async function claimBlocker(database: Database, holderTeamId: string, name: string, now: Date): Promise<ClaimBlockedReason | undefined> {
   // The address ends the `from`, bare or inside `<…>`.

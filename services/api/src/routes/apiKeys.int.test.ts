@@ -140,6 +140,23 @@ describe("DELETE /api-keys/:id", () => {
     expect((await call("DELETE", `/api-keys/${doomed.body.id}`, admin)).status).toBe(404);
     expect((await call("DELETE", "/api-keys/x", admin)).body).toMatchObject({ statusCode: 422, name: "validation_error" });
   });
+
+  it("refuses a deleted key though the api_keys read model has not applied the deletion yet", async () => {
+    const doomed = await create({ name: "doomed while behind" });
+    const key = asKey(doomed.body.token, admin.teamId);
+    const release = t.holdProjections();
+    try {
+      // The delete answers once its read-your-writes wait gives up, as on a loaded machine; nothing is cached.
+      const hurried = await t.app({ services: { ...t.services, waitFor: (position) => t.projections.waitFor(position, 50) }, auth: { lookupTtlMs: 0 } });
+      expect((await hurried.inject({ method: "DELETE", url: `/api-keys/${doomed.body.id}`, headers: admin.headers })).statusCode).toBe(200);
+      const listed = await sql<{ id: string }>`SELECT id FROM api_keys WHERE id = ${doomed.body.id}`.execute(t.test.database.db);
+      expect(listed.rows).toHaveLength(1);
+      const refused = await hurried.inject({ method: "GET", url: "/api-keys", headers: key.headers });
+      expect({ status: refused.statusCode, name: refused.json().name }).toEqual({ status: 403, name: "invalid_api_key" });
+    } finally {
+      release();
+    }
+  });
 });
 
 describe("teams", () => {

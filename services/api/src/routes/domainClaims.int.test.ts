@@ -22,8 +22,8 @@ afterAll(async () => {
   await dns?.close();
 });
 
-const call = async (method: "GET" | "POST", url: string, key: TestKey, payload?: unknown) => {
-  const res = await app.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+const call = async (method: "GET" | "POST", url: string, key: TestKey, payload?: unknown, on: ApiInstance = app) => {
+  const res = await on.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
   return { status: res.statusCode, body: res.json() };
 };
 const uniqueName = () => `claimed-${newId().slice(0, 8)}.example.test`;
@@ -67,6 +67,40 @@ describe("domain claims", () => {
     const deleted = (await t.store.readStream(`domain-${held.id}`)).at(-1)!;
     expect(deleted).toMatchObject({ type: "DomainDeleted", data: { claimedBy: domainId }, metadata: { teamId: holder.teamId } });
     expect((await call("POST", "/domains", holder, { name })).status).toBe(403);
+  });
+
+  it("is blocked by mail scheduled before the verify, while the emails read model is still behind it", async () => {
+    const name = uniqueName();
+    await call("POST", "/domains", holder, { name });
+    const claim = (await call("POST", "/domains/claim", claimant, { name })).body;
+    publish(claim.record);
+
+    const release = t.holdProjections();
+    // The send answers once its read-your-writes wait gives up, as it does on a loaded machine.
+    const hurried = await t.app({ services: { ...t.services, waitFor: (position) => t.projections.waitFor(position, 50) } });
+    const email = { from: `hello@${name}`, to: "a@example.test", subject: "Later", html: "<p>x</p>", scheduled_at: "in 1 hour" };
+    const scheduled = await call("POST", "/emails", holder, email, hurried);
+    expect(scheduled.status).toBe(200);
+    expect((await call("GET", `/emails/${scheduled.body.id}`, holder)).status).toBe(404);
+
+    // The projections go on once the api waits for them, or once the verify has answered without waiting.
+    const waiting = { ...t.services };
+    waiting.waitFor = (position) => (release(), t.services.waitFor(position));
+    waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
+    const verifier = await t.app({ services: waiting });
+    const verified = await call("POST", `/domains/${claim.domain_id}/claim/verify`, claimant, undefined, verifier).finally(release);
+    expect(verified.body).toMatchObject({ status: "blocked", blocked_reason: "pending_scheduled_emails" });
+  });
+
+  it("refuses to decide with 503 while the read models cannot catch up, and records no check", async () => {
+    const name = uniqueName();
+    await call("POST", "/domains", holder, { name });
+    const claim = (await call("POST", "/domains/claim", claimant, { name })).body;
+    publish(claim.record);
+    const behind = await t.app({ services: { ...t.services, catchUp: async () => false } });
+    const refused = await call("POST", `/domains/${claim.domain_id}/claim/verify`, claimant, undefined, behind);
+    expect(refused).toMatchObject({ status: 503, body: { name: "service_unavailable", message: expect.stringContaining(name) } });
+    expect((await call("GET", `/domains/${claim.domain_id}/claim`, claimant)).body).toMatchObject({ status: "pending" });
   });
 
   it("is blocked while the holder sent from the domain in the last 24 hours", async () => {

@@ -29,7 +29,13 @@ async function sendTo(to: string, key: TestKey = admin): Promise<string> {
 }
 
 async function bounce(emailId: string, recipient: string) {
-  const { position } = await handleCommand({
+  const { position } = await recordBounce(emailId, recipient);
+  await t.services.waitFor(position!);
+}
+
+/** The delivery saga's record of a hard bounce, which the suppressions projection turns into a list entry. */
+function recordBounce(emailId: string, recipient: string) {
+  return handleCommand({
     store: t.store,
     streamId: emailStream(emailId),
     decider: emailDecider,
@@ -42,7 +48,6 @@ async function bounce(emailId: string, recipient: string) {
     },
     metadata: { actor: "saga:delivery", teamId: admin.teamId },
   });
-  await t.services.waitFor(position!);
 }
 
 describe("manual suppressions", () => {
@@ -94,6 +99,29 @@ describe("bounce suppressions", () => {
 
     expect(await call("DELETE", `/suppressions/${listed.body.id}`)).toEqual({ status: 200, body: { object: "suppression", id: listed.body.id, deleted: true } });
     expect(await sendTo("gone@example.test")).toBe("queued");
+  });
+
+  it("removes by address a bounce the list has not applied yet", async () => {
+    const sent = await call("POST", "/emails", { from: "a@acme.test", to: "late@example.test", subject: "Hi", html: "<p>x</p>" });
+    const release = t.holdProjections();
+    try {
+      await recordBounce(sent.body.id, "late@example.test");
+      // The projections go on once the api waits for them.
+      const waiting = { ...t.services };
+      waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
+      const catchingUp = await t.app({ services: waiting });
+      const removed = await jsonCaller(() => catchingUp, () => admin)("DELETE", "/suppressions/late@example.test");
+      expect(removed).toEqual({ status: 200, body: { object: "suppression", id: expect.any(String), deleted: true } });
+    } finally {
+      release();
+    }
+    expect(await call("GET", "/suppressions/late@example.test")).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await sendTo("late@example.test")).toBe("queued");
+  });
+
+  it("answers 503, removing nothing, when the list cannot catch up to look for an unknown address", async () => {
+    const behind = await t.app({ services: { ...t.services, catchUp: async () => false } });
+    expect(await jsonCaller(() => behind, () => admin)("DELETE", "/suppressions/unknown@example.test")).toEqual(error(503, "service_unavailable", /behind/));
   });
 });
 

@@ -59,8 +59,10 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
           positions.push(result.position);
           data.push({ object: "suppression", id: result.id, deleted: true });
         } catch (error) {
-          // One address not on the list does not fail the others: it is reported as not deleted.
-          if (!(error instanceof TidingsError || (error as { name?: string }).name === "DomainRejection")) throw error;
+          // One address not on the list does not fail the others: it is reported as not deleted. A list
+          // that cannot be searched yet fails the request, which the client sends again.
+          const notOnList = (error instanceof TidingsError && error.code !== "service_unavailable") || (error as { name?: string }).name === "DomainRejection";
+          if (!notOnList) throw error;
           data.push({ object: "suppression", id: idOrEmail, deleted: false });
         }
       }

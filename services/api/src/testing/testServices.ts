@@ -1,6 +1,7 @@
 import { createLogger, loadConfig, systemClock, type Config } from "@tidings/core";
 import { createTestDatabase, migrate, type Database, type TestDatabase } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { holdableStore } from "@tidings/eventstore/testing";
 import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
 import { teamDecider, teamStream, type ApiKeyPermission } from "@tidings/domain";
 import { handleCommand } from "@tidings/commands";
@@ -22,6 +23,11 @@ export interface TestServices {
   store: EventStore;
   services: ApiServices;
   projections: RunningProjections;
+  /**
+   * Holds the projections back: they are handed no new event until the returned release is called, so
+   * the read models stay behind the writes made meanwhile.
+   */
+  holdProjections(): () => void;
   /** The real app over these services, closed by `dispose`. */
   app(extra?: Partial<ApiDeps>): Promise<ApiInstance>;
   /** Another api instance on the same database: a handle, a checkpoint waiter and an app of its own. */
@@ -48,7 +54,8 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
   const test = await createTestDatabase();
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
-  const projections = await startProjections({ store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
+  const projectorFeed = holdableStore(store);
+  const projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
   const secret = config.TIDINGS_SECRET ?? testSecret;
   const services = createApiServices({ store, database: test.database, config, secret, clock: systemClock, waitFor: projections.waitFor });
   const closers: (() => Promise<unknown>)[] = [];
@@ -65,6 +72,7 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
     store,
     services,
     projections,
+    holdProjections: projectorFeed.hold,
     app: (extra) => app(services, extra),
     async anotherInstance(extra) {
       const database: Database = test.database.kind === "postgres" ? await test.reopen() : test.database;

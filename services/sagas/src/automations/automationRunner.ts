@@ -9,6 +9,7 @@ import { automationChangesDurable, automationEventsDurable } from "../durables.j
 import { advanceRun, resumeRun, type RunnerDeps, type RunTimerPayload } from "./advanceRun.js";
 import { decideOn, decideRun, loadRun, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
 import { stepContext } from "./stepContext.js";
+import type { ReadModelsAt } from "../readModelsAt.js";
 
 type Received = CustomEventReceived["data"];
 
@@ -104,13 +105,17 @@ async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping
  * The automation runner: received custom events start runs and resume the runs awaiting them; changes to
  * an automation cancel its parked runs when it stops. Timers resume runs through `fireRunTimer`.
  */
-export async function startAutomationRunner(options: { bus: Bus; database: Database; deps: RunnerDeps; concurrency: number }): Promise<Consumer[]> {
-  const { bus, database, deps, concurrency } = options;
+export async function startAutomationRunner(options: { bus: Bus; database: Database; readModelsAt: ReadModelsAt; deps: RunnerDeps; concurrency: number }): Promise<Consumer[]> {
+  const { bus, database, readModelsAt, deps, concurrency } = options;
   const automationsTriggeredBy = triggeredBy(database);
   return Promise.all([
     // A short ack wait kept by a heartbeat: the events a crashed process held start their runs within seconds.
     bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency }, async (message) => {
-      const received = fromForwardedEvent(message.data as ForwardedEvent).data as Received;
+      const event = fromForwardedEvent(message.data as ForwardedEvent);
+      const received = event.data as Received;
+      // The index must hold every automation created or enabled before the event: one enabled a moment
+      // earlier is due to start a run.
+      await readModelsAt(["automations"], event.position);
       // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
       await Promise.all([automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))), deliverAwaited(deps, received)]);
     }),

@@ -1,12 +1,13 @@
 import { findSegment } from "@tidings/audience";
 import { formatTimestamp, TidingsError, type Logger } from "@tidings/core";
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
-import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";
 import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
+import type { ReadModelsAt } from "../readModelsAt.js";
 import type { SuppressedRecipients } from "../suppressionList.js";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
 import { recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
@@ -27,7 +28,12 @@ export interface BroadcastFanOutDeps {
   defaultRate: number;
   /** Email appends of a batch under way at once: they share the event store's round trips. */
   appendsInFlight: number;
+  /** Waits for the audience read models to hold everything written before the broadcast was queued. */
+  readModelsAt: ReadModelsAt;
 }
+
+/** The read models the snapshot reads: members, their choices and the suppression list. */
+const snapshotReadModels = ["audience", "suppressions"];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,6 +59,7 @@ async function stopped(store: EventStore, broadcastId: string): Promise<boolean>
 async function planSnapshot(
   deps: BroadcastFanOutDeps,
   broadcast: BroadcastRecord,
+  queued: Position,
   planned: PlannedRecipient[][],
   held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>,
   stopping: AbortSignal | undefined,
@@ -66,6 +73,8 @@ async function planSnapshot(
     await held.record({ type: "FailBroadcast", reason: "The broadcast's segment was deleted.", now: now() });
     return false;
   }
+  // A contact who unsubscribed, or joined the segment, just before the broadcast was queued counts as such.
+  await deps.readModelsAt(snapshotReadModels, queued);
   const query = { teamId, segmentId: content.segmentId!, topicId: content.topicId, asOf: broadcast.queuedAt! };
   let after = planned.at(-1)?.at(-1)?.contactId ?? null;
   for (;;) {
@@ -91,7 +100,8 @@ async function planSnapshot(
  */
 export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
-  const events = (await deps.store.readStream(stream)).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+  const recorded = await deps.store.readStream(stream);
+  const events = recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
   const state = fold(broadcastDecider, events);
   if (state.status !== "queued" && state.status !== "sending") return;
   const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
@@ -100,7 +110,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    if (await planSnapshot(deps, state, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
+    const queued = recorded.findLast((e) => e.type === "BroadcastQueued")!.position;
+    if (await planSnapshot(deps, state, queued, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
     return;
   }
 

@@ -23,6 +23,7 @@ import { createAttemptLeases } from "./attemptLeases.js";
 import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
+import type { ReadModelsAt } from "../readModelsAt.js";
 
 export interface WebhookSagaOptions {
   bus: Bus;
@@ -33,6 +34,8 @@ export interface WebhookSagaOptions {
   secret: string;
   allowPrivate: boolean;
   scheduleMs: number[];
+  /** Waits for the webhooks read model to hold every webhook created before the event being fanned out. */
+  readModelsAt: ReadModelsAt;
   /** The host of email Message-IDs (`<id@host>`), for `message_id` in payloads. */
   messageIdHost: string;
   /** Requests to one endpoint at once, per process. */
@@ -110,7 +113,9 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     const teamId = event.metadata.teamId;
     if (!build || !teamId) return;
     // Asked before the history is read: most events of a team without webhooks (or not subscribed to
-    // this category) cost one shared lookup, not a read of their stream.
+    // this category) cost one shared lookup, not a read of their stream. The read model must first hold
+    // every webhook created before the event, or a webhook created a moment earlier would miss it.
+    await options.readModelsAt(["webhooks"], event.position);
     const team = await subscriptions.forEvent(teamId, event.position);
     if (!team.listensToAny(typesProducedBy(category))) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });

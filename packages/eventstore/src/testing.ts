@@ -1,0 +1,1 @@
+export { holdableStore, type HoldableStore } from "./holdableStore.js";
