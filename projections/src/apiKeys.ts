@@ -14,7 +14,7 @@ const dataOf = <Type extends ApiKeyEvent["type"]>(event: RecordedEvent) => event
  * violating event instead of refusing the write. Uniqueness holds on the write side: a generated token has
  * 238 random bits, and a given token (bootstrap) always maps to the same key id, hence the same stream.
  */
-export const apiKeysProjection: Projection = {
+export const apiKeysProjection = {
   name: "api_keys",
   version: 1,
   tables: {
@@ -53,4 +53,4 @@ export const apiKeysProjection: Projection = {
       context.delete("api_keys", { id: dataOf<"ApiKeyDeleted">(event).apiKeyId });
     },
   },
-};
+} satisfies Projection;

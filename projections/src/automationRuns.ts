@@ -1,6 +1,6 @@
-import type { AutomationRunEvent } from "@tidings/domain";
+import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends AutomationRunEvent["type"]> = Extract<AutomationRunEvent, { type: Type }>["data"];
 const dataOf = <Type extends AutomationRunEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -10,7 +10,7 @@ const dataOf = <Type extends AutomationRunEvent["type"]>(event: RecordedEvent) =
  * in graph order; each step event moves its row, and the run's end marks the steps it never reached
  * `skipped`. A handler cannot read, so the end event carries those keys.
  */
-export const automationRunsProjection: Projection = {
+export const automationRunsProjection = {
   name: "automation_runs",
   version: 1,
   tables: {
@@ -20,7 +20,7 @@ export const automationRunsProjection: Projection = {
         automation_id: { type: "uuid" },
         team_id: { type: "uuid" },
         version: { type: "integer" },
-        status: { type: "text" },
+        status: { type: "text", ...holds<RunStatus>() },
         contact_id: { type: "uuid" },
         started_at: { type: "timestamptz" },
         completed_at: { type: "timestamptz", nullable: true },
@@ -35,8 +35,8 @@ export const automationRunsProjection: Projection = {
         key: { type: "text" },
         position: { type: "integer" },
         type: { type: "text" },
-        status: { type: "text" },
-        output: { type: "jsonb", nullable: true },
+        status: { type: "text", ...holds<RunStepStatus>() },
+        output: { type: "jsonb", nullable: true, ...holds<Record<string, unknown>>() },
         error: { type: "text", nullable: true },
         started_at: { type: "timestamptz", nullable: true },
         completed_at: { type: "timestamptz", nullable: true },
@@ -96,4 +96,4 @@ export const automationRunsProjection: Projection = {
       for (const key of data.skipped) context.update("automation_run_steps", { run_id: data.runId, key }, { status: "skipped" });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
-import { triggerEventName, type AutomationEvent } from "@tidings/domain";
+import { triggerEventName, type AutomationEvent, type AutomationStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends AutomationEvent["type"]> = Extract<AutomationEvent, { type: Type }>["data"];
 const dataOf = <Type extends AutomationEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -17,7 +17,7 @@ const definitionColumns = (data: Data<"AutomationCreated"> | Data<"AutomationUpd
  * Automations as GET and list show them, and the runner's index from a trigger's event name to the enabled
  * automations it starts (`by_trigger`): a lookup only; the runner then folds the automation's stream.
  */
-export const automationsProjection: Projection = {
+export const automationsProjection = {
   name: "automations",
   version: 1,
   tables: {
@@ -26,9 +26,9 @@ export const automationsProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         name: { type: "text" },
-        status: { type: "text" },
-        steps: { type: "jsonb" },
-        connections: { type: "jsonb" },
+        status: { type: "text", ...holds<AutomationStatus>() },
+        steps: { type: "jsonb", ...holds<Data<"AutomationCreated">["steps"]>() },
+        connections: { type: "jsonb", ...holds<Data<"AutomationCreated">["connections"]>() },
         trigger_event: { type: "text" },
         version: { type: "integer" },
         created_at: { type: "timestamptz" },
@@ -51,4 +51,4 @@ export const automationsProjection: Projection = {
       context.delete("automations", { id: dataOf<"AutomationDeleted">(event).automationId });
     },
   },
-};
+} satisfies Projection;

@@ -1,7 +1,7 @@
-import type { BroadcastEvent, EmailContent, EmailEvent } from "@tidings/domain";
+import type { BroadcastEvent, EmailContent, EmailEvent, EmailStatus, WireBroadcastStatus } from "@tidings/domain";
 import { broadcastEmailId } from "@tidings/core";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { BatchContext, EventHandler, Projection } from "./projection.js";
+import { holds, type BatchContext, type EventHandler, type Projection } from "./projection.js";
 
 type Data<Type extends BroadcastEvent["type"]> = Extract<BroadcastEvent, { type: Type }>["data"];
 const dataOf = <Type extends BroadcastEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -25,6 +25,9 @@ const contentColumns = (data: Data<"BroadcastCreated"> | Data<"BroadcastUpdated"
 const status = (value: string, extra: Record<string, unknown> = {}): EventHandler => (event, context) =>
   context.update("broadcasts", { id: (event.data as { broadcastId: string }).broadcastId }, { status: value, ...extra });
 
+/** A recipient of a broadcast: `planned` in the snapshot until its email exists, then that email's status. */
+export type BroadcastRecipientStatus = "planned" | EmailStatus;
+
 /** An email event moves its recipient's ledger row; an email of no broadcast has none, and the update does nothing. */
 const outcome = (value: string, extra: (event: RecordedEvent) => Record<string, unknown> = () => ({})): EventHandler => (event, context) =>
   context.update("broadcast_recipients", { id: (event.data as { emailId: string }).emailId }, { status: value, ...extra(event) });
@@ -34,7 +37,7 @@ const outcome = (value: string, extra: (event: RecordedEvent) => Record<string, 
  * `GET /broadcasts/:id/recipients`: a row per planned recipient (the snapshot), moved by the recipient's
  * email as delivery records it. The fan-out saga does not read this table: it folds the broadcast's stream.
  */
-export const broadcastsProjection: Projection = {
+export const broadcastsProjection = {
   name: "broadcasts",
   version: 1,
   tables: {
@@ -48,10 +51,10 @@ export const broadcastsProjection: Projection = {
         subject: { type: "text", nullable: true },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },
-        reply_to: { type: "jsonb", nullable: true },
+        reply_to: { type: "jsonb", nullable: true, ...holds<string[]>() },
         preview_text: { type: "text", nullable: true },
         topic_id: { type: "uuid", nullable: true },
-        status: { type: "text" },
+        status: { type: "text", ...holds<WireBroadcastStatus>() },
         created_at: { type: "timestamptz" },
         scheduled_at: { type: "timestamptz", nullable: true },
         sent_at: { type: "timestamptz", nullable: true },
@@ -68,8 +71,7 @@ export const broadcastsProjection: Projection = {
         contact_id: { type: "uuid" },
         email: { type: "text" },
         rank: { type: "bigint" },
-        /** planned, queued, sent, delivered, delivery_delayed, bounced, failed, suppressed or canceled. */
-        status: { type: "text" },
+        status: { type: "text", ...holds<BroadcastRecipientStatus>() },
         sent_at: { type: "timestamptz", nullable: true, merge: "keep" },
         bounce_type: { type: "text", nullable: true },
       },
@@ -131,4 +133,4 @@ export const broadcastsProjection: Projection = {
     EmailCanceled: outcome("canceled"),
     EmailComplained: outcome("complained"),
   },
-};
+} satisfies Projection;

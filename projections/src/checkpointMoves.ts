@@ -26,7 +26,7 @@ const key = (target: { name: string; state: string }) => `${target.name}\u0000${
  * as advanceCheckpoint does for one; commits without waiting for the WAL flush, for the same reason.
  * Returns the keys of the checkpoints it moved: one that had moved under its runner is not among them.
  */
-async function moveCheckpoints(db: Kysely<any>, moves: CheckpointMove[]): Promise<Set<string>> {
+async function moveCheckpoints(db: Kysely<unknown>, moves: CheckpointMove[]): Promise<Set<string>> {
   const notices = moves.map((m): CheckpointNotice => ({ ...m.target, position: formatPosition(m.to) }));
   const { rows } = await sql<{ name: string; state: string }>`
     UPDATE projection_checkpoints AS c SET position = m.to_position, updated_at = now()

@@ -70,7 +70,7 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
 }
 
 /** The rows of these projections (all projections when `names` is omitted). `lock` takes them FOR UPDATE. */
-export async function readCheckpoints(db: Kysely<any>, names?: string[], lock = false): Promise<Checkpoint[]> {
+export async function readCheckpoints(db: Kysely<unknown>, names?: string[], lock = false): Promise<Checkpoint[]> {
   if (names && names.length === 0) return [];
   const { rows } = await sql<CheckpointRow>`
     SELECT name, state, version, position, tables, updated_at FROM projection_checkpoints
@@ -110,7 +110,7 @@ export class CheckpointMovedError extends Error {
  * as soon as it commits either way.
  */
 export async function advanceCheckpoint(
-  trx: Kysely<any>,
+  trx: Kysely<unknown>,
   target: { name: string; state: CheckpointState; version: number },
   from: Position,
   to: Position,

@@ -1,12 +1,12 @@
-import type { ContactImportEvent } from "@tidings/domain";
+import type { ContactImportEvent, ContactImportStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends ContactImportEvent["type"]> = Extract<ContactImportEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactImportEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Contact imports as GET and list show them (reference §6.10), and the row errors each one kept. */
-export const contactImportsProjection: Projection = {
+export const contactImportsProjection = {
   name: "contact_imports",
   version: 1,
   tables: {
@@ -14,8 +14,8 @@ export const contactImportsProjection: Projection = {
       columns: {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
-        status: { type: "text" },
-        counts: { type: "jsonb" },
+        status: { type: "text", ...holds<ContactImportStatus>() },
+        counts: { type: "jsonb", ...holds<Data<"ContactImportCompleted">["counts"]>() },
         created_at: { type: "timestamptz" },
         completed_at: { type: "timestamptz", nullable: true },
       },
@@ -60,4 +60,4 @@ export const contactImportsProjection: Projection = {
       context.update("contact_imports", { id: data.importId }, { status: "failed", completed_at: data.failedAt });
     },
   },
-};
+} satisfies Projection;

@@ -1,12 +1,12 @@
-import type { ContactPropertyEvent } from "@tidings/domain";
+import type { ContactPropertyEvent, ContactPropertyType } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends ContactPropertyEvent["type"]> = Extract<ContactPropertyEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactPropertyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Contact properties as GET and list show them (reference §6.9). */
-export const contactPropertiesProjection: Projection = {
+export const contactPropertiesProjection = {
   name: "contact_properties",
   version: 1,
   tables: {
@@ -15,8 +15,8 @@ export const contactPropertiesProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         key: { type: "text" },
-        type: { type: "text" },
-        fallback_value: { type: "jsonb", nullable: true },
+        type: { type: "text", ...holds<ContactPropertyType>() },
+        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<Data<"ContactPropertyCreated">["fallbackValue"]>>() },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
@@ -43,4 +43,4 @@ export const contactPropertiesProjection: Projection = {
       context.delete("contact_properties", { id: dataOf<"ContactPropertyDeleted">(event).propertyId });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { BatchContext, Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "./projection.js";
 
 type Data<Type extends ContactEvent["type"]> = Extract<ContactEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -22,7 +22,7 @@ function topicChoices(context: BatchContext, contactId: string, teamId: string, 
  * absent from `contact_topics`; readers take the topic's default. Rows of a deleted segment or topic stay
  * and readers join them away: the segment's stream does not know its members.
  */
-export const contactsProjection: Projection = {
+export const contactsProjection = {
   name: "contacts",
   version: 1,
   tables: {
@@ -34,7 +34,7 @@ export const contactsProjection: Projection = {
         first_name: { type: "text", nullable: true },
         last_name: { type: "text", nullable: true },
         unsubscribed: { type: "boolean" },
-        properties: { type: "jsonb" },
+        properties: { type: "jsonb", ...holds<Data<"ContactCreated">["properties"]>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
@@ -93,4 +93,4 @@ export const contactsProjection: Projection = {
       for (const topicId of topicIds) context.delete("contact_topics", { contact_id: contactId, topic_id: topicId });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
-import type { DomainEvent } from "@tidings/domain";
+import type { Capabilities, DnsRecord, DomainEvent, DomainStatus, DomainRegion, TlsMode } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { BatchContext, Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "./projection.js";
 
 type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
 const dataOf = <Type extends DomainEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -22,7 +22,7 @@ const showRecords = (event: RecordedEvent, context: BatchContext) => {
 };
 
 /** Domains as GET and list show them, records and their statuses included. Sends never read it: they fold the domain's stream. */
-export const domainsProjection: Projection = {
+export const domainsProjection = {
   name: "domains",
   version: 1,
   tables: {
@@ -31,15 +31,15 @@ export const domainsProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         name: { type: "text" },
-        status: { type: "text" },
-        region: { type: "text" },
-        tls: { type: "text" },
-        capabilities: { type: "jsonb" },
+        status: { type: "text", ...holds<DomainStatus>() },
+        region: { type: "text", ...holds<DomainRegion>() },
+        tls: { type: "text", ...holds<TlsMode>() },
+        capabilities: { type: "jsonb", ...holds<Capabilities>() },
         open_tracking: { type: "boolean" },
         click_tracking: { type: "boolean" },
         tracking_subdomain: { type: "text" },
         custom_return_path: { type: "text" },
-        records: { type: "jsonb" },
+        records: { type: "jsonb", ...holds<DnsRecord[]>() },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
@@ -71,4 +71,4 @@ export const domainsProjection: Projection = {
       context.delete("domains", { id: dataOf<"DomainDeleted">(event).domainId });
     },
   },
-};
+} satisfies Projection;

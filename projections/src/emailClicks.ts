@@ -9,7 +9,7 @@ type Opened = Extract<EmailEvent, { type: "EmailOpened" }>["data"];
  * proxies, first and last. A broadcast's clicked links and its opened or clicked recipients are these rows
  * joined with its recipients' ledger, whose ids are the emails' ids.
  */
-export const emailClicksProjection: Projection = {
+export const emailClicksProjection = {
   name: "email_clicks",
   version: 2,
   tables: {
@@ -69,4 +69,4 @@ export const emailClicksProjection: Projection = {
       });
     },
   },
-};
+} satisfies Projection;

@@ -1,25 +1,11 @@
-import type { EmailEvent } from "@tidings/domain";
+import { emailStatusAfter, type EmailEvent, type EmailStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { upsertAttachments } from "./attachmentRows.js";
-import type { BatchContext, Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "./projection.js";
 
 type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
 const dataOf = <Type extends EmailEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
-/** The wire's `last_event` (reference §6.1) each event leaves behind; a reschedule leaves it `scheduled`. */
-const lastEventAfter = {
-  EmailCanceled: "canceled",
-  EmailSent: "sent",
-  EmailDelivered: "delivered",
-  EmailDeliveryDelayed: "delivery_delayed",
-  EmailBounced: "bounced",
-  EmailFailed: "failed",
-  EmailSuppressed: "suppressed",
-  // Machine engagement too: it is the email's latest event all the same; the event says who it was.
-  EmailOpened: "opened",
-  EmailClicked: "clicked",
-  EmailComplained: "complained",
-} as const;
 
 function created(event: RecordedEvent, context: BatchContext) {
   const data = dataOf<"EmailQueued">(event);
@@ -50,7 +36,7 @@ function created(event: RecordedEvent, context: BatchContext) {
  * Emails as GET and list show them, with their attachments' metadata (the bytes are in the blob store).
  * Delivery does not read this table: the saga folds the email's stream.
  */
-export const emailsProjection: Projection = {
+export const emailsProjection = {
   name: "emails",
   // 2: `broadcast_id`.
   version: 2,
@@ -60,15 +46,15 @@ export const emailsProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         from_address: { type: "text" },
-        to_addresses: { type: "jsonb" },
-        cc: { type: "jsonb" },
-        bcc: { type: "jsonb" },
-        reply_to: { type: "jsonb" },
+        to_addresses: { type: "jsonb", ...holds<string[]>() },
+        cc: { type: "jsonb", ...holds<string[]>() },
+        bcc: { type: "jsonb", ...holds<string[]>() },
+        reply_to: { type: "jsonb", ...holds<string[]>() },
         subject: { type: "text" },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },
-        tags: { type: "jsonb" },
-        last_event: { type: "text" },
+        tags: { type: "jsonb", ...holds<Data<"EmailQueued">["tags"]>() },
+        last_event: { type: "text", ...holds<EmailStatus>() },
         scheduled_at: { type: "timestamptz", nullable: true },
         template_id: { type: "uuid", nullable: true },
         broadcast_id: { type: "uuid", nullable: true },
@@ -88,7 +74,7 @@ export const emailsProjection: Projection = {
         content_type: { type: "text" },
         size: { type: "bigint" },
         content_id: { type: "text", nullable: true },
-        disposition: { type: "text" },
+        disposition: { type: "text", ...holds<Data<"EmailQueued">["attachments"][number]["disposition"]>() },
         blob: { type: "text" },
       },
       primaryKey: ["id"],
@@ -102,12 +88,15 @@ export const emailsProjection: Projection = {
       const { emailId, scheduledAt } = dataOf<"EmailRescheduled">(event);
       context.update("emails", { id: emailId }, { scheduled_at: scheduledAt });
     },
+    // The row is made by the email's first event; every later one that moves its status updates it.
     ...Object.fromEntries(
-      Object.entries(lastEventAfter).map(([type, lastEvent]) => [
+      Object.entries(emailStatusAfter)
+        .filter(([type]) => type !== "EmailQueued" && type !== "EmailScheduled")
+        .map(([type, lastEvent]) => [
         type,
         (event: RecordedEvent, context: BatchContext) =>
           context.update("emails", { id: (event.data as { emailId: string }).emailId }, { last_event: lastEvent }),
       ]),
     ),
   },
-};
+} satisfies Projection;

@@ -1,12 +1,12 @@
 import type { EventDefinitionEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends EventDefinitionEvent["type"]> = Extract<EventDefinitionEvent, { type: Type }>["data"];
 const dataOf = <Type extends EventDefinitionEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Custom event definitions as `GET /events` shows them (reference §6.15). Sends fold the stream instead. */
-export const eventDefinitionsProjection: Projection = {
+export const eventDefinitionsProjection = {
   name: "event_definitions",
   version: 1,
   tables: {
@@ -15,7 +15,7 @@ export const eventDefinitionsProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         name: { type: "text" },
-        schema: { type: "jsonb", nullable: true },
+        schema: { type: "jsonb", nullable: true, ...holds<NonNullable<Data<"EventDefinitionCreated">["schema"]>>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
@@ -36,4 +36,4 @@ export const eventDefinitionsProjection: Projection = {
       context.delete("event_definitions", { id: dataOf<"EventDefinitionDeleted">(event).eventDefId });
     },
   },
-};
+} satisfies Projection;

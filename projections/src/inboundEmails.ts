@@ -1,12 +1,12 @@
 import type { InboundEmail } from "@tidings/domain";
 import { upsertAttachments } from "./attachmentRows.js";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 /**
  * Received mail as `GET /emails/receiving` lists it, with its attachments' metadata. The body is not
  * here: GET parses it from the raw message in the blob store, the one copy of what arrived.
  */
-export const inboundEmailsProjection: Projection = {
+export const inboundEmailsProjection = {
   name: "inbound_emails",
   version: 1,
   tables: {
@@ -15,11 +15,11 @@ export const inboundEmailsProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         from_address: { type: "text" },
-        to_addresses: { type: "jsonb" },
-        cc: { type: "jsonb" },
-        bcc: { type: "jsonb" },
-        reply_to: { type: "jsonb" },
-        received_for: { type: "jsonb" },
+        to_addresses: { type: "jsonb", ...holds<string[]>() },
+        cc: { type: "jsonb", ...holds<string[]>() },
+        bcc: { type: "jsonb", ...holds<string[]>() },
+        reply_to: { type: "jsonb", ...holds<string[]>() },
+        received_for: { type: "jsonb", ...holds<string[]>() },
         message_id: { type: "text", nullable: true },
         subject: { type: "text" },
         raw_blob: { type: "text" },
@@ -68,4 +68,4 @@ export const inboundEmailsProjection: Projection = {
       upsertAttachments(context, "inbound_email_attachments", { emailId: data.inboundId, teamId: data.teamId }, data.attachments);
     },
   },
-};
+} satisfies Projection;

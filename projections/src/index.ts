@@ -1,4 +1,5 @@
-export type { BatchContext, ColumnDefinition, EventHandler, MergeRule, Projection, Row, TableDefinition } from "./projection.js";
+export { holds, type BatchContext, type ColumnDefinition, type ColumnType, type EventHandler, type MergeRule, type Projection, type Row, type TableDefinition } from "./projection.js";
+export { readModels, type ReadModels } from "./readModels.js";
 export { startProjections, type ProjectionRunnerStatus, type RunningProjections, type StartProjectionsOptions } from "./runner.js";
 export { createCheckpointWaiter, type CheckpointWaiter, type CheckpointWaiterOptions } from "./checkpointWaiter.js";
 export {

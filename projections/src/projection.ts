@@ -10,13 +10,25 @@ import type { RecordedEvent } from "@tidings/eventstore";
  */
 export type MergeRule = "replace" | "add" | "keep" | "max" | "min";
 
+/** The PostgreSQL types a read-model column may have; each maps to the type a query reads (`readModels.ts`). */
+export type ColumnType = "uuid" | "text" | "bigint" | "integer" | "numeric" | "boolean" | "timestamptz" | "jsonb";
+
 export interface ColumnDefinition {
-  /** A PostgreSQL type: `text`, `bigint`, `timestamptz`, `jsonb`, `text[]`, … (also used for casts). */
-  type: string;
+  /** The column's PostgreSQL type (also used for casts). */
+  type: ColumnType;
   /** Columns are NOT NULL unless this is true. */
   nullable?: boolean;
   merge?: MergeRule;
+  /** What the column holds where that is narrower than its SQL type, as `holds<T>()` says: for the types only, never set. */
+  readonly holds?: unknown;
 }
+
+/**
+ * Spread into a column's definition to say what it holds, where that is narrower than its SQL type: the
+ * shape of a `jsonb` value, `{ type: "jsonb", ...holds<string[]>() }`, or the words a `text` column takes,
+ * `{ type: "text", ...holds<BroadcastStatus>() }`. Queries then read it typed. It adds nothing at run time.
+ */
+export const holds = <T>(): { readonly holds?: T } => ({});
 
 export interface TableDefinition {
   /** Column name → definition, in the order the physical table (and the checksum) uses. */
@@ -45,7 +57,12 @@ export interface BatchContext {
 /** Synchronous on purpose: a handler turns one event into writes, with no I/O of its own. */
 export type EventHandler = (event: RecordedEvent, context: BatchContext) => void;
 
-export interface Projection {
+/**
+ * A read model: its tables and the handlers that fill them. Declared `satisfies Projection` rather than
+ * typed as one, so that its column definitions keep their literal types, from which `ReadModels` derives
+ * the row types every query reads through.
+ */
+export interface Projection<Tables extends Record<string, TableDefinition> = Record<string, TableDefinition>> {
   /** Stable, and the key of its checkpoint and lock. */
   name: string;
   /**
@@ -54,7 +71,7 @@ export interface Projection {
    */
   version: number;
   /** Logical table name → definition. Readers query the logical name, a view on the live version. */
-  tables: Record<string, TableDefinition>;
+  tables: Tables;
   /** Event type → handler. `"*"` sees every event, after the handler for its type if there is one. */
   handlers: Record<string, EventHandler>;
 }

@@ -21,7 +21,7 @@ import {
  * `switchToShadow` swaps them in one transaction.
  */
 
-async function run(trx: Kysely<any>, statements: string[]): Promise<void> {
+async function run(trx: Kysely<unknown>, statements: string[]): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(trx);
 }
 

@@ -6,7 +6,7 @@ type Data<Type extends SegmentEvent["type"]> = Extract<SegmentEvent, { type: Typ
 const dataOf = <Type extends SegmentEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Segments (reference §6.7). Memberships are in `contact_segments` (the contacts projection). */
-export const segmentsProjection: Projection = {
+export const segmentsProjection = {
   name: "segments",
   version: 1,
   tables: {
@@ -34,4 +34,4 @@ export const segmentsProjection: Projection = {
       context.delete("segments", { id: dataOf<"SegmentDeleted">(event).segmentId });
     },
   },
-};
+} satisfies Projection;

@@ -6,7 +6,7 @@ import type { Projection } from "./projection.js";
  * Built from the recorded events alone (ids, revisions, positions, store timestamps), so a rebuild
  * reproduces it exactly and its checksum matches the live one.
  */
-export const streamsProjection: Projection = {
+export const streamsProjection = {
   name: "streams",
   version: 1,
   tables: {
@@ -54,4 +54,4 @@ export const streamsProjection: Projection = {
       context.upsert("event_types", { type: event.type, event_count: 1, last_position: formatPosition(event.position) });
     },
   },
-};
+} satisfies Projection;

@@ -1,7 +1,7 @@
 import { deterministicId } from "@tidings/core";
 import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { BatchContext, Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "./projection.js";
 
 type Bounced = Extract<EmailEvent, { type: "EmailBounced" }>["data"];
 type Complained = Extract<EmailEvent, { type: "EmailComplained" }>["data"];
@@ -33,7 +33,7 @@ function suppress(context: BatchContext, email: { teamId: string; emailId: strin
  * suppression's own stream. Sends look addresses up here before they queue (a lookup, like an alias:
  * DESIGN §1), lower-cased. The first cause stays the recorded origin and source until a removal.
  */
-export const suppressionsProjection: Projection = {
+export const suppressionsProjection = {
   name: "suppressions",
   version: 2,
   tables: {
@@ -42,7 +42,7 @@ export const suppressionsProjection: Projection = {
         team_id: { type: "uuid" },
         email: { type: "text" },
         id: { type: "uuid", merge: "keep" },
-        origin: { type: "text", merge: "keep" },
+        origin: { type: "text", merge: "keep", ...holds<SuppressionOrigin>() },
         source_id: { type: "uuid", nullable: true, merge: "keep" },
         created_at: { type: "timestamptz", merge: "keep" },
       },
@@ -68,4 +68,4 @@ export const suppressionsProjection: Projection = {
       context.delete("suppressions", { team_id: data.teamId, email: data.email });
     },
   },
-};
+} satisfies Projection;

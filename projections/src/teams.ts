@@ -6,7 +6,7 @@ type Data<Type extends TeamEvent["type"]> = Extract<TeamEvent, { type: Type }>["
 const dataOf = <Type extends TeamEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Teams as the api reads them: the rate limiter takes `rate_limit_per_second` from here. */
-export const teamsProjection: Projection = {
+export const teamsProjection = {
   name: "teams",
   // 2: `broadcast_emails_per_second`.
   version: 2,
@@ -37,4 +37,4 @@ export const teamsProjection: Projection = {
       context.update("teams", { id: teamId }, { broadcast_emails_per_second: emailsPerSecond });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
 import type { TemplateEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends TemplateEvent["type"]> = Extract<TemplateEvent, { type: Type }>["data"];
 const dataOf = <Type extends TemplateEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -22,7 +22,7 @@ const contentColumns = (data: Data<"TemplateCreated"> | Data<"TemplateUpdated">)
  * handler cannot read the row it updates. Sends do not read this table: they fold the template's stream,
  * which is never behind.
  */
-export const templatesProjection: Projection = {
+export const templatesProjection = {
   name: "templates",
   version: 1,
   tables: {
@@ -36,8 +36,8 @@ export const templatesProjection: Projection = {
         html: { type: "text" },
         text: { type: "text", nullable: true },
         from_address: { type: "text", nullable: true },
-        reply_to: { type: "jsonb", nullable: true },
-        variables: { type: "jsonb" },
+        reply_to: { type: "jsonb", nullable: true, ...holds<string[]>() },
+        variables: { type: "jsonb", ...holds<Data<"TemplateCreated">["variables"]>() },
         current_version_id: { type: "uuid" },
         published_version_id: { type: "uuid", nullable: true },
         published_at: { type: "timestamptz", nullable: true },
@@ -74,4 +74,4 @@ export const templatesProjection: Projection = {
       context.delete("templates", { id: dataOf<"TemplateDeleted">(event).templateId });
     },
   },
-};
+} satisfies Projection;

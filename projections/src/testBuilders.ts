@@ -79,8 +79,11 @@ export async function appendEvents(store: EventStore, type: string, streams: num
 }
 
 export async function countsOf(database: Database, name: string): Promise<Map<string, number>> {
-  const rows = await database.db.selectFrom(`${name}_counts`).select(["stream_id", (eb) => eb.cast("events", "text").as("events")]).execute();
-  return new Map(rows.map((r) => [r.stream_id as string, Number(r.events)]));
+  const rows = await database.tables<Record<string, { stream_id: string; events: string | number }>>()
+    .selectFrom(`${name}_counts`)
+    .select(["stream_id", (eb) => eb.cast<string>("events", "text").as("events")])
+    .execute();
+  return new Map(rows.map((r) => [r.stream_id, Number(r.events)]));
 }
 
 export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = "the condition"): Promise<void> {

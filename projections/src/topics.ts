@@ -1,12 +1,12 @@
-import type { TopicEvent } from "@tidings/domain";
+import type { TopicEvent, TopicSubscription, TopicVisibility } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends TopicEvent["type"]> = Extract<TopicEvent, { type: Type }>["data"];
 const dataOf = <Type extends TopicEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
 
 /** Topics (reference §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
-export const topicsProjection: Projection = {
+export const topicsProjection = {
   name: "topics",
   version: 1,
   tables: {
@@ -16,8 +16,8 @@ export const topicsProjection: Projection = {
         team_id: { type: "uuid" },
         name: { type: "text" },
         description: { type: "text", nullable: true },
-        default_subscription: { type: "text" },
-        visibility: { type: "text" },
+        default_subscription: { type: "text", ...holds<TopicSubscription>() },
+        visibility: { type: "text", ...holds<TopicVisibility>() },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
@@ -45,4 +45,4 @@ export const topicsProjection: Projection = {
       context.delete("topics", { id: dataOf<"TopicDeleted">(event).topicId });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
-import type { WebhookDeliveryEvent } from "@tidings/domain";
+import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends WebhookDeliveryEvent["type"]> = Extract<WebhookDeliveryEvent, { type: Type }>["data"];
 const dataOf = <Type extends WebhookDeliveryEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -9,7 +9,7 @@ const dataOf = <Type extends WebhookDeliveryEvent["type"]>(event: RecordedEvent)
  * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is
  * the id of the event that recorded it. The delivery saga does not read these: it folds the streams.
  */
-export const webhookDeliveriesProjection: Projection = {
+export const webhookDeliveriesProjection = {
   name: "webhook_deliveries",
   version: 1,
   tables: {
@@ -19,8 +19,8 @@ export const webhookDeliveriesProjection: Projection = {
         webhook_id: { type: "uuid" },
         team_id: { type: "uuid" },
         event_type: { type: "text" },
-        payload: { type: "jsonb" },
-        status: { type: "text" },
+        payload: { type: "jsonb", ...holds<Record<string, unknown>>() },
+        status: { type: "text", ...holds<WebhookDeliveryStatus>() },
         next_attempt_at: { type: "timestamptz", nullable: true },
         /** When the status last changed: the webhook saga's sweep looks for deliveries left pending. */
         status_at: { type: "timestamptz" },
@@ -81,4 +81,4 @@ export const webhookDeliveriesProjection: Projection = {
       context.update("webhook_deliveries", { id: deliveryId }, { status: "failed", next_attempt_at: null, status_at: abandonedAt });
     },
   },
-};
+} satisfies Projection;

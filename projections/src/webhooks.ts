@@ -1,6 +1,6 @@
-import type { WebhookEvent } from "@tidings/domain";
+import type { WebhookEvent, WebhookStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import { holds, type Projection } from "./projection.js";
 
 type Data<Type extends WebhookEvent["type"]> = Extract<WebhookEvent, { type: Type }>["data"];
 const dataOf = <Type extends WebhookEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
@@ -10,7 +10,7 @@ const dataOf = <Type extends WebhookEvent["type"]>(event: RecordedEvent) => even
  * an event is due to (a lookup); it checks each one against its stream before sending. `created_commit`
  * and `created_prepare` are the creation's position: an event earlier in `$all` is not due to the webhook.
  */
-export const webhooksProjection: Projection = {
+export const webhooksProjection = {
   name: "webhooks",
   version: 1,
   tables: {
@@ -19,8 +19,8 @@ export const webhooksProjection: Projection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         endpoint: { type: "text" },
-        events: { type: "jsonb" },
-        status: { type: "text" },
+        events: { type: "jsonb", ...holds<string[]>() },
+        status: { type: "text", ...holds<WebhookStatus>() },
         secret: { type: "text" },
         previous_secret: { type: "text", nullable: true },
         previous_valid_until: { type: "timestamptz", nullable: true },
@@ -61,4 +61,4 @@ export const webhooksProjection: Projection = {
       context.delete("webhooks", { id: dataOf<"WebhookDeleted">(event).webhookId });
     },
   },
-};
+} satisfies Projection;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
-import { BlobNotFoundError, createBlobStore, sha256Hex } from "./blobStore.js";
+import { BlobNotFoundError, createBlobStore, sha256Hex, type BlobTables } from "./blobStore.js";
 
 describe("blob store", () => {
   let test: TestDatabase;
@@ -21,7 +21,7 @@ describe("blob store", () => {
     const bytes = Buffer.from("the same attachment");
     const shas = await Promise.all([createBlobStore(test.database), createBlobStore(test.database)].map((s) => s.put(bytes)));
     expect(new Set(shas).size).toBe(1);
-    const rows = await test.database.db.selectFrom("blobs").select("sha256").where("sha256", "=", shas[0]!).execute();
+    const rows = await test.database.tables<BlobTables>().selectFrom("blobs").select("sha256").where("sha256", "=", shas[0]!).execute();
     expect(rows).toHaveLength(1);
   });
 

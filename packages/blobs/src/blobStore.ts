@@ -7,6 +7,11 @@ import { migrate, type Database, type Migration } from "@tidings/postgres";
  * event at 16 MiB, NATS advises 1 MB). A table rather than files, so it works the same in every mode and
  * every api and sagas process sees the same blobs.
  */
+/** The table `blobStoreMigrations` creates, for `database.tables<BlobTables>()`. */
+export interface BlobTables {
+  blobs: { sha256: string; size: number; bytes: Buffer; created_at: Date };
+}
+
 export interface BlobStore {
   /** Stores the bytes once, however often they are put; returns their sha256 in hex. */
   put(bytes: Uint8Array): Promise<string>;

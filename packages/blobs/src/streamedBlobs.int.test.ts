@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
 import { BlobNotFoundError, sha256Hex } from "./blobStore.js";
-import { BlobTooLargeError, createStreamedBlobStore } from "./streamedBlobs.js";
+import { BlobTooLargeError, createStreamedBlobStore, type StreamedBlobTables } from "./streamedBlobs.js";
 
 async function* pieces(total: number, size: number, fill: (offset: number) => number) {
   for (let offset = 0; offset < total; offset += size) {
@@ -38,14 +38,14 @@ describe("streamed blob store", () => {
     const a = await store.putStream(pieces(1000, 100, () => 1), { maxBytes: 1000 });
     const b = await store.putStream(pieces(1000, 300, () => 1), { maxBytes: 1000 });
     expect(b.sha256).toBe(a.sha256);
-    const { rows } = await test.database.db.selectFrom("blob_chunks").select("seq").where("blob_key", "=", a.sha256).execute().then((r) => ({ rows: r }));
+    const { rows } = await test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("seq").where("blob_key", "=", a.sha256).execute().then((r) => ({ rows: r }));
     expect(rows).toHaveLength(1);
   });
 
   it("refuses a stream over the limit and keeps none of it", async () => {
     const store = createStreamedBlobStore(test.database);
     await expect(store.putStream(pieces(5000, 1000, () => 2), { maxBytes: 4999 })).rejects.toBeInstanceOf(BlobTooLargeError);
-    const left = await test.database.db.selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
+    const left = await test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
     expect(left).toEqual([]);
   });
 

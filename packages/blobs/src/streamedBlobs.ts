@@ -8,6 +8,12 @@ import { BlobNotFoundError } from "./blobStore.js";
  * chunks, so neither side ever has more than a chunk at hand. Addressed by sha256 like every blob; while
  * an upload runs its chunks sit under a provisional key, renamed to the sha256 once it is known.
  */
+/** The tables `streamedBlobMigrations` creates, for `database.tables<StreamedBlobTables>()`. */
+export interface StreamedBlobTables {
+  blob_chunks: { blob_key: string; seq: number; bytes: Buffer };
+  streamed_blobs: { sha256: string; size: string | number; chunks: number; created_at: Date };
+}
+
 export interface StreamedBlobStore {
   /** Stores the bytes of `source`; refuses past `maxBytes` with BlobTooLargeError, keeping nothing. */
   putStream(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<{ sha256: string; size: number }>;

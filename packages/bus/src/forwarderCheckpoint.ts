@@ -15,7 +15,7 @@ CREATE TABLE forwarder_checkpoints (
   },
 ];
 
-export async function readForwarderCheckpoint(db: Kysely<any>, name: string): Promise<Position> {
+export async function readForwarderCheckpoint(db: Kysely<unknown>, name: string): Promise<Position> {
   const { rows } = await sql<{ position: string }>`SELECT position FROM forwarder_checkpoints WHERE name = ${name}`.execute(db);
   return rows[0] ? parsePosition(rows[0].position) : START;
 }
@@ -28,7 +28,7 @@ export async function readForwarderCheckpoint(db: Kysely<any>, name: string): Pr
  * The move commits without waiting for its WAL flush: a database crash can only take the checkpoint back
  * a little, and what is then published again carries the same msgIds, dropped by the bus as repeats.
  */
-export async function moveForwarderCheckpoint(db: Kysely<any>, name: string, from: Position, to: Position): Promise<boolean> {
+export async function moveForwarderCheckpoint(db: Kysely<unknown>, name: string, from: Position, to: Position): Promise<boolean> {
   const result = await sql`
     INSERT INTO forwarder_checkpoints AS c (name, position)
     SELECT ${name}, ${formatPosition(to)} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
@@ -51,7 +51,7 @@ export interface PacedCheckpoint {
  * loses nothing. A quiet forwarder still writes at once, and a pending move is written when its time
  * comes even if no batch follows.
  */
-export function pacedCheckpoint(db: Kysely<any>, name: string, from: Position, everyMs: number): PacedCheckpoint {
+export function pacedCheckpoint(db: Kysely<unknown>, name: string, from: Position, everyMs: number): PacedCheckpoint {
   let written = from;
   let due: Position | undefined;
   let writtenAt = 0;

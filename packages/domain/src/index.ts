@@ -5,6 +5,7 @@ export * from "./apikey/events.js";
 export * from "./apikey/decider.js";
 export * from "./email/events.js";
 export * from "./email/decider.js";
+export * from "./email/status.js";
 export * from "./email/rules/address.js";
 export * from "./email/rules/attachments.js";
 export * from "./email/rules/content.js";

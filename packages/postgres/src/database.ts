@@ -15,7 +15,13 @@ import { StatementNames } from "./statementNames.js";
  */
 export interface Database {
   readonly kind: "pglite" | "postgres";
-  readonly db: Kysely<any>;
+  /** For SQL written with kysely's `sql` tag; a query builder over known tables comes from `tables`. */
+  readonly db: Kysely<unknown>;
+  /**
+   * The same connection, typed for a set of tables: the read models (`readModels` in projections), or a
+   * package's own tables (the bus's, the api's, the sagas'). Each owner declares the tables it created.
+   */
+  tables<Tables>(): Kysely<Tables>;
   /** Runs SQL text that may hold several statements (migrations, functions). */
   exec(text: string): Promise<void>;
   /** Calls `onNotify` for each NOTIFY on `channel`, delivered after commit. Resolves to an unlisten function. */
@@ -63,7 +69,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
   const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(preparedStatements ? { options: "-c plan_cache_mode=force_custom_plan" } : {}) });
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on("error", () => {});
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }) });
   const dedicated = new Set<pg.Client>();
   const client = async () => {
     const c = new pg.Client({ connectionString: url });
@@ -80,6 +86,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
   return {
     kind: "postgres",
     db,
+    tables: () => typedView(db),
     async exec(text) {
       await pool.query(text);
     },
@@ -169,13 +176,14 @@ async function openEmbedded(location: string, initialData: Blob | undefined): Pr
   const options = initialData ? { loadDataDir: initialData } : {};
   const pglite = location === "memory://" ? new PGlite(options) : new PGlite(location, options);
   await pglite.waitReady;
-  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   // PGlite is a single session, so a session advisory lock would always succeed; the lock file on
   // DATA_DIR already keeps other processes out, and this set keeps duplicate holders out of this one.
   const held = new Set<string>();
   return {
     kind: "pglite",
     db,
+    tables: () => typedView(db),
     async exec(text) {
       // Holding kysely's connection queues this behind any open transaction on the single session.
       await db.connection().execute(async () => {
@@ -196,6 +204,12 @@ async function openEmbedded(location: string, initialData: Blob | undefined): Pr
     },
   };
 }
+
+/**
+ * A table set's view of the connection: kysely's types describe the tables a query may name and nothing
+ * at run time, so every view is the one instance (`withTables` would build a new one per call).
+ */
+const typedView = <Tables>(db: Kysely<unknown>) => db as unknown as Kysely<Tables>;
 
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;

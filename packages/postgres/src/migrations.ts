@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type Generated } from "kysely";
 import type { Database } from "./database.js";
 
 export interface Migration {
@@ -11,6 +11,11 @@ export interface Migration {
  * Applies each component's migrations once, in id order. Several processes may start together in
  * server mode, so the whole run holds a transaction-level advisory lock.
  */
+/** The table that records which migrations ran, for `database.tables<MigrationTables>()`. */
+interface MigrationTables {
+  schema_migrations: { component: string; id: string; applied_at: Generated<Date> };
+}
+
 export async function migrate(database: Database, component: string, migrations: Migration[]): Promise<string[]> {
   await database.exec(`
     CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -21,10 +26,13 @@ export async function migrate(database: Database, component: string, migrations:
     )`);
   const applied: string[] = [];
   const ordered = [...migrations].sort((a, b) => a.id.localeCompare(b.id));
-  await database.db.transaction().execute(async (trx) => {
+  await database
+    .tables<MigrationTables>()
+    .transaction()
+    .execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`.execute(trx);
     const done = new Set(
-      (await trx.selectFrom("schema_migrations").select("id").where("component", "=", component).execute()).map((r) => r.id as string),
+      (await trx.selectFrom("schema_migrations").select("id").where("component", "=", component).execute()).map((r) => r.id),
     );
     for (const m of ordered) {
       if (done.has(m.id)) continue;

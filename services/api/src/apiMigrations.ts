@@ -1,5 +1,35 @@
 import type { Migration } from "@tidings/postgres";
 
+/** The rows of the api's own tables, for `database.tables<ApiTables>()`; `apiMigrations` creates them. */
+export interface ApiTables {
+  api_request_logs: {
+    id: string;
+    team_id: string;
+    api_key_id: string | null;
+    created_at: Date;
+    endpoint: string;
+    method: string;
+    response_status: number;
+    user_agent: string | null;
+    request_body: unknown;
+    response_body: unknown;
+  };
+  api_idempotency_keys: {
+    team_id: string;
+    method: string;
+    path: string;
+    key: string;
+    request_hash: string;
+    owner_request_id: string;
+    reserved_at: Date;
+    expires_at: Date;
+    response_status: number | null;
+    response_body: string | null;
+  };
+  api_rate_buckets: { team_id: string; tokens: number; refilled_at: Date; granted: number };
+  api_key_usage: { api_key_id: string; last_used_at: Date };
+}
+
 /**
  * The api's own operational tables, in the read database: request logs, idempotency keys, rate-limit
  * buckets. None of them is a read model: they are not derived from events and a rebuild leaves them be.

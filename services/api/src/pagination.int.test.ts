@@ -13,9 +13,9 @@ interface Row {
   name: string;
 }
 
-const db = () => test.database.db;
+const db = () => test.database.tables<{ items: Row & { team: string; created_at: Date } }>();
 const teamItems = (team: string) => db().selectFrom("items").select(["id", "name"]).where("team", "=", team);
-const page = (request: PageRequest, team = "a") => listPage<Row>(teamItems(team), request);
+const page = (request: PageRequest, team = "a") => listPage(teamItems(team), request);
 
 async function insert(team: string, createdAt: string, name: string): Promise<string> {
   const id = newId();
@@ -106,10 +106,10 @@ describe("listPage", () => {
   });
 
   it("returns every item when `limit` is omitted on an endpoint that documents so", async () => {
-    const all = await listPage<Row>(teamItems("a"), {}, { whenLimitOmitted: "all" });
+    const all = await listPage(teamItems("a"), {}, { whenLimitOmitted: "all" });
     expect(all.has_more).toBe(false);
     expect(all.data.map((r) => r.id)).toEqual(expected);
-    const limited = await listPage<Row>(teamItems("a"), { limit: 2 }, { whenLimitOmitted: "all" });
+    const limited = await listPage(teamItems("a"), { limit: 2 }, { whenLimitOmitted: "all" });
     expect(limited.data).toHaveLength(2);
   });
 

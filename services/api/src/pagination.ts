@@ -67,11 +67,11 @@ export interface PageOptions<Row, Item> {
  * `has_more` says whether more items lie further in the direction of travel: older ones after an
  * `after` page or a first page, newer ones before a `before` page. Items are always newest first.
  */
-export async function listPage<Row, Item = Row>(
-  base: SelectQueryBuilder<any, any, Row>,
+export async function listPage<DB, Table extends keyof DB, Row, Item = Row>(
+  base: SelectQueryBuilder<DB, Table, Row>,
   page: PageRequest,
   options: PageOptions<Row, Item> = {},
-): Promise<ListPage<Item>> {
+): Promise<ListPage<NoInfer<Item>>> {
   const keys = options.orderBy ?? ["created_at", "id"];
   const idColumn = keys[keys.length - 1]!;
   const omitted = options.whenLimitOmitted ?? defaultPageSize;

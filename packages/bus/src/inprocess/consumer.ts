@@ -20,7 +20,7 @@ export interface InProcessConsumer {
  * (the fallback for a wake-up lost between processes).
  */
 export function startInProcessConsumer(
-  db: Kysely<any>,
+  db: Kysely<unknown>,
   options: ConsumerOptions,
   handler: MessageHandler,
   context: { deadLetter: DeadLetterSink; logger: Logger; pollIntervalMs: number },

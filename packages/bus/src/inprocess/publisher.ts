@@ -8,7 +8,7 @@ const maxPerStatement = 500;
  * caller may fire many publishes without awaiting each (the forwarder does) and consumers still see them
  * in that order; on PostgreSQL, separate pool connections would not keep it.
  */
-export function orderedPublisher(db: Kysely<any>, onInserted: (subjects: string[]) => void): (message: MessageToInsert) => Promise<void> {
+export function orderedPublisher(db: Kysely<unknown>, onInserted: (subjects: string[]) => void): (message: MessageToInsert) => Promise<void> {
   const queue: Array<{ message: MessageToInsert; resolve: () => void; reject: (error: unknown) => void }> = [];
   let flushing = false;
   const flush = async () => {

@@ -30,7 +30,7 @@ export interface MessageToInsert {
  * commits later (the event store's pitfall, DESIGN §4). The lock is taken in the CTE the insert reads
  * from, hence before any `nextval`, and held until the statement commits.
  */
-export async function insertMessages(db: Kysely<any>, messages: MessageToInsert[]): Promise<string[]> {
+export async function insertMessages(db: Kysely<unknown>, messages: MessageToInsert[]): Promise<string[]> {
   const rows = messages.map((m) => ({ subject: m.subject, msg_id: m.msgId, data: JSON.stringify(m.data ?? null), headers: m.headers }));
   const result = await sql<{ subject: string }>`
     WITH publish_lock AS (SELECT pg_advisory_xact_lock(hashtextextended('tidings_bus_publish', 0))),
@@ -46,7 +46,7 @@ export async function insertMessages(db: Kysely<any>, messages: MessageToInsert[
   return result.rows.map((row) => row.subject);
 }
 
-export async function registerConsumer(db: Kysely<any>, durable: string, filterSubject: string): Promise<void> {
+export async function registerConsumer(db: Kysely<unknown>, durable: string, filterSubject: string): Promise<void> {
   await sql`
     INSERT INTO bus_consumers (durable, filter_subject) VALUES (${durable}, ${filterSubject})
     ON CONFLICT (durable) DO UPDATE SET filter_subject = EXCLUDED.filter_subject`.execute(db);
@@ -96,7 +96,7 @@ const scanWindow = 256;
  * messages that do not match the filter.
  */
 export async function claimDeliveries(
-  db: Kysely<any>,
+  db: Kysely<unknown>,
   consumer: { durable: string; pattern: string; ackWaitMs: number },
   limit: number,
 ): Promise<Claim> {
@@ -158,7 +158,7 @@ export async function claimDeliveries(
   };
 }
 
-export async function ackDelivery(db: Kysely<any>, durable: string, seq: string): Promise<void> {
+export async function ackDelivery(db: Kysely<unknown>, durable: string, seq: string): Promise<void> {
   await sql`DELETE FROM bus_pending WHERE durable = ${durable} AND seq = ${seq}`.execute(db);
 }
 
@@ -166,13 +166,13 @@ export async function ackDelivery(db: Kysely<any>, durable: string, seq: string)
  * Moves the redelivery deadline of one delivery. Matching on the delivery count ignores a late call from
  * a handler whose delivery already expired and went to someone else.
  */
-export async function delayDelivery(db: Kysely<any>, durable: string, delivery: StoredDelivery, delayMs: number): Promise<void> {
+export async function delayDelivery(db: Kysely<unknown>, durable: string, delivery: StoredDelivery, delayMs: number): Promise<void> {
   await sql`
     UPDATE bus_pending SET due_at = now() + ${millis(delayMs)}
     WHERE durable = ${durable} AND seq = ${delivery.seq} AND delivery_count = ${delivery.deliveryCount}`.execute(db);
 }
 
-export async function readDeadLetters(db: Kysely<any>, subject: string, limit: number): Promise<DeadLetter[]> {
+export async function readDeadLetters(db: Kysely<unknown>, subject: string, limit: number): Promise<DeadLetter[]> {
   const result = await sql<{ data: string; headers: Record<string, string>; published_at: Date | string }>`
     SELECT data, headers, published_at FROM bus_messages
     WHERE subject = ${subject} AND subject LIKE 'deadletter.%' -- spelled as in the partial index, so the planner uses it
@@ -193,7 +193,7 @@ export async function readDeadLetters(db: Kysely<any>, subject: string, limit: n
  * With no durable registered, only age applies, so a consumer started later still reads from the start.
  */
 export async function pruneMessages(
-  db: Kysely<any>,
+  db: Kysely<unknown>,
   retention: { dedupWindowMs: number; maxAgeMs: number; deadLetterPrefix: string },
 ): Promise<number> {
   let total = 0;

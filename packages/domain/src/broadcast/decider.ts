@@ -2,8 +2,11 @@ import { DomainError, type Decider } from "../decider.js";
 import type { BroadcastContent, BroadcastEvent, PlannedRecipient } from "./events.js";
 import { broadcastOrigins } from "./events.js";
 
-/** Reference §6.11 and §7: the wire's status values, plus `deleted` which the wire never shows. */
-export type BroadcastStatus = "draft" | "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed" | "deleted";
+/** Reference §6.11 and §7: the statuses the wire shows. */
+export const wireBroadcastStatuses = ["draft", "scheduled", "queued", "sending", "sent", "canceled", "failed"] as const;
+export type WireBroadcastStatus = (typeof wireBroadcastStatuses)[number];
+/** A broadcast's status, and `deleted`, which the wire never shows: a deleted broadcast is not found. */
+export type BroadcastStatus = WireBroadcastStatus | "deleted";
 
 export interface BroadcastRecord {
   status: BroadcastStatus;

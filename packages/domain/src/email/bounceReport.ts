@@ -1,5 +1,5 @@
 import { DomainError } from "../decider.js";
-import type { EmailStatus } from "./decider.js";
+import type { EmailStatus } from "./status.js";
 import type { EmailEvent } from "./events.js";
 import { recipientKey, type RecipientSettlement } from "./recipients.js";
 

@@ -5,22 +5,8 @@ import { decideDeliveryAttempt, type DeliveryAttempt } from "./deliveryAttempt.j
 import { decideEngagement, type Engagement } from "./engagement.js";
 import { suppressionReason, type SuppressedAddress } from "../suppression/events.js";
 import type { EmailContent, EmailEvent } from "./events.js";
+import { emailStatusAfter, type EmailStatus } from "./status.js";
 import { envelopeRecipients, recipientKey, type RecipientSettlement } from "./recipients.js";
-
-/** The wire's `last_event` values this aggregate produces (reference §6.1). */
-export type EmailStatus =
-  | "queued"
-  | "scheduled"
-  | "canceled"
-  | "sent"
-  | "delivered"
-  | "delivery_delayed"
-  | "bounced"
-  | "failed"
-  | "suppressed"
-  | "opened"
-  | "clicked"
-  | "complained";
 
 export type EmailState =
   | { status: "none" }
@@ -90,20 +76,6 @@ function settle(state: Extract<EmailState, { emailId: string }>, as: RecipientSe
 
 const notFound = () => new DomainError("not_found", "Email not found");
 
-const statusAfter: Partial<Record<EmailEvent["type"], EmailStatus>> = {
-  EmailQueued: "queued",
-  EmailScheduled: "scheduled",
-  EmailCanceled: "canceled",
-  EmailSent: "sent",
-  EmailDelivered: "delivered",
-  EmailDeliveryDelayed: "delivery_delayed",
-  EmailBounced: "bounced",
-  EmailFailed: "failed",
-  EmailSuppressed: "suppressed",
-  EmailOpened: "opened",
-  EmailClicked: "clicked",
-  EmailComplained: "complained",
-};
 
 export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
   initialState: { status: "none" },
@@ -111,10 +83,10 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
     if (event.type === "EmailQueued" || event.type === "EmailScheduled") {
       const scheduledAt = event.type === "EmailScheduled" ? event.data.scheduledAt : null;
       const { emailId, teamId } = event.data;
-      return { status: statusAfter[event.type]!, emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null, complained: [] };
+      return { status: event.type === "EmailQueued" ? "queued" : "scheduled", emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null, complained: [] };
     }
     if (state.status === "none") return state;
-    const status = statusAfter[event.type] ?? state.status;
+    const status = emailStatusAfter[event.type] ?? state.status;
     switch (event.type) {
       case "EmailRescheduled":
         return { ...state, scheduledAt: event.data.scheduledAt };

@@ -1,17 +1,16 @@
 import { DomainError, type Decider } from "../decider.js";
 import type { TopicSubscription } from "../contact/events.js";
-import type { TopicEvent, topicVisibilities } from "./events.js";
+import type { TopicEvent, TopicVisibility } from "./events.js";
 
 export const topicStream = (topicId: string) => `topic-${topicId}`;
 export const TOPIC_NAME_MAX = 50;
 export const TOPIC_DESCRIPTION_MAX = 200;
 
-type Visibility = (typeof topicVisibilities)[number];
 
 export interface TopicFields {
   name: string;
   description: string | null;
-  visibility: Visibility;
+  visibility: TopicVisibility;
 }
 
 export type TopicCommand =

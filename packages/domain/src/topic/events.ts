@@ -2,6 +2,7 @@ import { z } from "zod";
 import { topicSubscriptions } from "../contact/events.js";
 
 export const topicVisibilities = ["public", "private"] as const;
+export type TopicVisibility = (typeof topicVisibilities)[number];
 
 export const TopicCreated = z.object({
   type: z.literal("TopicCreated"),

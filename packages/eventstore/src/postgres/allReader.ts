@@ -25,7 +25,7 @@ const LAST_SEQ = 2n ** 63n - 1n;
  * The xmin also covers the reader's own transaction when it has written, so its uncommitted events
  * are never handed out; the adapter reads through the pool, outside any caller's transaction.
  */
-export async function readAllPage(db: Kysely<any>, after: Position, limit: number | undefined, filter?: AllFilter): Promise<AllPage> {
+export async function readAllPage(db: Kysely<unknown>, after: Position, limit: number | undefined, filter?: AllFilter): Promise<AllPage> {
   const { rows } = await sql<EventRow & { horizon: string }>`
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
     SELECT h.xmin::text AS horizon, page.*

@@ -62,7 +62,7 @@ export class GroupCommit {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: Kysely<unknown>,
     private readonly options: GroupCommitOptions,
   ) {}
 

@@ -9,6 +9,7 @@ import { created, ok } from "../replies.js";
 import { buildStandInApp, teamHeader } from "../testing/standInAuth.js";
 import { installIdempotency } from "./idempotency.js";
 import { pruneIdempotencyKeys } from "./idempotencyStore.js";
+import type { ApiTables } from "../apiMigrations.js";
 
 let test: TestDatabase;
 let second: Database;
@@ -249,7 +250,7 @@ describe("Idempotency-Key", () => {
 });
 
 async function keyRow(key: string) {
-  return test.database.db.selectFrom("api_idempotency_keys").selectAll().where("key", "=", key).executeTakeFirst();
+  return test.database.tables<ApiTables>().selectFrom("api_idempotency_keys").selectAll().where("key", "=", key).executeTakeFirst();
 }
 
 async function waitForReservation(key: string): Promise<void> {

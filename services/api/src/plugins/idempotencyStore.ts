@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
+import type { ApiTables } from "../apiMigrations.js";
 
 /** Reference §5: a key is scoped to the team, the HTTP method and the endpoint. */
 export interface IdempotencyScope {
@@ -58,7 +59,8 @@ export async function reserveIdempotencyKey(
       RETURNING 1 AS reserved`.execute(database.db);
     if (reserved.rows.length > 0) return { outcome: "reserved" };
 
-    const existing = await database.db
+    const existing = await database
+      .tables<ApiTables>()
       .selectFrom("api_idempotency_keys")
       .select(["request_hash", "response_status", "response_body"])
       .where("team_id", "=", scope.teamId)
@@ -69,7 +71,7 @@ export async function reserveIdempotencyKey(
     if (!existing) continue;
     if (existing.request_hash !== requestHash) return { outcome: "mismatch" };
     if (existing.response_status === null) return { outcome: "in_flight" };
-    return { outcome: "replay", status: existing.response_status as number, body: existing.response_body as string };
+    return { outcome: "replay", status: existing.response_status, body: existing.response_body ?? "" };
   }
 }
 

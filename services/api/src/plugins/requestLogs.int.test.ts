@@ -12,6 +12,7 @@ import { apiKeyHeader, buildStandInApp, teamHeader } from "../testing/standInAut
 import { installRequestLogs } from "./requestLogs.js";
 import { pruneRequestLogs } from "./requestLogsRetention.js";
 import { RequestLogWriter } from "./requestLogsWriter.js";
+import type { ApiTables } from "../apiMigrations.js";
 
 let test: TestDatabase;
 let app: ApiInstance;
@@ -133,7 +134,7 @@ describe("request logs", () => {
   it("does not record unauthenticated requests", async () => {
     const anonymous = await send("GET", "/refused", { team: "" });
     expect(anonymous.statusCode).toBe(422);
-    const count = await test.database.db.selectFrom("api_request_logs").select("id").where("id", "=", anonymous.headers["x-request-id"] as string).execute();
+    const count = await test.database.tables<ApiTables>().selectFrom("api_request_logs").select("id").where("id", "=", anonymous.headers["x-request-id"] as string).execute();
     expect(count).toEqual([]);
   });
 
@@ -188,7 +189,7 @@ describe("request logs", () => {
       VALUES (${old}, ${teamA}, now() - interval '31 days', '/emails', 'POST', 200),
              (${recent}, ${teamA}, now() - interval '29 days', '/emails', 'POST', 200)`.execute(test.database.db);
     expect(await pruneRequestLogs(test.database, 30)).toBeGreaterThanOrEqual(1);
-    const left = await test.database.db.selectFrom("api_request_logs").select("id").where("id", "in", [old, recent]).execute();
+    const left = await test.database.tables<ApiTables>().selectFrom("api_request_logs").select("id").where("id", "in", [old, recent]).execute();
     expect(left.map((row) => row.id)).toEqual([recent]);
   });
 });

@@ -1,5 +1,6 @@
 import { DEFAULT_RATE_LIMIT } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
+import { readModels } from "@tidings/projections";
 
 export interface TeamRateLimitsOptions {
   /** How long a team's limit is used before it is read again; a changed limit applies within this. */
@@ -20,7 +21,7 @@ export function teamRateLimits(database: Database, options: TeamRateLimitsOption
   const read = (teamId: string): Promise<number> => {
     const entry = cache.get(teamId);
     if (entry?.reading) return entry.reading;
-    const reading = database.db
+    const reading = readModels(database)
       .selectFrom("teams")
       .select("rate_limit_per_second")
       .where("id", "=", teamId)

@@ -1,6 +1,8 @@
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import type { ReadModels } from "@tidings/projections";
+import type { ApiTables } from "../apiMigrations.js";
 
 export interface ApiKeyItem {
   id: string;
@@ -14,10 +16,11 @@ export interface ApiKeyItem {
  * list endpoints that do (reference §2.1).
  */
 export function listApiKeys(database: Database, teamId: string, page: PageRequest): Promise<ListPage<ApiKeyItem>> {
-  const base = database.db
+  const base = database
+    .tables<ReadModels & Pick<ApiTables, "api_key_usage">>()
     .selectFrom("api_keys as k")
     .leftJoin("api_key_usage as u", "u.api_key_id", "k.id")
     .where("k.team_id", "=", teamId)
     .select(["k.id", "k.name", wireTimestamp("k.created_at").as("created_at"), wireTimestamp("u.last_used_at").as("last_used_at")]);
-  return listPage<ApiKeyItem>(base, page, { whenLimitOmitted: "all", orderBy: ["k.created_at", "k.id"] });
+  return listPage(base, page, { whenLimitOmitted: "all", orderBy: ["k.created_at", "k.id"] });
 }

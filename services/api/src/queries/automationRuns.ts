@@ -3,6 +3,7 @@ import type { RunStatus, RunStepStatus } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface RunListItem {
   id: string;
@@ -31,19 +32,19 @@ export interface WireRun extends RunListItem {
 
 const columns = ["r.id", "r.status", wireTimestamp("r.started_at").as("started_at"), wireTimestamp("r.completed_at").as("completed_at"), wireTimestamp("r.created_at").as("created_at")] as const;
 const automationRuns = (database: Database, teamId: string, automationId: string) =>
-  database.db.selectFrom("automation_runs as r").where("r.team_id", "=", teamId).where(sql`r.automation_id::text`, "=", automationId).select([...columns]);
+  readModels(database).selectFrom("automation_runs as r").where("r.team_id", "=", teamId).where(sql`r.automation_id::text`, "=", automationId).select([...columns]);
 
 /** `status` is a comma-separated list of run statuses (the SDK sends it so). */
 export function listRuns(database: Database, teamId: string, automationId: string, page: PageRequest & { statuses?: RunStatus[] | undefined }): Promise<ListPage<RunListItem>> {
   let base = automationRuns(database, teamId, automationId);
   if (page.statuses?.length) base = base.where("r.status", "in", page.statuses);
-  return listPage<RunListItem>(base, page, { orderBy: ["r.created_at", "r.id"] });
+  return listPage(base, page, { orderBy: ["r.created_at", "r.id"] });
 }
 
 export async function getRun(database: Database, teamId: string, automationId: string, runId: string): Promise<WireRun | undefined> {
-  const run = (await automationRuns(database, teamId, automationId).where(sql`r.id::text`, "=", runId).executeTakeFirst()) as RunListItem | undefined;
+  const run = await automationRuns(database, teamId, automationId).where(sql`r.id::text`, "=", runId).executeTakeFirst();
   if (!run) return undefined;
-  const steps = (await database.db
+  const steps = await readModels(database)
     .selectFrom("automation_run_steps as s")
     .where(sql`s.run_id::text`, "=", runId)
     .select([
@@ -57,6 +58,6 @@ export async function getRun(database: Database, teamId: string, automationId: s
       wireTimestamp("s.created_at").as("created_at"),
     ])
     .orderBy("s.position")
-    .execute()) as WireRunStep[];
+    .execute();
   return { object: "automation_run", ...run, steps };
 }

@@ -3,6 +3,7 @@ import type { AutomationConnection, AutomationStatus, AutomationStep } from "@ti
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface AutomationListItem {
   id: string;
@@ -20,12 +21,12 @@ export interface WireAutomation extends AutomationListItem {
 }
 
 const listColumns = ["a.id", "a.name", "a.status", wireTimestamp("a.created_at").as("created_at"), wireTimestamp("a.updated_at").as("updated_at")] as const;
-const teamAutomations = (database: Database, teamId: string) => database.db.selectFrom("automations as a").where("a.team_id", "=", teamId);
+const teamAutomations = (database: Database, teamId: string) => readModels(database).selectFrom("automations as a").where("a.team_id", "=", teamId);
 
 export function listAutomations(database: Database, teamId: string, page: PageRequest & { status?: AutomationStatus | undefined }): Promise<ListPage<AutomationListItem>> {
   let base = teamAutomations(database, teamId).select([...listColumns]);
   if (page.status) base = base.where("a.status", "=", page.status);
-  return listPage<AutomationListItem>(base, page, { orderBy: ["a.created_at", "a.id"] });
+  return listPage(base, page, { orderBy: ["a.created_at", "a.id"] });
 }
 
 export async function getAutomation(database: Database, teamId: string, id: string): Promise<WireAutomation | undefined> {
@@ -33,5 +34,5 @@ export async function getAutomation(database: Database, teamId: string, id: stri
     .where(sql`a.id::text`, "=", id)
     .select([...listColumns, "a.steps", "a.connections"])
     .executeTakeFirst();
-  return row ? ({ object: "automation", ...row } as WireAutomation) : undefined;
+  return row ? { object: "automation", ...row } : undefined;
 }

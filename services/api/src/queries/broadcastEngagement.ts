@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
+import { readModels } from "@tidings/projections";
 
 /**
  * A broadcast's engagement, from the tracking read models joined with its recipients' ledger (whose ids are
@@ -22,7 +23,7 @@ const linkId = sql<string>`(substr(md5(c.link), 1, 12) || '5' || substr(md5(c.li
 
 /** The broadcast's links by people's clicks, most clicked first; `id` (from the url's md5) is the cursor. */
 export function listClickedLinks(database: Database, broadcastId: string, page: PageRequest): Promise<ListPage<ClickedLink>> {
-  const links = database.db
+  const links = readModels(database)
     .selectFrom("email_link_clicks as c")
     .innerJoin("broadcast_recipients as r", "r.id", "c.email_id")
     .where("r.broadcast_id", "=", broadcastId)
@@ -35,7 +36,7 @@ export function listClickedLinks(database: Database, broadcastId: string, page: 
       sql<string>`count(DISTINCT c.email_id)`.as("unique_clicks"),
     ]);
   type Row = { id: string; url: string; clicks: string; unique_clicks: string };
-  return listPage(database.db.selectFrom(links.as("l")).select(["l.id", "l.url", "l.clicks", "l.unique_clicks"]), page, {
+  return listPage(readModels(database).selectFrom(links.as("l")).select(["l.id", "l.url", "l.clicks", "l.unique_clicks"]), page, {
     orderBy: ["l.clicks", "l.id"],
     toItem: (row: Row) => ({
       id: row.id,
@@ -49,7 +50,7 @@ export function listClickedLinks(database: Database, broadcastId: string, page: 
 /** How often each of these recipients' emails was opened by a person. */
 export async function humanOpens(database: Database, emailIds: string[]): Promise<Map<string, number>> {
   if (emailIds.length === 0) return new Map();
-  const rows = await database.db
+  const rows = await readModels(database)
     .selectFrom("email_opens")
     .where("email_id", "in", emailIds)
     .select(["email_id", sql<string>`opens - machine_opens`.as("opens")])
@@ -61,7 +62,7 @@ export async function humanOpens(database: Database, emailIds: string[]): Promis
 export async function humanClicksByLink(database: Database, emailIds: string[]): Promise<Map<string, { url: string; clicks: number }[]>> {
   const byEmail = new Map<string, { url: string; clicks: number }[]>();
   if (emailIds.length === 0) return byEmail;
-  const rows = await database.db
+  const rows = await readModels(database)
     .selectFrom("email_link_clicks as c")
     .where("c.email_id", "in", emailIds)
     .where(sql<boolean>`${humanClicks} > 0`)
@@ -70,7 +71,7 @@ export async function humanClicksByLink(database: Database, emailIds: string[]):
     .orderBy("c.email_id")
     .orderBy("c.link")
     .execute();
-  for (const row of rows as { email_id: string; link: string; clicks: string }[]) {
+  for (const row of rows) {
     const links = byEmail.get(row.email_id) ?? [];
     links.push({ url: row.link, clicks: Number(row.clicks) });
     byEmail.set(row.email_id, links);

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
+import type { WireBroadcastStatus } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { clickedByPerson, humanClicksByLink, humanOpens, openedByPerson } from "./broadcastEngagement.js";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
-
-export type WireBroadcastStatus = "draft" | "scheduled" | "queued" | "sending" | "sent" | "canceled" | "failed";
+import { readModels } from "@tidings/projections";
 
 /** A list item of reference §6.11: `audience_id` is the legacy name of `segment_id`, always equal to it. */
 export interface BroadcastListItem {
@@ -58,27 +58,31 @@ const listColumns = [
   "b.topic_id",
 ] as const;
 
-const teamBroadcasts = (database: Database, teamId: string) => database.db.selectFrom("broadcasts as b").where("b.team_id", "=", teamId);
+const teamBroadcasts = (database: Database, teamId: string) => readModels(database).selectFrom("broadcasts as b").where("b.team_id", "=", teamId);
 
 /** Newest first; an older list endpoint, so it returns every broadcast when `limit` is omitted (§2.1). */
 export function listBroadcasts(database: Database, teamId: string, page: PageRequest): Promise<ListPage<BroadcastListItem>> {
-  return listPage<BroadcastListItem>(teamBroadcasts(database, teamId).select([...listColumns]), page, { orderBy: ["b.created_at", "b.id"], whenLimitOmitted: "all" });
+  return listPage(teamBroadcasts(database, teamId).select([...listColumns]), page, { orderBy: ["b.created_at", "b.id"], whenLimitOmitted: "all" });
 }
 
+/** The recipient statuses counted under their own name; `queued` and `sent` are counted by the rules above. */
+const countedStatuses = ["delivered", "delivery_delayed", "bounced", "failed", "suppressed", "complained", "canceled"] as const;
+const isCountedStatus = (status: string): status is (typeof countedStatuses)[number] => (countedStatuses as readonly string[]).includes(status);
+
 export async function broadcastCounts(database: Database, broadcastId: string): Promise<BroadcastCounts> {
-  const rows = await database.db
+  const rows = await readModels(database)
     .selectFrom("broadcast_recipients")
     .where("broadcast_id", "=", broadcastId)
     .groupBy("status")
     .select(["status", sql<string>`count(*)`.as("n"), sql<string>`count(sent_at)`.as("sent")])
     .execute();
   const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0, complained: 0, canceled: 0 };
-  for (const row of rows as { status: string; n: string; sent: string }[]) {
+  for (const row of rows) {
     const n = Number(row.n);
     counts.recipients += n;
     counts.sent += Number(row.sent);
     if (row.status !== "planned") counts.queued += n;
-    if (row.status in counts && row.status !== "queued" && row.status !== "sent") counts[row.status as keyof BroadcastCounts] += n;
+    if (isCountedStatus(row.status)) counts[row.status] += n;
     if (row.status === "complained") counts.delivered += n;
   }
   return counts;
@@ -90,7 +94,7 @@ export async function getBroadcast(database: Database, teamId: string, broadcast
     .select([...listColumns, "b.from_address as from", "b.subject", "b.reply_to", "b.preview_text", "b.html", "b.text"])
     .executeTakeFirst();
   if (!row) return undefined;
-  return { object: "broadcast", ...(row as Omit<WireBroadcast, "object" | "counts">), counts: await broadcastCounts(database, broadcastId) };
+  return { object: "broadcast", ...row, counts: await broadcastCounts(database, broadcastId) };
 }
 
 /** Reference §6.11 recipient types; unsubscribes have no source yet, so list none. */
@@ -115,11 +119,13 @@ export interface RecipientItem {
 }
 
 export async function listRecipients(database: Database, broadcastId: string, filter: RecipientFilter): Promise<ListPage<RecipientItem>> {
-  let query = database.db.selectFrom("broadcast_recipients as r").where("r.broadcast_id", "=", broadcastId);
+  let query = readModels(database).selectFrom("broadcast_recipients as r").where("r.broadcast_id", "=", broadcastId);
   if (filter.type === "sent") query = query.where("r.sent_at", "is not", null);
   else if (filter.type === "opened") query = query.where(openedByPerson);
   else if (filter.type === "clicked") query = query.where(clickedByPerson);
   else if (filter.type === "delivered") query = query.where("r.status", "in", ["delivered", "complained"]);
+  // Unsubscribes from a broadcast's link are not recorded per recipient yet: that list is empty.
+  else if (filter.type === "unsubscribed") query = query.where(sql<boolean>`false`);
   else if (filter.type !== undefined) query = query.where("r.status", "=", filter.type);
   if (filter.bounce_type !== undefined) query = query.where("r.bounce_type", "=", filter.bounce_type);
   if (filter.email !== undefined) query = query.where(sql`lower(r.email)`, "=", filter.email.toLowerCase());

@@ -3,6 +3,7 @@ import { normalContactEmail, type ContactPropertyValue } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 /** The `Contact` list item of reference §6.8. */
 export interface ContactItem {
@@ -22,7 +23,7 @@ export interface WireContact extends ContactItem {
 }
 
 const columns = ["c.id", "c.email", "c.first_name", "c.last_name", wireTimestamp("c.created_at").as("created_at"), "c.unsubscribed"] as const;
-const teamContacts = (database: Database, teamId: string) => database.db.selectFrom("contacts as c").where("c.team_id", "=", teamId);
+const teamContacts = (database: Database, teamId: string) => readModels(database).selectFrom("contacts as c").where("c.team_id", "=", teamId);
 
 /**
  * Contacts, newest first, optionally of one segment. An older list endpoint: every contact when `limit`
@@ -36,7 +37,7 @@ export function listContacts(database: Database, teamId: string, page: PageReque
       eb.exists(eb.selectFrom("contact_segments as m").innerJoin("segments as g", "g.id", "m.segment_id").whereRef("m.contact_id", "=", "c.id").where("m.segment_id", "=", segmentId).select(sql.lit(1).as("one"))),
     );
   }
-  return listPage<ContactItem>(base.select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["c.created_at", "c.id"] });
+  return listPage(base.select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["c.created_at", "c.id"] });
 }
 
 /** The SDK's `properties` shape: each value with its type, which is the value's own (string or number). */

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ClaimBlockedReason } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
+import { readModels } from "@tidings/projections";
 
 /** How recently the holder must not have sent from the domain for a claim to go through (issue #5). */
 export const RECENT_ACTIVITY_MS = 24 * 3600_000;
@@ -14,7 +15,7 @@ export const RECENT_ACTIVITY_MS = 24 * 3600_000;
 export async function claimBlocker(database: Database, holderTeamId: string, name: string, now: Date): Promise<ClaimBlockedReason | undefined> {
   // The address ends the `from`, bare or inside `<…>`.
   const fromThisDomain = sql<boolean>`(lower(from_address) LIKE ${`%@${name}`} OR lower(from_address) LIKE ${`%@${name}>`})`;
-  const teamMail = () => database.db.selectFrom("emails").where("team_id", "=", holderTeamId).where(fromThisDomain).select(sql.lit(1).as("found")).limit(1);
+  const teamMail = () => readModels(database).selectFrom("emails").where("team_id", "=", holderTeamId).where(fromThisDomain).select(sql.lit(1).as("found")).limit(1);
   if (await teamMail().where("last_event", "=", "scheduled").executeTakeFirst()) return "pending_scheduled_emails";
   const since = new Date(now.getTime() - RECENT_ACTIVITY_MS).toISOString();
   const recent = await teamMail()

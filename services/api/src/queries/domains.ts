@@ -1,7 +1,8 @@
 import type { Database } from "@tidings/postgres";
-import { wireRecords, type Capabilities, type DnsRecord, type DomainRegion, type DomainStatus, type TlsMode, type WireDomainRecords } from "@tidings/domain";
+import { wireRecords, type Capabilities, type DomainRegion, type DomainStatus, type TlsMode, type WireDomainRecords } from "@tidings/domain";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface DomainListItem {
   id: string;
@@ -36,18 +37,18 @@ const columns = [
   "d.custom_return_path",
 ] as const;
 
-const teamDomains = (database: Database, teamId: string) => database.db.selectFrom("domains as d").where("d.team_id", "=", teamId);
+const teamDomains = (database: Database, teamId: string) => readModels(database).selectFrom("domains as d").where("d.team_id", "=", teamId);
 
 /** Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted (§2.1). */
 export function listDomains(database: Database, teamId: string, page: PageRequest): Promise<ListPage<DomainListItem>> {
-  return listPage<DomainListItem>(teamDomains(database, teamId).select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["d.created_at", "d.id"] });
+  return listPage(teamDomains(database, teamId).select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["d.created_at", "d.id"] });
 }
 
 export async function getDomain(database: Database, teamId: string, domainId: string): Promise<WireDomain | undefined> {
-  const row = (await teamDomains(database, teamId)
+  const row = await teamDomains(database, teamId)
     .where("d.id", "=", domainId)
     .select([...columns, "d.records"])
-    .executeTakeFirst()) as (DomainListItem & { records: DnsRecord[] }) | undefined;
+    .executeTakeFirst();
   if (!row) return undefined;
   const { records, ...listed } = row;
   return { object: "domain", ...listed, ...wireRecords(records) };

@@ -1,7 +1,9 @@
-import { sql } from "kysely";
+import { sql, type InferResult } from "kysely";
+import type { EmailStatus } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface EmailListItem {
   id: string;
@@ -12,7 +14,7 @@ export interface EmailListItem {
   cc: string[] | null;
   bcc: string[] | null;
   reply_to: string[] | null;
-  last_event: string;
+  last_event: EmailStatus;
   message_id: string;
   scheduled_at: string | null;
 }
@@ -24,22 +26,6 @@ export interface EmailItem extends EmailListItem {
   tags: { name: string; value: string }[];
 }
 
-interface EmailRow {
-  id: string;
-  to_addresses: string[];
-  from_address: string;
-  created_at_wire: string;
-  subject: string;
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
-  last_event: string;
-  scheduled_at_wire: string | null;
-  html?: string | null;
-  text?: string | null;
-  tags?: { name: string; value: string }[];
-}
-
 const listed = ["id", "to_addresses", "from_address", "subject", "cc", "bcc", "reply_to", "last_event"] as const;
 
 /**
@@ -48,10 +34,11 @@ const listed = ["id", "to_addresses", "from_address", "subject", "cc", "bcc", "r
  */
 export function emailQueries(database: Database, messageIdHost: string) {
   const base = (teamId: string) =>
-    database.db
+    readModels(database)
       .selectFrom("emails")
       .where("team_id", "=", teamId)
       .select([...listed, wireTimestamp("created_at").as("created_at_wire"), wireTimestamp("scheduled_at").as("scheduled_at_wire")]);
+  type EmailRow = InferResult<ReturnType<typeof base>>[number];
   const orNull = (list: string[]) => (list.length === 0 ? null : list);
   const toItem = (row: EmailRow): EmailListItem => ({
     id: row.id,
@@ -71,42 +58,28 @@ export function emailQueries(database: Database, messageIdHost: string) {
 
   return {
     async get(teamId: string, emailId: string): Promise<EmailItem | undefined> {
-      const row = (await base(teamId).where("id", "=", emailId).select(["html", "text", "tags"]).executeTakeFirst()) as EmailRow | undefined;
+      const row = await base(teamId).where("id", "=", emailId).select(["html", "text", "tags"]).executeTakeFirst();
       if (!row) return undefined;
-      return { object: "email", ...toItem(row), html: row.html ?? null, text: row.text ?? null, tags: row.tags ?? [] };
+      return { object: "email", ...toItem(row), html: row.html, text: row.text, tags: row.tags };
     },
     list(teamId: string, page: PageRequest): Promise<ListPage<EmailListItem>> {
-      return listPage<EmailRow, EmailListItem>(base(teamId) as never, page, { toItem, orderBy: ["created_at", "id"] });
+      return listPage(base(teamId), page, { toItem, orderBy: ["created_at", "id"] });
     },
   };
 }
 
-export interface AttachmentRow {
-  id: string;
-  filename: string;
-  content_type: string;
-  size: string;
-  content_id: string | null;
-  disposition: "inline" | "attachment";
-  blob: string;
-}
-
 const attachmentColumns = ["id", "filename", "content_type", sql<string>`size::text`.as("size"), "content_id", "disposition", "blob"] as const;
+const attachmentsOf = (database: Database, emailId: string) => readModels(database).selectFrom("email_attachments").select([...attachmentColumns]).where("email_id", "=", emailId);
+export type AttachmentRow = InferResult<ReturnType<typeof attachmentsOf>>[number];
 
 /** An email's attachments as a page; undefined when the team has no such email. */
 export async function emailAttachments(database: Database, teamId: string, emailId: string, page: PageRequest): Promise<ListPage<AttachmentRow> | undefined> {
-  const email = await database.db.selectFrom("emails").select("id").where("team_id", "=", teamId).where("id", "=", emailId).executeTakeFirst();
+  const email = await readModels(database).selectFrom("emails").select("id").where("team_id", "=", teamId).where("id", "=", emailId).executeTakeFirst();
   if (!email) return undefined;
-  const base = database.db.selectFrom("email_attachments").select([...attachmentColumns]).where("email_id", "=", emailId);
-  return listPage<AttachmentRow>(base as never, page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
+  return listPage(attachmentsOf(database, emailId), page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
 }
 
 /** What the signed download URL names: an attachment of an email, whichever team. */
-export async function attachmentForDownload(database: Database, emailId: string, attachmentId: string): Promise<AttachmentRow | undefined> {
-  return (await database.db
-    .selectFrom("email_attachments")
-    .select([...attachmentColumns])
-    .where("email_id", "=", emailId)
-    .where("id", "=", attachmentId)
-    .executeTakeFirst()) as AttachmentRow | undefined;
+export function attachmentForDownload(database: Database, emailId: string, attachmentId: string): Promise<AttachmentRow | undefined> {
+  return attachmentsOf(database, emailId).where("id", "=", attachmentId).executeTakeFirst();
 }

@@ -3,6 +3,7 @@ import type { EventSchema } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 /** The Event object (reference §6.15). */
 export interface WireEventDefinition {
@@ -22,17 +23,17 @@ const columns = [
   wireTimestamp("e.created_at").as("created_at"),
   wireTimestamp("e.updated_at").as("updated_at"),
 ] as const;
-const teamEvents = (database: Database, teamId: string) => database.db.selectFrom("event_definitions as e").where("e.team_id", "=", teamId).select([...columns]);
+const teamEvents = (database: Database, teamId: string) => readModels(database).selectFrom("event_definitions as e").where("e.team_id", "=", teamId).select([...columns]);
 
 /** Newest first, 20 a page unless `limit` says otherwise. */
 export function listEventDefinitions(database: Database, teamId: string, page: PageRequest): Promise<ListPage<WireEventDefinition>> {
-  return listPage<WireEventDefinition>(teamEvents(database, teamId), page, { orderBy: ["e.created_at", "e.id"] });
+  return listPage(teamEvents(database, teamId), page, { orderBy: ["e.created_at", "e.id"] });
 }
 
 /** By id or by name; an id wins over a name that happens to look like one. */
-export async function getEventDefinition(database: Database, teamId: string, idOrName: string): Promise<WireEventDefinition | undefined> {
-  return (await teamEvents(database, teamId)
+export function getEventDefinition(database: Database, teamId: string, idOrName: string): Promise<WireEventDefinition | undefined> {
+  return teamEvents(database, teamId)
     .where((eb) => eb.or([eb(sql`e.id::text`, "=", idOrName), eb("e.name", "=", idOrName)]))
     .orderBy(sql`e.id::text = ${idOrName}`, "desc")
-    .executeTakeFirst()) as WireEventDefinition | undefined;
+    .executeTakeFirst();
 }

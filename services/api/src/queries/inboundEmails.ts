@@ -1,18 +1,8 @@
-import { sql } from "kysely";
+import { sql, type InferResult } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
-
-export interface InboundAttachmentRow {
-  id: string;
-  email_id: string;
-  filename: string | null;
-  content_type: string;
-  size: string;
-  content_id: string | null;
-  disposition: string | null;
-  blob: string;
-}
+import { readModels } from "@tidings/projections";
 
 /** `InboundAttachment` (reference §6.3). */
 export interface InboundAttachmentItem {
@@ -38,21 +28,9 @@ export interface InboundListItem {
   attachments: InboundAttachmentItem[];
 }
 
-interface InboundRow {
-  id: string;
-  to_addresses: string[];
-  from_address: string;
-  created_at_wire: string;
-  subject: string;
-  cc: string[];
-  bcc: string[];
-  reply_to: string[];
-  received_for: string[];
-  message_id: string | null;
-  raw_blob: string;
-}
-
 const attachmentColumns = ["id", "email_id", "filename", "content_type", sql<string>`size::text`.as("size"), "content_id", "disposition", "blob"] as const;
+const attachmentRows = (database: Database) => readModels(database).selectFrom("inbound_email_attachments").select([...attachmentColumns]);
+export type InboundAttachmentRow = InferResult<ReturnType<typeof attachmentRows>>[number];
 const orNull = (list: string[]) => (list.length === 0 ? null : list);
 
 export const inboundAttachmentItem = (row: InboundAttachmentRow): InboundAttachmentItem => ({
@@ -67,25 +45,24 @@ export const inboundAttachmentItem = (row: InboundAttachmentRow): InboundAttachm
 /** Reads of the `inbound_emails` read model: received mail, newest first. */
 export function inboundEmailQueries(database: Database) {
   const base = (teamId: string) =>
-    database.db
+    readModels(database)
       .selectFrom("inbound_emails")
       .where("team_id", "=", teamId)
       .select(["id", "to_addresses", "from_address", "subject", "cc", "bcc", "reply_to", "received_for", "message_id", "raw_blob", wireTimestamp("created_at").as("created_at_wire")]);
 
   const attachmentsOf = async (emailIds: string[]) => {
     if (emailIds.length === 0) return new Map<string, InboundAttachmentRow[]>();
-    const rows = (await database.db
-      .selectFrom("inbound_email_attachments")
-      .select([...attachmentColumns])
+    const rows = await attachmentRows(database)
       // One array parameter, however long the page: `in (…)` takes a parameter per id, and stops at 65,535.
       .where(sql<boolean>`email_id = ANY(${emailIds}::uuid[])`)
       .orderBy("rank", "desc")
-      .execute()) as InboundAttachmentRow[];
+      .execute();
     const byEmail = new Map<string, InboundAttachmentRow[]>();
     for (const row of rows) byEmail.set(row.email_id, [...(byEmail.get(row.email_id) ?? []), row]);
     return byEmail;
   };
 
+  type InboundRow = InferResult<ReturnType<typeof base>>[number];
   const toItem = (row: InboundRow, attachments: InboundAttachmentRow[]): InboundListItem => ({
     id: row.id,
     to: row.to_addresses,
@@ -102,13 +79,13 @@ export function inboundEmailQueries(database: Database) {
 
   return {
     async list(teamId: string, page: PageRequest): Promise<ListPage<InboundListItem>> {
-      const rows = await listPage<InboundRow>(base(teamId) as never, page, { orderBy: ["created_at", "id"], whenLimitOmitted: "all" });
+      const rows = await listPage(base(teamId), page, { orderBy: ["created_at", "id"], whenLimitOmitted: "all" });
       const attachments = await attachmentsOf(rows.data.map((r) => r.id));
       return { ...rows, data: rows.data.map((row) => toItem(row, attachments.get(row.id) ?? [])) };
     },
     /** The email with its attachments' rows (for signed URLs) and where its raw bytes are. */
     async get(teamId: string, id: string) {
-      const row = (await base(teamId).where("id", "=", id).executeTakeFirst()) as InboundRow | undefined;
+      const row = await base(teamId).where("id", "=", id).executeTakeFirst();
       if (!row) return undefined;
       const attachments = (await attachmentsOf([id])).get(id) ?? [];
       return { item: toItem(row, attachments), attachments, rawBlob: row.raw_blob };
@@ -117,20 +94,14 @@ export function inboundEmailQueries(database: Database) {
     async attachments(teamId: string, id: string, page: PageRequest): Promise<ListPage<InboundAttachmentRow> | undefined> {
       const email = await base(teamId).where("id", "=", id).executeTakeFirst();
       if (!email) return undefined;
-      const rows = database.db.selectFrom("inbound_email_attachments").select([...attachmentColumns]).where("email_id", "=", id);
-      return listPage<InboundAttachmentRow>(rows as never, page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
+      return listPage(attachmentRows(database).where("email_id", "=", id), page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
     },
     /** What a signed URL names, whichever team: the raw message, or one attachment. */
     async rawBlob(id: string): Promise<string | undefined> {
-      return (await database.db.selectFrom("inbound_emails").select("raw_blob").where("id", "=", id).executeTakeFirst())?.raw_blob;
+      return (await readModels(database).selectFrom("inbound_emails").select("raw_blob").where("id", "=", id).executeTakeFirst())?.raw_blob;
     },
-    async attachmentForDownload(id: string, attachmentId: string): Promise<InboundAttachmentRow | undefined> {
-      return (await database.db
-        .selectFrom("inbound_email_attachments")
-        .select([...attachmentColumns])
-        .where("email_id", "=", id)
-        .where("id", "=", attachmentId)
-        .executeTakeFirst()) as InboundAttachmentRow | undefined;
+    attachmentForDownload(id: string, attachmentId: string): Promise<InboundAttachmentRow | undefined> {
+      return attachmentRows(database).where("email_id", "=", id).where("id", "=", attachmentId).executeTakeFirst();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { SuppressionOrigin } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface SuppressionItem {
   id: string;
@@ -13,18 +14,18 @@ export interface SuppressionItem {
 }
 
 const columns = ["s.id", "s.email", "s.origin", "s.source_id", wireTimestamp("s.created_at").as("created_at")] as const;
-const teamSuppressions = (database: Database, teamId: string) => database.db.selectFrom("suppressions as s").where("s.team_id", "=", teamId).select([...columns]);
+const teamSuppressions = (database: Database, teamId: string) => readModels(database).selectFrom("suppressions as s").where("s.team_id", "=", teamId).select([...columns]);
 
 /** Newest first, optionally of one origin; a newer list endpoint, so it pages by 20 when `limit` is omitted. */
 export function listSuppressions(database: Database, teamId: string, page: PageRequest & { origin?: SuppressionOrigin | undefined }): Promise<ListPage<SuppressionItem>> {
   let base = teamSuppressions(database, teamId);
   if (page.origin) base = base.where("s.origin", "=", page.origin);
-  return listPage<SuppressionItem>(base, page, { orderBy: ["s.created_at", "s.id"] });
+  return listPage(base, page, { orderBy: ["s.created_at", "s.id"] });
 }
 
 /** By id, or by address (compared lower-cased, as the send path does). */
-export async function getSuppression(database: Database, teamId: string, idOrEmail: string): Promise<SuppressionItem | undefined> {
-  return (await teamSuppressions(database, teamId)
+export function getSuppression(database: Database, teamId: string, idOrEmail: string): Promise<SuppressionItem | undefined> {
+  return teamSuppressions(database, teamId)
     .where((eb) => eb.or([eb(sql`s.id::text`, "=", idOrEmail), eb("s.email", "=", idOrEmail.trim().toLowerCase())]))
-    .executeTakeFirst()) as SuppressionItem | undefined;
+    .executeTakeFirst();
 }

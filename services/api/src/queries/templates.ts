@@ -3,6 +3,7 @@ import type { Database } from "@tidings/postgres";
 import type { TemplateVariable } from "@tidings/domain";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface TemplateListItem {
   id: string;
@@ -46,30 +47,19 @@ const listColumns = [
   "t.alias",
 ] as const;
 
-const teamTemplates = (database: Database, teamId: string) => database.db.selectFrom("templates as t").where("t.team_id", "=", teamId);
+const teamTemplates = (database: Database, teamId: string) => readModels(database).selectFrom("templates as t").where("t.team_id", "=", teamId);
 
 /** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
 export function listTemplates(database: Database, teamId: string, page: PageRequest): Promise<ListPage<TemplateListItem>> {
-  return listPage<TemplateListItem>(teamTemplates(database, teamId).select([...listColumns]), page, { orderBy: ["t.created_at", "t.id"] });
+  return listPage(teamTemplates(database, teamId).select([...listColumns]), page, { orderBy: ["t.created_at", "t.id"] });
 }
-
-type TemplateRow = TemplateListItem & {
-  subject: string | null;
-  html: string;
-  text: string | null;
-  from_address: string | null;
-  reply_to: string[] | null;
-  variables: TemplateVariable[];
-  has_unpublished_versions: boolean;
-  current_version_id: string;
-};
 
 /**
  * A template by id or alias. An id wins over an alias that happens to look like one. Variables have no
  * timestamps of their own in Tidings: they change with the template, so they carry the template's.
  */
 export async function getTemplate(database: Database, teamId: string, idOrAlias: string): Promise<WireTemplate | undefined> {
-  const row = (await teamTemplates(database, teamId)
+  const row = await teamTemplates(database, teamId)
     .where((eb) => eb.or([eb(sql`t.id::text`, "=", idOrAlias), eb("t.alias", "=", idOrAlias)]))
     .select([
       ...listColumns,
@@ -84,7 +74,7 @@ export async function getTemplate(database: Database, teamId: string, idOrAlias:
     ])
     .orderBy(sql`t.id::text = ${idOrAlias}`, "desc")
     .orderBy("t.created_at", "desc")
-    .executeTakeFirst()) as TemplateRow | undefined;
+    .executeTakeFirst();
   if (!row) return undefined;
   const { from_address, variables, ...rest } = row;
   return {

@@ -3,6 +3,7 @@ import type { TopicSubscription } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface TopicItem {
   id: string;
@@ -14,15 +15,15 @@ export interface TopicItem {
 }
 
 const columns = ["t.id", "t.name", "t.description", "t.default_subscription", "t.visibility", wireTimestamp("t.created_at").as("created_at")] as const;
-const teamTopics = (database: Database, teamId: string) => database.db.selectFrom("topics as t").where("t.team_id", "=", teamId);
+const teamTopics = (database: Database, teamId: string) => readModels(database).selectFrom("topics as t").where("t.team_id", "=", teamId);
 
 /** `topics.list()` sends no query (reference §6.13); pagination still works for other clients. */
 export function listTopics(database: Database, teamId: string, page: PageRequest): Promise<ListPage<TopicItem>> {
-  return listPage<TopicItem>(teamTopics(database, teamId).select([...columns]), page, { orderBy: ["t.created_at", "t.id"] });
+  return listPage(teamTopics(database, teamId).select([...columns]), page, { orderBy: ["t.created_at", "t.id"] });
 }
 
 export async function getTopic(database: Database, teamId: string, id: string): Promise<TopicItem | undefined> {
-  return (await teamTopics(database, teamId).select([...columns]).where(sql`t.id::text`, "=", id).executeTakeFirst()) as TopicItem | undefined;
+  return await teamTopics(database, teamId).select([...columns]).where(sql`t.id::text`, "=", id).executeTakeFirst();
 }
 
 export interface ContactTopicItem {
@@ -37,15 +38,15 @@ export function listContactTopics(database: Database, teamId: string, contactId:
   const base = teamTopics(database, teamId)
     .leftJoin("contact_topics as c", (join) => join.onRef("c.topic_id", "=", "t.id").on("c.contact_id", "=", contactId))
     .select(["t.id", "t.name", "t.description", sql<TopicSubscription>`coalesce(c.subscription, t.default_subscription)`.as("subscription")]);
-  return listPage<ContactTopicItem>(base, page, { orderBy: ["t.created_at", "t.id"] });
+  return listPage(base, page, { orderBy: ["t.created_at", "t.id"] });
 }
 
 /** The topics a preference page offers: the team's public ones, and the one the link was sent for. */
-export async function preferenceTopics(database: Database, teamId: string, linkTopicId: string | null): Promise<Omit<TopicItem, "visibility" | "created_at">[]> {
-  return (await teamTopics(database, teamId)
+export function preferenceTopics(database: Database, teamId: string, linkTopicId: string | null): Promise<Omit<TopicItem, "visibility" | "created_at">[]> {
+  return teamTopics(database, teamId)
     .where((eb) => eb.or([eb("t.visibility", "=", "public"), ...(linkTopicId ? [eb(sql`t.id::text`, "=", linkTopicId)] : [])]))
     .select(["t.id", "t.name", "t.description", "t.default_subscription"])
     .orderBy("t.created_at")
     .orderBy("t.id")
-    .execute()) as Omit<TopicItem, "visibility" | "created_at">[];
+    .execute();
 }

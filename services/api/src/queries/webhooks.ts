@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import { readModels } from "@tidings/projections";
 
 export interface WebhookListItem {
   id: string;
@@ -26,38 +27,38 @@ export interface WebhookAttemptItem {
   sent_at: string;
 }
 
-const teamWebhooks = (database: Database, teamId: string) => database.db.selectFrom("webhooks as w").where("w.team_id", "=", teamId);
+const teamWebhooks = (database: Database, teamId: string) => readModels(database).selectFrom("webhooks as w").where("w.team_id", "=", teamId);
 
 const webhookColumns = ["w.id", "w.endpoint", wireTimestamp("w.created_at").as("created_at"), "w.status", "w.events"] as const;
 
 /** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
 export function listWebhooks(database: Database, teamId: string, page: PageRequest): Promise<ListPage<WebhookListItem>> {
-  return listPage<WebhookListItem>(teamWebhooks(database, teamId).select([...webhookColumns]), page, { orderBy: ["w.created_at", "w.id"] });
+  return listPage(teamWebhooks(database, teamId).select([...webhookColumns]), page, { orderBy: ["w.created_at", "w.id"] });
 }
 
 /** A webhook with its signing secret still sealed. */
-export async function getWebhook(database: Database, teamId: string, webhookId: string): Promise<(WebhookListItem & { secret: string }) | undefined> {
-  return (await teamWebhooks(database, teamId)
+export function getWebhook(database: Database, teamId: string, webhookId: string): Promise<(WebhookListItem & { secret: string }) | undefined> {
+  return teamWebhooks(database, teamId)
     .where("w.id", "=", webhookId)
     .select([...webhookColumns, "w.secret"])
-    .executeTakeFirst()) as (WebhookListItem & { secret: string }) | undefined;
+    .executeTakeFirst();
 }
 
 /** The deliveries of one of the team's webhooks; an empty list for a webhook it does not have. */
 const deliveriesOf = (database: Database, teamId: string, webhookId: string) =>
-  database.db.selectFrom("webhook_deliveries as d").where("d.team_id", "=", teamId).where("d.webhook_id", "=", webhookId);
+  readModels(database).selectFrom("webhook_deliveries as d").where("d.team_id", "=", teamId).where("d.webhook_id", "=", webhookId);
 
 const deliveryColumns = ["d.id", sql<string>`d.event_type`.as("type"), wireTimestamp("d.created_at").as("created_at"), "d.status"] as const;
 
 export function listWebhookDeliveries(database: Database, teamId: string, webhookId: string, page: PageRequest): Promise<ListPage<WebhookDeliveryListItem>> {
-  return listPage<WebhookDeliveryListItem>(deliveriesOf(database, teamId, webhookId).select([...deliveryColumns]), page, { orderBy: ["d.created_at", "d.id"] });
+  return listPage(deliveriesOf(database, teamId, webhookId).select([...deliveryColumns]), page, { orderBy: ["d.created_at", "d.id"] });
 }
 
-export async function getWebhookDelivery(database: Database, teamId: string, webhookId: string, deliveryId: string) {
-  return (await deliveriesOf(database, teamId, webhookId)
+export function getWebhookDelivery(database: Database, teamId: string, webhookId: string, deliveryId: string) {
+  return deliveriesOf(database, teamId, webhookId)
     .where("d.id", "=", deliveryId)
     .select([...deliveryColumns, wireTimestamp("d.next_attempt_at").as("next_attempt_at"), "d.payload"])
-    .executeTakeFirst()) as (WebhookDeliveryListItem & { next_attempt_at: string | null; payload: unknown }) | undefined;
+    .executeTakeFirst();
 }
 
 export async function listWebhookAttempts(
@@ -69,9 +70,9 @@ export async function listWebhookAttempts(
 ): Promise<ListPage<WebhookAttemptItem> | undefined> {
   const delivery = await deliveriesOf(database, teamId, webhookId).where("d.id", "=", deliveryId).select("d.id").executeTakeFirst();
   if (!delivery) return undefined;
-  const attempts = database.db
+  const attempts = readModels(database)
     .selectFrom("webhook_attempts as a")
     .where("a.delivery_id", "=", deliveryId)
     .select(["a.id", "a.http_status_code", "a.response", "a.duration_ms", wireTimestamp("a.sent_at").as("sent_at")]);
-  return listPage<WebhookAttemptItem>(attempts, page, { orderBy: ["a.sent_at", "a.id"] });
+  return listPage(attempts, page, { orderBy: ["a.sent_at", "a.id"] });
 }

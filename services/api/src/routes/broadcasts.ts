@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import type { BroadcastContent } from "@tidings/domain";
+import { wireBroadcastStatuses, type BroadcastContent } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { cancelBroadcast, createBroadcast, deleteBroadcast, duplicateBroadcast, sendBroadcast, updateBroadcast } from "../handlers/broadcasts.js";
@@ -62,7 +62,7 @@ const listItem = z.object({
   name: z.string().nullable(),
   audience_id: z.uuid().nullable(),
   segment_id: z.uuid().nullable(),
-  status: z.enum(["draft", "scheduled", "queued", "sending", "sent", "canceled", "failed"]),
+  status: z.enum(wireBroadcastStatuses),
   created_at: z.string(),
   scheduled_at: z.string().nullable(),
   sent_at: z.string().nullable(),

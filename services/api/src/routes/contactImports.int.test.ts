@@ -3,6 +3,7 @@ import { loadConfig } from "@tidings/core";
 import type { ApiInstance } from "../app.js";
 import { wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import type { StreamedBlobTables } from "@tidings/blobs";
 
 let t: TestServices;
 let app: ApiInstance;
@@ -73,7 +74,7 @@ describe("POST /contacts/imports", () => {
     const line = "someone@example.com\n";
     const big = "email\n" + line.repeat(Math.ceil(maxBytes / line.length));
     expect(await upload({ file: csv(big) })).toEqual(error(413, "validation_error", /`file` must be at most 3145728 bytes/));
-    const left = await t.test.database.db.selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
+    const left = await t.test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
     expect(left).toEqual([]);
     expect((await upload({ file: csv(big.slice(0, maxBytes)) })).status).toBe(201);
   });

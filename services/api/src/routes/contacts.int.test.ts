@@ -4,6 +4,7 @@ import { settledWrites } from "@tidings/postgres";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { readModels } from "@tidings/projections";
 
 let t: TestServices;
 let app: ApiInstance;
@@ -127,7 +128,7 @@ describe("DELETE /contacts/:idOrEmail", () => {
     expect((await call("DELETE", `/contacts/${body.id}`)).status).toBe(200);
 
     for (const [table, column] of [["contacts", "id"], ["contact_segments", "contact_id"], ["contact_topics", "contact_id"]] as const)
-      expect(await t.test.database.db.selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
+      expect(await readModels(t.test.database).selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
     await settledWrites(t.test.database);
     // Page through $all: a read returns at most one batch.
     const all: Awaited<ReturnType<typeof t.store.readAll>> = [];

@@ -5,6 +5,7 @@ import type { ApiRoutes } from "../app.js";
 import { listPage, listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { wireTimestamp } from "../wireTimestamp.js";
+import type { ApiTables } from "../apiMigrations.js";
 
 const logItem = z.object({
   id: z.string(),
@@ -30,9 +31,6 @@ const logId = z.object({ id: z.guid({ error: "The `logId` must be a valid UUID."
  */
 const wireCreatedAt = wireTimestamp("created_at").as("created_at_wire");
 
-type LogItem = z.infer<typeof logItem>;
-type ListedRow = Omit<LogItem, "created_at"> & { created_at_wire: string };
-
 function withCreatedAt<Row extends { created_at_wire: string }>({ created_at_wire, ...rest }: Row) {
   return { ...rest, created_at: created_at_wire };
 }
@@ -43,7 +41,7 @@ function withCreatedAt<Row extends { created_at_wire: string }>({ created_at_wir
  * requests it just made through this instance.
  */
 export function logsRoutes({ database }: { database: Database }): ApiRoutes {
-  const teamLogs = (teamId: string) => database.db.selectFrom("api_request_logs").where("team_id", "=", teamId);
+  const teamLogs = (teamId: string) => database.tables<ApiTables>().selectFrom("api_request_logs").where("team_id", "=", teamId);
 
   return (app) => {
     const writer = app.requestLogs;
@@ -54,7 +52,7 @@ export function logsRoutes({ database }: { database: Database }): ApiRoutes {
       async (request) => {
         await writer.flush();
         const base = teamLogs(requireAuth(request).teamId).select(["id", wireCreatedAt, "endpoint", "method", "response_status", "user_agent"]);
-        return listPage<ListedRow, LogItem>(base, request.query, { toItem: withCreatedAt });
+        return listPage(base, request.query, { toItem: withCreatedAt });
       },
     );
 
@@ -68,7 +66,7 @@ export function logsRoutes({ database }: { database: Database }): ApiRoutes {
           .where("id", "=", request.params.id)
           .executeTakeFirst();
         if (!row) throw new TidingsError("not_found", "Log not found");
-        return { object: "log" as const, ...withCreatedAt(row as ListedRow & { request_body: unknown; response_body: unknown }) };
+        return { object: "log" as const, ...withCreatedAt(row) };
       },
     );
   };
