@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TO_RECIPIENTS } from "@tidings/domain";
+import { emailStatuses, MAX_TO_RECIPIENTS } from "@tidings/domain";
 
 const addresses = (what: string) => z.union([z.string(), z.array(z.string())]).describe(what);
 
@@ -51,7 +51,7 @@ export const emailListItem = z.object({
   cc: z.array(z.string()).nullable(),
   bcc: z.array(z.string()).nullable(),
   reply_to: z.array(z.string()).nullable(),
-  last_event: z.string(),
+  last_event: z.enum(emailStatuses),
   message_id: z.string(),
   scheduled_at: z.string().nullable(),
 });
