@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isConnectionLoss } from "./connectionLoss.js";
 import { openDatabase, type Database } from "./database.js";
 import { createTestDatabase, testMode, type TestDatabase } from "./testDatabase.js";
 
@@ -36,10 +37,29 @@ describe.skipIf(embedded)("connections the PostgreSQL server ends", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       await sql`SELECT 1`.execute(trx);
     });
-    await expect(ended).rejects.toThrow();
+    const error = await ended.then(() => undefined, (e: unknown) => e);
     process.off("uncaughtException", collect);
     expect(uncaught).toEqual([]);
+    expect(isConnectionLoss(error), String(error)).toBe(true);
     const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(database.db);
     expect(rows[0]!.one).toBe(1);
+  });
+
+  it("calls a statement cut off by the server connection loss, and a statement's own failure not", async () => {
+    const running = sql`SELECT pg_sleep(5)`.execute(database.db);
+    let pid: number | undefined;
+    while (pid === undefined) {
+      const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(5)%' AND datname = current_database()`.execute(admin.db);
+      pid = rows[0]?.pid;
+    }
+    await terminate(pid);
+    const cutOff = await running.then(() => undefined, (e: unknown) => e);
+    expect(isConnectionLoss(cutOff), String(cutOff)).toBe(true);
+    const refused = await openDatabase({ url: "postgres://postgres@127.0.0.1:1/postgres", poolSize: 1 });
+    const unreachable = await sql`SELECT 1`.execute(refused.db).then(() => undefined, (e: unknown) => e);
+    await refused.close();
+    expect(isConnectionLoss(unreachable), String(unreachable)).toBe(true);
+    const wrong = await sql`SELECT no_such_column FROM pg_class`.execute(admin.db).then(() => undefined, (e: unknown) => e);
+    expect(isConnectionLoss(wrong), String(wrong)).toBe(false);
   });
 });
