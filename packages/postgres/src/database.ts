@@ -3,6 +3,8 @@ import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { preparingPool } from "./preparingPool.js";
+import { quoteIdent } from "./quoteIdent.js";
+import { resumingListen } from "./resumingListen.js";
 import { StatementNames } from "./statementNames.js";
 
 /**
@@ -73,6 +75,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
     c.on("error", () => {});
     await c.connect();
     dedicated.add(c);
+    c.once("end", () => dedicated.delete(c));
     return c;
   };
   const end = async (c: pg.Client) => {
@@ -80,6 +83,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
     await c.end().catch(() => {});
   };
   const locks = lockSession(client);
+  const listening = new Set<() => Promise<void>>();
   return {
     kind: "postgres",
     db,
@@ -87,15 +91,16 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
       await pool.query(text);
     },
     async listen(channel, onNotify) {
-      const c = await client();
-      c.on("notification", (n) => {
-        if (n.channel === channel) onNotify(n.payload ?? "");
-      });
-      await c.query(`LISTEN ${quoteIdent(channel)}`);
-      return () => end(c);
+      const unlisten = await resumingListen(client, end, channel, onNotify);
+      listening.add(unlisten);
+      return async () => {
+        listening.delete(unlisten);
+        await unlisten();
+      };
     },
     tryLock: (name) => locks.tryLock(name),
     async close() {
+      await Promise.all([...listening].map((unlisten) => unlisten()));
       await Promise.all([...dedicated].map(end));
       await db.destroy();
     },
@@ -200,6 +205,4 @@ async function openEmbedded(location: string, initialData: Blob | undefined): Pr
   };
 }
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent };
