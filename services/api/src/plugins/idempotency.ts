@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
-import { TidingsError, type Sealer } from "@tidings/core";
+import { deterministicId, TidingsError, type Sealer } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import {
   completeIdempotencyKey,
@@ -22,7 +22,7 @@ declare module "fastify" {
     idempotency?: boolean;
   }
   interface FastifyRequest {
-    idempotency: { scope: IdempotencyScope; requestHash: string; owned: boolean } | undefined;
+    idempotency: { scope: IdempotencyScope; requestHash: string; owned: boolean; generation?: string } | undefined;
   }
 }
 
@@ -78,6 +78,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     switch (reservation.outcome) {
       case "reserved":
         held.owned = true;
+        held.generation = reservation.generation;
         return;
       case "replay":
         return reply
@@ -132,6 +133,19 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
   });
 
   runPeriodically(app, { name: "prune idempotency keys", everyMs: options.pruneEveryMs ?? 10 * 60_000, run: () => pruneIdempotencyKeys(database) });
+}
+
+/**
+ * The id of the `index`th thing of `kind` this request creates. Under an Idempotency-Key it is the same on
+ * every run of the request until the key expires: a run cut off after it wrote (its process killed, or its
+ * connection lost with the commit) is taken over by the client's retry, which then writes under the same
+ * ids, and the store takes that for the repeat it is. Undefined without a key: the caller makes a new id.
+ */
+export function idempotentId(request: FastifyRequest, kind: string, index: number): string | undefined {
+  const held = request.idempotency;
+  if (!held?.owned || held.generation === undefined) return undefined;
+  const { teamId, method, path, key } = held.scope;
+  return deterministicId("idempotent", kind, teamId, method, path, key, held.requestHash, held.generation, String(index));
 }
 
 /** A sealed value starts `v1.`; a JSON reply never does. */
