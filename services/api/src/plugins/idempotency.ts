@@ -35,6 +35,8 @@ export interface IdempotencyOptions {
    */
   sealer?: Sealer;
   timing?: Partial<ReservationTiming>;
+  /** Pause between tries to record an answer or release a key while the database refuses (default 1 s). */
+  retryMs?: number;
   pruneEveryMs?: number;
 }
 
@@ -57,6 +59,7 @@ export const maxIdempotencyKeyLength = 256;
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
   const { database, sealer } = options;
   const timing: ReservationTiming = { keepSeconds: 24 * 3600, abandonedAfterSeconds: 60, ...options.timing };
+  const retryMs = options.retryMs ?? 1_000;
   app.decorateRequest("idempotency", undefined);
 
   const readKey = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
@@ -99,18 +102,38 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     }
   };
 
+  /**
+   * Records the answer to a key, or releases it; the answer itself stands whatever happens here. When the
+   * database refuses (it is away for a moment), this is tried again in the background until the key would
+   * be abandoned anyway: left reserved, the key answers 409 to each of the client's retries until then.
+   */
+  let closing = false;
+  app.addHook("onClose", async () => {
+    closing = true;
+  });
+  const settle = async (request: FastifyRequest, what: string, run: () => Promise<void>) => {
+    try {
+      await run();
+      return;
+    } catch (error) {
+      request.log.error({ err: error, idempotencyKey: request.idempotency?.scope.key }, `could not ${what}; trying again in the background`);
+    }
+    const giveUpAt = Date.now() + timing.abandonedAfterSeconds * 1_000;
+    void (async () => {
+      while (!closing && Date.now() < giveUpAt) {
+        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+        if (await run().then(() => true, () => false)) return request.log.info(`${what}: done once the database answered`);
+      }
+    })();
+  };
+
   const answer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const held = request.idempotency;
     if (!held?.owned) return payload;
     held.owned = false;
     const keep = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === "string";
-    try {
-      if (keep) await completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload);
-      else await releaseIdempotencyKey(database, held.scope, request.id);
-    } catch (error) {
-      // The answer itself stands; an unanswered key is taken over once it is abandoned (see timing).
-      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not record the answer to an idempotent request");
-    }
+    if (keep) await settle(request, "record the answer to an idempotent request", () => completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload));
+    else await settle(request, "release an idempotency key", () => releaseIdempotencyKey(database, held.scope, request.id));
     return payload;
   };
 
@@ -119,9 +142,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const held = request.idempotency;
     if (!held?.owned) return;
     held.owned = false;
-    await releaseIdempotencyKey(database, held.scope, request.id).catch((error: unknown) =>
-      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not release an idempotency key"),
-    );
+    await settle(request, "release an idempotency key", () => releaseIdempotencyKey(database, held.scope, request.id));
   };
 
   app.addHook("onRoute", (route) => {
