@@ -51,11 +51,12 @@ const underWay = new Map<string, Promise<void>>();
  * outcome is never handed to the transport again. A call for an email this process is already delivering
  * (a message redelivered when its ack wait ran out on a starved machine, a retry timer beside it) waits
  * for that delivery and then finds its outcome: two sends of one email side by side would both reach the
- * server, a duplicate no crash caused.
+ * server, a duplicate no crash caused. `stopping` (the consumer stopping) ends a wait for the store to
+ * take the outcome (see recordOutcome).
  */
-export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise<void> {
+export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping?: AbortSignal): Promise<void> {
   for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
-  const delivering = attemptDelivery(deps, emailId);
+  const delivering = attemptDelivery(deps, emailId, stopping);
   underWay.set(emailId, delivering);
   try {
     await delivering;
@@ -64,13 +65,13 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string): Promise
   }
 }
 
-async function attemptDelivery(deps: DeliveryDeps, emailId: string): Promise<void> {
+async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: AbortSignal | undefined): Promise<void> {
   const { store, transport, logger } = deps;
   const loaded = await loadEmail(store, emailId);
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
+  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId), stopping);
   if (content.broadcastId && state.status === "queued" && (await deps.broadcastCanceled?.(content.broadcastId))) {
     await record({ type: "RecordEmailCanceled", now: formatTimestamp(new Date()) });
     return;
@@ -145,7 +146,7 @@ export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySaga
     { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
     async (message) => {
       const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await deliverEmail(deps, (event.data as { emailId: string }).emailId);
+      await deliverEmail(deps, (event.data as { emailId: string }).emailId, message.stopping);
     },
   );
 }

@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { deterministicId } from "@tidings/core";
 import { emailDecider, emailStream, isDomainError, type EmailCommand } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import type { LoadedEmail } from "./emailStream.js";
+
+/** How long a recording is tried again while the store refuses it; a database restart takes seconds. */
+const retryForMs = 30_000;
 
 /**
  * Records what the transport said in one round trip, sent the moment it is asked for (never queued behind
@@ -10,22 +14,44 @@ import type { LoadedEmail } from "./emailStream.js";
  * queued email, so the revision read is normally still the stream's; when it is not, handleCommand reads
  * and decides again. Event ids derive from the email and the revision they follow: a retried append of
  * the same outcome is recognised by the store as the same append.
+ *
+ * While the store refuses the append (its database restarting), it is tried again, for up to 30 s or until
+ * `stopping` aborts: given up, the message is redelivered and the email, already accepted by the server,
+ * sent again. The caller holds its sending slot meanwhile, so no other email goes out that could not be
+ * recorded either.
  */
-export async function recordOutcome(store: EventStore, loaded: LoadedEmail & { emailId: string }, command: EmailCommand, metadata: EventMetadata): Promise<void> {
+export async function recordOutcome(
+  store: EventStore,
+  loaded: LoadedEmail & { emailId: string },
+  command: EmailCommand,
+  metadata: EventMetadata,
+  stopping?: AbortSignal,
+): Promise<void> {
   const streamId = emailStream(loaded.emailId);
   const decided = emailDecider.decide(command, loaded.state);
   if (isDomainError(decided)) throw new DomainRejection(decided);
   if (decided.length === 0) return;
   const after = String(loaded.revision);
-  try {
-    await store.append(
-      streamId,
-      decided.map((event, i) => ({ id: deterministicId("email-outcome", loaded.emailId, after, String(i)), type: event.type, data: event.data, metadata })),
-      loaded.revision,
-      { immediate: true },
-    );
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    await handleCommand({ store, streamId, decider: emailDecider, command, metadata });
+  const record = async () => {
+    try {
+      await store.append(
+        streamId,
+        decided.map((event, i) => ({ id: deterministicId("email-outcome", loaded.emailId, after, String(i)), type: event.type, data: event.data, metadata })),
+        loaded.revision,
+        { immediate: true },
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      await handleCommand({ store, streamId, decider: emailDecider, command, metadata });
+    }
+  };
+  const giveUpAt = Date.now() + retryForMs;
+  for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
+    try {
+      return await record();
+    } catch (error) {
+      if (error instanceof DomainRejection || stopping?.aborted || Date.now() + pauseMs > giveUpAt) throw error;
+      await sleep(pauseMs, undefined, stopping ? { signal: stopping } : {}).catch(() => {});
+    }
   }
 }
