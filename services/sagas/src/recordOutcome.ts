@@ -1,12 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { deterministicId } from "@tidings/core";
 import { emailDecider, emailStream, isDomainError, type EmailCommand } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import type { LoadedEmail } from "./emailStream.js";
-
-/** How long a recording is tried again while the store refuses it; a database restart takes seconds. */
-const retryForMs = 30_000;
+import { untilRecorded } from "./untilRecorded.js";
 
 /**
  * Records what the transport said in one round trip, sent the moment it is asked for (never queued behind
@@ -15,10 +12,8 @@ const retryForMs = 30_000;
  * and decides again. Event ids derive from the email and the revision they follow: a retried append of
  * the same outcome is recognised by the store as the same append.
  *
- * While the store refuses the append (its database restarting), it is tried again, for up to 30 s or until
- * `stopping` aborts: given up, the message is redelivered and the email, already accepted by the server,
- * sent again. The caller holds its sending slot meanwhile, so no other email goes out that could not be
- * recorded either.
+ * While the store refuses the append, it is tried again (untilRecorded); the caller holds its sending
+ * slot meanwhile, so no other email goes out that could not be recorded either.
  */
 export async function recordOutcome(
   store: EventStore,
@@ -45,13 +40,5 @@ export async function recordOutcome(
       await handleCommand({ store, streamId, decider: emailDecider, command, metadata });
     }
   };
-  const giveUpAt = Date.now() + retryForMs;
-  for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
-    try {
-      return await record();
-    } catch (error) {
-      if (error instanceof DomainRejection || stopping?.aborted || Date.now() + pauseMs > giveUpAt) throw error;
-      await sleep(pauseMs, undefined, stopping ? { signal: stopping } : {}).catch(() => {});
-    }
-  }
+  await untilRecorded(record, stopping);
 }

@@ -10,7 +10,9 @@ import { handleCommand } from "@tidings/commands";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
 import { startProjections, webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
 import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
-import type { DeliveryTimerPayload } from "./attemptDelivery.js";
+import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
+import { createAttemptLeases } from "./attemptLeases.js";
+import { createWebhookTargets } from "./webhookTargets.js";
 import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 
 const logger = createLogger("silent");
@@ -170,6 +172,38 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deterministicId("webhook-delivery", webhookId, suppressed!.id)}`]);
     const delivery = await store.readStream(webhookDeliveryStream(deterministicId("webhook-delivery", webhookId, suppressed!.id)));
     expect(delivery.map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+  });
+
+  it("keeps trying to record an attempt the endpoint took while the store refuses it, instead of posting it again", async () => {
+    let refusals = 3;
+    // The store refusing appends stands in for its database restarting right after the endpoint's 200.
+    const away: EventStore = {
+      ...store,
+      append: async (...args) => {
+        if (refusals-- > 0) throw new Error("Connection terminated unexpectedly");
+        return store.append(...args);
+      },
+    };
+    const deps: AttemptDeps = {
+      store: away,
+      timers,
+      logger,
+      sealer: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+      allowPrivate: true,
+      scheduleMs: [0, 100],
+      // Claimed at once, the delivery is out of the running saga's sweeps.
+      leases: createAttemptLeases(test.database),
+      knownForMs: 250,
+      targetForMs: 250,
+      targets: createWebhookTargets(store, 250),
+    };
+    const before = received.length;
+    const { deliveryId } = await leftBehindDelivery(webhookId);
+    await attemptDelivery(deps, deliveryId, webhookId);
+    expect(refusals).toBeLessThan(0);
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    await sleep(800);
+    expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
   });
 
   it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
