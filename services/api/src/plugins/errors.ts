@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { TidingsError } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
+import { isConnectionLoss } from "@tidings/postgres";
 import { errorTable, unexpectedError, type WireErrorName } from "../errorTable.js";
 
 /** The only error body a client ever sees: three keys, always (compat-reference §3.1). */
@@ -37,6 +38,9 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
     return { body: { ...errorTable.service_unavailable!, message: readModelsMissing }, unexpected: false };
   }
+  // The database restarting or failing over is the service unavailable for a moment, not a fault of
+  // this request: the client should retry it.
+  if (isConnectionLoss(error)) return { body: { ...errorTable.service_unavailable!, message: databaseUnavailable }, unexpected: false };
   const fastifyError = error as Partial<FastifyError>;
   const code = fastifyError.code ? frameworkCodes[fastifyError.code] : undefined;
   if (code) return { body: { ...errorTable[code]!, message: frameworkMessage(code, fastifyError, request) }, unexpected: false };
@@ -51,6 +55,7 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
 
 /** PostgreSQL's SQLSTATE for a relation that does not exist. */
 const UNDEFINED_TABLE = "42P01";
+const databaseUnavailable = "The database is unavailable for a moment; retry the request.";
 const readModelsMissing = "The read models are not built yet; start a projector (`tidings serve --role projector`) and retry.";
 
 const unexpectedMessage = "An unexpected error occurred; the request id identifies it in the server's logs.";

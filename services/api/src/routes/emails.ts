@@ -1,8 +1,9 @@
 import { z } from "zod";
-import type { FastifySchemaCompiler } from "fastify";
+import type { FastifyRequest, FastifySchemaCompiler } from "fastify";
 import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
 import { comparePositions, type Position } from "@tidings/eventstore";
+import type { EmailIdOrigin } from "@tidings/sending";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
@@ -14,6 +15,7 @@ import { sendingDomains } from "../handlers/sendingDomains.js";
 import { suppressionLookup } from "../handlers/suppressionLookup.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
+import { idempotentId } from "../plugins/idempotency.js";
 import { zodValidatorCompiler } from "../plugins/validation.js";
 import { attachmentForDownload, emailAttachments, emailQueries, type AttachmentRow } from "../queries/emails.js";
 import { ok } from "../replies.js";
@@ -28,6 +30,9 @@ const SEND_BODY_LIMIT = 42 * 1024 * 1024;
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
 
 const emailParams = z.object({ id: z.uuid() });
+
+/** Whether a send's email ids come from its Idempotency-Key (`idempotentId`) or were made for the request. */
+const idOrigin = (request: FastifyRequest): EmailIdOrigin => (idempotentId(request, "email", 0) === undefined ? "fresh" : "derived");
 const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() });
 const emailRef = z.object({ object: z.literal("email"), id: z.uuid() });
 const batchItem = sendEmailBody.describe("A `POST /emails` body without `attachments` and `scheduled_at`.");
@@ -84,8 +89,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
       { bodyLimit: SEND_BODY_LIMIT, config: { idempotency: true }, schema: { tags, summary: "Send an email", body: sendEmailBody, response: { 200: z.object({ id: z.uuid() }) } } },
       async (request, reply) => {
         const auth = requireAuth(request);
-        const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now());
-        const sent = await sendEmail(sendDeps, prepared, requestMetadata(request, auth, services.clock));
+        const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now(), idempotentId(request, "email", 0));
+        const sent = await sendEmail(sendDeps, prepared, requestMetadata(request, auth, services.clock), idOrigin(request));
         await services.waitFor(sent.position);
         return ok(reply, { id: sent.id });
       },
@@ -112,7 +117,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const errors: { index: number; message: string }[] = [];
         for (const [index, item] of request.body.entries()) {
           try {
-            prepared.push({ index, email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now) });
+            prepared.push({ index, email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now, idempotentId(request, "email", index)) });
           } catch (error) {
             if (!(error instanceof TidingsError) || !permissive) {
               if (error instanceof TidingsError) throw new TidingsError(error.code, `Email ${index}: ${error.message}`);
@@ -122,7 +127,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           }
         }
         const metadata = requestMetadata(request, auth, services.clock);
-        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata);
+        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata, idOrigin(request));
         const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));
