@@ -49,7 +49,8 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
   };
 
   return (app) => {
-    app.post("/api-keys", { preValidation: checkPermission, schema: { tags, body: createBody, response: { 201: createdKey } } }, async (request, reply) => {
+    const permissionErrors = { invalid_access: "`permission` is neither `full_access` nor `sending_access`." };
+    app.post("/api-keys", { preValidation: checkPermission, schema: { tags, body: createBody, errors: permissionErrors, response: { 201: createdKey } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { name, permission = "full_access", domain_id } = request.body;
       const key = await createApiKey(

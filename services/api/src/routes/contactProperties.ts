@@ -16,7 +16,10 @@ const params = z.object({ id: z.string().min(1).max(255).describe("The contact p
 const fallback = z.union([z.string(), z.number()]).nullable().describe("Rendered where a contact has no value; of the property's type.");
 
 const createBody = z.object({
-  key: z.string().describe("Letters, digits and underscores, at most 50; unique within the team, case-sensitive."),
+  key: z
+    .string()
+    .meta({ pattern: "^[A-Za-z0-9_]{1,50}$" })
+    .describe("Letters, digits and underscores, at most 50; unique within the team, case-sensitive. The domain checks it."),
   type: z.enum(propertyTypeNames),
   fallback_value: fallback.optional(),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { topicSubscriptions } from "@tidings/domain";
+import { CONTACT_NAME_MAX, topicSubscriptions } from "@tidings/domain";
+import { emailAddressText } from "./documentedText.js";
 
 /** Wire schemas shared by the contact routes and their legacy `/audiences/:id/contacts` twins. */
 export const idOrEmailParam = z.string().min(1).max(320).describe("The contact's id or email address.");
@@ -10,10 +11,11 @@ export const propertyValues = z
 
 export const topicChoice = z.object({ id: z.uuid(), subscription: z.enum(topicSubscriptions) });
 
-const name = z.string().nullable().optional();
+// The domain checks the names' length (see documentedText.ts).
+const name = z.string().meta({ maxLength: CONTACT_NAME_MAX }).nullable().optional();
 
 export const createContactBody = z.object({
-  email: z.string().describe("The contact's address; one contact per address and team."),
+  email: emailAddressText().describe("The contact's address; one contact per address and team."),
   first_name: name,
   last_name: name,
   unsubscribed: z.boolean().optional().describe("True: unsubscribed from every broadcast."),

@@ -5,8 +5,9 @@ import { hasPlainTextBody } from "@tidings/mail";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
-import { sendDownload } from "../downloadReply.js";
+import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { headerRecord, parseReceived } from "../inbound/parseReceived.js";
+import { bytesResponse } from "../mediaResponses.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { inboundAttachmentItem, inboundEmailQueries, type InboundAttachmentRow } from "../queries/inboundEmails.js";
@@ -112,7 +113,8 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params: emailParams,
           querystring: signedQuery,
-          response: { 200: z.unknown().describe("The message, message/rfc822.") },
+          errors: downloadErrors,
+          response: { 200: bytesResponse("The message as it arrived.", "message/rfc822") },
         },
       },
       async (request, reply) => {
@@ -155,7 +157,8 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params: attachmentParams,
           querystring: signedQuery,
-          response: { 200: z.unknown().describe("The attachment's bytes.") },
+          errors: downloadErrors,
+          response: { 200: bytesResponse("The attachment's bytes, with the type it arrived with.", "*/*") },
         },
       },
       async (request, reply) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { TEMPLATE_NAME_MAX, TEMPLATE_VARIABLES_MAX, templateVariableTypes, type TemplateContent } from "@tidings/domain";
+import { TEMPLATE_NAME_MAX, TEMPLATE_VARIABLE_KEY_MAX, TEMPLATE_VARIABLES_MAX, templateVariableTypes, type TemplateContent } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTemplate, duplicateTemplate } from "../handlers/createTemplate.js";
@@ -16,15 +16,19 @@ const tags = ["templates"];
 const params = z.object({ idOrAlias: z.string().min(1).max(255).describe("The template's id or alias.") });
 
 const variable = z.object({
-  key: z.string().describe("Used in the template as `{{{KEY}}}`: ASCII letters, digits and underscores."),
+  // The domain checks the key, the name, the html and the alias (see documentedText.ts); `.meta()` documents them.
+  key: z
+    .string()
+    .meta({ pattern: `^[A-Za-z0-9_]{1,${TEMPLATE_VARIABLE_KEY_MAX}}$` })
+    .describe("Used in the template as `{{{KEY}}}`: ASCII letters, digits and underscores."),
   type: z.enum(templateVariableTypes),
   fallback_value: z.union([z.string(), z.number()]).nullable().optional().describe("Used when a send supplies no value; of the variable's type."),
 });
 
 const contentShape = {
-  name: z.string().max(TEMPLATE_NAME_MAX).describe("The template's name."),
-  html: z.string().describe("The html body; variables are written `{{{KEY}}}` or `{{{KEY|fallback}}}`."),
-  alias: z.string().nullable().optional().describe("A name unique within the team, usable wherever the id is."),
+  name: z.string().max(TEMPLATE_NAME_MAX).meta({ minLength: 1 }).describe("The template's name."),
+  html: z.string().meta({ minLength: 1 }).describe("The html body; variables are written `{{{KEY}}}` or `{{{KEY|fallback}}}`."),
+  alias: z.string().meta({ pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$" }).nullable().optional().describe("A name unique within the team, usable wherever the id is."),
   subject: z.string().nullable().optional().describe("Default subject, overridable when sending."),
   text: z.string().nullable().optional().describe("Plain-text body; generated from html when omitted, none when empty."),
   from: z.string().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),

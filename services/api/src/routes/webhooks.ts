@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { webhookStatuses } from "@tidings/domain";
+import { webhookEventTypes, webhookStatuses } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createWebhook } from "../handlers/createWebhook.js";
@@ -12,14 +12,19 @@ import { requireAuth } from "../plugins/auth.js";
 import { getWebhook, getWebhookDelivery, listWebhookAttempts, listWebhookDeliveries, listWebhooks } from "../queries/webhooks.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { urlText } from "./documentedText.js";
 import type { ApiServices } from "../services.js";
 
 const tags = ["webhooks"];
 const params = z.object({ id: z.uuid() });
 const eventParams = params.extend({ eventId: z.uuid() });
 
-const endpoint = z.string().describe("The URL events are POSTed to: https (http only in development, see WEBHOOK_ALLOW_PRIVATE).");
-const events = z.array(z.string()).describe("Event types to deliver, e.g. `email.sent` (reference §8.1); at least one.");
+// The domain checks both (see documentedText.ts).
+const endpoint = urlText().describe("The URL events are POSTed to: https (http only in development, see WEBHOOK_ALLOW_PRIVATE).");
+const events = z
+  .array(z.string().meta({ enum: [...webhookEventTypes] }))
+  .meta({ minItems: 1 })
+  .describe("Event types to deliver, e.g. `email.sent` (reference §8.1); at least one.");
 const createBody = z.object({ endpoint, events });
 const updateBody = z.object({ endpoint: endpoint.optional(), events: events.optional(), status: z.enum(webhookStatuses).optional() });
 
