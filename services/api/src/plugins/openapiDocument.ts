@@ -77,15 +77,20 @@ function documentPath(url: string): string {
   return url.replace(/:(\w+)/g, "{$1}").replace(/\*/g, "{*}");
 }
 
+/** What fastify-swagger calls "Default Response" when the schema gives no description. */
+const successes: Record<string, string> = { "200": "Done.", "201": "Created.", "202": "Accepted: it happens next." };
+
 function completeOperation(operation: Operation, route: CatalogRoute, facts: AppFacts): Operation {
-  const responses = { ...operation.responses };
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => [status, response.description === "Default Response" && successes[status] ? { ...response, description: successes[status] } : response]),
+  );
   for (const [status, headers] of declaredHeaders(route)) responses[status] = { ...responses[status]!, headers: { ...responses[status]?.headers, ...headers } };
   for (const [status, failures] of operationErrors(route, facts)) {
     const existing = responses[status];
     const reasons = failures.reasons.join(" ");
     responses[status] = {
       ...existing,
-      description: existing && existing.description !== "Default Response" ? `${existing.description} ${reasons}` : reasons,
+      description: existing ? `${existing.description} ${reasons}` : reasons,
       ...(errorHeaders[status] ? { headers: { ...existing?.headers, ...errorHeaders[status] } } : {}),
       content: { ...existing?.content, "application/json": existing?.content?.["application/json"] ?? { schema: errorRef } },
     };

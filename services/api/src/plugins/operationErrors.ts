@@ -2,6 +2,7 @@ import { errorTable, type WireErrorName } from "../errorTable.js";
 import { routerOptions } from "../router.js";
 import { isPublicRoute, isSendingRoute } from "./auth.js";
 import { takesIdempotencyKeys } from "./idempotency.js";
+import { maxJsonDepth } from "./jsonBody.js";
 import type { CatalogRoute } from "./routeCatalog.js";
 
 declare module "fastify" {
@@ -61,7 +62,7 @@ const causes: Cause[] = [
   (f) =>
     f.takesBody
       ? {
-          invalid_json: "The body is not valid JSON, or has a `__proto__` or `constructor.prototype` key.",
+          invalid_json: `The body is not valid JSON or not valid UTF-8, nests deeper than ${maxJsonDepth} levels, or has a \`__proto__\` or \`constructor.prototype\` key.`,
           body_too_large: `The body is larger than ${f.bodyLimit} bytes.`,
           unsupported_media_type: "The body's `Content-Type` is not one this operation takes.",
         }
