@@ -140,17 +140,23 @@ function withKey(sample: unknown, member: string): string {
   return text === "{}" ? `{${member}}` : `{${member},${text.slice(1)}`;
 }
 
-/** A body of the media type, exactly `bytes` long: the sample with a padding field, for JSON. */
-function padded(mediaType: string, sample: unknown, bytes: number): { type: string; payload: string } {
-  const fill = (empty: string, wrap: (padding: string) => string) => wrap("x".repeat(Math.max(0, bytes - Buffer.byteLength(empty))));
-  if (mediaType === "application/x-www-form-urlencoded") return { type: mediaType, payload: fill("padding=", (p) => `padding=${p}`) };
+/**
+ * A body of the media type, exactly `bytes` long: for JSON, the sample with a padding field. Built as a
+ * Buffer around one filled run, so a body of tens of MB costs one allocation here.
+ */
+function padded(mediaType: string, sample: unknown, bytes: number): { type: string; payload: Buffer } {
+  const around = (before: string, after: string) => {
+    const fill = Math.max(0, bytes - Buffer.byteLength(before) - Buffer.byteLength(after));
+    return Buffer.concat([Buffer.from(before), Buffer.alloc(fill, "x"), Buffer.from(after)]);
+  };
+  if (mediaType === "application/x-www-form-urlencoded") return { type: mediaType, payload: around("padding=", "") };
   if (mediaType === "multipart/form-data") {
-    const part = (p: string) => `--${boundary}\r\nContent-Disposition: form-data; name="padding"\r\n\r\n${p}\r\n--${boundary}--\r\n`;
-    return { type: `${mediaType}; boundary=${boundary}`, payload: fill(part(""), part) };
+    const payload = around(`--${boundary}\r\nContent-Disposition: form-data; name="padding"\r\n\r\n`, `\r\n--${boundary}--\r\n`);
+    return { type: `${mediaType}; boundary=${boundary}`, payload };
   }
   const base = sample !== null && typeof sample === "object" && !Array.isArray(sample) ? sample : {};
-  const json = (p: string) => JSON.stringify({ ...base, padding: p });
-  return { type: "application/json", payload: fill(json(""), json) };
+  const [before, after] = JSON.stringify({ ...base, padding: "" }).split('"padding":""') as [string, string];
+  return { type: "application/json", payload: around(`${before}"padding":"`, `"${after}`) };
 }
 
 const boundary = "tidings-hostile-boundary";
