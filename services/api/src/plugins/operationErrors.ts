@@ -52,7 +52,7 @@ const causes: Cause[] = [
       ? {
           validation_error: "A value breaks this operation's schema; the message names it.",
           ...(f.route.schema?.body ? { missing_required_field: "A required body field is missing." } : {}),
-          ...(f.route.schema?.querystring || f.route.schema?.params ? { missing_required_parameter: "A required parameter is missing." } : {}),
+          ...(f.route.schema?.querystring || f.route.schema?.params || f.route.schema?.headers ? { missing_required_parameter: "A required parameter is missing." } : {}),
         }
       : undefined,
   (f) =>

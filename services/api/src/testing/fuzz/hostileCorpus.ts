@@ -88,6 +88,9 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
     );
   });
   const query = operation.parameters.find((p) => p.in === "query")?.name ?? "q";
+  // In a path parameter where there is one; Node's parser refuses the request line before any route is chosen.
+  const filler = "p".repeat(20 * 1024);
+  const longPath = pathParameters.length > 0 ? pathWith({ index: 0, raw: filler }) : `${pathWith()}/${filler}`;
   corpus.push(
     request("a NUL in the query", { url: `${pathWith()}?${query}=a%00b`, expect: refused }),
     request("a query value of 10,000 characters", { url: `${pathWith()}?${query}=${"9".repeat(10_000)}` }),
@@ -95,7 +98,7 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
     request("a query value of 1e308", { url: `${pathWith()}?${query}=1e308` }),
     request("a query value of -0", { url: `${pathWith()}?${query}=-0` }),
     request("a header of 32 KB", { headers: { ...headers, "x-filler": "x".repeat(32 * 1024) }, overSocket: true, expect: exactly(431) }),
-    request("a path of 20 KB", { url: `${pathWith()}/${"p".repeat(20 * 1024)}`, overSocket: true, expect: exactly(431) }),
+    request("a path of 20 KB", { url: longPath, overSocket: true, expect: exactly(431) }),
     request("a query string of 20 KB", { url: `${pathWith()}?${query}=${"q".repeat(20 * 1024)}`, overSocket: true, expect: exactly(431) }),
   );
   return corpus;
