@@ -94,6 +94,14 @@ describe("the API's OpenAPI document", () => {
     expect(paths["/emails/{id}"]!.get!.responses["200"]!.content!["application/json"]!.schema.properties!.id).toMatchObject({ format: "uuid" });
   });
 
+  it("lists the failures a route declares beyond its kind's", () => {
+    const download = paths["/emails/{id}/attachments/{attachmentId}/download"]!.get!.responses;
+    expect(Object.keys(download)).toEqual(expect.arrayContaining(["403", "404", "503"]));
+    expect(paths["/contacts"]!.post!.responses["404"]).toBeDefined();
+    expect(paths["/ready"]!.get!.responses["503"]).toBeDefined();
+    expect(paths["/health"]!.get!.responses["503"]).toBeUndefined();
+  });
+
   it("names the Idempotency-Key header where it is honoured", () => {
     const header = (path: string, method: string) => paths[path]![method]!.parameters?.find((p) => p.in === "header" && p.name === "Idempotency-Key");
     expect(header("/emails", "post")?.schema).toMatchObject({ maxLength: 256 });
