@@ -6,6 +6,7 @@ import { createTestServices, type TestServices } from "../testing/testServices.j
 
 interface Schema {
   $ref?: string;
+  pattern?: string;
   type?: string | string[];
   format?: string;
   minLength?: number;
@@ -91,7 +92,10 @@ describe("the API's OpenAPI document", () => {
     expect(jsonBody(paths["/suppressions"]!.post!).properties!.email).toMatchObject({ format: "email" });
     expect(jsonBody(paths["/webhooks"]!.post!).properties!.endpoint).toMatchObject({ format: "uri" });
     expect(jsonBody(paths["/domains"]!.post!).properties!.name).toMatchObject({ format: "idn-hostname" });
-    expect(paths["/emails/{id}"]!.get!.responses["200"]!.content!["application/json"]!.schema.properties!.id).toMatchObject({ format: "uuid" });
+    const email = paths["/emails/{id}"]!.get!.responses["200"]!.content!["application/json"]!.schema.properties!;
+    expect(email.id).toMatchObject({ format: "uuid" });
+    // The wire's timestamp is not RFC 3339 (a space, and `+00`), so it is a pattern, not `date-time`.
+    expect(email.created_at).toMatchObject({ type: "string", pattern: expect.stringContaining("\\+00$") });
   });
 
   it("lists the failures a route declares beyond its kind's", () => {

@@ -11,6 +11,7 @@ import { getAutomation, listAutomations } from "../queries/automations.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["automations"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The automation's id.") });
@@ -36,10 +37,10 @@ const definitionShape = {
 const updateBody = z.object(definitionShape).meta({ dependentRequired: { steps: ["connections"], connections: ["steps"] } });
 const createBody = z.object({ ...definitionShape, name: z.string().max(AUTOMATION_NAME_MAX) }).meta({ required: ["name", "steps", "connections"] });
 
-const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: z.string(), updated_at: z.string().nullable() });
+const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: wireTimestampText(), updated_at: wireTimestampText().nullable() });
 const automation = listItem.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
 const reference = z.object({ object: z.literal("automation"), id: z.uuid() });
-const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: z.string().nullable(), completed_at: z.string().nullable(), created_at: z.string() });
+const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: wireTimestampText().nullable(), completed_at: wireTimestampText().nullable(), created_at: wireTimestampText() });
 const run = runItem.extend({
   object: z.literal("automation_run"),
   steps: z.array(
@@ -49,9 +50,9 @@ const run = runItem.extend({
       status: z.enum(runStepStatuses),
       output: z.record(z.string(), z.unknown()).nullable(),
       error: z.string().nullable(),
-      started_at: z.string().nullable(),
-      completed_at: z.string().nullable(),
-      created_at: z.string(),
+      started_at: wireTimestampText().nullable(),
+      completed_at: wireTimestampText().nullable(),
+      created_at: wireTimestampText(),
     }),
   ),
 });

@@ -12,6 +12,7 @@ import { requestMetadata } from "../requestMetadata.js";
 import { sendingDomains } from "../handlers/sendingDomains.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["broadcasts"];
 const params = z.object({ id: z.uuid() });
@@ -68,9 +69,9 @@ const listItem = z.object({
   audience_id: z.uuid().nullable(),
   segment_id: z.uuid().nullable(),
   status: z.enum(["draft", "scheduled", "queued", "sending", "sent", "canceled", "failed"]),
-  created_at: z.string(),
-  scheduled_at: z.string().nullable(),
-  sent_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  scheduled_at: wireTimestampText().nullable(),
+  sent_at: wireTimestampText().nullable(),
   topic_id: z.uuid().nullable(),
 });
 const counts = z

@@ -12,6 +12,7 @@ import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { importForm, importOptions } from "./contactImportFields.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["contacts"];
 const counts = z.object({ total: z.number(), created: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() });
@@ -19,8 +20,8 @@ const item = z.object({
   object: z.literal("contact_import"),
   id: z.uuid(),
   status: z.enum(contactImportStatuses),
-  created_at: z.string(),
-  completed_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  completed_at: wireTimestampText().nullable(),
   counts,
 });
 

@@ -10,6 +10,7 @@ import { getContactProperty, listContactProperties } from "../queries/contactPro
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["contact-properties"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The contact property's id.") });
@@ -31,7 +32,7 @@ const item = z.object({
   key: z.string(),
   type: z.enum(propertyTypeNames),
   fallback_value: z.union([z.string(), z.number()]).nullable(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
 });
 const reference = z.object({ object: z.literal("contact_property"), id: z.uuid() });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CONTACT_NAME_MAX, topicSubscriptions } from "@tidings/domain";
 import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 /** Wire schemas shared by the contact routes and their legacy `/audiences/:id/contacts` twins. */
 export const idOrEmailParam = z.string().min(1).max(320).describe("The contact's id or email address.");
@@ -36,7 +37,7 @@ export const contactItem = z.object({
   email: z.string(),
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   unsubscribed: z.boolean(),
 });
 

@@ -9,6 +9,7 @@ import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
 import { checkRegionField, regionErrors } from "./domains.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["domains"];
 const params = z.object({ id: z.uuid().describe("The placeholder domain id the claim returned.") });
@@ -32,8 +33,8 @@ const claimSchema = z.object({
   record: z.object({ type: z.literal("TXT"), name: z.string(), value: z.string(), ttl: z.literal("Auto") }),
   blocked_reason: z.enum(claimBlockedReasons).nullable(),
   failure_reason: z.string().nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
+  created_at: wireTimestampText(),
+  expires_at: wireTimestampText(),
 });
 
 /** The DomainClaim of reference §6.5, as of `now`: a claim past its 7 days shows expired. */

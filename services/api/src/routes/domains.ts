@@ -13,6 +13,7 @@ import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["domains"];
 const params = z.object({ id: z.uuid() });
@@ -49,7 +50,7 @@ const listItem = z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(domainStatuses),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   region: z.enum(domainRegions),
   capabilities: z.object({ sending: z.enum(capabilityStates), receiving: z.enum(capabilityStates) }),
   open_tracking: z.boolean(),

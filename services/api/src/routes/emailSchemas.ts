@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_TAG_LENGTH, MAX_TO_RECIPIENTS } from "@tidings/domain";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 /*
  * The rules of a send live in the domain, which words its errors as the contract does (`Missing \`subject\`
@@ -83,14 +84,14 @@ export const emailListItem = z.object({
   id: z.uuid(),
   to: z.array(z.string()),
   from: z.string(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   subject: z.string(),
   cc: z.array(z.string()).nullable(),
   bcc: z.array(z.string()).nullable(),
   reply_to: z.array(z.string()).nullable(),
   last_event: z.string(),
   message_id: z.string(),
-  scheduled_at: z.string().nullable(),
+  scheduled_at: wireTimestampText().nullable(),
 });
 
 export const emailObject = emailListItem.extend({
@@ -108,5 +109,5 @@ export const attachmentItem = z.object({
   content_disposition: z.enum(["inline", "attachment"]),
   content_id: z.string().optional(),
   download_url: z.string(),
-  expires_at: z.string(),
+  expires_at: wireTimestampText(),
 });

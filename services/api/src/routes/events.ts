@@ -12,6 +12,7 @@ import { accepted, created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["events"];
 const params = z.object({ idOrName: z.string().min(1).max(EVENT_NAME_MAX).describe("The event's id or name, URL-encoded.") });
@@ -34,8 +35,8 @@ const event = z.object({
   id: z.uuid(),
   name: z.string(),
   schema: z.record(z.string(), z.string()).nullable(),
-  created_at: z.string(),
-  updated_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  updated_at: wireTimestampText().nullable(),
 });
 const listItem = event.omit({ object: true });
 const reference = z.object({ object: z.literal("event"), id: z.uuid() });

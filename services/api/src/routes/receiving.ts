@@ -13,12 +13,13 @@ import { requireAuth } from "../plugins/auth.js";
 import { inboundAttachmentItem, inboundEmailQueries, type InboundAttachmentRow } from "../queries/inboundEmails.js";
 import { ok } from "../replies.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["receiving"];
 const emailParams = z.object({ id: z.uuid() });
 const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() });
 const signedQuery = z.object({ expires: z.coerce.number().int(), signature: z.string() });
-const signed = { download_url: z.string(), expires_at: z.string() };
+const signed = { download_url: z.string(), expires_at: wireTimestampText() };
 
 const inboundAttachment = z.object({
   id: z.uuid(),
@@ -32,7 +33,7 @@ const listItem = z.object({
   id: z.uuid(),
   to: z.array(z.string()),
   from: z.string(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   subject: z.string(),
   cc: z.array(z.string()).nullable(),
   bcc: z.array(z.string()).nullable(),

@@ -11,6 +11,7 @@ import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["suppressions"];
 const params = z.object({ idOrEmail: z.string().min(1).max(320).describe("The suppression's id or its email address.") });
@@ -21,7 +22,7 @@ const removeBody = z.union([
   z.object({ ids: z.array(z.string()).min(1).max(SUPPRESSION_BATCH_MAX, tooMany("ids")) }),
 ]);
 
-const item = z.object({ id: z.uuid(), email: z.string(), origin: z.enum(suppressionOrigins), source_id: z.uuid().nullable(), created_at: z.string() });
+const item = z.object({ id: z.uuid(), email: z.string(), origin: z.enum(suppressionOrigins), source_id: z.uuid().nullable(), created_at: wireTimestampText() });
 const reference = z.object({ object: z.literal("suppression"), id: z.uuid() });
 const removed = z.object({ object: z.literal("suppression"), id: z.string(), deleted: z.boolean() });
 

@@ -11,6 +11,7 @@ import { getTemplate, listTemplates } from "../queries/templates.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["templates"];
 const params = z.object({ idOrAlias: z.string().min(1).max(255).describe("The template's id or alias.") });
@@ -61,9 +62,9 @@ const listItem = z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(["draft", "published"]),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  published_at: wireTimestampText().nullable(),
+  created_at: wireTimestampText(),
+  updated_at: wireTimestampText(),
   alias: z.string().nullable(),
 });
 const template = listItem.extend({
@@ -78,8 +79,8 @@ const template = listItem.extend({
       key: z.string(),
       type: z.enum(templateVariableTypes),
       fallback_value: z.union([z.string(), z.number()]).nullable(),
-      created_at: z.string(),
-      updated_at: z.string(),
+      created_at: wireTimestampText(),
+      updated_at: wireTimestampText(),
     }),
   ),
   has_unpublished_versions: z.boolean(),

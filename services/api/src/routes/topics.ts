@@ -10,6 +10,7 @@ import { getTopic, listTopics } from "../queries/topics.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["topics"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The topic's id.") });
@@ -41,7 +42,7 @@ const item = z.object({
   description: z.string().nullable(),
   default_subscription: z.enum(topicSubscriptions),
   visibility: z.enum(topicVisibilities),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
 });
 const reference = z.object({ object: z.literal("topic"), id: z.uuid() });
 
