@@ -119,9 +119,9 @@ describe("the error answers in /openapi.json", () => {
 });
 
 describe("/openapi.json's limits", () => {
-  it("holds path parameters to the router's: not empty, and at most 320 characters unless the schema says less", async () => {
+  it("holds path parameters to the router's: not empty, not a dot segment, and at most 320 characters unless the schema says less", async () => {
     const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
-    expect(doc.paths["/things/{id}"].get.parameters[0].schema).toMatchObject({ type: "string", minLength: 1, maxLength: 320 });
+    expect(doc.paths["/things/{id}"].get.parameters[0].schema).toMatchObject({ type: "string", minLength: 1, maxLength: 320, not: { enum: [".", ".."] } });
     expect(doc.paths["/locks/{name}"].delete.parameters[0].schema).toMatchObject({ minLength: 1, maxLength: 40 });
   });
 

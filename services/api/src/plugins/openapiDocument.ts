@@ -115,14 +115,16 @@ function completeOperation(operation: Operation, route: CatalogRoute, facts: App
 /**
  * What the router holds every path parameter to: an empty one matches no route (404), and a longer one
  * than its limit is answered 400 before the route runs. The wildcard is not held to the router's limit;
- * its own schema says how long it may be.
+ * its own schema says how long it may be. `.` and `..` never arrive as themselves: clients resolve them
+ * as the URL's dot segments, and the request reaches another path.
  */
 function limitPathParameter(parameter: Parameter): Parameter {
   const schema = parameter.schema ?? {};
   const name = parameter.name === "*" ? wildcardName : parameter.name;
   if (schema.type !== "string") return { ...parameter, name };
   const maxLength = parameter.name === "*" ? schema.maxLength : (schema.maxLength ?? routerOptions.maxParamLength);
-  return { ...parameter, name, schema: { ...schema, minLength: Math.max(1, Number(schema.minLength ?? 0)), ...(maxLength === undefined ? {} : { maxLength }) } };
+  const limits = { minLength: Math.max(1, Number(schema.minLength ?? 0)), ...(maxLength === undefined ? {} : { maxLength }), not: { enum: [".", ".."] } };
+  return { ...parameter, name, schema: { ...schema, ...limits } };
 }
 
 /** A body schema that takes `undefined` (the SDK's empty POST) does not need a body. */

@@ -13,6 +13,7 @@ import { sendingDomains } from "../handlers/sendingDomains.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { mailboxText } from "./documentedText.js";
 
 const tags = ["broadcasts"];
 const params = z.object({ id: z.uuid() });
@@ -21,12 +22,12 @@ const scheduledAt = z.string().describe("ISO 8601, or a phrase such as `in 1 hou
 const contentShape = {
   segment_id: z.uuid().optional().describe("The segment whose contacts receive the broadcast."),
   audience_id: z.uuid().optional().describe("Legacy name of `segment_id`."),
-  from: z.string().describe("`email@example.com` or `Name <email@example.com>`."),
+  from: mailboxText().describe("`email@example.com` or `Name <email@example.com>`."),
   subject: z.string().min(1),
   html: z.string().optional().describe("May hold `{{{contact.<field>|fallback}}}` and `{{{SERVICE_UNSUBSCRIBE_URL}}}`."),
   text: z.string().optional().describe("Generated from html per recipient when omitted; none when empty."),
   name: z.string().max(255).optional(),
-  reply_to: z.union([z.string(), z.array(z.string())]).optional(),
+  reply_to: z.union([mailboxText(), z.array(mailboxText())]).optional(),
   preview_text: z.string().max(1000).optional(),
   topic_id: z.uuid().nullable().optional().describe("Only contacts opted in to this topic receive it."),
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONTACT_EMAIL_MAX } from "@tidings/domain";
+import { addrSpec, CONTACT_EMAIL_MAX } from "@tidings/domain";
 
 /*
  * Strings the domain checks itself, so that its errors keep the contract's wording: the schemas take any
@@ -17,3 +17,12 @@ export const dnsLabelText = () => z.string().meta({ pattern: "^[A-Za-z0-9](?:[A-
 
 /** An absolute URL. */
 export const urlText = () => z.string().meta({ format: "uri" });
+
+/** `a@b.c` or `Name <a@b.c>`, as the domain's `parseMailbox` reads a sender or recipient. */
+export const mailboxText = () =>
+  z.string().meta({
+    anyOf: [
+      { format: "email", pattern: addrSpec.source },
+      { pattern: `^[^<>]*<${addrSpec.source.slice(1, -1)}>$` },
+    ],
+  });

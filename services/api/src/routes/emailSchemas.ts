@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_TAG_LENGTH, MAX_TO_RECIPIENTS } from "@tidings/domain";
+import { mailboxText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
 /*
@@ -8,7 +9,7 @@ import { wireTimestampText } from "../wireTimestamp.js";
  * document, with `.meta()`: JSON Schema keywords that zod does not enforce.
  */
 
-const addresses = (what: string, most?: number) => z.union([z.string(), z.array(z.string()).meta(most === undefined ? {} : { maxItems: most })]).describe(what);
+const addresses = (what: string, most?: number) => z.union([mailboxText(), z.array(mailboxText()).meta(most === undefined ? {} : { maxItems: most })]).describe(what);
 
 const tagText = z.string().meta({ pattern: "^[A-Za-z0-9_-]+$", maxLength: MAX_TAG_LENGTH });
 
@@ -30,7 +31,7 @@ const sendRule = {
 /** The body of `POST /emails` and of each batch item (reference §6.1); the rules themselves live in the domain. */
 export const sendEmailBody = z
   .object({
-    from: z.string().optional().describe("`a@b.c` or `Name <a@b.c>`; optional when the template has a default sender."),
+    from: mailboxText().optional().describe("`a@b.c` or `Name <a@b.c>`; optional when the template has a default sender."),
     to: addresses(`One address or a list of at most ${MAX_TO_RECIPIENTS}.`, MAX_TO_RECIPIENTS).optional(),
     subject: z.string().optional().describe("Required unless the template has a default subject."),
     cc: addresses("Carbon copy recipients.").optional(),

@@ -12,6 +12,7 @@ import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { mailboxText } from "./documentedText.js";
 
 const tags = ["templates"];
 const params = z.object({ idOrAlias: z.string().min(1).max(255).describe("The template's id or alias.") });
@@ -32,8 +33,8 @@ const contentShape = {
   alias: z.string().meta({ pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$" }).nullable().optional().describe("A name unique within the team, usable wherever the id is."),
   subject: z.string().nullable().optional().describe("Default subject, overridable when sending."),
   text: z.string().nullable().optional().describe("Plain-text body; generated from html when omitted, none when empty."),
-  from: z.string().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),
-  reply_to: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  from: mailboxText().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),
+  reply_to: z.union([mailboxText(), z.array(mailboxText())]).nullable().optional(),
   variables: z.array(variable).max(TEMPLATE_VARIABLES_MAX, `The \`variables\` field must hold at most ${TEMPLATE_VARIABLES_MAX} variables.`).nullable().optional(),
 };
 

@@ -56,7 +56,9 @@ export function requestsFor(operation: DocumentedOperation, context: RequestCont
 
 function pathValuesOf(parameter: DocumentedParameter, context: RequestContext, known: readonly string[]): fc.Arbitrary<string> {
   const documented = valuesOf(parameter.schema ?? { type: "string" }, context.resolve).map(String);
-  const choices = [{ weight: 3, arbitrary: documented }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }];
+  // `.` and `..` would be resolved as dot segments on the way: the request would be for another path.
+  const undocumented = fc.string({ minLength: 1, maxLength: 20 }).filter((value) => value !== "." && value !== "..");
+  const choices = [{ weight: 3, arbitrary: documented }, { weight: 1, arbitrary: undocumented }];
   if (known.length > 0) choices.push({ weight: 3, arbitrary: fc.constantFrom(...known) });
   return fc.oneof(...choices);
 }

@@ -57,6 +57,8 @@ const formats: Record<string, fc.Arbitrary<string>> = {
  * (an id nobody has), which is what a route must answer well too.
  */
 export function valuesOf(schema: JsonSchema, resolve: RefResolver, depth = 0): fc.Arbitrary<unknown> {
+  const excluded = schema.not?.enum;
+  if (excluded) return valuesOf(withoutKey(schema, "not"), resolve, depth).filter((value) => !excluded.includes(value));
   if (schema.$ref) return valuesOf({ ...resolve(schema.$ref), ...withoutKey(schema, "$ref") }, resolve, depth);
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
