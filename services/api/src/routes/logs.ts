@@ -4,8 +4,7 @@ import type { Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { listPage, listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
-import { wireTimestamp } from "../wireTimestamp.js";
-import { wireTimestampText } from "../wireTimestamp.js";
+import { wireTimestamp, wireTimestampText } from "../wireTimestamp.js";
 
 const logItem = z.object({
   id: z.string(),
