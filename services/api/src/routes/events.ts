@@ -16,9 +16,17 @@ import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["events"];
 const params = z.object({ idOrName: z.string().min(1).max(EVENT_NAME_MAX).describe("The event's id or name, URL-encoded.") });
-const schema = z.record(z.string(), z.enum(eventFieldTypes)).nullable().describe("A flat map of payload field to `string`, `number`, `boolean` or `date`.");
+// The domain checks the name and the fields (see documentedText.ts); `.meta()` documents its rules.
+const schema = z
+  .record(z.string().meta({ pattern: "^[A-Za-z0-9_-]{1,100}$" }), z.enum(eventFieldTypes))
+  .nullable()
+  .describe("A flat map of payload field to `string`, `number`, `boolean` or `date`.");
+const eventName = z
+  .string()
+  .meta({ pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", maxLength: EVENT_NAME_MAX })
+  .describe("A dotted name such as `user.signed_up`; `resend:` and `tidings:` are reserved.");
 
-const createBody = z.object({ name: z.string().describe("A dotted name such as `user.signed_up`; `resend:` and `tidings:` are reserved."), schema: schema.optional() });
+const createBody = z.object({ name: eventName, schema: schema.optional() });
 const updateBody = z.object({ schema });
 const sendBody = z
   .object({

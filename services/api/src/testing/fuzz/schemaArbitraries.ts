@@ -25,6 +25,7 @@ export interface JsonSchema {
   properties?: Record<string, JsonSchema>;
   required?: string[];
   additionalProperties?: boolean | JsonSchema;
+  propertyNames?: JsonSchema;
   default?: unknown;
 }
 
@@ -116,8 +117,9 @@ function objectsOf(schema: JsonSchema, resolve: RefResolver, depth: number): fc.
   );
   const extra = schema.additionalProperties;
   if (!extra || typeof extra !== "object" || depth > 3) return known;
+  const keys = schema.propertyNames ? valuesOf(schema.propertyNames, resolve, depth + 1).map(String) : fc.string({ minLength: 1, maxLength: 12 });
   return fc
-    .tuple(known, fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), valuesOf(extra, resolve, depth + 1), { maxKeys: 3 }))
+    .tuple(known, fc.dictionary(keys, valuesOf(extra, resolve, depth + 1), { maxKeys: 3 }))
     .map(([fields, more]) => ({ ...more, ...fields }));
 }
 
