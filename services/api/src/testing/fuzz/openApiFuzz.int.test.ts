@@ -22,7 +22,7 @@ import type { JsonSchema } from "./schemaArbitraries.js";
  * `TIDINGS_FUZZ_SEED=<seed>` sends the same requests again.
  */
 
-const runsPerOperation = Number(process.env.TIDINGS_FUZZ_RUNS ?? 20);
+const runsPerOperation = Number(process.env.TIDINGS_FUZZ_RUNS ?? 16);
 const seed = Number(process.env.TIDINGS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** Small, so that the import route's own body limit can be sent whole, one byte under and one over. */
 const importLimit = 2 * 1024 * 1024;
