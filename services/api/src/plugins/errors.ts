@@ -2,15 +2,20 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { TidingsError } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
+import { z } from "zod";
 import { isConnectionLoss } from "@tidings/postgres";
-import { errorTable, unexpectedError, type WireErrorName } from "../errorTable.js";
+import { errorTable, unexpectedError, wireErrorNames } from "../errorTable.js";
 
-/** The only error body a client ever sees: three keys, always (compat-reference §3.1). */
-export interface ErrorBody {
-  statusCode: number;
-  message: string;
-  name: WireErrorName;
-}
+/** The only error body a client ever sees: three keys, always (compat-reference §3.1). The OpenAPI document's `Error`. */
+export const errorBodySchema = z
+  .object({
+    statusCode: z.number().int().min(400).max(599).describe("The HTTP status of the answer, repeated."),
+    message: z.string().describe("What went wrong, for people; a field or parameter is named in backticks."),
+    name: z.enum(wireErrorNames).describe("What went wrong, for programs."),
+  })
+  .strict();
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** Fastify's own failures, raised before a route runs, and the code each one is answered with. */
 const frameworkCodes: Record<string, string> = {
@@ -64,8 +69,10 @@ function frameworkMessage(code: string, error: Partial<FastifyError>, request: F
   switch (code) {
     case "body_too_large":
       return `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes for this endpoint.`;
-    case "unsupported_media_type":
-      return `The Content-Type \`${request.headers["content-type"] ?? ""}\` is not supported; send \`application/json\`.`;
+    case "unsupported_media_type": {
+      const taken = request.routeOptions.schema?.consumes ?? ["application/json"];
+      return `The Content-Type \`${request.headers["content-type"] ?? ""}\` is not supported; send ${taken.map((type) => `\`${type}\``).join(" or ")}.`;
+    }
     default:
       return error.message ?? "The request is malformed.";
   }
