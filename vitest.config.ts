@@ -15,13 +15,15 @@ const isolate = false;
 /**
  * The crash tests (server mode only) wait on one email in flight, kills and restarts, so their time is
  * latency, and latency on two cores is what the other files leave. `npm test` runs them alone, after the
- * other server-mode files (TIDINGS_TEST_CRASH=none, then only); a plain `vitest run` runs them last.
+ * other server-mode files (TIDINGS_TEST_CRASH=none, then only); a plain `vitest run` runs them last. The
+ * dependency restart test (`*RestartCrash`) goes very last: it stops and starts database and NATS servers
+ * (its own) under every role at once, the heaviest of them.
  */
 class CrashTestsLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const crash = (file: TestSpecification) => file.moduleId.endsWith("Crash.e2e.test.ts");
-    return [...sorted.filter((file) => !crash(file)), ...sorted.filter(crash)];
+    const rank = (file: TestSpecification) => (file.moduleId.endsWith("RestartCrash.e2e.test.ts") ? 2 : file.moduleId.endsWith("Crash.e2e.test.ts") ? 1 : 0);
+    return [0, 1, 2].flatMap((r) => sorted.filter((file) => rank(file) === r));
   }
 }
 const crashTests = "test/e2e/**/*Crash.e2e.test.ts";

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
@@ -73,6 +74,8 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     projections.map((p) => p.name),
   );
   const stopping = new AbortController();
+  // Every projection's loop pauses on it at once when the database goes away: not a listener leak.
+  setMaxListeners(projections.length + 1, stopping.signal);
   const subscriptions = new Set<Subscription>();
   const feed = new LiveFeed({ store, batchSize, batchMs, joinWindowMs: 100 });
   const commitTogether = batchCommitter(database);

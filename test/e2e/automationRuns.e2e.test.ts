@@ -113,6 +113,37 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
   });
 });
 
+describe("a send step to a suppressed address", () => {
+  it("records the email suppressed and sends nothing, as a send through the API would", { timeout: 60_000 }, async () => {
+    await succeeded(() => resend.events.create({ name: "invoice.issued" }));
+    const receipt = await publishedTemplate("Receipt", "Your order", "<p>Thanks</p>");
+    const { id: automationId } = await succeeded(() =>
+      resend.automations.create({
+        name: "Receipts",
+        status: "enabled",
+        steps: [
+          { key: "issued", type: "trigger", config: { eventName: "invoice.issued" } },
+          { key: "receipt", type: "send_email", config: { template: { id: receipt } } },
+        ],
+        connections: [{ from: "issued", to: "receipt" }],
+      }),
+    );
+    await succeeded(() => resend.contacts.create({ email: "bounced@example.test" }));
+    await succeeded(() => resend.suppressions.add({ email: "bounced@example.test" }));
+    await succeeded(() => resend.events.send({ event: "invoice.issued", email: "bounced@example.test" }));
+
+    const [run] = await runsOf(automationId, 1, "completed");
+    const emailId = (stepsOf(run!).receipt!.output as { email_id: string }).email_id;
+    for (const deadline = Date.now() + 15_000; ; await sleep(100)) {
+      const email = await succeeded(() => resend.emails.get(emailId));
+      if (email.last_event === "suppressed") break;
+      if (Date.now() > deadline) throw new Error(`the step's email is ${email.last_event}, not suppressed`);
+    }
+    await sleep(1_000);
+    expect(sink.received.filter((m) => m.envelope.to.includes("bounced@example.test"))).toEqual([]);
+  });
+});
+
 describe("wait_for_event", () => {
   // Long enough that both runs are seen parked, and the awaited event sent, before it runs out on a loaded machine.
   const waitSeconds = 8;

@@ -3,6 +3,8 @@ import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { preparingPool } from "./preparingPool.js";
+import { quoteIdent } from "./quoteIdent.js";
+import { resumingListen } from "./resumingListen.js";
 import { StatementNames } from "./statementNames.js";
 
 /**
@@ -67,8 +69,11 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
   // A prepared statement is still planned for its values on every execution: a generic plan made while
   // a table was new (and unanalysed) would be kept as the table grew, a scan where an index belongs.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(preparedStatements ? { options: "-c plan_cache_mode=force_custom_plan" } : {}) });
-  // An idle client that loses its server must not crash the process; the next query reports the error.
+  // A client that loses its server must not crash the process, idle (the pool's "error") or checked out
+  // between two statements of a transaction (the client's own "error", which pg only emits when no query
+  // is running to take it): the next query reports it, and the pool drops the client when it comes back.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }) });
   const dedicated = new Set<pg.Client>();
   const client = async () => {
@@ -76,6 +81,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
     c.on("error", () => {});
     await c.connect();
     dedicated.add(c);
+    c.once("end", () => dedicated.delete(c));
     return c;
   };
   const end = async (c: pg.Client) => {
@@ -83,6 +89,7 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
     await c.end().catch(() => {});
   };
   const locks = lockSession(client);
+  const listening = new Set<() => Promise<void>>();
   return {
     kind: "postgres",
     db,
@@ -91,15 +98,16 @@ async function openServer(url: string, poolSize: number, preparedStatements: boo
       await pool.query(text);
     },
     async listen(channel, onNotify) {
-      const c = await client();
-      c.on("notification", (n) => {
-        if (n.channel === channel) onNotify(n.payload ?? "");
-      });
-      await c.query(`LISTEN ${quoteIdent(channel)}`);
-      return () => end(c);
+      const unlisten = await resumingListen(client, end, channel, onNotify);
+      listening.add(unlisten);
+      return async () => {
+        listening.delete(unlisten);
+        await unlisten();
+      };
     },
     tryLock: (name) => locks.tryLock(name),
     async close() {
+      await Promise.all([...listening].map((unlisten) => unlisten()));
       await Promise.all([...dedicated].map(end));
       await db.destroy();
     },
@@ -211,6 +219,4 @@ async function openEmbedded(location: string, initialData: Blob | undefined): Pr
  */
 const typedView = <Tables>(db: Kysely<unknown>) => db as unknown as Kysely<Tables>;
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent };

@@ -1,4 +1,5 @@
 export * from "./database.js";
+export * from "./connectionLoss.js";
 export * from "./migrations.js";
 export * from "./testDatabase.js";
 export * from "./settledWrites.js";

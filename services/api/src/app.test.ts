@@ -233,3 +233,15 @@ describe("read models not built yet", () => {
     expect(body.message).toContain("projector");
   });
 });
+
+describe("the database away for a moment", () => {
+  it("answers 503 service_unavailable instead of a 500 when the database refuses or drops the connection", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const shutDown = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    for (const error of [refused, shutDown, new Error("Connection terminated unexpectedly")]) {
+      const { body, unexpected } = errorBody(error, {} as never);
+      expect(unexpected).toBe(false);
+      expect(body).toEqual({ statusCode: 503, name: "service_unavailable", message: expect.stringContaining("retry") });
+    }
+  });
+});

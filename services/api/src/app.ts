@@ -19,6 +19,7 @@ import { RequestLog } from "./plugins/requestLog.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
 import { installRequestPolicies } from "./plugins/requestPolicies.js";
+import { routerOptions } from "./router.js";
 import type { ReadinessChecks } from "./routes/health.js";
 import { operationRoutes, resourceRoutes } from "./routes/index.js";
 import type { ApiServices } from "./services.js";
@@ -85,13 +86,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     trustProxy: trustedProxies(deps.trustProxy ?? services?.config.TRUST_PROXY ?? false),
     requestIdHeader: false,
     bodyLimit: deps.bodyLimit ?? defaultBodyLimit,
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      // The SDK joins base URL and path as strings, so a base URL ending in `/` yields `//emails` (§1.1).
-      ignoreDuplicateSlashes: true,
-      // Email addresses arrive as path segments (`/contacts/{email}`) and may be 254 characters long.
-      maxParamLength: 320,
-    },
+    routerOptions,
     // Requests arriving on kept-alive connections during a drain are answered (with `Connection: close`)
     // instead of getting fastify's 503, whose body is not in the contract's shape.
     return503OnClosing: false,
@@ -108,7 +103,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
   refuseUnstorableText(app);
   echoRequestId(app);
   requireJsonReplies(app);
-  registerOpenApi(app);
+  registerOpenApi(app, { guarded: services !== undefined });
   if (services) {
     installAuth(app, { ...deps.auth, services });
     installRequestPolicies(app, services);

@@ -20,3 +20,10 @@ export function sendDownload(reply: FastifyReply, bytes: Buffer, file: { content
     .header("content-disposition", `${disposition}; filename*=UTF-8''${encodeURIComponent(file.filename)}`)
     .send(bytes);
 }
+
+/** The failures of a signed download beyond those of every route (for the OpenAPI document). */
+export const downloadErrors = {
+  invalid_download_url: "The URL's signature is not valid for this path, or it has expired.",
+  not_found: "The file is gone (the email or its attachment was deleted).",
+  service_unavailable: "The read models are not created yet (a new install whose projector has not started).",
+};

@@ -1,32 +1,35 @@
 /** The error names a client may see (compat-reference §3.2). The SDK returns our body verbatim as `error`. */
-export type WireErrorName =
-  | "invalid_idempotency_key"
-  | "validation_error"
-  | "missing_api_key"
-  | "restricted_api_key"
-  | "invalid_api_key"
-  | "suspended_api_key"
-  | "invalid_permission"
-  | "email_above_quota"
-  | "not_found"
-  | "method_not_allowed"
-  | "invalid_idempotent_request"
-  | "concurrent_idempotent_requests"
-  | "resource_locked"
-  | "invalid_attachment"
-  | "invalid_from_address"
-  | "invalid_access"
-  | "invalid_parameter"
-  | "invalid_region"
-  | "missing_required_field"
-  | "missing_required_parameter"
-  | "daily_quota_exceeded"
-  | "monthly_quota_exceeded"
-  | "rate_limit_exceeded"
-  | "security_error"
-  | "application_error"
-  | "internal_server_error"
-  | "service_unavailable";
+export const wireErrorNames = [
+  "invalid_idempotency_key",
+  "validation_error",
+  "missing_api_key",
+  "restricted_api_key",
+  "invalid_api_key",
+  "suspended_api_key",
+  "invalid_permission",
+  "email_above_quota",
+  "not_found",
+  "method_not_allowed",
+  "invalid_idempotent_request",
+  "concurrent_idempotent_requests",
+  "resource_locked",
+  "invalid_attachment",
+  "invalid_from_address",
+  "invalid_access",
+  "invalid_parameter",
+  "invalid_region",
+  "missing_required_field",
+  "missing_required_parameter",
+  "daily_quota_exceeded",
+  "monthly_quota_exceeded",
+  "rate_limit_exceeded",
+  "security_error",
+  "application_error",
+  "internal_server_error",
+  "service_unavailable",
+] as const;
+
+export type WireErrorName = (typeof wireErrorNames)[number];
 
 export interface WireError {
   statusCode: number;

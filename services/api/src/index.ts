@@ -1,7 +1,7 @@
 export * from "./app.js";
 export * from "./errorTable.js";
 export { errorBody, type ErrorBody } from "./plugins/errors.js";
-export { isDocumentationRoute } from "./plugins/openapi.js";
+export { isDocumentationRoute } from "./plugins/documentationRoutes.js";
 export type { CatalogRoute } from "./plugins/routeCatalog.js";
 export * from "./pagination.js";
 export * from "./replies.js";

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { sql, type RawBuilder } from "kysely";
 
 /**
@@ -7,3 +8,10 @@ import { sql, type RawBuilder } from "kysely";
 export function wireTimestamp(column: string): RawBuilder<string> {
   return sql<string>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US"+00"')`;
 }
+
+/** A wire timestamp in a response schema: documents the format, which the OpenAPI document then states. */
+export const wireTimestampText = () =>
+  z
+    .string()
+    .meta({ pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6}\\+00$" })
+    .describe("UTC, `YYYY-MM-DD HH:MM:SS.ffffff+00`.");

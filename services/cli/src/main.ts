@@ -55,6 +55,7 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
   if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
   const serving = await serve(config, logger, role as Role);
   if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
+  else console.log(`Tidings is running (${config.mode} mode, role ${role})`);
   if (serving.inboundSmtp) console.log(`Receiving mail over SMTP on ${serving.inboundSmtp.host}:${serving.inboundSmtp.port}`);
   if (serving.bootstrapToken) {
     console.log(`First API key (shown once, keep it): ${serving.bootstrapToken}`);

@@ -169,6 +169,40 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     }
   });
 
+  it("keeps trying to record a sent email's outcome while the store refuses it, instead of sending it again", async () => {
+    const transport = createSmtpTransport({ url: sink.url, maxConnections: 1 });
+    let refusals = 3;
+    // The store refusing appends stands in for its database restarting right after the server's 250.
+    const away: EventStore = {
+      ...store,
+      append: async (...args) => {
+        if (refusals-- > 0) throw new Error("Connection terminated unexpectedly");
+        return store.append(...args);
+      },
+    };
+    const deps: DeliveryDeps = {
+      store: away,
+      transport,
+      sending: new Slots(1),
+      compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
+      envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
+      timers: createTimers(test.database),
+      suppressed: async () => [],
+      logger,
+      retryBackoffMs: [300],
+    };
+    try {
+      const emailId = await send(content());
+      await deliverEmail(deps, emailId);
+      expect(refusals).toBeLessThan(0);
+      expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+      await deliverEmail(deps, emailId);
+      expect(sink.received.filter((m) => m.messageId === `<${emailId}@tidings.test>`)).toHaveLength(1);
+    } finally {
+      await transport.close();
+    }
+  });
+
   it("fails an email whose attachment bytes are missing from the blob store, without sending it", async () => {
     const attachment = { id: randomUUID(), filename: "gone.pdf", contentType: "application/pdf", size: 3, contentId: null, disposition: "attachment" as const, blob: "f".repeat(64) };
     const emailId = await send(content({ attachments: [attachment] }));

@@ -58,7 +58,9 @@ export const deliveriesUnderWay = (): string[] => [...underWay.keys()];
  *
  * Once `stopping` is aborted, an email not yet handed to the transport is not sent (the call throws the
  * signal's reason, having recorded nothing); one already with the relay is waited for and recorded, as
- * cutting it short would leave an email the relay may have accepted with no outcome.
+ * cutting it short would leave an email the relay may have accepted with no outcome. `stopping` also ends a
+ * wait for the store to take that outcome (see recordOutcome): past it, the email is sent again with its
+ * Message-ID, the window a crash leaves too.
  */
 export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping?: AbortSignal): Promise<void> {
   for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
@@ -78,7 +80,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId));
+  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId), stopping);
   if (content.broadcastId && state.status === "queued" && (await deps.broadcastCanceled?.(content.broadcastId))) {
     await record({ type: "RecordEmailCanceled", now: formatTimestamp(new Date()) });
     return;

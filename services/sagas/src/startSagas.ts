@@ -134,6 +134,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       parked: parkedRuns(database),
       clock: systemClock,
       allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
+      suppressed: suppressionList(database),
       logger: logger.child({ saga: "automations" }),
     };
     const poller = startTimerPoller({

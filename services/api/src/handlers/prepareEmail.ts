@@ -74,7 +74,7 @@ function orThrow(error: DomainError | undefined): void {
  * template rendered, the sending domain checked, the attachments' bytes in the blob store, and the text
  * part generated. Throws the TidingsError the client gets; nothing is written to the event store here.
  */
-export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: SendEmailRequest, now: Date): Promise<PreparedEmail> {
+export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: SendEmailRequest, now: Date, emailId: string = newId()): Promise<PreparedEmail> {
   orThrow(checkTemplateExclusive(body));
   const template = body.template ? await templateForSend(deps, auth.teamId, body.template.id) : null;
   orThrow(checkContent(body, template?.subject ?? null));
@@ -110,7 +110,7 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
   const text = textPart(html, rendered ? rendered.text : body.text);
   return {
     content: {
-      emailId: newId(),
+      emailId,
       teamId: auth.teamId,
       from,
       to,

@@ -1,7 +1,7 @@
 import { formatTimestamp } from "@tidings/core";
 import { bareAddresses } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position, StreamAppend } from "@tidings/eventstore";
-import { emailQueueAppend } from "@tidings/sending";
+import { emailQueueAppend, type EmailIdOrigin } from "@tidings/sending";
 import type { PreparedEmail } from "./prepareEmail.js";
 import type { SuppressionLookup } from "./suppressionLookup.js";
 
@@ -17,21 +17,25 @@ export interface SentEmail {
  * suppressed in the same append. The list is a read model, consulted as a lookup (DESIGN §1): a bounce
  * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
  */
-export async function sendEmail(deps: SendDeps, email: PreparedEmail, metadata: EventMetadata): Promise<SentEmail> {
-  const { streamId, events, expectedRevision } = await queueAppend(deps, email, metadata);
+export async function sendEmail(deps: SendDeps, email: PreparedEmail, metadata: EventMetadata, origin: EmailIdOrigin = "fresh"): Promise<SentEmail> {
+  const { streamId, events, expectedRevision } = await queueAppend(deps, email, metadata, origin);
   const { position } = await deps.store.append(streamId, events, expectedRevision);
   return { id: email.content.emailId, position };
 }
 
 /** Records a batch's emails all together or none (one appendMany), so a failure never leaves half a batch sent. */
-export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metadata: EventMetadata): Promise<SentEmail[]> {
-  const appends = await Promise.all(emails.map((email) => queueAppend(deps, email, metadata)));
+export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metadata: EventMetadata, origin: EmailIdOrigin = "fresh"): Promise<SentEmail[]> {
+  const appends = await Promise.all(emails.map((email) => queueAppend(deps, email, metadata, origin)));
   const results = await deps.store.appendMany(appends);
   return emails.map((email, i) => ({ id: email.content.emailId, position: results[i]!.position }));
 }
 
-async function queueAppend(deps: SendDeps, { content, scheduledAt }: PreparedEmail, metadata: EventMetadata): Promise<StreamAppend> {
+/**
+ * `origin`: "fresh" when the id was generated for this request (`prepareEmail`); "derived" when it comes
+ * from the request's Idempotency-Key (`idempotentId`), where a run taking over from one that recorded the
+ * email already appends the same event ids, and the store answers that as a repeat.
+ */
+async function queueAppend(deps: SendDeps, { content, scheduledAt }: PreparedEmail, metadata: EventMetadata, origin: EmailIdOrigin): Promise<StreamAppend> {
   const suppressed = await deps.suppressed(content.teamId, [...new Set(bareAddresses([...content.to, ...content.cc, ...content.bcc]))]);
-  // The id was generated for this request (`prepareEmail`).
-  return emailQueueAppend({ content, scheduledAt, suppressed, now: formatTimestamp(deps.clock.now()), metadata }, "fresh");
+  return emailQueueAppend({ content, scheduledAt, suppressed, now: formatTimestamp(deps.clock.now()), metadata }, origin);
 }

@@ -6,7 +6,7 @@ import { hashApiKeyToken } from "../apiKeyTokens.js";
 import type { ApiServices } from "../services.js";
 import { ApiKeyLookup } from "./apiKeyLookup.js";
 import { API_KEY_USAGE_COMPONENT, ApiKeyUsage, apiKeyUsageMigrations } from "./apiKeyUsage.js";
-import { isDocumentationRoute } from "./openapi.js";
+import { isDocumentationRoute } from "./documentationRoutes.js";
 
 /** Who is calling: set on every request to a route that needs a key, before any other hook reads it. */
 export interface RequestAuth {
@@ -26,6 +26,8 @@ declare module "fastify" {
 
 /** The only routes a `sending_access` key may call (DESIGN §6). */
 const sendingRoutes = new Set(["POST /emails", "POST /emails/batch"]);
+
+export const isSendingRoute = (method: string, url: string) => sendingRoutes.has(`${method} ${url}`);
 
 export interface AuthOptions {
   services: ApiServices;
@@ -66,7 +68,7 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     const key = await lookup.find(hashApiKeyToken(token));
     if (!key) throw new TidingsError("invalid_api_key", "API key is invalid.");
-    if (key.permission === "sending_access" && !sendingRoutes.has(`${request.method} ${url}`)) {
+    if (key.permission === "sending_access" && !isSendingRoute(request.method, url)) {
       throw new TidingsError("restricted_api_key", "This API key is restricted to only send emails.");
     }
     request.auth = { teamId: key.teamId, apiKeyId: key.apiKeyId, permission: key.permission, domainId: key.domainId };

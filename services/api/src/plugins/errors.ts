@@ -2,14 +2,20 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { TidingsError } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
-import { errorTable, unexpectedError, type WireErrorName } from "../errorTable.js";
+import { z } from "zod";
+import { isConnectionLoss } from "@tidings/postgres";
+import { errorTable, unexpectedError, wireErrorNames } from "../errorTable.js";
 
-/** The only error body a client ever sees: three keys, always (compat-reference §3.1). */
-export interface ErrorBody {
-  statusCode: number;
-  message: string;
-  name: WireErrorName;
-}
+/** The only error body a client ever sees: three keys, always (compat-reference §3.1). The OpenAPI document's `Error`. */
+export const errorBodySchema = z
+  .object({
+    statusCode: z.number().int().min(400).max(599).describe("The HTTP status of the answer, repeated."),
+    message: z.string().describe("What went wrong, for people; a field or parameter is named in backticks."),
+    name: z.enum(wireErrorNames).describe("What went wrong, for programs."),
+  })
+  .strict();
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** Fastify's own failures, raised before a route runs, and the code each one is answered with. */
 const frameworkCodes: Record<string, string> = {
@@ -37,6 +43,9 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
     return { body: { ...errorTable.service_unavailable!, message: readModelsMissing }, unexpected: false };
   }
+  // The database restarting or failing over is the service unavailable for a moment, not a fault of
+  // this request: the client should retry it.
+  if (isConnectionLoss(error)) return { body: { ...errorTable.service_unavailable!, message: databaseUnavailable }, unexpected: false };
   const fastifyError = error as Partial<FastifyError>;
   const code = fastifyError.code ? frameworkCodes[fastifyError.code] : undefined;
   if (code) return { body: { ...errorTable[code]!, message: frameworkMessage(code, fastifyError, request) }, unexpected: false };
@@ -51,6 +60,7 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
 
 /** PostgreSQL's SQLSTATE for a relation that does not exist. */
 const UNDEFINED_TABLE = "42P01";
+const databaseUnavailable = "The database is unavailable for a moment; retry the request.";
 const readModelsMissing = "The read models are not built yet; start a projector (`tidings serve --role projector`) and retry.";
 
 const unexpectedMessage = "An unexpected error occurred; the request id identifies it in the server's logs.";
@@ -59,8 +69,10 @@ function frameworkMessage(code: string, error: Partial<FastifyError>, request: F
   switch (code) {
     case "body_too_large":
       return `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes for this endpoint.`;
-    case "unsupported_media_type":
-      return `The Content-Type \`${request.headers["content-type"] ?? ""}\` is not supported; send \`application/json\`.`;
+    case "unsupported_media_type": {
+      const taken = request.routeOptions.schema?.consumes ?? ["application/json"];
+      return `The Content-Type \`${request.headers["content-type"] ?? ""}\` is not supported; send ${taken.map((type) => `\`${type}\``).join(" or ")}.`;
+    }
     default:
       return error.message ?? "The request is malformed.";
   }

@@ -206,6 +206,35 @@ describe("Idempotency-Key", () => {
     expect(await effects("flaky")).toBe(1);
   });
 
+  it("releases the key once the database is back when the release itself failed, so the retry runs without waiting for the key to be abandoned", async () => {
+    const key = newId();
+    // The database refusing every change to the keys stands in for it being away for a moment.
+    await test.database.exec(`
+      CREATE TABLE IF NOT EXISTS key_outage (since timestamptz);
+      CREATE OR REPLACE FUNCTION refuse_key_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM key_outage) THEN RAISE EXCEPTION 'the database is away' USING ERRCODE = '57P03'; END IF;
+        RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+      END $$;
+      DROP TRIGGER IF EXISTS refuse_key_changes ON api_idempotency_keys;
+      CREATE TRIGGER refuse_key_changes BEFORE UPDATE OR DELETE ON api_idempotency_keys FOR EACH ROW EXECUTE FUNCTION refuse_key_changes();
+      INSERT INTO key_outage VALUES (now());`);
+    try {
+      failNextFlaky = true;
+      expect((await post(app, "/flaky", { name: "outage" }, key)).statusCode).toBe(500);
+      expect((await post(app, "/flaky", { name: "outage" }, key)).statusCode).toBe(409);
+      await test.database.exec("DELETE FROM key_outage");
+      let retried = await post(app, "/flaky", { name: "outage" }, key);
+      for (const started = Date.now(); retried.statusCode === 409 && Date.now() - started < 10_000; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        retried = await post(app, "/flaky", { name: "outage" }, key);
+      }
+      expect(retried.statusCode).toBe(201);
+    } finally {
+      await test.database.exec("DROP TRIGGER refuse_key_changes ON api_idempotency_keys; DELETE FROM key_outage");
+    }
+  });
+
   it("releases the key after a 4xx from the handler, so the corrected request can use it", async () => {
     const key = newId();
     const refused = await post(app, "/things", { name: "refused" }, key);

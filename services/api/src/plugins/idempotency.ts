@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
-import { TidingsError, type Sealer } from "@tidings/core";
+import { deterministicId, TidingsError, type Sealer } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import {
   completeIdempotencyKey,
@@ -22,7 +22,7 @@ declare module "fastify" {
     idempotency?: boolean;
   }
   interface FastifyRequest {
-    idempotency: { scope: IdempotencyScope; requestHash: string; owned: boolean } | undefined;
+    idempotency: { scope: IdempotencyScope; requestHash: string; owned: boolean; generation?: string } | undefined;
   }
 }
 
@@ -35,6 +35,8 @@ export interface IdempotencyOptions {
    */
   sealer?: Sealer;
   timing?: Partial<ReservationTiming>;
+  /** Pause between tries to record an answer or release a key while the database refuses (default 1 s). */
+  retryMs?: number;
   pruneEveryMs?: number;
 }
 
@@ -57,6 +59,7 @@ export const maxIdempotencyKeyLength = 256;
 export function installIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
   const { database, sealer } = options;
   const timing: ReservationTiming = { keepSeconds: 24 * 3600, abandonedAfterSeconds: 60, ...options.timing };
+  const retryMs = options.retryMs ?? 1_000;
   app.decorateRequest("idempotency", undefined);
 
   const readKey = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
@@ -78,6 +81,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     switch (reservation.outcome) {
       case "reserved":
         held.owned = true;
+        held.generation = reservation.generation;
         return;
       case "replay":
         return reply
@@ -98,18 +102,38 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     }
   };
 
+  /**
+   * Records the answer to a key, or releases it; the answer itself stands whatever happens here. When the
+   * database refuses (it is away for a moment), this is tried again in the background until the key would
+   * be abandoned anyway: left reserved, the key answers 409 to each of the client's retries until then.
+   */
+  let closing = false;
+  app.addHook("onClose", async () => {
+    closing = true;
+  });
+  const settle = async (request: FastifyRequest, what: string, run: () => Promise<void>) => {
+    try {
+      await run();
+      return;
+    } catch (error) {
+      request.log.error({ err: error, idempotencyKey: request.idempotency?.scope.key }, `could not ${what}; trying again in the background`);
+    }
+    const giveUpAt = Date.now() + timing.abandonedAfterSeconds * 1_000;
+    void (async () => {
+      while (!closing && Date.now() < giveUpAt) {
+        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+        if (await run().then(() => true, () => false)) return request.log.info(`${what}: done once the database answered`);
+      }
+    })();
+  };
+
   const answer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const held = request.idempotency;
     if (!held?.owned) return payload;
     held.owned = false;
     const keep = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === "string";
-    try {
-      if (keep) await completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload);
-      else await releaseIdempotencyKey(database, held.scope, request.id);
-    } catch (error) {
-      // The answer itself stands; an unanswered key is taken over once it is abandoned (see timing).
-      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not record the answer to an idempotent request");
-    }
+    if (keep) await settle(request, "record the answer to an idempotent request", () => completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload));
+    else await settle(request, "release an idempotency key", () => releaseIdempotencyKey(database, held.scope, request.id));
     return payload;
   };
 
@@ -118,9 +142,7 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const held = request.idempotency;
     if (!held?.owned) return;
     held.owned = false;
-    await releaseIdempotencyKey(database, held.scope, request.id).catch((error: unknown) =>
-      request.log.error({ err: error, idempotencyKey: held.scope.key }, "could not release an idempotency key"),
-    );
+    await settle(request, "release an idempotency key", () => releaseIdempotencyKey(database, held.scope, request.id));
   };
 
   app.addHook("onRoute", (route) => {
@@ -132,6 +154,19 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
   });
 
   runPeriodically(app, { name: "prune idempotency keys", everyMs: options.pruneEveryMs ?? 10 * 60_000, run: () => pruneIdempotencyKeys(database) });
+}
+
+/**
+ * The id of the `index`th thing of `kind` this request creates. Under an Idempotency-Key it is the same on
+ * every run of the request until the key expires: a run cut off after it wrote (its process killed, or its
+ * connection lost with the commit) is taken over by the client's retry, which then writes under the same
+ * ids, and the store takes that for the repeat it is. Undefined without a key: the caller makes a new id.
+ */
+export function idempotentId(request: FastifyRequest, kind: string, index: number): string | undefined {
+  const held = request.idempotency;
+  if (!held?.owned || held.generation === undefined) return undefined;
+  const { teamId, method, path, key } = held.scope;
+  return deterministicId("idempotent", kind, teamId, method, path, key, held.requestHash, held.generation, String(index));
 }
 
 /** A sealed value starts `v1.`; a JSON reply never does. */

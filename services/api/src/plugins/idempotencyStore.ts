@@ -11,8 +11,13 @@ export interface IdempotencyScope {
 }
 
 export type Reservation =
-  /** This request owns the key: run it, then `completeIdempotencyKey` or `releaseIdempotencyKey`. */
-  | { outcome: "reserved" }
+  /**
+   * This request owns the key: run it, then `completeIdempotencyKey` or `releaseIdempotencyKey`.
+   * `generation` names the key's life: it stays the same for every run under the key (after its process
+   * died, or a failure released it) until the key expires, so each run can give what it creates the ids
+   * the first run gave it.
+   */
+  | { outcome: "reserved"; generation: string }
   /** The key already answered this same request: send that answer again. */
   | { outcome: "replay"; status: number; body: string }
   /** The key was used with another body. */
@@ -46,18 +51,21 @@ export async function reserveIdempotencyKey(
   timing: ReservationTiming,
 ): Promise<Reservation> {
   for (;;) {
-    const reserved = await sql`
+    // A key taken over before it expired (abandoned, or released) keeps its expiry: the 24 h count from
+    // its first use, and the expiry is the key's generation.
+    const reserved = await sql<{ generation: string }>`
       INSERT INTO api_idempotency_keys AS k (team_id, method, path, key, request_hash, owner_request_id, reserved_at, expires_at)
       VALUES (${scope.teamId}, ${scope.method}, ${scope.path}, ${scope.key}, ${requestHash}, ${requestId},
               now(), now() + make_interval(secs => ${timing.keepSeconds}::float8))
       ON CONFLICT (team_id, method, path, key) DO UPDATE SET
         request_hash = excluded.request_hash, owner_request_id = excluded.owner_request_id,
-        reserved_at = excluded.reserved_at, expires_at = excluded.expires_at,
+        reserved_at = excluded.reserved_at,
+        expires_at = CASE WHEN k.expires_at <= now() THEN excluded.expires_at ELSE k.expires_at END,
         response_status = NULL, response_body = NULL
       WHERE k.expires_at <= now()
          OR (k.response_status IS NULL AND k.reserved_at <= now() - make_interval(secs => ${timing.abandonedAfterSeconds}::float8))
-      RETURNING 1 AS reserved`.execute(database.db);
-    if (reserved.rows.length > 0) return { outcome: "reserved" };
+      RETURNING floor(extract(epoch FROM k.expires_at) * 1000000)::text AS generation`.execute(database.db);
+    if (reserved.rows.length > 0) return { outcome: "reserved", generation: reserved.rows[0]!.generation };
 
     const existing = await database
       .tables<ApiTables>()
@@ -80,9 +88,14 @@ export async function completeIdempotencyKey(database: Database, scope: Idempote
   await sql`UPDATE api_idempotency_keys SET response_status = ${status}, response_body = ${body} WHERE ${owned(scope, requestId)}`.execute(database.db);
 }
 
-/** Gives the key up, so that the client can retry with it. Only the request that reserved it can. */
+/**
+ * Gives the key up, so that the client can retry with it. Only the request that reserved it can. The key
+ * is left as abandoned, not deleted: the retry takes it over at once and in the same generation, because
+ * a request refused after it wrote (a commit whose answer the lost connection never brought) must have
+ * its retry meet what it wrote, not write it again under new ids.
+ */
 export async function releaseIdempotencyKey(database: Database, scope: IdempotencyScope, requestId: string): Promise<void> {
-  await sql`DELETE FROM api_idempotency_keys WHERE ${owned(scope, requestId)}`.execute(database.db);
+  await sql`UPDATE api_idempotency_keys SET reserved_at = '-infinity' WHERE ${owned(scope, requestId)} AND response_status IS NULL`.execute(database.db);
 }
 
 export async function pruneIdempotencyKeys(database: Database): Promise<number> {

@@ -12,6 +12,7 @@ import { listApiKeys } from "../queries/apiKeys.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["api-keys"];
 const name = z.string().min(1).max(API_KEY_NAME_MAX).describe(`The key's name, at most ${API_KEY_NAME_MAX} characters.`);
@@ -26,7 +27,7 @@ const createBody = z.object({
   domain_id: z.uuid().nullable().optional().describe("Restricts a `sending_access` key to sending from this domain."),
 });
 
-const item = z.object({ id: z.uuid(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() });
+const item = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestampText(), last_used_at: wireTimestampText().nullable() });
 const createdKey = z.object({ object: z.literal("api_key"), id: z.uuid(), token: z.string().describe("Shown only in this response.") });
 const changedKey = z.object({ object: z.literal("api_key"), id: z.uuid() });
 const deletedKey = z.object({ object: z.literal("api_key"), id: z.uuid(), deleted: z.literal(true) });
@@ -49,7 +50,8 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
   };
 
   return (app) => {
-    app.post("/api-keys", { preValidation: checkPermission, schema: { tags, body: createBody, response: { 201: createdKey } } }, async (request, reply) => {
+    const permissionErrors = { invalid_access: "`permission` is neither `full_access` nor `sending_access`." };
+    app.post("/api-keys", { preValidation: checkPermission, schema: { tags, body: createBody, errors: permissionErrors, response: { 201: createdKey } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { name, permission = "full_access", domain_id } = request.body;
       const key = await createApiKey(

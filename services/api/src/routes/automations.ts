@@ -11,29 +11,36 @@ import { getAutomation, listAutomations } from "../queries/automations.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["automations"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The automation's id.") });
 const runParams = params.extend({ runId: z.string().min(1).max(255).describe("The run's id.") });
 
 const step = z.object({
-  key: z.string().describe("Unique within the automation; connections name steps by it."),
+  key: z
+    .string()
+    .meta({ pattern: "^[A-Za-z0-9_-]{1,100}$" })
+    .describe("1 to 100 letters, digits, `_` or `-`, unique within the automation; connections name steps by it."),
   type: z.enum(stepTypes),
   config: z.record(z.string(), z.unknown()).default({}).describe("The step type's settings (reference §6.14)."),
 });
 const connection = z.object({ from: z.string(), to: z.string(), type: z.enum(connectionTypes).default("default") });
-const updateBody = z.object({
+const definitionShape = {
   name: z.string().max(AUTOMATION_NAME_MAX).optional(),
   status: z.enum(automationStatuses).optional().describe("`enabled` automations start runs; default `disabled`."),
   steps: z.array(step).optional(),
   connections: z.array(connection).optional(),
-});
-const createBody = updateBody.extend({ name: z.string().max(AUTOMATION_NAME_MAX) });
+};
+// Steps and connections are one graph (`definitionChanges` refuses one without the other), which `.meta()`
+// tells the document; a new automation needs the graph.
+const updateBody = z.object(definitionShape).meta({ dependentRequired: { steps: ["connections"], connections: ["steps"] } });
+const createBody = z.object({ ...definitionShape, name: z.string().max(AUTOMATION_NAME_MAX) }).meta({ required: ["name", "steps", "connections"] });
 
-const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: z.string(), updated_at: z.string().nullable() });
+const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: wireTimestampText(), updated_at: wireTimestampText().nullable() });
 const automation = listItem.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
 const reference = z.object({ object: z.literal("automation"), id: z.uuid() });
-const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: z.string().nullable(), completed_at: z.string().nullable(), created_at: z.string() });
+const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: wireTimestampText().nullable(), completed_at: wireTimestampText().nullable(), created_at: wireTimestampText() });
 const run = runItem.extend({
   object: z.literal("automation_run"),
   steps: z.array(
@@ -43,9 +50,9 @@ const run = runItem.extend({
       status: z.enum(runStepStatuses),
       output: z.record(z.string(), z.unknown()).nullable(),
       error: z.string().nullable(),
-      started_at: z.string().nullable(),
-      completed_at: z.string().nullable(),
-      created_at: z.string(),
+      started_at: wireTimestampText().nullable(),
+      completed_at: wireTimestampText().nullable(),
+      created_at: wireTimestampText(),
     }),
   ),
 });

@@ -12,6 +12,8 @@ import { requestMetadata } from "../requestMetadata.js";
 import { sendingDomains } from "../handlers/sendingDomains.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
+import { mailboxText } from "./documentedText.js";
 
 const tags = ["broadcasts"];
 const params = z.object({ id: z.uuid() });
@@ -20,20 +22,25 @@ const scheduledAt = z.string().describe("ISO 8601, or a phrase such as `in 1 hou
 const contentShape = {
   segment_id: z.uuid().optional().describe("The segment whose contacts receive the broadcast."),
   audience_id: z.uuid().optional().describe("Legacy name of `segment_id`."),
-  from: z.string().describe("`email@example.com` or `Name <email@example.com>`."),
+  from: mailboxText().describe("`email@example.com` or `Name <email@example.com>`."),
   subject: z.string().min(1),
   html: z.string().optional().describe("May hold `{{{contact.<field>|fallback}}}` and `{{{SERVICE_UNSUBSCRIBE_URL}}}`."),
   text: z.string().optional().describe("Generated from html per recipient when omitted; none when empty."),
   name: z.string().max(255).optional(),
-  reply_to: z.union([z.string(), z.array(z.string())]).optional(),
+  reply_to: z.union([mailboxText(), z.array(mailboxText())]).optional(),
   preview_text: z.string().max(1000).optional(),
   topic_id: z.uuid().nullable().optional().describe("Only contacts opted in to this topic receive it."),
 };
-const createBody = z.object({
-  ...contentShape,
-  send: z.boolean().optional().describe("Send at once, or at `scheduled_at`, without a separate send call."),
-  scheduled_at: scheduledAt.optional(),
-});
+/** A draft may change or go; a sent or sending broadcast may not (the decider's `broadcast_state_conflict`). */
+const stateErrors = { broadcast_state_conflict: "The broadcast's state does not allow this (it is sent, or not scheduled)." };
+const createBody = z
+  .object({
+    ...contentShape,
+    send: z.boolean().optional().describe("Send at once, or at `scheduled_at`, without a separate send call."),
+    scheduled_at: scheduledAt.optional().describe("ISO 8601, or a phrase such as `in 1 hour`; only with `send: true`."),
+  })
+  // The route refuses `scheduled_at` without `send: true`, with a message naming both; `.meta()` documents it.
+  .meta({ dependentSchemas: { scheduled_at: { required: ["send"], properties: { send: { const: true } } } } });
 const updateBody = z.object({ ...contentShape, from: contentShape.from.optional(), subject: contentShape.subject.optional() });
 type ContentBody = z.infer<typeof updateBody>;
 
@@ -63,9 +70,9 @@ const listItem = z.object({
   audience_id: z.uuid().nullable(),
   segment_id: z.uuid().nullable(),
   status: z.enum(wireBroadcastStatuses),
-  created_at: z.string(),
-  scheduled_at: z.string().nullable(),
-  sent_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  scheduled_at: wireTimestampText().nullable(),
+  sent_at: wireTimestampText().nullable(),
   topic_id: z.uuid().nullable(),
 });
 const counts = z
@@ -139,14 +146,14 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       return ok(reply, found);
     });
 
-    app.patch("/broadcasts/:id", { schema: { tags, summary: "Update a draft broadcast", params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
+    app.patch("/broadcasts/:id", { schema: { tags, summary: "Update a draft broadcast", params, errors: stateErrors, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const result = await updateBroadcast(deps, auth.teamId, request.params.id, contentChanges(request.body), requestMetadata(request, auth, services.clock));
       await settled(result.position);
       return ok(reply, { object: "broadcast" as const, id: result.id });
     });
 
-    app.delete("/broadcasts/:id", { schema: { tags, summary: "Delete a draft broadcast", params, response: { 200: deleted } } }, async (request, reply) => {
+    app.delete("/broadcasts/:id", { schema: { tags, summary: "Delete a draft broadcast", params, errors: stateErrors, response: { 200: deleted } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const result = await deleteBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
       await settled(result.position);
@@ -155,7 +162,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
 
     app.post(
       "/broadcasts/:id/send",
-      { schema: { tags, summary: "Send or schedule a draft broadcast", params, body: z.object({ scheduled_at: scheduledAt.optional() }), response: { 200: reference } } },
+      { schema: { tags, summary: "Send or schedule a draft broadcast", params, errors: stateErrors, body: z.object({ scheduled_at: scheduledAt.optional() }), response: { 200: reference } } },
       async (request, reply) => {
         const auth = requireAuth(request);
         const result = await sendBroadcast(deps, auth, request.params.id, request.body.scheduled_at, requestMetadata(request, auth, services.clock));
@@ -164,7 +171,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.post("/broadcasts/:id/cancel", { schema: { tags, summary: "Cancel a scheduled, queued or sending broadcast", params, response: { 200: reference } } }, async (request, reply) => {
+    app.post("/broadcasts/:id/cancel", { schema: { tags, summary: "Cancel a scheduled, queued or sending broadcast", params, errors: stateErrors, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const result = await cancelBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
       await settled(result.position);

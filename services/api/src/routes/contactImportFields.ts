@@ -17,6 +17,21 @@ const columnMapField = z.object({
 const segmentsField = z.array(z.object({ id: z.uuid() }));
 const topicsField = z.array(z.object({ id: z.uuid(), subscription: z.enum(topicSubscriptions) }));
 
+/**
+ * The form as the OpenAPI document shows it: the CSV and the fields above, each a string. The parts are
+ * streamed and never land in `request.body` (fastify leaves it null), so the schema takes a missing body;
+ * the fields are checked by `importOptions`.
+ */
+export const importForm = z
+  .object({
+    file: z.string().meta({ contentMediaType: "text/csv" }).describe("The CSV, with a header row."),
+    column_map: z.string().optional().describe("JSON text: the column of `email`, `first_name`, `last_name`, `unsubscribed`, and of each property."),
+    on_conflict: z.enum(onConflictChoices).optional().describe("What to do with a row whose email is a contact already; default `upsert`."),
+    segments: z.string().optional().describe('JSON text: `[{"id": …}]`, the segments every imported contact joins.'),
+    topics: z.string().optional().describe('JSON text: `[{"id": …, "subscription": "opt_in" | "opt_out"}]`.'),
+  })
+  .nullish();
+
 export interface ImportOptions {
   columnMap: ColumnMap;
   onConflict: OnConflict;

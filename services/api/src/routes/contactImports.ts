@@ -11,7 +11,8 @@ import { getContactImport, listContactImports } from "../queries/contactImports.
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
-import { importOptions } from "./contactImportFields.js";
+import { importForm, importOptions } from "./contactImportFields.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["contacts"];
 const counts = z.object({ total: z.number(), created: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() });
@@ -19,8 +20,8 @@ const item = z.object({
   object: z.literal("contact_import"),
   id: z.uuid(),
   status: z.enum(contactImportStatuses),
-  created_at: z.string(),
-  completed_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  completed_at: wireTimestampText().nullable(),
   counts,
 });
 
@@ -33,12 +34,19 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
   const maxBytes = services.config.CONTACT_IMPORT_MAX_BYTES;
   const tooLarge = () => new TidingsError("body_too_large", `\`file\` must be at most ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MB).`);
   return async (app) => {
-    // Only this scope parses multipart; the file part is a stream, capped at the seed's 200 MB.
+    // Only this scope parses multipart; the file part is a stream, capped at the seed's 200 MB. A JSON
+    // body is refused (415) before the form's schema would call it a form without its file.
     await app.register(multipart, { limits: { files: 1, fileSize: maxBytes, fields: 10 } });
+    app.removeContentTypeParser("application/json");
 
-    app.post("/contacts/imports", { bodyLimit: maxBytes + 1024 * 1024, schema: { tags, response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) } } }, async (request, reply) => {
+    const errors = { not_found: "A segment or topic the form names does not exist." };
+    const schema = { tags, consumes: ["multipart/form-data"], body: importForm, errors, response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) } };
+    app.post("/contacts/imports", { bodyLimit: maxBytes + 1024 * 1024, schema }, async (request, reply) => {
       const auth = requireAuth(request);
       if (!request.isMultipart()) throw new TidingsError("unsupported_media_type", "The body must be `multipart/form-data`, with the CSV in a `file` field.");
+      // Fastify holds the bodies it reads itself to `bodyLimit`; this one is streamed, so its declared length is checked here.
+      const { bodyLimit } = request.routeOptions;
+      if (Number(request.headers["content-length"]) > bodyLimit) throw new TidingsError("body_too_large", `The request body is larger than the limit of ${bodyLimit} bytes for this endpoint.`);
       let file: { sha256: string; size: number } | undefined;
       const fields: Record<string, string> = {};
       try {

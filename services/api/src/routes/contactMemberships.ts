@@ -10,10 +10,11 @@ import { ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
 import { idOrEmailParam, topicChoice } from "./contactSchemas.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const params = z.object({ idOrEmail: idOrEmailParam });
 const segmentParams = params.extend({ segmentId: z.string().min(1).max(255).describe("The segment's id.") });
-const segmentItem = z.object({ id: z.uuid(), name: z.string(), created_at: z.string() });
+const segmentItem = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestampText() });
 const topicItem = z.object({ id: z.uuid(), name: z.string(), description: z.string().nullable(), subscription: z.enum(["opt_in", "opt_out"]) });
 
 /**

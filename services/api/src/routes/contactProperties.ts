@@ -10,13 +10,17 @@ import { getContactProperty, listContactProperties } from "../queries/contactPro
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["contact-properties"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The contact property's id.") });
 const fallback = z.union([z.string(), z.number()]).nullable().describe("Rendered where a contact has no value; of the property's type.");
 
 const createBody = z.object({
-  key: z.string().describe("Letters, digits and underscores, at most 50; unique within the team, case-sensitive."),
+  key: z
+    .string()
+    .meta({ pattern: "^[A-Za-z0-9_]{1,50}$" })
+    .describe("Letters, digits and underscores, at most 50; unique within the team, case-sensitive. The domain checks it."),
   type: z.enum(propertyTypeNames),
   fallback_value: fallback.optional(),
 });
@@ -28,7 +32,7 @@ const item = z.object({
   key: z.string(),
   type: z.enum(propertyTypeNames),
   fallback_value: z.union([z.string(), z.number()]).nullable(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
 });
 const reference = z.object({ object: z.literal("contact_property"), id: z.uuid() });
 

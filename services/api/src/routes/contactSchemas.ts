@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { topicSubscriptions } from "@tidings/domain";
+import { CONTACT_NAME_MAX, topicSubscriptions } from "@tidings/domain";
+import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 /** Wire schemas shared by the contact routes and their legacy `/audiences/:id/contacts` twins. */
 export const idOrEmailParam = z.string().min(1).max(320).describe("The contact's id or email address.");
@@ -10,10 +12,11 @@ export const propertyValues = z
 
 export const topicChoice = z.object({ id: z.uuid(), subscription: z.enum(topicSubscriptions) });
 
-const name = z.string().nullable().optional();
+// The domain checks the names' length (see documentedText.ts).
+const name = z.string().meta({ maxLength: CONTACT_NAME_MAX }).nullable().optional();
 
 export const createContactBody = z.object({
-  email: z.string().describe("The contact's address; one contact per address and team."),
+  email: emailAddressText().describe("The contact's address; one contact per address and team."),
   first_name: name,
   last_name: name,
   unsubscribed: z.boolean().optional().describe("True: unsubscribed from every broadcast."),
@@ -34,7 +37,7 @@ export const contactItem = z.object({
   email: z.string(),
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   unsubscribed: z.boolean(),
 });
 

@@ -18,6 +18,8 @@ const segmentParams = z.object({ id: z.string().min(1).max(255).describe("The se
 const legacyParams = z.object({ audienceId: z.string().min(1).max(255).describe("The audience's (segment's) id."), idOrEmail: idOrEmailParam });
 const listQuery = listQuerySchema({ segment_id: z.guid().optional().describe("Only the contacts of this segment.") });
 
+const createErrors = { contact_exists: "The team has a contact with this email already." };
+
 /**
  * `/contacts` (reference §6.8), and the legacy paths the SDK still calls with an `audienceId`:
  * `/audiences/:audienceId/contacts[/:idOrEmail]` and `/segments/:id/contacts`. A legacy create adds the
@@ -50,7 +52,7 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
       return { object: "contact" as const, contact: idOrEmail, deleted: true as const };
     };
 
-    app.post("/contacts", { schema: { tags, body: createContactBody, response: { 201: contactReference } } }, async (request, reply) => {
+    app.post("/contacts", { schema: { tags, body: createContactBody, errors: { ...createErrors, not_found: "A segment or topic the body names does not exist." }, response: { 201: contactReference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       return created(reply, await create(auth.teamId, request.body, [], requestMetadata(request, auth, services.clock)));
     });
@@ -82,7 +84,7 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
     });
 
     const legacyList = z.object({ audienceId: legacyParams.shape.audienceId });
-    app.post("/audiences/:audienceId/contacts", { schema: { tags, params: legacyList, body: createContactBody, response: { 201: contactReference } } }, async (request, reply) => {
+    app.post("/audiences/:audienceId/contacts", { schema: { tags, params: legacyList, body: createContactBody, errors: createErrors, response: { 201: contactReference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       return created(reply, await create(auth.teamId, request.body, [request.params.audienceId], requestMetadata(request, auth, services.clock)));
     });

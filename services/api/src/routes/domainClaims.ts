@@ -7,18 +7,20 @@ import { requireAuth } from "../plugins/auth.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
-import { checkRegionField } from "./domains.js";
+import { dnsLabelText, domainNameText } from "./documentedText.js";
+import { checkRegionField, regionErrors } from "./domains.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["domains"];
 const params = z.object({ id: z.uuid().describe("The placeholder domain id the claim returned.") });
 
 const createBody = z.object({
-  name: z.string().describe("The domain name another team holds."),
+  name: domainNameText().describe("The domain name another team holds."),
   region: z.enum(domainRegions).optional(),
-  custom_return_path: z.string().optional(),
+  custom_return_path: dnsLabelText().optional(),
   open_tracking: z.boolean().optional(),
   click_tracking: z.boolean().optional(),
-  tracking_subdomain: z.string().optional(),
+  tracking_subdomain: dnsLabelText().optional(),
 });
 
 const claimSchema = z.object({
@@ -31,8 +33,8 @@ const claimSchema = z.object({
   record: z.object({ type: z.literal("TXT"), name: z.string(), value: z.string(), ttl: z.literal("Auto") }),
   blocked_reason: z.enum(claimBlockedReasons).nullable(),
   failure_reason: z.string().nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
+  created_at: wireTimestampText(),
+  expires_at: wireTimestampText(),
 });
 
 /** The DomainClaim of reference §6.5, as of `now`: a claim past its 7 days shows expired. */
@@ -59,7 +61,8 @@ function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchem
  */
 export function domainClaimRoutes(services: ApiServices): ApiRoutes {
   return (app) => {
-    app.post("/domains/claim", { preValidation: checkRegionField, schema: { tags, body: createBody, response: { 201: claimSchema } } }, async (request, reply) => {
+    const claimErrors = { ...regionErrors, domain_name_taken: "Your team has the domain already." };
+    app.post("/domains/claim", { preValidation: checkRegionField, schema: { tags, body: createBody, errors: claimErrors, response: { 201: claimSchema } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { name, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain } = request.body;
       const input = { name, region, customReturnPath: custom_return_path, openTracking: open_tracking, clickTracking: click_tracking, trackingSubdomain: tracking_subdomain };
@@ -72,7 +75,8 @@ export function domainClaimRoutes(services: ApiServices): ApiRoutes {
       return ok(reply, wireClaim(await findClaim(services.store, auth.teamId, request.params.id), services.clock.now()));
     });
 
-    app.post("/domains/:id/claim/verify", { schema: { tags, params, response: { 200: claimSchema } } }, async (request, reply) => {
+    const verifyErrors = { resource_locked: "The domain changed hands while the claim was verified; verify again." };
+    app.post("/domains/:id/claim/verify", { schema: { tags, params, errors: verifyErrors, response: { 200: claimSchema } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { claim, position } = await verifyDomainClaim(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
       if (position) await services.waitFor(position);

@@ -12,6 +12,8 @@ import { getDomain, listDomains, type WireDomain } from "../queries/domains.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { dnsLabelText, domainNameText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["domains"];
 const params = z.object({ id: z.uuid() });
@@ -22,14 +24,14 @@ const capabilities = z
 const changeable = {
   open_tracking: z.boolean().optional(),
   click_tracking: z.boolean().optional(),
-  tracking_subdomain: z.string().optional().describe("A DNS label: tracking links use `<tracking_subdomain>.<name>` (default `links`)."),
+  tracking_subdomain: dnsLabelText().optional().describe("A DNS label: tracking links use `<tracking_subdomain>.<name>` (default `links`)."),
   tls: z.enum(tlsModes).optional().describe("`opportunistic` (default) or `enforced`: with `enforced`, mail to a server without TLS is not sent."),
   capabilities: capabilities.optional(),
 };
 const createBody = z.object({
-  name: z.string().describe("The domain name; an IDN is stored as punycode."),
+  name: domainNameText().describe("The domain name; an IDN is stored as punycode."),
   region: z.enum(domainRegions).optional().describe("Default `us-east-1`."),
-  custom_return_path: z.string().optional().describe("A DNS label: the return-path subdomain (default `send`)."),
+  custom_return_path: dnsLabelText().optional().describe("A DNS label: the return-path subdomain (default `send`)."),
   ...changeable,
 });
 const updateBody = z.object(changeable);
@@ -48,7 +50,7 @@ const listItem = z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(domainStatuses),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   region: z.enum(domainRegions),
   capabilities: z.object({ sending: z.enum(capabilityStates), receiving: z.enum(capabilityStates) }),
   open_tracking: z.boolean(),
@@ -72,6 +74,10 @@ export const checkRegionField: preValidationHookHandler = (request, _reply, done
   const invalid = region === undefined ? undefined : checkRegion(String(region));
   done(invalid ? new TidingsError(invalid.name, invalid.message) : undefined);
 };
+
+/** What `checkRegionField` adds to a route's failures, for the OpenAPI document. */
+export const regionErrors = { invalid_region: "`region` is not one of the regions." };
+const nameTaken = { domain_name_taken: "The domain is registered already: by your team, or by another, whose domain `POST /domains/claim` can take over." };
 
 type Changeable = z.infer<typeof updateBody>;
 
@@ -114,7 +120,7 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
   };
 
   return (app) => {
-    app.post("/domains", { preValidation: checkRegionField, schema: { tags, body: createBody, response: { 201: domain } } }, async (request, reply) => {
+    app.post("/domains", { preValidation: checkRegionField, schema: { tags, body: createBody, errors: { ...regionErrors, ...nameTaken }, response: { 201: domain } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { name, region, custom_return_path, ...rest } = request.body;
       const changes = changesOf(rest);

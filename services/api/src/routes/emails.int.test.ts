@@ -1,8 +1,10 @@
 import { createServer, type Server } from "node:http";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleCommand } from "@tidings/commands";
 import { emailDecider, emailStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
+import { releaseIdempotencyKey } from "../plugins/idempotencyStore.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let t: TestServices;
@@ -233,6 +235,34 @@ describe("POST /emails/batch", () => {
       { index: 2, message: "`attachments` is not supported in batch sends." },
     ]);
     expect(await count(batcher)).toBe(1);
+  });
+
+  // A process killed between recording a batch's emails and storing its answer leaves the key reserved
+  // and unanswered; a minute later it is abandoned, and the client's retry with the key runs again.
+  it("answers the retry of a batch whose first run died after recording it with the same ids, and queues nothing twice", async () => {
+    const batcher = await t.aKey("batch-team-died");
+    const batch = [email({ subject: "one" }), email({ subject: "two" })];
+    const first = await call("POST", "/emails/batch", batcher, batch, { "idempotency-key": "died-after-recording" });
+    expect(first.status).toBe(200);
+    await sql`UPDATE api_idempotency_keys SET response_status = NULL, response_body = NULL, reserved_at = now() - interval '1 hour'
+               WHERE key = 'died-after-recording'`.execute(t.test.database.db);
+    const retried = await call("POST", "/emails/batch", batcher, batch, { "idempotency-key": "died-after-recording" });
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toEqual(first.body.data);
+    expect(await count(batcher)).toBe(2);
+  });
+
+  // The database dropping the connection during the commit answers 503, and the key is released for the
+  // retry, though the emails may have been recorded.
+  it("answers the retry of a send released after it recorded its email with the same id", async () => {
+    const sender = await t.aKey("send-team-released");
+    const first = await call("POST", "/emails", sender, email(), { "idempotency-key": "released-after-recording" });
+    const { rows } = await sql<{ owner: string }>`SELECT owner_request_id AS owner FROM api_idempotency_keys WHERE key = 'released-after-recording'`.execute(t.test.database.db);
+    await releaseIdempotencyKey(t.test.database, { teamId: sender.teamId, method: "POST", path: "/emails", key: "released-after-recording" }, rows[0]!.owner);
+    const retried = await call("POST", "/emails", sender, email(), { "idempotency-key": "released-after-recording" });
+    expect(retried.status).toBe(200);
+    expect(retried.body.id).toBe(first.body.id);
+    expect(await count(sender)).toBe(1);
   });
 
   it("refuses more than 100 emails", async () => {

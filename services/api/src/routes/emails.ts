@@ -1,25 +1,28 @@
 import { z } from "zod";
-import type { FastifySchemaCompiler } from "fastify";
+import type { FastifyRequest, FastifySchemaCompiler } from "fastify";
 import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
 import { comparePositions, type Position } from "@tidings/eventstore";
+import type { EmailIdOrigin } from "@tidings/sending";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
-import { sendDownload } from "../downloadReply.js";
+import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
 import { sendingDomains } from "../handlers/sendingDomains.js";
 import { suppressionLookup } from "../handlers/suppressionLookup.js";
+import { bytesResponse } from "../mediaResponses.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
+import { idempotentId } from "../plugins/idempotency.js";
 import { zodValidatorCompiler } from "../plugins/validation.js";
 import { attachmentForDownload, emailAttachments, emailQueries, type AttachmentRow } from "../queries/emails.js";
 import { ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
-import { attachmentItem, emailListItem, emailObject, sendEmailBody, type SendEmailBody } from "./emailSchemas.js";
+import { attachmentItem, batchItemDocument, emailListItem, emailObject, sendEmailBody, type SendEmailBody } from "./emailSchemas.js";
 
 const tags = ["emails"];
 const MAX_BATCH = 100;
@@ -28,9 +31,17 @@ const SEND_BODY_LIMIT = 42 * 1024 * 1024;
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
 
 const emailParams = z.object({ id: z.uuid() });
+
+/** Whether a send's email ids come from its Idempotency-Key (`idempotentId`) or were made for the request. */
+const idOrigin = (request: FastifyRequest): EmailIdOrigin => (idempotentId(request, "email", 0) === undefined ? "fresh" : "derived");
 const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() });
 const emailRef = z.object({ object: z.literal("email"), id: z.uuid() });
-const batchItem = sendEmailBody.describe("A `POST /emails` body without `attachments` and `scheduled_at`.");
+/** What `prepareEmail` refuses beyond the schema, for the OpenAPI document. */
+const sendErrors = {
+  sending_domain_restricted: "The `from` domain is not verified or has sending disabled, or the key may only send from another domain.",
+  invalid_from_address: "`from` is not an address.",
+  invalid_attachment: "An attachment is not valid, or they exceed 40 MB.",
+};
 const batchHeaders = z.object({
   "x-batch-validation": z.enum(["strict", "permissive"]).optional().describe("`strict` (default) refuses the whole batch on one invalid email."),
 });
@@ -81,11 +92,15 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
 
     app.post(
       "/emails",
-      { bodyLimit: SEND_BODY_LIMIT, config: { idempotency: true }, schema: { tags, summary: "Send an email", body: sendEmailBody, response: { 200: z.object({ id: z.uuid() }) } } },
+      {
+        bodyLimit: SEND_BODY_LIMIT,
+        config: { idempotency: true },
+        schema: { tags, summary: "Send an email", body: sendEmailBody, errors: sendErrors, response: { 200: z.object({ id: z.uuid() }) } },
+      },
       async (request, reply) => {
         const auth = requireAuth(request);
-        const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now());
-        const sent = await sendEmail(sendDeps, prepared, requestMetadata(request, auth, services.clock));
+        const prepared = await prepareEmail(prepareDeps, auth, request.body, services.clock.now(), idempotentId(request, "email", 0));
+        const sent = await sendEmail(sendDeps, prepared, requestMetadata(request, auth, services.clock), idOrigin(request));
         await services.waitFor(sent.position);
         return ok(reply, { id: sent.id });
       },
@@ -100,7 +115,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           tags,
           summary: "Send up to 100 emails",
           headers: batchHeaders,
-          body: z.array(z.unknown()).min(1).max(MAX_BATCH).describe(`Up to ${MAX_BATCH} emails: ${batchItem.description}`),
+          errors: sendErrors,
+          body: z.array(z.unknown()).min(1).max(MAX_BATCH).meta({ items: batchItemDocument }).describe(`Up to ${MAX_BATCH} emails.`),
           response: { 200: batchReply },
         },
       },
@@ -112,7 +128,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const errors: { index: number; message: string }[] = [];
         for (const [index, item] of request.body.entries()) {
           try {
-            prepared.push({ index, email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now) });
+            prepared.push({ index, email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now, idempotentId(request, "email", index)) });
           } catch (error) {
             if (!(error instanceof TidingsError) || !permissive) {
               if (error instanceof TidingsError) throw new TidingsError(error.code, `Email ${index}: ${error.message}`);
@@ -122,7 +138,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           }
         }
         const metadata = requestMetadata(request, auth, services.clock);
-        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata);
+        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata, idOrigin(request));
         const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));
@@ -190,7 +206,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params: attachmentParams,
           querystring: z.object({ expires: z.coerce.number().int(), signature: z.string() }),
-          response: { 200: z.unknown().describe("The attachment's bytes.") },
+          errors: downloadErrors,
+          response: { 200: bytesResponse("The attachment's bytes, with the type it was sent with.", "*/*") },
         },
       },
       async (request, reply) => {

@@ -11,27 +11,40 @@ import { getEventDefinition, listEventDefinitions } from "../queries/eventDefini
 import { accepted, created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["events"];
 const params = z.object({ idOrName: z.string().min(1).max(EVENT_NAME_MAX).describe("The event's id or name, URL-encoded.") });
-const schema = z.record(z.string(), z.enum(eventFieldTypes)).nullable().describe("A flat map of payload field to `string`, `number`, `boolean` or `date`.");
+// The domain checks the name and the fields (see documentedText.ts); `.meta()` documents its rules.
+const schema = z
+  .record(z.string().meta({ pattern: "^[A-Za-z0-9_-]{1,100}$" }), z.enum(eventFieldTypes))
+  .nullable()
+  .describe("A flat map of payload field to `string`, `number`, `boolean` or `date`.");
+const eventName = z
+  .string()
+  .meta({ pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$", maxLength: EVENT_NAME_MAX })
+  .describe("A dotted name such as `user.signed_up`; `resend:` and `tidings:` are reserved.");
 
-const createBody = z.object({ name: z.string().describe("A dotted name such as `user.signed_up`; `resend:` and `tidings:` are reserved."), schema: schema.optional() });
+const createBody = z.object({ name: eventName, schema: schema.optional() });
 const updateBody = z.object({ schema });
-const sendBody = z.object({
-  event: z.string().min(1).describe("The name of a defined event."),
-  contact_id: z.string().optional().describe("The contact the event is about; give this or `email`."),
-  email: z.string().optional().describe("The contact's email; a contact is created for an email the team does not have."),
-  payload: z.record(z.string(), z.unknown()).optional().describe("The event's data, checked against its schema."),
-});
+const sendBody = z
+  .object({
+    event: z.string().min(1).describe("The name of a defined event."),
+    contact_id: z.string().optional().describe("The contact the event is about; give this or `email`."),
+    email: emailAddressText().optional().describe("The contact's email; a contact is created for an email the team does not have."),
+    payload: z.record(z.string(), z.unknown()).optional().describe("The event's data, checked against its schema."),
+  })
+  // The route checks that exactly one is given, with a message naming both.
+  .meta({ oneOf: [{ required: ["contact_id"] }, { required: ["email"] }] });
 
 const event = z.object({
   object: z.literal("event"),
   id: z.uuid(),
   name: z.string(),
   schema: z.record(z.string(), z.string()).nullable(),
-  created_at: z.string(),
-  updated_at: z.string().nullable(),
+  created_at: wireTimestampText(),
+  updated_at: wireTimestampText().nullable(),
 });
 const listItem = event.omit({ object: true });
 const reference = z.object({ object: z.literal("event"), id: z.uuid() });

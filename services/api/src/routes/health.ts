@@ -17,7 +17,7 @@ export function healthRoutes(checks: ReadinessChecks, timeoutMs: number): ApiRou
   return (app) => {
     app.get("/health", { schema: { tags: ["operations"], security: [], response: { 200: ok } } }, async () => ({ status: "ok" as const }));
 
-    app.get("/ready", { schema: { tags: ["operations"], security: [], response: { 200: ready } } }, async (request) => {
+    app.get("/ready", { schema: { tags: ["operations"], security: [], errors: { service_unavailable: "A check failed or timed out; the message names it." }, response: { 200: ready } } }, async (request) => {
       const results = await Promise.all(
         Object.entries(checks).map(async ([name, check]) => ({ name, outcome: await withTimeout(check, timeoutMs) })),
       );

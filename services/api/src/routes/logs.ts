@@ -4,12 +4,12 @@ import type { Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { listPage, listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
-import { wireTimestamp } from "../wireTimestamp.js";
+import { wireTimestamp, wireTimestampText } from "../wireTimestamp.js";
 import type { ApiTables } from "../apiMigrations.js";
 
 const logItem = z.object({
   id: z.string(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   endpoint: z.string(),
   method: z.string(),
   response_status: z.number().int(),

@@ -5,19 +5,21 @@ import { hasPlainTextBody } from "@tidings/mail";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
-import { sendDownload } from "../downloadReply.js";
+import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { headerRecord, parseReceived } from "../inbound/parseReceived.js";
+import { bytesResponse } from "../mediaResponses.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { inboundAttachmentItem, inboundEmailQueries, type InboundAttachmentRow } from "../queries/inboundEmails.js";
 import { ok } from "../replies.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["receiving"];
 const emailParams = z.object({ id: z.uuid() });
 const attachmentParams = z.object({ id: z.uuid(), attachmentId: z.uuid() });
 const signedQuery = z.object({ expires: z.coerce.number().int(), signature: z.string() });
-const signed = { download_url: z.string(), expires_at: z.string() };
+const signed = { download_url: z.string(), expires_at: wireTimestampText() };
 
 const inboundAttachment = z.object({
   id: z.uuid(),
@@ -31,7 +33,7 @@ const listItem = z.object({
   id: z.uuid(),
   to: z.array(z.string()),
   from: z.string(),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
   subject: z.string(),
   cc: z.array(z.string()).nullable(),
   bcc: z.array(z.string()).nullable(),
@@ -112,7 +114,8 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params: emailParams,
           querystring: signedQuery,
-          response: { 200: z.unknown().describe("The message, message/rfc822.") },
+          errors: downloadErrors,
+          response: { 200: bytesResponse("The message as it arrived.", "message/rfc822") },
         },
       },
       async (request, reply) => {
@@ -155,7 +158,8 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params: attachmentParams,
           querystring: signedQuery,
-          response: { 200: z.unknown().describe("The attachment's bytes.") },
+          errors: downloadErrors,
+          response: { 200: bytesResponse("The attachment's bytes, with the type it arrived with.", "*/*") },
         },
       },
       async (request, reply) => {

@@ -9,10 +9,11 @@ import { getSegment, listSegments } from "../queries/segments.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const params = z.object({ id: z.string().min(1).max(255).describe("The segment's id.") });
 const body = z.object({ name: z.string().describe("The segment's name, at most 255 characters.") });
-const item = z.object({ id: z.uuid(), name: z.string(), created_at: z.string() });
+const item = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestampText() });
 
 /**
  * `/segments` (reference §6.7), and `/audiences`, the same resource under its former name: the SDK's

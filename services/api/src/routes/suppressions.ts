@@ -10,17 +10,19 @@ import { getSuppression, listSuppressions } from "../queries/suppressions.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { emailAddressText } from "./documentedText.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["suppressions"];
 const params = z.object({ idOrEmail: z.string().min(1).max(320).describe("The suppression's id or its email address.") });
 const tooMany = (field: string) => `\`${field}\` must hold at most ${SUPPRESSION_BATCH_MAX} items.`;
-const emails = z.array(z.string()).min(1).max(SUPPRESSION_BATCH_MAX, tooMany("emails"));
+const emails = z.array(emailAddressText()).min(1).max(SUPPRESSION_BATCH_MAX, tooMany("emails"));
 const removeBody = z.union([
   z.object({ emails }),
   z.object({ ids: z.array(z.string()).min(1).max(SUPPRESSION_BATCH_MAX, tooMany("ids")) }),
 ]);
 
-const item = z.object({ id: z.uuid(), email: z.string(), origin: z.enum(suppressionOrigins), source_id: z.uuid().nullable(), created_at: z.string() });
+const item = z.object({ id: z.uuid(), email: z.string(), origin: z.enum(suppressionOrigins), source_id: z.uuid().nullable(), created_at: wireTimestampText() });
 const reference = z.object({ object: z.literal("suppression"), id: z.uuid() });
 const removed = z.object({ object: z.literal("suppression"), id: z.string(), deleted: z.boolean() });
 
@@ -30,7 +32,7 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
     for (const position of positions) if (position) await services.waitFor(position);
   };
   return (app) => {
-    app.post("/suppressions", { schema: { tags, body: z.object({ email: z.string() }), response: { 201: reference } } }, async (request, reply) => {
+    app.post("/suppressions", { schema: { tags, body: z.object({ email: emailAddressText() }), response: { 201: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const result = await addSuppression(services, auth.teamId, request.body.email, requestMetadata(request, auth, services.clock));
       await settled([result.position]);

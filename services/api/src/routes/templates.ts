@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { TEMPLATE_NAME_MAX, TEMPLATE_VARIABLES_MAX, templateVariableTypes, type TemplateContent } from "@tidings/domain";
+import { TEMPLATE_NAME_MAX, TEMPLATE_VARIABLE_KEY_MAX, TEMPLATE_VARIABLES_MAX, templateVariableTypes, type TemplateContent } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTemplate, duplicateTemplate } from "../handlers/createTemplate.js";
@@ -11,24 +11,30 @@ import { getTemplate, listTemplates } from "../queries/templates.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
+import { mailboxText } from "./documentedText.js";
 
 const tags = ["templates"];
 const params = z.object({ idOrAlias: z.string().min(1).max(255).describe("The template's id or alias.") });
 
 const variable = z.object({
-  key: z.string().describe("Used in the template as `{{{KEY}}}`: ASCII letters, digits and underscores."),
+  // The domain checks the key, the name, the html and the alias (see documentedText.ts); `.meta()` documents them.
+  key: z
+    .string()
+    .meta({ pattern: `^[A-Za-z0-9_]{1,${TEMPLATE_VARIABLE_KEY_MAX}}$` })
+    .describe("Used in the template as `{{{KEY}}}`: ASCII letters, digits and underscores."),
   type: z.enum(templateVariableTypes),
   fallback_value: z.union([z.string(), z.number()]).nullable().optional().describe("Used when a send supplies no value; of the variable's type."),
 });
 
 const contentShape = {
-  name: z.string().max(TEMPLATE_NAME_MAX).describe("The template's name."),
-  html: z.string().describe("The html body; variables are written `{{{KEY}}}` or `{{{KEY|fallback}}}`."),
-  alias: z.string().nullable().optional().describe("A name unique within the team, usable wherever the id is."),
+  name: z.string().max(TEMPLATE_NAME_MAX).meta({ minLength: 1 }).describe("The template's name."),
+  html: z.string().meta({ minLength: 1 }).describe("The html body; variables are written `{{{KEY}}}` or `{{{KEY|fallback}}}`."),
+  alias: z.string().meta({ pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$" }).nullable().optional().describe("A name unique within the team, usable wherever the id is."),
   subject: z.string().nullable().optional().describe("Default subject, overridable when sending."),
   text: z.string().nullable().optional().describe("Plain-text body; generated from html when omitted, none when empty."),
-  from: z.string().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),
-  reply_to: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  from: mailboxText().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),
+  reply_to: z.union([mailboxText(), z.array(mailboxText())]).nullable().optional(),
   variables: z.array(variable).max(TEMPLATE_VARIABLES_MAX, `The \`variables\` field must hold at most ${TEMPLATE_VARIABLES_MAX} variables.`).nullable().optional(),
 };
 
@@ -57,9 +63,9 @@ const listItem = z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(["draft", "published"]),
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  published_at: wireTimestampText().nullable(),
+  created_at: wireTimestampText(),
+  updated_at: wireTimestampText(),
   alias: z.string().nullable(),
 });
 const template = listItem.extend({
@@ -74,8 +80,8 @@ const template = listItem.extend({
       key: z.string(),
       type: z.enum(templateVariableTypes),
       fallback_value: z.union([z.string(), z.number()]).nullable(),
-      created_at: z.string(),
-      updated_at: z.string(),
+      created_at: wireTimestampText(),
+      updated_at: wireTimestampText(),
     }),
   ),
   has_unpublished_versions: z.boolean(),

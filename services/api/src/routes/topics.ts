@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
+import { TOPIC_DESCRIPTION_MAX, TOPIC_NAME_MAX, topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTopic, deleteTopic, updateTopic } from "@tidings/audience";
@@ -10,14 +10,15 @@ import { getTopic, listTopics } from "../queries/topics.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["topics"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The topic's id.") });
 
 const createBody = z.object({
-  name: z.string().describe("At most 50 characters."),
+  name: z.string().meta({ minLength: 1, maxLength: TOPIC_NAME_MAX }).describe(`At most ${TOPIC_NAME_MAX} characters.`),
   default_subscription: z.enum(topicSubscriptions).describe("What a contact who never chose gets; cannot be changed later."),
-  description: z.string().nullable().optional().describe("At most 200 characters."),
+  description: z.string().meta({ maxLength: TOPIC_DESCRIPTION_MAX }).nullable().optional().describe(`At most ${TOPIC_DESCRIPTION_MAX} characters.`),
   visibility: z.enum(topicVisibilities).optional().describe("Whether the preference page shows the topic; private by default."),
 });
 
@@ -29,8 +30,9 @@ const updateBody = z
     name: z.string().optional(),
     description: z.string().nullable().optional(),
     visibility: z.enum(topicVisibilities).optional(),
-    default_subscription: z.unknown().optional(),
-    defaultSubscription: z.unknown().optional(),
+    // Taken only to be refused by name; `not: {}` tells a client it may not send them.
+    default_subscription: z.unknown().optional().meta({ not: {} }).describe("Cannot be changed after the topic is created."),
+    defaultSubscription: z.unknown().optional().meta({ not: {} }).describe("Cannot be changed after the topic is created."),
   })
   .refine((body) => body.default_subscription === undefined && body.defaultSubscription === undefined, { message: immutable, path: ["default_subscription"] });
 
@@ -40,7 +42,7 @@ const item = z.object({
   description: z.string().nullable(),
   default_subscription: z.enum(topicSubscriptions),
   visibility: z.enum(topicVisibilities),
-  created_at: z.string(),
+  created_at: wireTimestampText(),
 });
 const reference = z.object({ object: z.literal("topic"), id: z.uuid() });
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { readClickToken, readOpenToken } from "@tidings/mail";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiRoutes } from "../app.js";
+import { bytesResponse, pageResponse } from "../mediaResponses.js";
 import { recordEngagement, type TrackingRequest } from "../handlers/recordEngagement.js";
 import type { ApiServices } from "../services.js";
 
@@ -39,7 +40,15 @@ export function trackingRoutes(services: ApiServices): ApiRoutes {
   return (app) => {
     app.get(
       "/o/*",
-      { schema: { tags, summary: "The open-tracking pixel", security: [], params, response: { 200: z.unknown().describe("A 1×1 transparent GIF.") } } },
+      {
+        schema: {
+          tags,
+          summary: "The open-tracking pixel",
+          security: [],
+          params,
+          response: { 200: bytesResponse("A 1×1 transparent GIF, for a token that is not valid too.", "image/gif") },
+        },
+      },
       async (request, reply) => {
         const emailId = services.secret ? readOpenToken(services.secret, request.params["*"]) : undefined;
         if (emailId) await record(request, emailId, { type: "RecordEmailOpened" });
@@ -56,7 +65,10 @@ export function trackingRoutes(services: ApiServices): ApiRoutes {
           summary: "A tracked link: records the click and redirects to the link's target",
           security: [],
           params,
-          response: { 302: z.unknown().describe("A redirect to the link's target."), 404: z.unknown().describe("An HTML page.") },
+          response: {
+            302: { ...pageResponse("A redirect to the link's target, with a page linking to it."), headers: { location: z.string().describe("The link's target.") } },
+            404: pageResponse("A page saying the link is not valid."),
+          },
         },
       },
       async (request, reply) => {

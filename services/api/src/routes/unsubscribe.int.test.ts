@@ -78,4 +78,20 @@ describe("/unsubscribe/:token", () => {
     expect(res.body).toContain("You are unsubscribed");
     expect((await api("GET", `/contacts/${contact}`)).unsubscribed).toBe(true);
   });
+
+  it("takes the page's form only: a JSON body gets 415, whatever it holds, and changes nothing", async () => {
+    const { contact, subscriptions } = await aContactWithTopics();
+    const before = await subscriptions();
+    const res = await app.inject({ method: "POST", url: link(contact), headers: { "content-type": "application/json" }, payload: JSON.stringify({ action: ["save"], topic: 5 }) });
+    expect([res.statusCode, res.json().name]).toEqual([415, "validation_error"]);
+    expect(res.json().message).toContain("application/x-www-form-urlencoded");
+    expect(await subscriptions()).toEqual(before);
+  });
+
+  it("refuses a form field of the wrong kind with 422 naming it", async () => {
+    const { contact } = await aContactWithTopics();
+    const res = await form(link(contact), "action=explode");
+    expect([res.statusCode, res.json().name]).toEqual([422, "validation_error"]);
+    expect(res.json().message).toContain("`action[0]`");
+  });
 });

@@ -6,13 +6,25 @@ import type { EventMetadata, Position } from "@tidings/eventstore";
 import { readUnsubscribeToken, type UnsubscribeClaims } from "@tidings/mail";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiRoutes } from "../app.js";
+import { pageResponse } from "../mediaResponses.js";
 import { goneContactPage, invalidLinkPage, preferencesPage, unsubscribedPage } from "../preferencePages.js";
 import { preferenceTopics } from "../queries/topics.js";
+import { routerOptions } from "../router.js";
 import type { ApiServices } from "../services.js";
 
-const params = z.object({ token: z.string().max(1000).describe("The signed token of an unsubscribe link.") });
-const html = z.unknown().describe("An HTML page.");
-const schema = { tags: ["unsubscribe"], security: [], params, response: { 200: html, 400: html } };
+const params = z.object({ token: z.string().max(routerOptions.maxParamLength).describe("The signed token of an unsubscribe link.") });
+const pages = { 200: pageResponse("The contact's preferences, or what was done."), 400: pageResponse("A page saying the link is not valid.") };
+const errors = { service_unavailable: "The read models are not created yet (a new install whose projector has not started)." };
+const common = { tags: ["unsubscribe"], security: [], params, errors };
+
+/** The page's form, and RFC 8058's one-click post; the parser gives every field as a list of its values. */
+const preferencesForm = z
+  .object({
+    "List-Unsubscribe": z.array(z.string()).optional().describe("`One-Click`, from a mail client (RFC 8058): unsubscribe at once."),
+    action: z.array(z.enum(["save", "unsubscribe_all"])).optional().describe("The button pressed on the page."),
+    topic: z.array(z.string()).optional().describe("The ids of the topics left checked, when saving."),
+  })
+  .optional();
 
 /** A form post: every field with all its values (`topic` repeats, one per checked box). */
 function formFields(text: string): Record<string, string[]> {
@@ -56,18 +68,20 @@ export function unsubscribeRoutes(services: ApiServices): ApiRoutes {
   }
 
   return (app) => {
+    // Browsers and mail clients post forms; a JSON body here is no client of ours, and gets 415.
+    app.removeContentTypeParser("application/json");
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => done(null, formFields(body as string)));
 
-    app.get("/unsubscribe/:token", { schema }, async (request, reply) => {
+    app.get("/unsubscribe/:token", { schema: { ...common, response: pages } }, async (request, reply) => {
       const claims = claimsOf(request.params.token);
       if (!claims) return send(reply, 400, invalidLinkPage());
       return render(reply, claims);
     });
 
-    app.post("/unsubscribe/:token", { schema }, async (request, reply) => {
+    app.post("/unsubscribe/:token", { schema: { ...common, consumes: ["application/x-www-form-urlencoded"], body: preferencesForm, response: pages } }, async (request, reply) => {
       const claims = claimsOf(request.params.token);
       if (!claims) return send(reply, 400, invalidLinkPage());
-      const form = (request.body ?? {}) as Record<string, string[] | undefined>;
+      const form = request.body ?? {};
       const contact = await findContact(services.store, claims.teamId, claims.contactId);
       if (!contact) return send(reply, 200, goneContactPage());
       const events = metadata(request, claims);

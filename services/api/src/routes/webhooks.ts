@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { webhookStatuses } from "@tidings/domain";
+import { webhookEventTypes, webhookStatuses } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createWebhook } from "../handlers/createWebhook.js";
@@ -12,28 +12,34 @@ import { requireAuth } from "../plugins/auth.js";
 import { getWebhook, getWebhookDelivery, listWebhookAttempts, listWebhookDeliveries, listWebhooks } from "../queries/webhooks.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { urlText } from "./documentedText.js";
 import type { ApiServices } from "../services.js";
+import { wireTimestampText } from "../wireTimestamp.js";
 
 const tags = ["webhooks"];
 const params = z.object({ id: z.uuid() });
 const eventParams = params.extend({ eventId: z.uuid() });
 
-const endpoint = z.string().describe("The URL events are POSTed to: https (http only in development, see WEBHOOK_ALLOW_PRIVATE).");
-const events = z.array(z.string()).describe("Event types to deliver, e.g. `email.sent` (reference §8.1); at least one.");
+// The domain checks both (see documentedText.ts).
+const endpoint = urlText().describe("The URL events are POSTed to: https (http only in development, see WEBHOOK_ALLOW_PRIVATE).");
+const events = z
+  .array(z.string().meta({ enum: [...webhookEventTypes] }))
+  .meta({ minItems: 1 })
+  .describe("Event types to deliver, e.g. `email.sent` (reference §8.1); at least one.");
 const createBody = z.object({ endpoint, events });
 const updateBody = z.object({ endpoint: endpoint.optional(), events: events.optional(), status: z.enum(webhookStatuses).optional() });
 
-const listItem = z.object({ id: z.uuid(), endpoint: z.string(), created_at: z.string(), status: z.enum(webhookStatuses), events: z.array(z.string()).nullable() });
+const listItem = z.object({ id: z.uuid(), endpoint: z.string(), created_at: wireTimestampText(), status: z.enum(webhookStatuses), events: z.array(z.string()).nullable() });
 const webhook = listItem.extend({ object: z.literal("webhook"), signing_secret: z.string() });
 const reference = z.object({ object: z.literal("webhook"), id: z.uuid() });
 const withSecret = reference.extend({ signing_secret: z.string() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
 const deliveryStatus = z.enum(["pending", "attempting", "success", "failed"]);
-const deliveryItem = z.object({ id: z.uuid(), type: z.string(), created_at: z.string(), status: deliveryStatus });
-const delivery = deliveryItem.extend({ object: z.literal("webhook_event"), next_attempt_at: z.string().nullable(), payload: z.unknown() });
+const deliveryItem = z.object({ id: z.uuid(), type: z.string(), created_at: wireTimestampText(), status: deliveryStatus });
+const delivery = deliveryItem.extend({ object: z.literal("webhook_event"), next_attempt_at: wireTimestampText().nullable(), payload: z.unknown() });
 const deliveryReference = z.object({ object: z.literal("webhook_event"), id: z.uuid() });
-const attempt = z.object({ id: z.uuid(), http_status_code: z.number().int().nullable(), response: z.string(), duration_ms: z.number().int(), sent_at: z.string() });
+const attempt = z.object({ id: z.uuid(), http_status_code: z.number().int().nullable(), response: z.string(), duration_ms: z.number().int(), sent_at: wireTimestampText() });
 
 const webhookNotFound = () => new TidingsError("not_found", "Webhook not found");
 const deliveryNotFound = () => new TidingsError("not_found", "Webhook event not found");

@@ -5,6 +5,7 @@ import { isPublicRoute } from "../plugins/auth.js";
 import type { CatalogRoute } from "../plugins/routeCatalog.js";
 import { probeMalformedRequests, routesWithoutSchema } from "./routeChecks.js";
 import { sampleBody } from "./sampleRequest.js";
+import { createTeamResources } from "./teamResources.js";
 import { createTestServices, type TestKey, type TestServices } from "./testServices.js";
 
 /**
@@ -28,45 +29,7 @@ beforeAll(async () => {
   teamA = await t.aKey("route-team-a", { name: teamAMarker });
   teamASender = await t.aKey("route-team-a", { permission: "sending_access", name: "sender" });
   teamB = await t.aKey("route-team-b");
-  const asTeamA = async (method: "POST" | "GET", url: string, payload?: unknown) => {
-    const res = await app.inject({ method, url, headers: { ...teamA.headers, "content-type": "application/json" }, payload: JSON.stringify(payload ?? {}) });
-    if (res.statusCode >= 300) throw new Error(`seeding ${url}: ${res.statusCode} ${res.body}`);
-    return res;
-  };
-  const template = (await asTeamA("POST", "/templates", { name: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
-  const email = (await asTeamA("POST", "/emails", { from: "a@example.com", to: "b@example.com", subject: teamAMarker, html: "<p>x</p>" })).json() as { id: string };
-  const webhook = (await asTeamA("POST", "/webhooks", { endpoint: `https://${teamAMarker}.example.com/in`, events: ["email.sent"] })).json() as { id: string };
-  const logId = (await asTeamA("GET", "/api-keys")).headers["x-request-id"] as string;
-  const domain = (await asTeamA("POST", "/domains", { name: `${teamAMarker}.example.test` })).json() as { id: string };
-  const property = (await asTeamA("POST", "/contact-properties", { key: "marker", type: "string", fallback_value: teamAMarker })).json() as { id: string };
-  const segment = (await asTeamA("POST", "/segments", { name: teamAMarker })).json() as { id: string };
-  const topic = (await asTeamA("POST", "/topics", { name: teamAMarker.slice(0, 50), default_subscription: "opt_in" })).json() as { id: string };
-  const contact = (await asTeamA("POST", "/contacts", { email: `${teamAMarker}@example.com`, first_name: teamAMarker, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] })).json() as { id: string };
-  const broadcast = (await asTeamA("POST", "/broadcasts", { segment_id: segment.id, from: "a@example.com", subject: teamAMarker, html: `<p>${teamAMarker}</p>` })).json() as { id: string };
-  const suppression = (await asTeamA("POST", "/suppressions", { email: `${teamAMarker}@suppressed.example.com` })).json() as { id: string };
-  const event = (await asTeamA("POST", "/events", { name: `${teamAMarker}.happened`, schema: { marker: "string" } })).json() as { id: string };
-  const automation = (await asTeamA("POST", "/automations", {
-    name: teamAMarker,
-    steps: [{ key: "start", type: "trigger", config: { event_name: `${teamAMarker}.happened` } }],
-    connections: [],
-  })).json() as { id: string };
-  teamAResources = {
-    "/events": event.id,
-    "/automations": automation.id,
-    "/api-keys": teamA.id,
-    "/templates": template.id,
-    "/emails": email.id,
-    "/logs": logId,
-    "/contact-properties": property.id,
-    "/segments": segment.id,
-    "/audiences": segment.id,
-    "/topics": topic.id,
-    "/contacts": contact.id,
-    "/suppressions": suppression.id,
-    "/domains": domain.id,
-    "/webhooks": webhook.id,
-    "/broadcasts": broadcast.id,
-  };
+  teamAResources = await createTeamResources(app, teamA, teamAMarker, teamA.id);
 });
 afterAll(() => t?.dispose());
 

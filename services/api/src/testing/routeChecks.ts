@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FastifyInstance } from "fastify";
-import { isDocumentationRoute } from "../plugins/openapi.js";
+import { isDocumentationRoute } from "../plugins/documentationRoutes.js";
 import type { CatalogRoute } from "../plugins/routeCatalog.js";
 
 /**

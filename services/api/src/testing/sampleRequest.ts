@@ -37,15 +37,22 @@ const strings: Record<string, () => string> = {
  */
 export function sampleBody(schema: unknown): unknown {
   if (!(schema instanceof z.ZodType)) return undefined;
-  return sample(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema);
+  return sampleValue(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema);
 }
 
-function sample(s: JsonSchema): unknown {
+/** The same for a JSON Schema: the OpenAPI document's, for tests that read the document. */
+export function sampleValue(s: JsonSchema): unknown {
   if (s.const !== undefined) return s.const;
   if (s.enum) return s.enum[0];
   const alternatives = s.anyOf ?? s.oneOf;
-  if (alternatives) return sample(alternatives.find((a) => a.type !== "null") ?? alternatives[0]!);
-  if (s.allOf?.[0]) return sample(s.allOf[0]);
+  if (alternatives) {
+    const chosen = alternatives.find((a) => a.type !== "null") ?? alternatives[0]!;
+    if (s.type === undefined) return sampleValue(chosen);
+    // An object whose alternatives say which keys it needs (`POST /emails`: a subject and a body, or a template).
+    const { anyOf: _any, oneOf: _one, ...base } = s;
+    return sampleValue({ ...base, properties: { ...base.properties, ...chosen.properties }, required: [...(base.required ?? []), ...(chosen.required ?? [])] });
+  }
+  if (s.allOf?.[0]) return sampleValue(s.allOf[0]);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
   switch (type) {
     case "string": {
@@ -59,9 +66,9 @@ function sample(s: JsonSchema): unknown {
     case "boolean":
       return true;
     case "array":
-      return Array.from({ length: s.minItems ?? 1 }, () => sample(s.items ?? {}));
+      return Array.from({ length: s.minItems ?? 1 }, () => sampleValue(s.items ?? {}));
     case "object":
-      return Object.fromEntries((s.required ?? []).map((key) => [key, sample(s.properties?.[key] ?? {})]));
+      return Object.fromEntries((s.required ?? []).map((key) => [key, sampleValue(s.properties?.[key] ?? {})]));
     case "null":
       return null;
     default:

@@ -2,6 +2,7 @@ import { formatTimestamp, parseTimestamp, type Clock, type Logger } from "@tidin
 import { loadState } from "@tidings/commands";
 import { automationDecider, automationStream, type ActiveRun, type AutomationRunCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
+import type { SuppressedRecipients } from "../suppressionList.js";
 import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";
@@ -13,6 +14,7 @@ export interface RunnerDeps {
   parked: ParkedRuns;
   clock: Clock;
   allowUnverifiedFrom: boolean;
+  suppressed: SuppressedRecipients;
   logger: Logger;
 }
 

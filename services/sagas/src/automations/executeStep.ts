@@ -4,6 +4,7 @@ import { loadContact } from "@tidings/audience";
 import { evaluateRule, parseDuration, type ActiveRun, type AutomationStep, type Rule } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { addStepContactToSegment, deleteStepContact, updateStepContact } from "./contactSteps.js";
+import type { SuppressedRecipients } from "../suppressionList.js";
 import { sendStepEmail } from "./sendStepEmail.js";
 import { stepContext } from "./stepContext.js";
 import type { StepOutcome } from "./stepOutcome.js";
@@ -12,6 +13,7 @@ export interface StepDeps {
   store: EventStore;
   clock: Clock;
   allowUnverifiedFrom: boolean;
+  suppressed: SuppressedRecipients;
 }
 
 const later = (deps: StepDeps, duration: string) => new Date(deps.clock.now().getTime() + parseDuration(duration)!);
@@ -38,7 +40,7 @@ async function runStep(deps: StepDeps, run: ActiveRun, step: AutomationStep, met
   if (!contact) return { kind: "fail", error: "Contact not found" };
   switch (step.type) {
     case "send_email":
-      return sendStepEmail({ store: deps.store, allowUnverifiedFrom: deps.allowUnverifiedFrom, now: () => deps.clock.now() }, run, step, contact, metadata);
+      return sendStepEmail({ store: deps.store, allowUnverifiedFrom: deps.allowUnverifiedFrom, suppressed: deps.suppressed, now: () => deps.clock.now() }, run, step, contact, metadata);
     case "contact_update":
       return updateStepContact(deps, run, step, contact, metadata);
     case "contact_delete":

@@ -17,12 +17,15 @@ import {
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { queueEmail, textPart } from "@tidings/sending";
+import type { SuppressedRecipients } from "../suppressionList.js";
 import type { StepOutcome } from "./stepOutcome.js";
 import { stepContext, templateValues } from "./stepContext.js";
 
 export interface SendStepDeps {
   store: EventStore;
   allowUnverifiedFrom: boolean;
+  /** The team's suppression list: delivery trusts a fresh email's queue to have asked it, as a send does. */
+  suppressed: SuppressedRecipients;
   now(): Date;
 }
 
@@ -88,7 +91,8 @@ export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: Au
     domainId: domain.domainId,
     createdAt: now,
   };
+  const suppressed = await deps.suppressed(run.teamId, content.to);
   // Queued by a concurrent execution of this step a moment ago, the append finds the stream there.
-  await queueEmail(deps.store, { content, scheduledAt: null, suppressed: [], now, metadata }, "derived");
+  await queueEmail(deps.store, { content, scheduledAt: null, suppressed, now, metadata }, "derived");
   return { kind: "complete", outcome: "completed", output: { email_id: emailId } };
 }

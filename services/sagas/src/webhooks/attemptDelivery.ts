@@ -19,6 +19,7 @@ import { webhookHeaders } from "./signature.js";
 import { canonicalJson } from "./canonicalJson.js";
 import type { AttemptLeases } from "./attemptLeases.js";
 import { targetOf, type WebhookTarget, type WebhookTargets } from "./webhookTargets.js";
+import { untilRecorded } from "../untilRecorded.js";
 
 export interface AttemptDeps {
   store: EventStore;
@@ -39,6 +40,8 @@ export interface AttemptDeps {
   targetForMs: number;
   targets: WebhookTargets;
   post?: (request: PostRequest) => Promise<PostOutcome>;
+  /** Aborted when the saga stops: an outcome the store refuses is no longer waited for. */
+  stopping?: AbortSignal;
 }
 
 export const deliveryTimerKey = (deliveryId: string) => `webhook-delivery:${deliveryId}`;
@@ -134,21 +137,25 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
   const { state, revision, target } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
   const key = deliveryTimerKey(deliveryId);
+  // Tried again while the store refuses it (untilRecorded): an attempt the endpoint took and nobody
+  // recorded is posted again.
   const record = async (command: WebhookDeliveryCommand) => {
     const decided = webhookDeliveryDecider.decide(command, state);
     if (isDomainError(decided)) throw new DomainRejection(decided);
     if (decided.length === 0) return;
     const metadata = metadataFor(state.teamId, deliveryId);
-    try {
-      await store.append(
-        streamId,
-        decided.map((event, i) => ({ id: deterministicId("webhook-delivery-outcome", deliveryId, String(revision), String(i)), type: event.type, data: event.data, metadata })),
-        revision,
-      );
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      await handleCommand({ store, streamId, decider: webhookDeliveryDecider, command, metadata });
-    }
+    await untilRecorded(async () => {
+      try {
+        await store.append(
+          streamId,
+          decided.map((event, i) => ({ id: deterministicId("webhook-delivery-outcome", deliveryId, String(revision), String(i)), type: event.type, data: event.data, metadata })),
+          revision,
+        );
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        await handleCommand({ store, streamId, decider: webhookDeliveryDecider, command, metadata });
+      }
+    }, deps.stopping);
   };
 
   // A retry timer is pending only when the delivery waits for one; then a final outcome drops it.

@@ -11,7 +11,9 @@ import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidin
 import { createCheckpointWaiter, startProjections, webhookDeliveriesProjection, webhooksProjection, type CheckpointWaiter, type RunningProjections } from "@tidings/projections";
 import { holdableStore } from "@tidings/eventstore/testing";
 import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
-import type { DeliveryTimerPayload } from "./attemptDelivery.js";
+import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
+import { createAttemptLeases } from "./attemptLeases.js";
+import { createWebhookTargets } from "./webhookTargets.js";
 import { readModelsAt, type ReadModelsAt } from "../readModelsAt.js";
 import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 
@@ -206,6 +208,38 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     } finally {
       releaseHeld();
     }
+  });
+
+  it("keeps trying to record an attempt the endpoint took while the store refuses it, instead of posting it again", async () => {
+    let refusals = 3;
+    // The store refusing appends stands in for its database restarting right after the endpoint's 200.
+    const away: EventStore = {
+      ...store,
+      append: async (...args) => {
+        if (refusals-- > 0) throw new Error("Connection terminated unexpectedly");
+        return store.append(...args);
+      },
+    };
+    const deps: AttemptDeps = {
+      store: away,
+      timers,
+      logger,
+      sealer: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+      allowPrivate: true,
+      scheduleMs: [0, 100],
+      // Claimed at once, the delivery is out of the running saga's sweeps.
+      leases: createAttemptLeases(test.database),
+      knownForMs: 250,
+      targetForMs: 250,
+      targets: createWebhookTargets(store, 250),
+    };
+    const before = received.length;
+    const { deliveryId } = await leftBehindDelivery(webhookId);
+    await attemptDelivery(deps, deliveryId, webhookId);
+    expect(refusals).toBeLessThan(0);
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    await sleep(800);
+    expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
   });
 
   it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {

@@ -63,6 +63,7 @@ export interface WebhookSaga {
 export async function startWebhookSaga(options: WebhookSagaOptions): Promise<WebhookSaga> {
   const { bus, store, database, timers, logger } = options;
   const staleMs = options.staleMs ?? 60_000;
+  const stopping = new AbortController();
   const deps: AttemptDeps = {
     store,
     timers,
@@ -74,6 +75,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     knownForMs: staleMs / 2,
     targetForMs: Math.min(1_000, staleMs / 2),
     targets: createWebhookTargets(store, Math.min(1_000, staleMs / 2)),
+    stopping: stopping.signal,
   };
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
@@ -148,6 +150,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   return {
     fire: async (payload) => queues.enqueue(payload.webhookId, payload.deliveryId),
     async stop() {
+      stopping.abort();
       await sweeper.stop();
       await Promise.all(consumers.map((c) => c.stop()));
       await queues.stop();

@@ -2,7 +2,8 @@ import { DomainError } from "../../decider.js";
 
 export const MAX_TO_RECIPIENTS = 50;
 
-const addrSpec = /^[^\s@<>",;]+@[^\s@<>",;.]+(\.[^\s@<>",;.]+)+$/;
+/** A bare address; exported so that the API's documentation states the same rule. */
+export const addrSpec = /^[^\s@<>",;]+@[^\s@<>",;.]+(\.[^\s@<>",;.]+)+$/;
 const nameAddr = /^(.*?)\s*<([^<>]+)>$/;
 
 export interface Mailbox {
