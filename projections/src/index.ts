@@ -1,7 +1,7 @@
-export { holds, type BatchContext, type ColumnDefinition, type ColumnType, type EventHandler, type MergeRule, type Projection, type Row, type TableDefinition } from "./projection.js";
-export { readModels, type ReadModels } from "./readModels.js";
-export { startProjections, type ProjectionRunnerStatus, type RunningProjections, type StartProjectionsOptions } from "./runner.js";
-export { createCheckpointWaiter, type CheckpointWaiter, type CheckpointWaiterOptions } from "./checkpointWaiter.js";
+export { holds, type BatchContext, type ColumnDefinition, type ColumnType, type EventHandler, type MergeRule, type Projection, type Row, type TableDefinition } from "./engine/projection.js";
+export { readModels, type ReadModels } from "./readmodels/readModels.js";
+export { startProjections, type ProjectionRunnerStatus, type RunningProjections, type StartProjectionsOptions } from "./engine/runner.js";
+export { createCheckpointWaiter, type CheckpointWaiter, type CheckpointWaiterOptions } from "./engine/checkpointWaiter.js";
 export {
   CHECKPOINT_CHANNEL,
   checkpointMigrations,
@@ -9,31 +9,31 @@ export {
   readCheckpoints,
   type Checkpoint,
   type CheckpointState,
-} from "./checkpoints.js";
-export { projectionStatus, type ProjectionStatus, type ProjectionStatusOptions } from "./status.js";
-export { rebuildProjection, type RebuildOptions, type RebuildResult } from "./rebuild.js";
-export type { RebuildProgress } from "./shadowBuild.js";
-export { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
-export { physicalTable } from "./readModelTables.js";
-export { streamsProjection } from "./streams.js";
-export { teamsProjection } from "./teams.js";
-export { apiKeysProjection } from "./apiKeys.js";
-export { templatesProjection } from "./templates.js";
-export { eventDefinitionsProjection } from "./eventDefinitions.js";
-export { automationsProjection } from "./automations.js";
-export { automationRunsProjection } from "./automationRuns.js";
-export { domainsProjection } from "./domains.js";
-export { emailsProjection } from "./emails.js";
-export { emailClicksProjection } from "./emailClicks.js";
-export { inboundEmailsProjection } from "./inboundEmails.js";
-export { broadcastsProjection } from "./broadcasts.js";
-export { webhooksProjection } from "./webhooks.js";
-export { webhookDeliveriesProjection } from "./webhookDeliveries.js";
-export { suppressionIdOf, suppressionsProjection } from "./suppressions.js";
-export { contactPropertiesProjection } from "./contactProperties.js";
-export { contactsProjection } from "./contacts.js";
-export { segmentsProjection } from "./segments.js";
-export { topicsProjection } from "./topics.js";
-export { audienceProjection } from "./audience.js";
-export { contactImportsProjection } from "./contactImports.js";
-export { productProjections } from "./productProjections.js";
+} from "./engine/checkpoints.js";
+export { projectionStatus, type ProjectionStatus, type ProjectionStatusOptions } from "./engine/status.js";
+export { rebuildProjection, type RebuildOptions, type RebuildResult } from "./engine/rebuild.js";
+export type { RebuildProgress } from "./engine/shadowBuild.js";
+export { readModelChecksum, type ReadModelChecksum } from "./engine/checksum.js";
+export { physicalTable } from "./engine/readModelTables.js";
+export { streamsProjection } from "./readmodels/streams.js";
+export { teamsProjection } from "./readmodels/teams.js";
+export { apiKeysProjection } from "./readmodels/apiKeys.js";
+export { templatesProjection } from "./readmodels/templates.js";
+export { eventDefinitionsProjection } from "./readmodels/eventDefinitions.js";
+export { automationsProjection } from "./readmodels/automations.js";
+export { automationRunsProjection } from "./readmodels/automationRuns.js";
+export { domainsProjection } from "./readmodels/domains.js";
+export { emailsProjection } from "./readmodels/emails.js";
+export { emailClicksProjection } from "./readmodels/emailClicks.js";
+export { inboundEmailsProjection } from "./readmodels/inboundEmails.js";
+export { broadcastsProjection } from "./readmodels/broadcasts.js";
+export { webhooksProjection } from "./readmodels/webhooks.js";
+export { webhookDeliveriesProjection } from "./readmodels/webhookDeliveries.js";
+export { suppressionIdOf, suppressionsProjection } from "./readmodels/suppressions.js";
+export { contactPropertiesProjection } from "./readmodels/contactProperties.js";
+export { contactsProjection } from "./readmodels/contacts.js";
+export { segmentsProjection } from "./readmodels/segments.js";
+export { topicsProjection } from "./readmodels/topics.js";
+export { audienceProjection } from "./readmodels/audience.js";
+export { contactImportsProjection } from "./readmodels/contactImports.js";
+export { productProjections } from "./readmodels/productProjections.js";

@@ -1,6 +1,6 @@
 import type { SegmentEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 type Data<Type extends SegmentEvent["type"]> = Extract<SegmentEvent, { type: Type }>["data"];
 const dataOf = <Type extends SegmentEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

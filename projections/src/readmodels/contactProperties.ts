@@ -1,6 +1,6 @@
 import type { ContactPropertyEvent, ContactPropertyType } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends ContactPropertyEvent["type"]> = Extract<ContactPropertyEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactPropertyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -1,6 +1,6 @@
 import type { InboundEmail } from "@tidings/domain";
 import { upsertAttachments } from "./attachmentRows.js";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 /**
  * Received mail as `GET /emails/receiving` lists it, with its attachments' metadata. The body is not

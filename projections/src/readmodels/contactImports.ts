@@ -1,6 +1,6 @@
 import type { ContactImportEvent, ContactImportStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends ContactImportEvent["type"]> = Extract<ContactImportEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactImportEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -1,6 +1,6 @@
 import type { Capabilities, DnsRecord, DomainEvent, DomainStatus, DomainRegion, TlsMode } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type BatchContext, type Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 
 type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
 const dataOf = <Type extends DomainEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

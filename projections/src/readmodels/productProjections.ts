@@ -8,7 +8,7 @@ import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import { emailClicksProjection } from "./emailClicks.js";
 import { inboundEmailsProjection } from "./inboundEmails.js";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 import { suppressionsProjection } from "./suppressions.js";
 import { teamsProjection } from "./teams.js";
 import { templatesProjection } from "./templates.js";

@@ -12,7 +12,7 @@ import type { emailClicksProjection } from "./emailClicks.js";
 import type { emailsProjection } from "./emails.js";
 import type { eventDefinitionsProjection } from "./eventDefinitions.js";
 import type { inboundEmailsProjection } from "./inboundEmails.js";
-import type { ColumnDefinition, ColumnType, Projection, TableDefinition } from "./projection.js";
+import type { ColumnDefinition, ColumnType, Projection, TableDefinition } from "../engine/projection.js";
 import type { segmentsProjection } from "./segments.js";
 import type { streamsProjection } from "./streams.js";
 import type { suppressionsProjection } from "./suppressions.js";

@@ -1,6 +1,6 @@
 import type { TemplateEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends TemplateEvent["type"]> = Extract<TemplateEvent, { type: Type }>["data"];
 const dataOf = <Type extends TemplateEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

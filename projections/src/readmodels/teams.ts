@@ -1,6 +1,6 @@
 import { DEFAULT_RATE_LIMIT, type TeamEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 type Data<Type extends TeamEvent["type"]> = Extract<TeamEvent, { type: Type }>["data"];
 const dataOf = <Type extends TeamEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -1,6 +1,6 @@
 import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends WebhookDeliveryEvent["type"]> = Extract<WebhookDeliveryEvent, { type: Type }>["data"];
 const dataOf = <Type extends WebhookDeliveryEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

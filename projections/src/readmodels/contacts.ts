@@ -1,6 +1,6 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type BatchContext, type Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 
 type Data<Type extends ContactEvent["type"]> = Extract<ContactEvent, { type: Type }>["data"];
 const dataOf = <Type extends ContactEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

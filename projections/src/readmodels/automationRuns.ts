@@ -1,6 +1,6 @@
 import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends AutomationRunEvent["type"]> = Extract<AutomationRunEvent, { type: Type }>["data"];
 const dataOf = <Type extends AutomationRunEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

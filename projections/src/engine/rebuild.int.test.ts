@@ -9,8 +9,8 @@ import { rebuildProjection } from "./rebuild.js";
 import { startProjections } from "./runner.js";
 import type { RebuildProgress } from "./shadowBuild.js";
 import { projectionStatus } from "./status.js";
-import { streamsProjection } from "./streams.js";
-import { anEventStore, quietLogger } from "./testBuilders.js";
+import { streamsProjection } from "../readmodels/streams.js";
+import { anEventStore, quietLogger } from "../testing/testBuilders.js";
 
 let test: TestDatabase;
 let database: Database;

@@ -1,6 +1,6 @@
 import type { EventDefinitionEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends EventDefinitionEvent["type"]> = Extract<EventDefinitionEvent, { type: Type }>["data"];
 const dataOf = <Type extends EventDefinitionEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -1,7 +1,7 @@
 import type { BroadcastEvent, EmailContent, EmailEvent, EmailStatus, WireBroadcastStatus } from "@tidings/domain";
 import { broadcastEmailId } from "@tidings/core";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type BatchContext, type EventHandler, type Projection } from "./projection.js";
+import { holds, type BatchContext, type EventHandler, type Projection } from "../engine/projection.js";
 
 type Data<Type extends BroadcastEvent["type"]> = Extract<BroadcastEvent, { type: Type }>["data"];
 const dataOf = <Type extends BroadcastEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

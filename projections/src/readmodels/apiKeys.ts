@@ -1,6 +1,6 @@
 import type { ApiKeyEvent } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 type Data<Type extends ApiKeyEvent["type"]> = Extract<ApiKeyEvent, { type: Type }>["data"];
 const dataOf = <Type extends ApiKeyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -1,7 +1,7 @@
 import { deterministicId } from "@tidings/core";
 import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type BatchContext, type Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 
 type Bounced = Extract<EmailEvent, { type: "EmailBounced" }>["data"];
 type Complained = Extract<EmailEvent, { type: "EmailComplained" }>["data"];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, settledWrites, type TestDatabase } from "@tidings/postgres";
 import type { EventStore, RecordedEvent } from "@tidings/eventstore";
 import { LiveFeed } from "./liveFeed.js";
-import { aName, anEventStore, appendEvents, countedType } from "./testBuilders.js";
+import { aName, anEventStore, appendEvents, countedType } from "../testing/testBuilders.js";
 
 let test: TestDatabase;
 let store: EventStore;

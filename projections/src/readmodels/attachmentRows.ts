@@ -1,4 +1,4 @@
-import type { BatchContext } from "./projection.js";
+import type { BatchContext } from "../engine/projection.js";
 
 interface Attachment {
   id: string;

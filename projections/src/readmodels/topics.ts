@@ -1,6 +1,6 @@
 import type { TopicEvent, TopicSubscription, TopicVisibility } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends TopicEvent["type"]> = Extract<TopicEvent, { type: Type }>["data"];
 const dataOf = <Type extends TopicEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

@@ -4,7 +4,7 @@ import { createTestDatabase, testMode, type Database, type TestDatabase } from "
 import type { EventStore } from "@tidings/eventstore";
 import { readCheckpoints } from "./checkpoints.js";
 import { startProjections } from "./runner.js";
-import { aCountingProjection, aName, anEventStore, appendEvents, countedType, quietLogger, until } from "./testBuilders.js";
+import { aCountingProjection, aName, anEventStore, appendEvents, countedType, quietLogger, until } from "../testing/testBuilders.js";
 
 let test: TestDatabase;
 let database: Database;

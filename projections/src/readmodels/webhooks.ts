@@ -1,6 +1,6 @@
 import type { WebhookEvent, WebhookStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends WebhookEvent["type"]> = Extract<WebhookEvent, { type: Type }>["data"];
 const dataOf = <Type extends WebhookEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

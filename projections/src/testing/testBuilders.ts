@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createLogger } from "@tidings/core";
 import { migrate, type Database } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore, type Position } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 /** Builders for the integration tests: a store on a test database, projections, and events. */
 

@@ -1,5 +1,5 @@
 import { formatPosition, streamCategory } from "@tidings/eventstore";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 /**
  * The admin catalogue of the event store: every stream, every category, every event type, with counts.

@@ -5,7 +5,7 @@ import { createCheckpointWaiter } from "./checkpointWaiter.js";
 import { readCheckpoints } from "./checkpoints.js";
 import { startProjections, type RunningProjections } from "./runner.js";
 import { projectionStatus } from "./status.js";
-import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, quietLogger, until } from "./testBuilders.js";
+import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, quietLogger, until } from "../testing/testBuilders.js";
 
 let test: TestDatabase;
 let database: Database;

@@ -1,6 +1,6 @@
 import { triggerEventName, type AutomationEvent, type AutomationStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type Projection } from "./projection.js";
+import { holds, type Projection } from "../engine/projection.js";
 
 type Data<Type extends AutomationEvent["type"]> = Extract<AutomationEvent, { type: Type }>["data"];
 const dataOf = <Type extends AutomationEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

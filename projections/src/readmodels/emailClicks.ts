@@ -1,5 +1,5 @@
 import type { EmailEvent } from "@tidings/domain";
-import type { Projection } from "./projection.js";
+import type { Projection } from "../engine/projection.js";
 
 type Clicked = Extract<EmailEvent, { type: "EmailClicked" }>["data"];
 type Opened = Extract<EmailEvent, { type: "EmailOpened" }>["data"];

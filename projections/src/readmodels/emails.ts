@@ -1,7 +1,7 @@
 import { emailStatusAfter, type EmailEvent, type EmailStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { upsertAttachments } from "./attachmentRows.js";
-import { holds, type BatchContext, type Projection } from "./projection.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 
 type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
 const dataOf = <Type extends EmailEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;

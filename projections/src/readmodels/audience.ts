@@ -1,7 +1,7 @@
 import { contactImportsProjection } from "./contactImports.js";
 import { contactPropertiesProjection } from "./contactProperties.js";
 import { contactsProjection } from "./contacts.js";
-import { mergedProjection } from "./mergedProjection.js";
+import { mergedProjection } from "../engine/mergedProjection.js";
 import { segmentsProjection } from "./segments.js";
 import { topicsProjection } from "./topics.js";
 
