@@ -1,2 +1,3 @@
 export * from "./queueEmail.js";
 export * from "./textPart.js";
+export * from "./suppressedRecipients.js";

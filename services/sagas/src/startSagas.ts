@@ -5,18 +5,18 @@ import type { Bus, Consumer } from "@tidings/bus";
 import { createCheckpointWaiter } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { bounceAddresses, createMailTransport } from "@tidings/mail";
-import { emailComposer } from "./composeEmail.js";
-import { startContactImportSaga } from "./contactImports.js";
+import { emailComposer } from "./delivery/composeEmail.js";
+import { startContactImportSaga } from "./imports/contactImports.js";
 import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
 import { TeamRates } from "./broadcasts/pacing.js";
 import { canceledBroadcasts } from "./broadcasts/canceledBroadcasts.js";
 import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
-import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps } from "./delivery.js";
-import { createRecordLookup } from "./domainRecordLookup.js";
-import { sendingDomains } from "./sendingDomain.js";
-import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domainVerification.js";
-import { suppressionList } from "./suppressionList.js";
-import { queueScheduledEmail, startSchedulerSaga } from "./scheduledEmails.js";
+import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps } from "./delivery/delivery.js";
+import { createRecordLookup } from "./domains/domainRecordLookup.js";
+import { deliveryDomains } from "./delivery/deliveryDomain.js";
+import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domains/domainVerification.js";
+import { suppressedRecipients } from "@tidings/sending";
+import { queueScheduledEmail, startSchedulerSaga } from "./scheduling/scheduledEmails.js";
 import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
 import { startWebhookSaga } from "./webhooks/webhookSaga.js";
 import { fireRunTimer, startAutomationRunner } from "./automations/automationRunner.js";
@@ -83,7 +83,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     const readModels = readModelsAt(checkpoints);
     const timers = createTimers(database);
     const openingSecret = secret ?? config.TIDINGS_SECRET;
-    const sendingDomain = sendingDomains(store, openingSecret, config.TRACKING_BASE_URL);
+    const deliveryDomain = deliveryDomains(store, openingSecret, config.TRACKING_BASE_URL);
     const bounces = openingSecret ? bounceAddresses(openingSecret) : undefined;
     const deps: DeliveryDeps = {
       store,
@@ -92,16 +92,16 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       compose: emailComposer({
         blobs: createBlobStore(database),
         host: new URL(config.PUBLIC_URL).hostname,
-        sendingDomain,
+        deliveryDomain,
         publicUrl: config.PUBLIC_URL,
         ...(openingSecret ? { secret: openingSecret } : {}),
       }),
       envelopePolicy: async (content) => {
-        const domain = await sendingDomain(content.domainId);
+        const domain = await deliveryDomain(content.domainId);
         return { tls: domain.tls, sender: domain.returnPath && bounces ? bounces.for(content.emailId, domain.returnPath) : null };
       },
       timers,
-      suppressed: suppressionList(database),
+      suppressed: suppressedRecipients(database),
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
       broadcastCanceled: canceledBroadcasts(store),
@@ -134,7 +134,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       parked: parkedRuns(database),
       clock: systemClock,
       allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
-      suppressed: suppressionList(database),
+      suppressed: suppressedRecipients(database),
       logger: logger.child({ saga: "automations" }),
     };
     const poller = startTimerPoller({
@@ -174,7 +174,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
           database,
           logger: logger.child({ saga: "broadcast-fan-out" }),
           links: { publicUrl: config.PUBLIC_URL, secret: secret ?? config.TIDINGS_SECRET ?? "", mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname, validForMs: UNSUBSCRIBE_LINK_VALID_MS },
-          suppressed: suppressionList(database),
+          suppressed: suppressedRecipients(database),
           rates: new TeamRates(),
           batchSize: 500,
           emailsInFlight: config.BROADCAST_EMAILS_IN_FLIGHT,

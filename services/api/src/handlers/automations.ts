@@ -12,7 +12,7 @@ import {
   type LiveAutomation,
 } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
-import { checkAutomationReferences } from "./automationReferences.js";
+import { checkAutomationReferences } from "../lookups/automationReferences.js";
 
 type Deps = { store: EventStore; clock: Clock };
 

@@ -18,9 +18,9 @@ import {
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from "@tidings/eventstore";
 import type { RequestAuth } from "../plugins/auth.js";
 import { sendingDomainFor } from "./prepareEmail.js";
-import type { SendingDomains } from "./sendingDomains.js";
+import type { SendingDomainCache } from "../lookups/sendingDomainCache.js";
 
-export type BroadcastDeps = { store: EventStore; clock: Clock; config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">; domains: SendingDomains };
+export type BroadcastDeps = { store: EventStore; clock: Clock; config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">; domains: SendingDomainCache };
 
 export interface ChangedBroadcast {
   id: string;

@@ -3,7 +3,7 @@ import { handleCommand, release } from "@tidings/commands";
 import { domainDecider, domainStream, type DomainChanges, type DomainCommand, type LiveDomain } from "@tidings/domain";
 import type { EventMetadata, Position } from "@tidings/eventstore";
 import type { DomainDeps } from "./createDomain.js";
-import { domainNameStream, findDomain } from "./domainStreams.js";
+import { domainNameStream, findDomain } from "../lookups/domainStreams.js";
 
 export interface ChangedDomain {
   id: string;

@@ -3,7 +3,7 @@ import { DomainRejection, handleCommand } from "@tidings/commands";
 import { isDomainError, templateDecider, templateStream, type LiveTemplate, type TemplateCommand, type TemplateContent } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { claimTemplateAlias, releaseTemplateAlias } from "./claimTemplateAlias.js";
-import { findTemplate } from "./templateStreams.js";
+import { findTemplate } from "../lookups/templateStreams.js";
 
 type Deps = { store: EventStore; clock: Clock };
 

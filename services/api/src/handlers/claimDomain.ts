@@ -17,9 +17,9 @@ import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { generateDkimKey } from "@tidings/mail";
 import type { Database } from "@tidings/postgres";
 import { claimBlocker } from "../queries/domainClaimBlockers.js";
-import { missingClaimRecord } from "./claimRecordLookup.js";
+import { missingClaimRecord } from "../lookups/claimRecordLookup.js";
 import { recordTargets, sealingSecret, settingsOf, type CreateDomainInput, type DomainDeps } from "./createDomain.js";
-import { domainHolding, domainNameStream, loadDomain } from "./domainStreams.js";
+import { domainHolding, domainNameStream, loadDomain } from "../lookups/domainStreams.js";
 
 type ClaimDeps = DomainDeps & { database: Database; catchUp(projections: readonly string[]): Promise<boolean> };
 

@@ -1,7 +1,7 @@
 import { TidingsError, type Clock } from "@tidings/core";
 import { release, reserve } from "@tidings/commands";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
-import { aliasClaimCheck, templateAliasStream } from "./templateStreams.js";
+import { aliasClaimCheck, templateAliasStream } from "../lookups/templateStreams.js";
 
 type Deps = { store: EventStore; clock: Clock };
 

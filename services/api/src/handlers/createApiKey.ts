@@ -3,7 +3,7 @@ import { apiKeyDecider, apiKeyStream, type ApiKeyPermission } from "@tidings/dom
 import { handleCommand } from "@tidings/commands";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { hashApiKeyToken, newApiKeyToken } from "../apiKeyTokens.js";
-import { findDomain } from "./domainStreams.js";
+import { findDomain } from "../lookups/domainStreams.js";
 
 export interface CreateApiKeyInput {
   teamId: string;

@@ -17,7 +17,7 @@ import {
 } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { generateDkimKey } from "@tidings/mail";
-import { domainHolding, domainNameStream, nameClaimCheck } from "./domainStreams.js";
+import { domainHolding, domainNameStream, nameClaimCheck } from "../lookups/domainStreams.js";
 
 export type DomainDeps = { store: EventStore; clock: Clock; config: Config; secret: string | undefined };
 

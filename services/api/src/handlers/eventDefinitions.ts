@@ -2,7 +2,7 @@ import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core"
 import { DomainRejection, handleCommand, release, reserve } from "@tidings/commands";
 import { eventDefinitionDecider, eventDefinitionStream, isDomainError, type EventDefinitionCommand, type EventSchema } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
-import { eventNameStream, findEventDefinition, nameClaimCheck } from "./eventDefinitionStreams.js";
+import { eventNameStream, findEventDefinition, nameClaimCheck } from "../lookups/eventDefinitionStreams.js";
 
 type Deps = { store: EventStore; clock: Clock };
 

@@ -26,10 +26,10 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Config } from "@tidings/core";
 import { textPart } from "@tidings/sending";
 import type { RequestAuth } from "../plugins/auth.js";
-import { attachmentContentType } from "./attachmentContentType.js";
-import { fetchAttachment } from "./fetchAttachment.js";
-import type { SendingDomains } from "./sendingDomains.js";
-import { renderTemplateForSend, templateForSend } from "./templateForSend.js";
+import { attachmentContentType } from "../attachments/attachmentContentType.js";
+import { fetchAttachment } from "../attachments/fetchAttachment.js";
+import type { SendingDomainCache } from "../lookups/sendingDomainCache.js";
+import { renderTemplateForSend, templateForSend } from "../lookups/templateForSend.js";
 
 /** A send as it arrives on the wire (reference §6.1), after the route's schema. */
 export interface SendEmailRequest {
@@ -58,7 +58,7 @@ export interface PrepareDeps {
   store: EventStore;
   blobs: BlobStore;
   config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">;
-  domains: SendingDomains;
+  domains: SendingDomainCache;
 }
 
 const PATH_FETCH_TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@ import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core"
 import { createContact, findContact } from "@tidings/audience";
 import { checkEventPayload, customEventStream, type CustomEventReceived, type LiveContact } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
-import { findEventDefinition } from "./eventDefinitionStreams.js";
+import { findEventDefinition } from "../lookups/eventDefinitionStreams.js";
 
 type Deps = { store: EventStore; clock: Clock };
 

@@ -1,11 +1,10 @@
 import { formatTimestamp } from "@tidings/core";
-import { bareAddresses } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position, StreamAppend } from "@tidings/eventstore";
 import { emailQueueAppend, type EmailIdOrigin } from "@tidings/sending";
 import type { PreparedEmail } from "./prepareEmail.js";
-import type { SuppressionLookup } from "./suppressionLookup.js";
+import type { SuppressedRecipients } from "@tidings/sending";
 
-type SendDeps = { store: EventStore; suppressed: SuppressionLookup; clock: { now(): Date } };
+type SendDeps = { store: EventStore; suppressed: SuppressedRecipients; clock: { now(): Date } };
 
 export interface SentEmail {
   id: string;
@@ -36,6 +35,6 @@ export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metada
  * email already appends the same event ids, and the store answers that as a repeat.
  */
 async function queueAppend(deps: SendDeps, { content, scheduledAt }: PreparedEmail, metadata: EventMetadata, origin: EmailIdOrigin): Promise<StreamAppend> {
-  const suppressed = await deps.suppressed(content.teamId, [...new Set(bareAddresses([...content.to, ...content.cc, ...content.bcc]))]);
+  const suppressed = await deps.suppressed(content.teamId, [...content.to, ...content.cc, ...content.bcc]);
   return emailQueueAppend({ content, scheduledAt, suppressed, now: formatTimestamp(deps.clock.now()), metadata }, origin);
 }

@@ -9,7 +9,7 @@ import { requireAuth } from "../plugins/auth.js";
 import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "../queries/broadcasts.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
-import { sendingDomains } from "../handlers/sendingDomains.js";
+import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -119,7 +119,7 @@ const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number()
 
 /** `/broadcasts` (reference §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
-  const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomains(services.store) };
+  const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomainCache(services.store) };
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
   };

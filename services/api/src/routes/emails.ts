@@ -5,14 +5,14 @@ import { TidingsError } from "@tidings/core";
 import { comparePositions, type Position } from "@tidings/eventstore";
 import type { EmailIdOrigin } from "@tidings/sending";
 import type { ApiInstance, ApiRoutes } from "../app.js";
-import { signedDownloads } from "../attachmentDownloads.js";
+import { signedDownloads } from "../attachments/attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
 import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
-import { sendingDomains } from "../handlers/sendingDomains.js";
-import { suppressionLookup } from "../handlers/suppressionLookup.js";
+import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
+import { suppressedRecipients } from "@tidings/sending";
 import { bytesResponse } from "../mediaResponses.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
@@ -71,8 +71,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const queries = emailQueries(services.database, new URL(services.config.PUBLIC_URL).hostname);
   const downloads = signedDownloads({ secret: services.secret, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
   const downloadPath = (emailId: string, attachmentId: string) => `/emails/${emailId}/attachments/${attachmentId}/download`;
-  const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomains(services.store) };
-  const sendDeps = { store: services.store, suppressed: suppressionLookup(services.database), clock: services.clock };
+  const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomainCache(services.store) };
+  const sendDeps = { store: services.store, suppressed: suppressedRecipients(services.database), clock: services.clock };
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
   };

@@ -3,7 +3,7 @@ import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
 import { hasPlainTextBody } from "@tidings/mail";
 import type { ApiInstance, ApiRoutes } from "../app.js";
-import { signedDownloads } from "../attachmentDownloads.js";
+import { signedDownloads } from "../attachments/attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
 import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { headerRecord, parseReceived } from "../inbound/parseReceived.js";

@@ -4,7 +4,7 @@ import { newId } from "@tidings/core";
 import { domainDecider, domainStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
-import { SENDING_DOMAIN_TTL_MS } from "../handlers/sendingDomains.js";
+import { SENDING_DOMAIN_TTL_MS } from "../lookups/sendingDomainCache.js";
 
 let t: TestServices;
 let lenient: ApiInstance;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reserve } from "@tidings/commands";
 import type { ApiInstance } from "../app.js";
-import { renderTemplateForSend, templateForSend } from "../handlers/templateForSend.js";
-import { templateAliasStream } from "../handlers/templateStreams.js";
+import { renderTemplateForSend, templateForSend } from "../lookups/templateForSend.js";
+import { templateAliasStream } from "../lookups/templateStreams.js";
 import { jsonCaller } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 

@@ -23,7 +23,7 @@ import { automationMigrations } from "./migrations.js";
 import { parkedRuns } from "./parkedRuns.js";
 import { decideRun, runTimerKey } from "./runCommands.js";
 import { stepEmailId } from "./sendStepEmail.js";
-import { suppressionList } from "../suppressionList.js";
+import { suppressedRecipients } from "@tidings/sending";
 
 const teamId = randomUUID();
 const now = () => formatTimestamp(new Date());
@@ -44,7 +44,7 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     await migrate(test.database, "timers", timerMigrations);
     await migrate(test.database, "automations", automationMigrations);
     store = createPostgresEventStore(test.database);
-    deps = { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressionList(test.database), logger: createLogger("silent") };
+    deps = { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressedRecipients(test.database), logger: createLogger("silent") };
     const content = { name: "Hi", alias: null, subject: "Hi {{{NAME}}}", html: "<p>Hi {{{NAME}}}</p>", text: null, from: "Acme <a@acme.test>", replyTo: null, variables: [] };
     await handleCommand({ store, streamId: templateStream(templateId), decider: templateDecider, command: { type: "CreateTemplate", templateId, teamId, versionId: randomUUID(), content, duplicatedFrom: null, now: now() }, metadata });
     await handleCommand({ store, streamId: templateStream(templateId), decider: templateDecider, command: { type: "PublishTemplate", teamId, now: now() }, metadata });

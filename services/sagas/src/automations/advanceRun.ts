@@ -2,7 +2,7 @@ import { formatTimestamp, parseTimestamp, type Clock, type Logger } from "@tidin
 import { loadState } from "@tidings/commands";
 import { automationDecider, automationStream, type ActiveRun, type AutomationRunCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import type { SuppressedRecipients } from "../suppressionList.js";
+import type { SuppressedRecipients } from "@tidings/sending";
 import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";

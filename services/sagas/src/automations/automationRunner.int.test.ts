@@ -14,7 +14,7 @@ import { createTimers, timerMigrations } from "../timers/index.js";
 import { runIdOf, startAutomationRunner } from "./automationRunner.js";
 import { automationMigrations } from "./migrations.js";
 import { parkedRuns } from "./parkedRuns.js";
-import { suppressionList } from "../suppressionList.js";
+import { suppressedRecipients } from "@tidings/sending";
 
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const ns = `A${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -53,7 +53,7 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       database: test.database,
       // A wait for the read model lets held projections go on: the runner asked for them to catch up.
       readModelsAt: (names, position) => (releaseHeld(), waitForReadModels(names, position)),
-      deps: { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressionList(test.database), logger: createLogger("silent") },
+      deps: { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressedRecipients(test.database), logger: createLogger("silent") },
       concurrency: 4,
     });
   });

@@ -4,7 +4,7 @@ import { loadContact } from "@tidings/audience";
 import { evaluateRule, parseDuration, type ActiveRun, type AutomationStep, type Rule } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { addStepContactToSegment, deleteStepContact, updateStepContact } from "./contactSteps.js";
-import type { SuppressedRecipients } from "../suppressionList.js";
+import type { SuppressedRecipients } from "@tidings/sending";
 import { sendStepEmail } from "./sendStepEmail.js";
 import { stepContext } from "./stepContext.js";
 import type { StepOutcome } from "./stepOutcome.js";

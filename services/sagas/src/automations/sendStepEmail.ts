@@ -17,7 +17,7 @@ import {
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { queueEmail, textPart } from "@tidings/sending";
-import type { SuppressedRecipients } from "../suppressionList.js";
+import type { SuppressedRecipients } from "@tidings/sending";
 import type { StepOutcome } from "./stepOutcome.js";
 import { stepContext, templateValues } from "./stepContext.js";
 

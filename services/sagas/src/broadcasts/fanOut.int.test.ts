@@ -9,7 +9,7 @@ import { holdableStore } from "@tidings/eventstore/testing";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
 import { createCheckpointWaiter, productProjections, startProjections, type CheckpointWaiter, type RunningProjections } from "@tidings/projections";
 import { readModelsAt } from "../readModelsAt.js";
-import { suppressionList } from "../suppressionList.js";
+import { suppressedRecipients } from "@tidings/sending";
 import { runBroadcastFanOut, type BroadcastFanOutDeps } from "./fanOut.js";
 import { TeamRates } from "./pacing.js";
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
     database: test.database,
     logger: createLogger("silent"),
     links: { publicUrl: "http://tidings.test", secret: "b".repeat(40), mailHost: "tidings.test", validForMs: 3_600_000 },
-    suppressed: suppressionList(test.database),
+    suppressed: suppressedRecipients(test.database),
     rates: new TeamRates(),
     batchSize: 100,
     emailsInFlight: 100,

@@ -8,7 +8,7 @@ import { queueEmail } from "@tidings/sending";
 import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
-import type { SuppressedRecipients } from "../suppressionList.js";
+import type { SuppressedRecipients } from "@tidings/sending";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
 import { recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
 import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";

@@ -4,7 +4,7 @@ import { broadcastDecider, broadcastStream } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { broadcastScheduleDurable, broadcastScheduleEvents } from "../durables.js";
-import { instantOf } from "../emailStream.js";
+import { instantOf } from "../delivery/emailStream.js";
 import type { Timers } from "../timers/index.js";
 
 export const broadcastTimerKey = (broadcastId: string) => `broadcast-send:${broadcastId}`;

@@ -12,10 +12,10 @@ import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidin
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
 import { startProjections, suppressionsProjection, type RunningProjections } from "@tidings/projections";
 import { sql } from "kysely";
-import { startSagas, type RunningSagas } from "./startSagas.js";
+import { startSagas, type RunningSagas } from "../startSagas.js";
 import { deliverEmail, type DeliveryDeps } from "./delivery.js";
 import { createSmtpTransport } from "@tidings/mail";
-import { createTimers, timerMigrations } from "./timers/index.js";
+import { createTimers, timerMigrations } from "../timers/index.js";
 
 const logger = createLogger("silent");
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";

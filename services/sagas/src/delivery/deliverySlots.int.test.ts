@@ -9,7 +9,7 @@ import { createSmtpTransport, type MailTransport } from "@tidings/mail";
 import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
 import { deliverEmail, type DeliveryDeps } from "./delivery.js";
-import { createTimers, timerMigrations } from "./timers/index.js";
+import { createTimers, timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,9 +3,9 @@ import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainStream, type DomainCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
-import { domainVerificationDurable } from "./durables.js";
+import { domainVerificationDurable } from "../durables.js";
 import type { RecordLookup } from "./domainRecordLookup.js";
-import type { Timers } from "./timers/index.js";
+import type { Timers } from "../timers/index.js";
 
 export interface DomainVerificationDeps {
   store: EventStore;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { domainDecider, domainRecords, fold, withResults, type DomainEvent, type DomainSettings, type LiveDomain } from "@tidings/domain";
-import { trackingOf } from "./sendingDomain.js";
+import { trackingOf } from "./deliveryDomain.js";
 
 const domainId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";

@@ -11,7 +11,7 @@ export interface DomainTracking {
 }
 
 /** What the sender's domain asks of a delivery: the key to sign with, whether TLS is required, what to track. */
-export interface SendingDomain {
+export interface DeliveryDomain {
   dkim?: DkimKey;
   /**
    * The domain's return path (`<custom_return_path>.<domain>`), where the envelope sender goes
@@ -22,7 +22,7 @@ export interface SendingDomain {
   tracking?: DomainTracking;
 }
 
-const noDomain: SendingDomain = { tls: "opportunistic" };
+const noDomain: DeliveryDomain = { tls: "opportunistic" };
 
 /**
  * A domain's tracking, if any: under TRACKING_BASE_URL when set, else on its own tracking subdomain, and
@@ -40,11 +40,11 @@ export function trackingOf(domain: LiveDomain, trackingBaseUrl: string | null): 
  * Reads an email's sending domain from its stream (never behind, unlike a read model). An email sent
  * from no domain of the team (TIDINGS_ALLOW_UNVERIFIED_FROM) goes unsigned, opportunistic and untracked.
  */
-export function sendingDomains(
+export function deliveryDomains(
   store: EventStore,
   secret: string | undefined,
   trackingBaseUrl: string | null = null,
-): (domainId: string | null) => Promise<SendingDomain> {
+): (domainId: string | null) => Promise<DeliveryDomain> {
   return async (domainId) => {
     if (domainId === null) return noDomain;
     const domain = await loadState(store, domainStream(domainId), domainDecider);

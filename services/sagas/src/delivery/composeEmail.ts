@@ -1,7 +1,7 @@
 import type { EmailContent } from "@tidings/domain";
 import { composeMessage, messageIdFor, trackEngagement } from "@tidings/mail";
 import { instantOf } from "./emailStream.js";
-import type { SendingDomain } from "./sendingDomain.js";
+import type { DeliveryDomain } from "./deliveryDomain.js";
 
 export interface BlobReader {
   get(sha256: string): Promise<Buffer>;
@@ -15,7 +15,7 @@ export function emailComposer(options: {
   blobs: BlobReader;
   host: string;
   /** The email's sending domain, whose DKIM key signs the message and whose settings say what to track. */
-  sendingDomain: (domainId: string | null) => Promise<SendingDomain>;
+  deliveryDomain: (domainId: string | null) => Promise<DeliveryDomain>;
   /** Signs tracking tokens (the api checks them with the same); without it nothing is tracked. */
   secret?: string;
   /** PUBLIC_URL: links to the recipient's own unsubscribe page stay as they are. */
@@ -24,7 +24,7 @@ export function emailComposer(options: {
   const ownPages = options.publicUrl && `${options.publicUrl.replace(/\/+$/, "")}/unsubscribe/`;
   const keep = (url: string) => Boolean(ownPages && url.startsWith(ownPages));
   return async (content) => {
-    const { dkim, tracking } = await options.sendingDomain(content.domainId);
+    const { dkim, tracking } = await options.deliveryDomain(content.domainId);
     const html =
       tracking && options.secret && content.html !== null
         ? trackEngagement(content.html, { ...tracking, secret: options.secret, emailId: content.emailId, keep })

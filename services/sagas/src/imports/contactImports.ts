@@ -28,8 +28,8 @@ import {
   type PropertyTypes,
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
-import { contactImportDurable } from "./durables.js";
-import { holdStream } from "./heldStream.js";
+import { contactImportDurable } from "../durables.js";
+import { holdStream } from "../heldStream.js";
 import { OrderedWindow, unwrap, type Settled } from "./orderedWindow.js";
 
 export interface ContactImportDeps {

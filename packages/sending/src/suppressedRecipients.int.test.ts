@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { newId } from "@tidings/core";
 import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
-import { suppressionLookup } from "./suppressionLookup.js";
+import { suppressedRecipients } from "./suppressedRecipients.js";
 
 let test: TestDatabase;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ afterAll(async () => {
 it("answers each of many concurrent sends with its own team's suppressed addresses and their origins, sorted", async () => {
   const [a, b] = [newId(), newId()];
   await test.database.exec(`INSERT INTO suppressions VALUES ('${a}', 'x@a.test', 'bounce'), ('${a}', 'w@a.test', 'complaint'), ('${b}', 'y@b.test', 'manual')`);
-  const lookup = suppressionLookup(test.database);
+  const lookup = suppressedRecipients(test.database);
   const asked = Array.from({ length: 50 }, (_, i) =>
     i % 2 === 0 ? lookup(a, ["y@b.test", "x@a.test", `n${i}@a.test`, "w@a.test"]) : lookup(b, ["x@a.test", "y@b.test"]),
   );
@@ -29,8 +29,14 @@ it("answers each of many concurrent sends with its own team's suppressed address
   expect(await lookup(a, [])).toEqual([]);
 });
 
+it("compares bare addresses, whatever the names and case the recipients are written with", async () => {
+  const team = newId();
+  await test.database.exec(`INSERT INTO suppressions VALUES ('${team}', 'ann@a.test', 'bounce')`);
+  expect(await suppressedRecipients(test.database)(team, ["Ann <Ann@A.test>", "bob@a.test"])).toEqual([{ email: "ann@a.test", origin: "bounce" }]);
+});
+
 it("fails the sends of a query that fails, and answers the next ones", async () => {
-  const lookup = suppressionLookup(test.database);
+  const lookup = suppressedRecipients(test.database);
   await expect(Promise.all([lookup("not a uuid", ["x@a.test"]), lookup(newId(), ["x@a.test"])])).rejects.toThrow();
   expect(await lookup(newId(), ["x@a.test"])).toEqual([]);
 });

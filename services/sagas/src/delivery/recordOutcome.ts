@@ -3,7 +3,7 @@ import { emailDecider, emailStream, isDomainError, type EmailCommand } from "@ti
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import type { LoadedEmail } from "./emailStream.js";
-import { untilRecorded } from "./untilRecorded.js";
+import { untilRecorded } from "../untilRecorded.js";
 
 /**
  * Records what the transport said in one round trip, sent the moment it is asked for (never queued behind

@@ -9,7 +9,7 @@ import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgre
 import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/mail/testing";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificationDeps } from "./domainVerification.js";
-import { createTimers, startTimerPoller, timerMigrations } from "./timers/index.js";
+import { createTimers, startTimerPoller, timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
 const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.tidings.test", spfInclude: "spf.tidings.test", inboundHost: "in.tidings.test", trackingHost: "t.tidings.test" };

@@ -1,4 +1,4 @@
-import { deliveryDurable } from "./durables.js";
+import { deliveryDurable } from "../durables.js";
 import { formatTimestamp, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
@@ -7,8 +7,8 @@ import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from
 import { instantOf, loadEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
-import type { SuppressedRecipients } from "./suppressionList.js";
-import type { Timers } from "./timers/index.js";
+import type { SuppressedRecipients } from "@tidings/sending";
+import type { Timers } from "../timers/index.js";
 import type { MailTransport, TlsPolicy } from "@tidings/mail";
 import { recipientResults } from "./recipientResults.js";
 

@@ -1,11 +1,11 @@
-import { scheduledEmailEvents, schedulerDurable } from "./durables.js";
+import { scheduledEmailEvents, schedulerDurable } from "../durables.js";
 import { formatTimestamp } from "@tidings/core";
 import { emailDecider, emailStream, type Decider, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
 import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
-import { instantOf, loadEmail } from "./emailStream.js";
-import type { Timers } from "./timers/index.js";
+import { instantOf, loadEmail } from "../delivery/emailStream.js";
+import type { Timers } from "../timers/index.js";
 
 export const sendTimerKey = (emailId: string) => `email-send:${emailId}`;
 

@@ -5,7 +5,7 @@ import { domainHolding } from "./domainStreams.js";
 /** How long a domain that let a send through is taken as still letting sends through. */
 export const SENDING_DOMAIN_TTL_MS = 1_000;
 
-export interface SendingDomains {
+export interface SendingDomainCache {
   /** The live domain holding `name` (undefined: nobody's), from the last second's passing answer or the event store. */
   holding(name: string): Promise<LiveDomain | undefined>;
   /** Keeps an answer that let a send through, for the sends right behind it. */
@@ -19,7 +19,7 @@ export interface SendingDomains {
  * once; one disabled or deleted a moment ago may still be sent from for up to a second, as an email
  * accepted just before the change would have been.
  */
-export function sendingDomains(store: EventStore, now: () => number = Date.now, ttlMs = SENDING_DOMAIN_TTL_MS): SendingDomains {
+export function sendingDomainCache(store: EventStore, now: () => number = Date.now, ttlMs = SENDING_DOMAIN_TTL_MS): SendingDomainCache {
   const kept = new Map<string, { holder: LiveDomain | undefined; until: number }>();
   return {
     async holding(name) {
