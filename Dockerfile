@@ -5,7 +5,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
 COPY packages packages
 COPY projections projections
 COPY services services
-RUN npm ci --no-audit --no-fund && npx tsc -b && npm prune --omit=dev
+# Only the service is built: tests, test-only code (each package's src/testing, the testkit) and benches stay
+# out of the context (.dockerignore), so none of it reaches the image.
+RUN npm ci --no-audit --no-fund && npx tsc -b services/cli && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000

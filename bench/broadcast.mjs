@@ -16,7 +16,7 @@ import pg from "pg";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
-import { startSmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink } from "@tidings/testkit";
 import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 import { freePort, scratchNatsPrefix, startRole, waitUntilReady } from "./support/servedTidings.mjs";

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { simpleParser } from "mailparser";
 import pg from "pg";
 import { randomBase62 } from "@tidings/core";
-import { startSmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink } from "@tidings/testkit";
 import { openLoop } from "./support/openLoop.mjs";
 import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole, waitUntilReady, withModeSettings, wrk } from "./support/servedTidings.mjs";
 

@@ -28,7 +28,7 @@ const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const ticksPerMs = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) / 1000;
 
 if (process.argv[2] === "--sink") {
-  const { startSmtpSink } = await import("@tidings/mail/testing");
+  const { startSmtpSink } = await import("@tidings/testkit");
   const sink = await startSmtpSink();
   process.send({ url: sink.url });
   process.on("message", () => process.send({ received: sink.received.splice(0).length }));

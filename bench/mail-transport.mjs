@@ -5,7 +5,7 @@
 // BENCH_MESSAGES (default 2000) sets the messages per run.
 import { generateKeyPairSync } from "node:crypto";
 import { composeMessage, createSmtpTransport, messageIdFor } from "@tidings/mail";
-import { startSmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink } from "@tidings/testkit";
 
 const messages = Number(process.env.BENCH_MESSAGES ?? 2000);
 const inFlight = 64;

@@ -16,7 +16,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBase62 } from "@tidings/core";
-import { startSmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink } from "@tidings/testkit";
 import { openLoop } from "./support/openLoop.mjs";
 import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole as startTidingsRole, waitUntilReady, withModeSettings, wrk as runWrk } from "./support/servedTidings.mjs";
 

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { stepEmailId } from "@tidings/sagas";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 

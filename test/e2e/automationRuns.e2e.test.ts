@@ -1,7 +1,7 @@
 import { simpleParser } from "mailparser";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSmtpSink, type ReceivedMessage, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type ReceivedMessage, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { succeeded } from "../support/wire.js";

@@ -6,7 +6,7 @@ import { broadcastEmailId } from "@tidings/core";
 import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
 import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
 import { openDatabase, testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 
 /** 1,000 in `npm test` (its time budget); BROADCAST_CRASH_CONTACTS=20000 for the issue's full scale (minutes on a 2-core machine). */

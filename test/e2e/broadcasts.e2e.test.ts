@@ -5,7 +5,7 @@ import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { handleCommand } from "@tidings/commands";
 import { broadcastEmailId } from "@tidings/core";
 import { teamDecider, teamStream } from "@tidings/domain";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 

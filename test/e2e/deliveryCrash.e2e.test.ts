@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
 import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
 import { testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 
 const emails = 2_000;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "@tidings/core";
 import { openEventStore } from "@tidings/eventstore";
 import { openDatabase, testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startPrivateNats, privateNatsUnavailable, type PrivateNats } from "../support/privateNats.js";
 import { startPrivatePostgres, privatePostgresUnavailable, type PrivatePostgres } from "../support/privatePostgres.js";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";

@@ -3,7 +3,7 @@ import { Resolver } from "node:dns/promises";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/mail/testing";
+import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/testkit";
 import { publishRecords, waitForDomain as waitForDomainOf, type Domain, type WireRecord } from "../support/domainRecords.js";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { aTeamKey } from "../support/teamKey.js";

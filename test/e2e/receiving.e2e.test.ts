@@ -3,7 +3,7 @@ import { simpleParser } from "mailparser";
 import nodemailer from "nodemailer";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/mail/testing";
+import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/testkit";
 import { publishRecords, waitForDomain } from "../support/domainRecords.js";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";

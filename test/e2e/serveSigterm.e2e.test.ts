@@ -6,7 +6,7 @@ import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { freePort } from "../support/testServer.js";
 import { paced, succeeded } from "../support/wire.js";
 

@@ -7,7 +7,7 @@ import { broadcastEmailId } from "@tidings/core";
 import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
 import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
 import { openDatabase, testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startSplitRoles, type ChildRole, type SplitRoles } from "../support/splitRoles.js";
 import { freePort } from "../support/testServer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";

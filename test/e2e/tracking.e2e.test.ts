@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { simpleParser } from "mailparser";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";

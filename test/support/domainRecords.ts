@@ -1,5 +1,5 @@
 import type { Resend } from "resend";
-import type { DnsResponder } from "@tidings/mail/testing";
+import type { DnsResponder } from "@tidings/testkit";
 
 export type Domain = NonNullable<Awaited<ReturnType<Resend["domains"]["get"]>>["data"]>;
 export type WireRecord = Domain["records"][number];

@@ -1,6 +1,6 @@
 import { createTestDatabase, testMode, type Database } from "@tidings/postgres";
 import { connect } from "nats";
-import { busContract, type BusFixture } from "./contract.js";
+import { busContract, type BusFixture } from "./testing/contract.js";
 import { createInProcessBus } from "./inprocess/bus.js";
 import { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
 import type { Bus } from "./port.js";

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { automationDecider, type AutomationCommand } from "./decider.js";
 import type { AutomationDefinition, AutomationEvent } from "./events.js";
 

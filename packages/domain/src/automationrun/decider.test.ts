@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import type { AutomationGraph } from "../automation/steps.js";
 import { automationRunDecider, type AutomationRunCommand } from "./decider.js";
 import type { AutomationRunEvent, RunTrigger } from "./events.js";

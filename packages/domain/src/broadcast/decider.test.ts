@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { broadcastDecider } from "./decider.js";
 import type { BroadcastContent, BroadcastEvent } from "./events.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isDomainError } from "../decider.js";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { contactDecider, decideEraseContact, type ContactCommand } from "./decider.js";
 import type { ContactEvent } from "./events.js";
 import { renderedContactProperties } from "./rules.js";

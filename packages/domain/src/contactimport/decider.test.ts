@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { contactImportDecider, IMPORT_ROW_ERRORS_KEPT, noImportCounts } from "./decider.js";
 import type { ContactImportEvent } from "./events.js";
 

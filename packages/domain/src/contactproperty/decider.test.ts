@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { contactPropertyDecider, type ContactPropertyCommand } from "./decider.js";
 import type { ContactPropertyEvent } from "./events.js";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { domainDecider, isEligibleForSending, type DomainCommand, type RecordResult } from "./decider.js";
 import type { DomainEvent } from "./events.js";
 import { domainRecords, withResults, withStatus } from "./records.js";
-import { aDomainSettings, testRecordTargets } from "./testBuilders.js";
+import { aDomainSettings, testRecordTargets } from "../testing/domainBuilders.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";

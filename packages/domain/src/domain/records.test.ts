@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DnsRecord } from "./events.js";
 import { domainRecords, recordMatches, statusAfterCheck, withResults } from "./records.js";
-import { aDomainSettings, testRecordTargets } from "./testBuilders.js";
+import { aDomainSettings, testRecordTargets } from "../testing/domainBuilders.js";
 
 const targets = testRecordTargets;
 const settings = aDomainSettings;

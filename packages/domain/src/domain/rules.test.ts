@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkDomainSettings, normalizeDomainName } from "./rules.js";
-import { aDomainSettings } from "./testBuilders.js";
+import { aDomainSettings } from "../testing/domainBuilders.js";
 
 const settings = aDomainSettings;
 

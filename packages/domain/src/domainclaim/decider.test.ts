@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import type { DomainSettings } from "../domain/events.js";
 import { DEFAULT_CAPABILITIES } from "../domain/rules.js";
 import { claimStatusAt, domainClaimDecider, type DomainClaimCommand } from "./decider.js";

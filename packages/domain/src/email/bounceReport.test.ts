@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given } from "../scenario.js";
-import { anEmailContent } from "./anEmailContent.js";
+import { given } from "../testing/scenario.js";
+import { anEmailContent } from "../testing/anEmailContent.js";
 import type { ReportedBounce } from "./bounceReport.js";
 import { emailDecider, pendingRecipients, type EmailCommand } from "./decider.js";
 import type { EmailEvent } from "./events.js";

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { emailDecider, type EmailCommand } from "./decider.js";
-import { anEmailContent } from "./anEmailContent.js";
+import { anEmailContent } from "../testing/anEmailContent.js";
 import type { EmailEvent } from "./events.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";

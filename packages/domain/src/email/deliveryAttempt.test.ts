@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { emailDecider, hasFinalOutcome, pendingRecipients, type EmailCommand } from "./decider.js";
 import type { RecipientResult } from "./deliveryAttempt.js";
-import { anEmailContent } from "./anEmailContent.js";
+import { anEmailContent } from "../testing/anEmailContent.js";
 import type { EmailEvent } from "./events.js";
 import { envelopeRecipients } from "./recipients.js";
 

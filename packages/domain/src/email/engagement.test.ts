@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../scenario.js";
-import { anEmailContent } from "./anEmailContent.js";
+import { given } from "../testing/scenario.js";
+import { anEmailContent } from "../testing/anEmailContent.js";
 import { emailDecider, type EmailCommand } from "./decider.js";
 import { classifyEngagement } from "./engagement.js";
 import type { EmailEvent } from "./events.js";

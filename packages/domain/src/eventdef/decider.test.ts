@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { eventDefinitionDecider, type EventDefinitionCommand } from "./decider.js";
 import type { EventDefinitionEvent } from "./events.js";
 import { checkEventPayload } from "./rules.js";

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { inboundEmailDecider } from "./decider.js";
 import type { InboundEmail, InboundEmailEvent } from "./events.js";
 

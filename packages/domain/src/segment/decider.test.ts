@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { segmentDecider } from "./decider.js";
 import type { SegmentEvent } from "./events.js";
 

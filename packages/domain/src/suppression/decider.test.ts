@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { suppressionDecider } from "./decider.js";
 import { suppressionReason, type SuppressionEvent } from "./events.js";
 

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { templateDecider, type TemplateCommand } from "./decider.js";
 import type { TemplateContent, TemplateEvent } from "./events.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { effectiveSubscription, topicDecider, type TopicFields } from "./decider.js";
 import type { TopicEvent } from "./events.js";
 

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { webhookDecider, type WebhookCommand } from "./decider.js";
 import type { WebhookEvent } from "./events.js";
 

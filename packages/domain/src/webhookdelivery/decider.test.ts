@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given } from "../scenario.js";
+import { given } from "../testing/scenario.js";
 import { WEBHOOK_RETRY_SCHEDULE_MS, webhookDeliveryDecider, type WebhookDeliveryCommand } from "./decider.js";
 import type { WebhookDeliveryEvent } from "./events.js";
 

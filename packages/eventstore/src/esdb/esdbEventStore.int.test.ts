@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { eventStoreContract, type EventStoreFixture } from "../contract.js";
+import { eventStoreContract, type EventStoreFixture } from "../testing/contract.js";
 import { openEsdbEventStore } from "./index.js";
 
 const url = process.env.EVENTSTORE_URL ?? "";

@@ -1,9 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
-import { eventStoreContract, type EventStoreFixture } from "../contract.js";
-import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../contractBuilders.js";
-import { expectConcurrentAppendsDeliveredOnce } from "../contractConcurrency.js";
+import { eventStoreContract, type EventStoreFixture } from "../testing/contract.js";
+import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
+import { expectConcurrentAppendsDeliveredOnce } from "../testing/contractConcurrency.js";
 import { comparePositions, type EventStore, type RecordedEvent } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";

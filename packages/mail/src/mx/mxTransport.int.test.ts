@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MailTransport, OutgoingMail } from "../port.js";
-import { mailTransportContract } from "../contract.js";
-import { startDnsResponder, type DnsResponder } from "../testing/dnsResponder.js";
-import { startSmtpSink, type SmtpSink } from "../testing/smtpSink.js";
+import { mailTransportContract } from "../testing/contract.js";
+import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { createMxTransport } from "./mxTransport.js";
 
 const aMail = (to: string[], overrides: Partial<OutgoingMail> = {}): OutgoingMail => ({

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig } from "@tidings/core";
 import { createMailTransport } from "../createMailTransport.js";
-import { mailTransportContract } from "../contract.js";
+import { mailTransportContract } from "../testing/contract.js";
 import type { OutgoingMail } from "../port.js";
 import { createOutboxTransport } from "./outboxTransport.js";
 

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mailTransportContract } from "../contract.js";
-import { startSmtpSink, type SmtpSink } from "../testing/smtpSink.js";
+import { mailTransportContract } from "../testing/contract.js";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import type { MailTransport, OutgoingMail } from "../port.js";
 import { createSmtpTransport } from "./smtpTransport.js";
 

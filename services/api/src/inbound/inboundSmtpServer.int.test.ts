@@ -4,7 +4,7 @@ import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "@tidings/core";
-import { testCertificate } from "@tidings/mail/testing";
+import { testCertificate } from "@tidings/testkit";
 import { startInboundSmtp, type InboundSmtpListener, type InboundSmtpOptions } from "./inboundSmtpServer.js";
 import type { InboundEnvelope } from "./receiveMessage.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, newId } from "@tidings/core";
-import { startDnsResponder, type DnsResponder } from "@tidings/mail/testing";
+import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import type { ApiInstance } from "../app.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 

@@ -9,7 +9,7 @@ import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwa
 import { handleCommand } from "@tidings/commands";
 import { createBlobStore } from "@tidings/blobs";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startProjections, suppressionsProjection, type RunningProjections } from "@tidings/projections";
 import { sql } from "kysely";
 import { startSagas, type RunningSagas } from "../startSagas.js";

@@ -6,7 +6,7 @@ import { anEmailContent } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
 import { createSmtpTransport, type MailTransport } from "@tidings/mail";
-import { startSmtpSink, type SmtpSink } from "@tidings/mail/testing";
+import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
 import { deliverEmail, type DeliveryDeps } from "./delivery.js";
 import { createTimers, timerMigrations } from "../timers/index.js";

@@ -6,7 +6,7 @@ import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type DomainSettings, type RecordTargets } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
-import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/mail/testing";
+import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/testkit";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificationDeps } from "./domainVerification.js";
 import { createTimers, startTimerPoller, timerMigrations } from "../timers/index.js";

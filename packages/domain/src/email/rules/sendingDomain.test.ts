@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isDomainError } from "../../decider.js";
 import type { LiveDomain } from "../../domain/decider.js";
-import { aDomainSettings } from "../../domain/testBuilders.js";
+import { aDomainSettings } from "../../testing/domainBuilders.js";
 import { checkSendingDomain, sendingDomainName, type SendingDomainCheck } from "./sendingDomain.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";

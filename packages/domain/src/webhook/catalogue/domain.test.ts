@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { domainDecider, type DomainCommand } from "../../domain/decider.js";
 import type { DomainEvent } from "../../domain/events.js";
-import { aDomainSettings, testRecordTargets } from "../../domain/testBuilders.js";
+import { aDomainSettings, testRecordTargets } from "../../testing/domainBuilders.js";
 import { payloadBuilderFor } from "./index.js";
 
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
 import { aStreamId, events, expectStrictlyIncreasing } from "./contractBuilders.js";
-import { WrongExpectedRevisionError, type StreamAppend } from "./port.js";
+import { WrongExpectedRevisionError, type StreamAppend } from "../port.js";
 
 export interface AppendManyGuarantee {
   /** All or nothing (PostgreSQL); otherwise one stream after another, idempotent on retry (EventStoreDB 6.x). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import type { EventStore } from "./port.js";
+import type { EventStore } from "../port.js";
 import { appendContract } from "./contractAppend.js";
 import { appendManyContract, type AppendManyGuarantee } from "./contractAppendMany.js";
 import { readContract } from "./contractRead.js";

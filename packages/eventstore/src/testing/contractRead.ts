@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
 import { aCategory, aStreamId, anEvent, events, expectStrictlyIncreasing, readAllUntil } from "./contractBuilders.js";
-import { comparePositions, type RecordedEvent } from "./port.js";
+import { comparePositions, type RecordedEvent } from "../port.js";
 
 const ids = (read: { id: string }[]) => read.map((e) => e.id);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
 import { aStreamId, anEvent, events, expectStrictlyIncreasing } from "./contractBuilders.js";
-import { WrongExpectedRevisionError, type ExpectedRevision } from "./port.js";
+import { WrongExpectedRevisionError, type ExpectedRevision } from "../port.js";
 
 async function conflictOf(promise: Promise<unknown>): Promise<WrongExpectedRevisionError> {
   const error = await promise.then(

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MailTransport } from "../port.js";
-import { createSmtpTransport } from "../smtp/smtpTransport.js";
+import { createSmtpTransport, type MailTransport } from "@tidings/mail";
 import { startSmtpSink, type SmtpSink } from "./smtpSink.js";
 
 const send = (transport: MailTransport, id: string, to = ["ann@example.test"]) =>

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent, Subscription } from "./port.js";
+import type { EventStore, RecordedEvent, Subscription } from "../port.js";
 
 export interface HoldableStore {
   /** The event store as the projections read it. */

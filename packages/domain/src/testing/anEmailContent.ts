@@ -1,4 +1,4 @@
-import type { EmailContent } from "./events.js";
+import type { EmailContent } from "../email/events.js";
 
 /** A test builder: a queued email's content to one recipient, with what a test cares about overridden. */
 export const anEmailContent = (overrides: Partial<EmailContent> = {}): EmailContent => ({

@@ -1,2 +1,2 @@
 /** Test builders shared by the packages that test against domain events. */
-export { anEmailContent } from "./email/anEmailContent.js";
+export { anEmailContent } from "./anEmailContent.js";

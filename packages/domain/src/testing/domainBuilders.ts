@@ -1,5 +1,5 @@
-import type { DomainSettings, RecordTargets } from "./events.js";
-import { DEFAULT_CAPABILITIES } from "./rules.js";
+import type { DomainSettings, RecordTargets } from "../domain/events.js";
+import { DEFAULT_CAPABILITIES } from "../domain/rules.js";
 
 /** A domain's settings as a create without options makes them, but in the region the test names. */
 export const aDomainSettings = (overrides: Partial<DomainSettings> = {}): DomainSettings => ({

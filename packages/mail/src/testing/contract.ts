@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MailTransport, OutgoingMail } from "./port.js";
+import type { MailTransport, OutgoingMail } from "../port.js";
 
 export interface MailTransportFixture {
   transport: MailTransport;

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { fold, isDomainError, type Decider, type DomainError } from "./decider.js";
+import { fold, isDomainError, type Decider, type DomainError } from "../decider.js";
 
 /**
  * given events / when command / then events or error — the test shape for every decider (STYLE).

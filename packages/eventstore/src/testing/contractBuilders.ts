@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { comparePositions, type EventStore, type EventToAppend, type Position, type ReadAllOptions, type RecordedEvent, type Subscription } from "./port.js";
+import { comparePositions, type EventStore, type EventToAppend, type Position, type ReadAllOptions, type RecordedEvent, type Subscription } from "../port.js";
 
 /** A category of its own per test, so tests that read `$all` see only their events. */
 export function aCategory(): string {

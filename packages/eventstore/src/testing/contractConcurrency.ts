@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { aCategory, aStreamId, events, expectStrictlyIncreasing, SubscriptionReader } from "./contractBuilders.js";
-import type { AppendResult, EventStore } from "./port.js";
+import type { AppendResult, EventStore } from "../port.js";
 
 const APPENDS_PER_WRITER = 40;
 

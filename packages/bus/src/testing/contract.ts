@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deadLetterSubject, type Bus, type BusMessage } from "./port.js";
-import { gate, recordingConsumer, sleep, waitUntil } from "./recordingConsumer.js";
+import { deadLetterSubject, type Bus, type BusMessage } from "../port.js";
+import { gate, recordingConsumer, sleep, waitUntil } from "../recordingConsumer.js";
 
 export interface BusFixture {
   /** The bus under test. */

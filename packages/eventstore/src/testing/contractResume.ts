@@ -4,10 +4,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "./contractBuilders.js";
-import { formatPosition } from "./port.js";
+import { formatPosition } from "../port.js";
 
 const child = fileURLToPath(new URL("./contractResumeChild.mjs", import.meta.url));
-const built = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const built = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
 
 function runChild(args: string[]): Promise<{ resumed: string[]; live: string }> {
   return new Promise((resolve, reject) => {
