@@ -15,9 +15,18 @@ export interface ForwardedEvent {
   createdAt: string;
 }
 
-/** `events.<category>.<Type>`, the subject sagas filter on (DESIGN §5). */
+/** The subject the forwarder publishes an event to (`eventSubject`). */
 export function forwardedEventSubject(event: Pick<RecordedEvent, "streamId" | "type">): string {
-  return `events.${subjectToken(streamCategory(event.streamId))}.${subjectToken(event.type)}`;
+  return eventSubject(streamCategory(event.streamId), event.type);
+}
+
+/**
+ * `events.<category>.<Type>` (DESIGN §5): where the forwarder publishes each event, and what a saga's
+ * consumer filters on (`consumeEvents`), with a NATS wildcard (`>` or `*`) for every type of the category.
+ * One function for both sides, so a subscription cannot name a subject nothing is published to.
+ */
+export function eventSubject(category: string, type: string): string {
+  return `events.${subjectToken(category)}.${type === ">" || type === "*" ? type : subjectToken(type)}`;
 }
 
 // Subject tokens cannot hold separators, wildcards or spaces; stream categories and event types normally have none.
@@ -36,7 +45,7 @@ export function toForwardedEvent(event: RecordedEvent): ForwardedEvent {
   };
 }
 
-/** What a saga gets back from a bus message's data. */
+/** What a saga gets back from a bus message's data (`consumeEvents` types it by its subject). */
 export function fromForwardedEvent(body: ForwardedEvent): RecordedEvent {
   return {
     id: body.id,

@@ -66,3 +66,4 @@ export * from "./broadcast/decider.js";
 export * from "./broadcast/personalize.js";
 export * from "./inboundemail/events.js";
 export * from "./inboundemail/decider.js";
+export * from "./streamCategories.js";

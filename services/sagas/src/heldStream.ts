@@ -17,7 +17,8 @@ export async function holdStream<Command, Event extends { type: string; data: un
   store: EventStore,
   streamId: string,
   decider: Decider<Command, Event, State>,
-  metadata: EventMetadata,
+  /** Called at each write, so what it says of time (`occurredAt`) is the write's. */
+  metadata: () => EventMetadata,
 ): Promise<HeldStream<Command>> {
   let state = decider.initialState;
   let revision: ExpectedRevision = "no_stream";
@@ -34,7 +35,8 @@ export async function holdStream<Command, Event extends { type: string; data: un
         if (isDomainError(decided)) throw new DomainRejection(decided);
         if (decided.length === 0) return;
         try {
-          const result = await store.append(streamId, decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })), revision);
+          const written = metadata();
+          const result = await store.append(streamId, decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata: written })), revision);
           revision = result.nextExpectedRevision;
           state = decided.reduce(decider.evolve, state);
           return;

@@ -1,4 +1,4 @@
-import { Slots, systemClock, type Config, type Logger } from "@tidings/core";
+import { Slots, systemClock, type Clock, type Config, type Logger } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
@@ -11,13 +11,14 @@ import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
 import { TeamRates } from "./broadcasts/pacing.js";
 import { canceledBroadcasts } from "./broadcasts/canceledBroadcasts.js";
 import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTimerPayload } from "./broadcasts/schedule.js";
-import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps } from "./delivery/delivery.js";
+import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps, type RetryTimerPayload } from "./delivery/delivery.js";
 import { createRecordLookup } from "./domains/domainRecordLookup.js";
 import { deliveryDomains } from "./delivery/deliveryDomain.js";
 import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domains/domainVerification.js";
 import { suppressedRecipients } from "@tidings/sending";
-import { queueScheduledEmail, startSchedulerSaga } from "./scheduling/scheduledEmails.js";
-import { createTimers, startTimerPoller, type DueTimer } from "./timers/index.js";
+import { queueScheduledEmail, startSchedulerSaga, type SendTimerPayload } from "./scheduling/scheduledEmails.js";
+import { createTimers, startTimerPoller } from "./timers/index.js";
+import { dispatchTimers } from "./timers/timerDispatch.js";
 import { startWebhookSaga } from "./webhooks/webhookSaga.js";
 import { fireRunTimer, startAutomationRunner } from "./automations/automationRunner.js";
 import type { RunnerDeps, RunTimerPayload } from "./automations/advanceRun.js";
@@ -34,6 +35,8 @@ export interface SagaDeps {
   logger: Logger;
   /** Opens sealed secrets (DKIM keys, webhook signing secrets): TIDINGS_SECRET, or the one embedded mode keeps in DATA_DIR. */
   secret?: string;
+  /** The time the sagas record things at (default: the system's). */
+  clock?: Clock;
 }
 
 export interface RunningSagas {
@@ -54,13 +57,13 @@ const sagaReadModels = ["webhooks", "automations", "audience", "suppressions"];
 const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = { kind: "send-scheduled"; emailId: string } | { kind: "retry-delivery"; emailId: string } | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload | BroadcastTimerPayload;
+type TimerPayload = SendTimerPayload | RetryTimerPayload | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload | BroadcastTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
-export async function startSagas({ store, database, bus, config, secret, logger }: SagaDeps): Promise<RunningSagas> {
+export async function startSagas({ store, database, bus, config, secret, logger, clock = systemClock }: SagaDeps): Promise<RunningSagas> {
   // What takes work in (consumers, the timer poller, the webhook queues) stops all at once: one stopped
   // after another would meanwhile go on starting work, a timer's retry or a webhook's attempt. What they
   // use (the mail transport) closes after them.
@@ -85,8 +88,11 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     const openingSecret = secret ?? config.TIDINGS_SECRET;
     const deliveryDomain = deliveryDomains(store, openingSecret, config.TRACKING_BASE_URL);
     const bounces = openingSecret ? bounceAddresses(openingSecret) : undefined;
+    // One lookup for every saga: lookups waiting at the same time share a query.
+    const suppressed = suppressedRecipients(database);
     const deps: DeliveryDeps = {
       store,
+      clock,
       transport,
       sending: new Slots(config.MAIL_CONCURRENCY),
       compose: emailComposer({
@@ -101,13 +107,14 @@ export async function startSagas({ store, database, bus, config, secret, logger 
         return { tls: domain.tls, sender: domain.returnPath && bounces ? bounces.for(content.emailId, domain.returnPath) : null };
       },
       timers,
-      suppressed: suppressedRecipients(database),
+      suppressed,
       logger: logger.child({ saga: "delivery" }),
       retryBackoffMs: config.DELIVERY_RETRY_BACKOFF_MS,
       broadcastCanceled: canceledBroadcasts(store),
     };
     const domainChecks: DomainVerificationDeps = {
       store,
+      clock,
       timers,
       lookup: createRecordLookup({ dnsServers: config.DNS_SERVERS }),
       logger: logger.child({ saga: "domain-verification" }),
@@ -117,6 +124,7 @@ export async function startSagas({ store, database, bus, config, secret, logger 
     const webhooks = await startWebhookSaga({
       bus,
       store,
+      clock,
       database,
       timers,
       logger: logger.child({ saga: "webhooks" }),
@@ -132,24 +140,23 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       store,
       timers,
       parked: parkedRuns(database),
-      clock: systemClock,
+      clock,
       allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
-      suppressed: suppressedRecipients(database),
+      suppressed,
       logger: logger.child({ saga: "automations" }),
     };
     const poller = startTimerPoller({
       database,
       leaseMs: config.TIMER_LEASE_MS,
       logger: logger.child({ component: "timers" }),
-      async fire(timer: DueTimer, stopping) {
-        const payload = timer.payload as TimerPayload;
-        if (payload.kind === "send-scheduled") await queueScheduledEmail(store, payload.emailId);
-        else if (payload.kind === "check-domain") await fireDomainCheck(domainChecks, payload, timer.dueAt);
-        else if (payload.kind === "webhook-delivery") await webhooks.fire(payload);
-        else if (payload.kind === "automation-step") await fireRunTimer(automations, payload);
-        else if (payload.kind === "send-broadcast") await queueScheduledBroadcast(store, payload.broadcastId);
-        else await deliverEmail(deps, payload.emailId, stopping);
-      },
+      fire: dispatchTimers<TimerPayload>({
+        "send-scheduled": (payload) => queueScheduledEmail(store, clock, payload.emailId),
+        "retry-delivery": (payload, _timer, stopping) => deliverEmail(deps, payload.emailId, stopping),
+        "check-domain": (payload, timer) => fireDomainCheck(domainChecks, payload, timer.dueAt),
+        "webhook-delivery": (payload) => webhooks.fire(payload),
+        "automation-step": (payload) => fireRunTimer(automations, payload),
+        "send-broadcast": (payload) => queueScheduledBroadcast(store, clock, payload.broadcastId),
+      }),
     });
     takers.push(() => poller.stop());
     const consumers: Consumer[] = [
@@ -164,17 +171,18 @@ export async function startSagas({ store, database, bus, config, secret, logger 
       ...(await startAutomationRunner({ bus, database, readModelsAt: readModels, deps: automations, concurrency: 64 })),
       await startContactImportSaga({
         bus,
-        deps: { store, blobs: createStreamedBlobStore(database), clock: systemClock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
+        deps: { store, blobs: createStreamedBlobStore(database), clock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
       }),
       ...(await startBroadcastScheduleSaga({ bus, store, timers })),
       await startBroadcastFanOutSaga({
         bus,
         deps: {
           store,
+          clock,
           database,
           logger: logger.child({ saga: "broadcast-fan-out" }),
           links: { publicUrl: config.PUBLIC_URL, secret: secret ?? config.TIDINGS_SECRET ?? "", mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname, validForMs: UNSUBSCRIBE_LINK_VALID_MS },
-          suppressed: suppressedRecipients(database),
+          suppressed,
           rates: new TeamRates(),
           batchSize: 500,
           emailsInFlight: config.BROADCAST_EMAILS_IN_FLIGHT,

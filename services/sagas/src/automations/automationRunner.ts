@@ -2,7 +2,7 @@ import { deterministicId, formatTimestamp, grouped, parseTimestamp, rowsByInput 
 import { loadState } from "@tidings/commands";
 import { loadContact } from "@tidings/audience";
 import { automationDecider, automationRunDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { automationChangesDurable, automationEventsDurable } from "../durables.js";
@@ -110,18 +110,16 @@ export async function startAutomationRunner(options: { bus: Bus; database: Datab
   const automationsTriggeredBy = triggeredBy(database);
   return Promise.all([
     // A short ack wait kept by a heartbeat: the events a crashed process held start their runs within seconds.
-    bus.consume({ durable: automationEventsDurable, filterSubject: "events.customevent.CustomEventReceived", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency }, async (message) => {
-      const event = fromForwardedEvent(message.data as ForwardedEvent);
-      const received = event.data as Received;
+    consumeEvents(bus, { durable: automationEventsDurable, category: "customevent", type: "CustomEventReceived", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency }, async (event) => {
+      const received = event.data;
       // The index must hold every automation created or enabled before the event: one enabled a moment
       // earlier is due to start a run.
       await readModelsAt(["automations"], event.position);
       // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
       await Promise.all([automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))), deliverAwaited(deps, received)]);
     }),
-    bus.consume({ durable: automationChangesDurable, filterSubject: "events.automation.>", maxDeliver: 10, concurrency: 2 }, async (message) => {
-      const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await cancelParkedRuns(deps, (event.data as { automationId: string }).automationId, message.stopping);
-    }),
+    consumeEvents(bus, { durable: automationChangesDurable, category: "automation", maxDeliver: 10, concurrency: 2 }, (event, message) =>
+      cancelParkedRuns(deps, event.data.automationId, message.stopping),
+    ),
   ]);
 }

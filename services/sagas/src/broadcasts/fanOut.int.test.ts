@@ -37,6 +37,7 @@ beforeAll(async () => {
   const waitForReadModels = readModelsAt(checkpoints);
   fanOut = {
     store,
+    clock: systemClock,
     database: test.database,
     logger: createLogger("silent"),
     links: { publicUrl: "http://tidings.test", secret: "b".repeat(40), mailHost: "tidings.test", validForMs: 3_600_000 },

@@ -1,9 +1,9 @@
 import { findSegment } from "@tidings/audience";
-import { formatTimestamp, TidingsError, type Logger } from "@tidings/core";
+import { formatTimestamp, TidingsError, type Logger, type Clock } from "@tidings/core";
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";
 import { broadcastFanOutDurable } from "../durables.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
@@ -12,9 +12,11 @@ import type { SuppressedRecipients } from "@tidings/sending";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
 import { recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
 import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 
 export interface BroadcastFanOutDeps {
   store: EventStore;
+  clock: Clock;
   database: Database;
   logger: Logger;
   links: UnsubscribeLinks;
@@ -65,7 +67,7 @@ async function planSnapshot(
   stopping: AbortSignal | undefined,
 ): Promise<boolean> {
   const { teamId, content } = broadcast;
-  const now = () => formatTimestamp(new Date());
+  const now = () => formatTimestamp(deps.clock.now());
   try {
     await findSegment(deps.store, teamId, content.segmentId!);
   } catch (error) {
@@ -105,7 +107,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const state = fold(broadcastDecider, events);
   if (state.status !== "queued" && state.status !== "sending") return;
   const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
-  const metadata: EventMetadata = { teamId: state.teamId, actor: "saga:broadcast-fan-out", correlationId: broadcastId, causationId: broadcastId };
+  const context = { teamId: state.teamId, correlationId: broadcastId, causationId: broadcastId };
+  const metadata = () => sagaMetadata(deps.clock, "broadcast-fan-out", context);
   const held = await holdStream(deps.store, stream, broadcastDecider, metadata);
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
@@ -143,27 +146,28 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4, room));
       await deps.rates.take(teamId, chunk.length, rate);
       if (await stopped(deps.store, broadcastId)) return;
-      const now = new Date();
+      const now = deps.clock.now();
       await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
         const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
         const onList = suppressed.get(recipient.email.toLowerCase());
         // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
-        await queueEmail(deps.store, { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata }, "derived");
+        await queueEmail(deps.store, { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata: metadata() }, "derived");
       }, stopping);
       start += chunk.length;
       handed += chunk.length;
     }
-    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(new Date()) });
+    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(deps.clock.now()) });
   }
-  await held.record({ type: "CompleteBroadcast", now: formatTimestamp(new Date()) });
+  await held.record({ type: "CompleteBroadcast", now: formatTimestamp(deps.clock.now()) });
   deps.logger.info({ broadcastId, recipients: handed }, "broadcast handed to delivery");
 }
 
 /** Long work: a heartbeat keeps the message ours; a crash redelivers it and the run resumes from the stream. */
 export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  return bus.consume({ durable: broadcastFanOutDurable, filterSubject: "events.broadcast.BroadcastQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
-    const event = fromForwardedEvent(message.data as ForwardedEvent);
-    await runBroadcastFanOut(deps, (event.data as { broadcastId: string }).broadcastId, message.stopping);
-  });
+  return consumeEvents(
+    bus,
+    { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 },
+    (event, message) => runBroadcastFanOut(deps, event.data.broadcastId, message.stopping),
+  );
 }

@@ -1,10 +1,11 @@
 import { loadState, handleCommand } from "@tidings/commands";
-import { formatTimestamp } from "@tidings/core";
+import { formatTimestamp, type Clock } from "@tidings/core";
 import { broadcastDecider, broadcastStream } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { broadcastScheduleDurable, broadcastScheduleEvents } from "../durables.js";
 import { instantOf } from "../delivery/emailStream.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 import type { Timers } from "../timers/index.js";
 
 export const broadcastTimerKey = (broadcastId: string) => `broadcast-send:${broadcastId}`;
@@ -25,15 +26,15 @@ export async function syncBroadcastTimer(store: EventStore, timers: Timers, broa
 }
 
 /** The timer fired: queue the broadcast if it is still scheduled; the fan-out saga takes it from there. */
-export async function queueScheduledBroadcast(store: EventStore, broadcastId: string): Promise<void> {
+export async function queueScheduledBroadcast(store: EventStore, clock: Clock, broadcastId: string): Promise<void> {
   const state = await loadState(store, broadcastStream(broadcastId), broadcastDecider);
   if (state.status !== "scheduled") return;
   await handleCommand({
     store,
     streamId: broadcastStream(broadcastId),
     decider: broadcastDecider,
-    command: { type: "QueueScheduledBroadcast", now: formatTimestamp(new Date()) },
-    metadata: { teamId: state.teamId, actor: "saga:broadcast-scheduler", correlationId: broadcastId, causationId: broadcastId, occurredAt: formatTimestamp(new Date()) },
+    command: { type: "QueueScheduledBroadcast", now: formatTimestamp(clock.now()) },
+    metadata: sagaMetadata(clock, "broadcast-scheduler", { teamId: state.teamId, correlationId: broadcastId, causationId: broadcastId }),
   });
 }
 
@@ -41,10 +42,9 @@ export async function startBroadcastScheduleSaga(options: { bus: Bus; store: Eve
   const { bus, store, timers } = options;
   return Promise.all(
     broadcastScheduleEvents.map((type) =>
-      bus.consume({ durable: broadcastScheduleDurable(type), filterSubject: `events.broadcast.${type}`, maxDeliver: 10, concurrency: 4 }, async (message) => {
-        const event = fromForwardedEvent(message.data as ForwardedEvent);
-        await syncBroadcastTimer(store, timers, (event.data as { broadcastId: string }).broadcastId);
-      }),
+      consumeEvents(bus, { durable: broadcastScheduleDurable(type), category: "broadcast", type, maxDeliver: 10, concurrency: 4 }, (event) =>
+        syncBroadcastTimer(store, timers, event.data.broadcastId),
+      ),
     ),
   );
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
 import { connect } from "nats";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp, loadConfig, Slots } from "@tidings/core";
+import { systemClock, createLogger, formatTimestamp, loadConfig, Slots } from "@tidings/core";
 import { broadcastStream, emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
@@ -147,6 +147,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     const transport = createSmtpTransport({ url: sink.url, maxConnections: 3 });
     const deps: DeliveryDeps = {
       store,
+      clock: systemClock,
       transport,
       sending: new Slots(3),
       compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
@@ -182,6 +183,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     };
     const deps: DeliveryDeps = {
       store: away,
+      clock: systemClock,
       transport,
       sending: new Slots(1),
       compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),

@@ -1,9 +1,9 @@
 import { deliveryDurable } from "../durables.js";
-import { formatTimestamp, type Logger, type Slots } from "@tidings/core";
+import { formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { instantOf, loadEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
@@ -11,9 +11,12 @@ import type { SuppressedRecipients } from "@tidings/sending";
 import type { Timers } from "../timers/index.js";
 import type { MailTransport, TlsPolicy } from "@tidings/mail";
 import { recipientResults } from "./recipientResults.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 
 export interface DeliveryDeps {
   store: EventStore;
+  /** The time outcomes are recorded at, and an email's age is measured by. */
+  clock: Clock;
   transport: MailTransport;
   /**
    * MAIL_CONCURRENCY: held from handing an email to the transport until its outcome is recorded, so no
@@ -39,8 +42,7 @@ export interface DeliveryDeps {
 }
 
 export const retryTimerKey = (emailId: string) => `email-retry:${emailId}`;
-
-const metadataFor = (teamId: string, emailId: string) => ({ teamId, actor: "saga:delivery", correlationId: emailId, occurredAt: formatTimestamp(new Date()) });
+export type RetryTimerPayload = { kind: "retry-delivery"; emailId: string };
 
 /** The deliveries this process has under way, by email id. */
 const underWay = new Map<string, Promise<void>>();
@@ -80,18 +82,19 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, metadataFor(state.teamId, emailId), stopping);
+  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, sagaMetadata(deps.clock, "delivery", { teamId: state.teamId, correlationId: emailId }), stopping);
+  const now = () => formatTimestamp(deps.clock.now());
   if (content.broadcastId && state.status === "queued" && (await deps.broadcastCanceled?.(content.broadcastId))) {
-    await record({ type: "RecordEmailCanceled", now: formatTimestamp(new Date()) });
+    await record({ type: "RecordEmailCanceled", now: now() });
     return;
   }
   // A retry goes only to the recipients without an outcome; the message keeps its headers (To, Cc,
   // Message-ID), so those delivered before never get a second copy.
   const policy = await deps.envelopePolicy(content);
   const envelope = { from: policy.sender ?? addressOf(content.from), to: pendingRecipients(state) };
-  const suppressed = needsSuppressionCheck(state, content) ? await deps.suppressed(state.teamId, envelope.to) : [];
+  const suppressed = needsSuppressionCheck(state, content, deps.clock.now()) ? await deps.suppressed(state.teamId, envelope.to) : [];
   if (suppressed.length > 0) {
-    await record({ type: "RecordEmailSuppressed", suppressed, now: formatTimestamp(new Date()) });
+    await record({ type: "RecordEmailSuppressed", suppressed, now: now() });
     return;
   }
   let raw: Buffer;
@@ -100,7 +103,7 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   } catch (error) {
     // Missing attachment bytes never come back: fail the email now rather than retry it into a dead letter.
     if (!(error instanceof BlobNotFoundError)) throw error;
-    await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: formatTimestamp(new Date()) });
+    await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: now() });
     return;
   }
   await deps.sending.hold(async () => {
@@ -108,18 +111,18 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
     const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
     // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
     // Message-ID); nothing may be awaited before the outcome is recorded.
-    const now = new Date();
-    const at = formatTimestamp(now);
+    const sentAt = deps.clock.now();
     const results = recipientResults(outcome, envelope.to);
     const attempt = state.delayedAttempts + 1;
     let retryAt: Date | null = null;
     if (results.some((r) => r.kind === "deferred")) {
-      retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? now, now, backoffMs: deps.retryBackoffMs });
+      retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? sentAt, now: sentAt, backoffMs: deps.retryBackoffMs });
       // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
       // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
-      if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, { kind: "retry-delivery", emailId });
+      const payload: RetryTimerPayload = { kind: "retry-delivery", emailId };
+      if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, payload);
     }
-    await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: at });
+    await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: formatTimestamp(sentAt) });
     logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
   }, stopping);
 }
@@ -132,9 +135,9 @@ const acceptanceCheckValidMs = 60_000;
  * for a bounce in that moment, a race the send path already accepts. A retry, or an email accepted long
  * ago (scheduled, or waiting in a backlog), is checked again, as a hard bounce may have come since.
  */
-function needsSuppressionCheck(state: EmailState, content: EmailContent): boolean {
+function needsSuppressionCheck(state: EmailState, content: EmailContent, now: Date): boolean {
   if (state.status !== "none" && state.delayedAttempts > 0) return true;
-  return Date.now() - instantOf(content.createdAt).getTime() > acceptanceCheckValidMs;
+  return now.getTime() - instantOf(content.createdAt).getTime() > acceptanceCheckValidMs;
 }
 
 /** The envelope wants `a@b.c`, not `Name <a@b.c>`; the send path already checked every mailbox. */
@@ -152,11 +155,9 @@ const deliveryAckWaitMs = 5_000;
 
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
-  return bus.consume(
-    { durable: deliveryDurable, filterSubject: "events.email.EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
-    async (message) => {
-      const event = fromForwardedEvent(message.data as ForwardedEvent);
-      await deliverEmail(deps, (event.data as { emailId: string }).emailId, message.stopping);
-    },
+  return consumeEvents(
+    bus,
+    { durable: deliveryDurable, category: "email", type: "EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
+    (event, message) => deliverEmail(deps, event.data.emailId, message.stopping),
   );
 }

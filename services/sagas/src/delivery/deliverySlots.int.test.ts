@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createLogger, formatTimestamp, Slots } from "@tidings/core";
+import { systemClock, createLogger, formatTimestamp, Slots } from "@tidings/core";
 import { emailDecider, emailStream } from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
@@ -42,6 +42,7 @@ async function queueEmail(): Promise<string> {
 /** Two send slots. */
 const deliveryDeps = (store: EventStore, transport: MailTransport): DeliveryDeps => ({
   store,
+  clock: systemClock,
   transport,
   sending: new Slots(2),
   compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: slots\r\n\r\nslots\r\n`),

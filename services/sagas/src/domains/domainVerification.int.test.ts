@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp } from "@tidings/core";
+import { systemClock, createLogger, formatTimestamp } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type DomainSettings, type RecordTargets } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
@@ -39,6 +39,7 @@ beforeAll(async () => {
   dns = await startDnsResponder({});
   deps = {
     store,
+    clock: systemClock,
     timers: createTimers(test.database),
     lookup: createRecordLookup({ dnsServers: [dns.address], timeoutMs: 1_000 }),
     logger: createLogger("silent"),

@@ -1,14 +1,16 @@
-import { deterministicId, formatTimestamp, parseTimestamp, type Logger } from "@tidings/core";
+import { deterministicId, formatTimestamp, parseTimestamp, type Clock, type Logger } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainStream, type DomainCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { domainVerificationDurable } from "../durables.js";
 import type { RecordLookup } from "./domainRecordLookup.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 import type { Timers } from "../timers/index.js";
 
 export interface DomainVerificationDeps {
   store: EventStore;
+  clock: Clock;
   timers: Timers;
   lookup: RecordLookup;
   logger: Logger;
@@ -24,7 +26,7 @@ export type DomainCheckTimer = { kind: "check-domain"; domainId: string };
 const loadDomain = (store: EventStore, domainId: string) => loadState(store, domainStream(domainId), domainDecider);
 
 function run(deps: DomainVerificationDeps, state: { domainId: string; teamId: string }, command: DomainCommand) {
-  const metadata = { teamId: state.teamId, actor: "saga:domain-verification", correlationId: state.domainId, occurredAt: formatTimestamp(new Date()) };
+  const metadata = sagaMetadata(deps.clock, "domain-verification", { teamId: state.teamId, correlationId: state.domainId });
   return handleCommand({ store: deps.store, streamId: domainStream(state.domainId), decider: domainDecider, command, metadata });
 }
 
@@ -38,7 +40,7 @@ export async function checkDomain(deps: DomainVerificationDeps, domainId: string
   if (before.status !== "active") return deps.timers.cancel(domainCheckTimerKey(domainId));
   if (!before.checkIds.has(checkId)) {
     const results = await Promise.all(before.records.map(deps.lookup));
-    await run(deps, before, { type: "RecordDomainCheck", checkId, results, now: formatTimestamp(new Date()) });
+    await run(deps, before, { type: "RecordDomainCheck", checkId, results, now: formatTimestamp(deps.clock.now()) });
     deps.logger.debug({ domainId, results: results.map((r) => `${r.key}:${r.status}`) }, "domain records checked");
   }
   await scheduleNextCheck(deps, domainId);
@@ -53,7 +55,7 @@ async function scheduleNextCheck(deps: DomainVerificationDeps, domainId: string)
   const key = domainCheckTimerKey(domainId);
   if (state.status !== "active" || state.verification === null) return deps.timers.cancel(key);
   const payload: DomainCheckTimer = { kind: "check-domain", domainId };
-  const now = Date.now();
+  const now = deps.clock.now().getTime();
   if (state.domainStatus === "verified") return deps.timers.schedule(key, new Date(now + deps.verifiedRecheckMs), payload);
   const deadline = parseTimestamp(state.verification.deadline)!.getTime();
   if (now < deadline) return deps.timers.schedule(key, new Date(Math.min(now + deps.recheckMs, deadline)), payload);
@@ -70,11 +72,9 @@ export function fireDomainCheck(deps: DomainVerificationDeps, timer: DomainCheck
 
 /** The verification saga: POST /domains/:id/verify starts a round at once; timers carry the re-checks. */
 export async function startDomainVerificationSaga(options: { bus: Bus; deps: DomainVerificationDeps }): Promise<Consumer> {
-  return options.bus.consume(
-    { durable: domainVerificationDurable, filterSubject: "events.domain.DomainVerificationStarted", maxDeliver: 10, concurrency: 4 },
-    async (message) => {
-      const { domainId, verificationId } = fromForwardedEvent(message.data as ForwardedEvent).data as { domainId: string; verificationId: string };
-      await checkDomain(options.deps, domainId, deterministicId(verificationId, "first-check"));
-    },
+  return consumeEvents(
+    options.bus,
+    { durable: domainVerificationDurable, category: "domain", type: "DomainVerificationStarted", maxDeliver: 10, concurrency: 4 },
+    ({ data }) => checkDomain(options.deps, data.domainId, deterministicId(data.verificationId, "first-check")),
   );
 }

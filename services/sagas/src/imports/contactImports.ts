@@ -12,7 +12,7 @@ import {
   updateContactTopics,
 } from "@tidings/audience";
 import type { StreamedBlobStore } from "@tidings/blobs";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import {
   CONTACT_IMPORT_ACTOR,
   contactImportDecider,
@@ -31,6 +31,7 @@ import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactImportDurable } from "../durables.js";
 import { holdStream } from "../heldStream.js";
 import { OrderedWindow, unwrap, type Settled } from "./orderedWindow.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 
 export interface ContactImportDeps {
   store: EventStore;
@@ -94,7 +95,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const stream = contactImportStream(importId);
   const job = await loadAggregate(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
-  const metadata: EventMetadata = { teamId: job.teamId, actor: CONTACT_IMPORT_ACTOR, correlationId: importId, causationId: importId };
+  const metadata = () => sagaMetadata(deps.clock, "contact-import", { teamId: job.teamId, correlationId: importId, causationId: importId });
   const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
   const now = () => formatTimestamp(deps.clock.now());
   await record({ type: "StartContactImport", now: now() });
@@ -148,7 +149,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
       const line = info.lines;
       // Rows of one email go one after the other, as they would one by one; other rows run side by side, so
       // their appends share the event store's round trips. While the window is full the parser waits (backpressure).
-      const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({ line, outcome: await importRow(deps, job, types, n, read, metadata) }));
+      const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({ line, outcome: await importRow(deps, job, types, n, read, metadata()) }));
       if (oldest) await tally(oldest);
     }
     for (let next = rows.next(); next; next = rows.next()) await tally(next);
@@ -172,8 +173,9 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
 export async function startContactImportSaga(options: { bus: Bus; deps: ContactImportDeps }): Promise<Consumer> {
   const { bus, deps } = options;
   // Long work: the heartbeat keeps the message ours; a crash redelivers it within seconds and the run resumes.
-  return bus.consume({ durable: contactImportDurable, filterSubject: "events.import.ContactImportQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 }, async (message) => {
-    const event = fromForwardedEvent(message.data as ForwardedEvent);
-    await runContactImport(deps, (event.data as { importId: string }).importId, message.stopping);
-  });
+  return consumeEvents(
+    bus,
+    { durable: contactImportDurable, category: "import", type: "ContactImportQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 },
+    (event, message) => runContactImport(deps, event.data.importId, message.stopping),
+  );
 }

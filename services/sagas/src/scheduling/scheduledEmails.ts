@@ -1,13 +1,15 @@
 import { scheduledEmailEvents, schedulerDurable } from "../durables.js";
-import { formatTimestamp } from "@tidings/core";
+import type { Clock } from "@tidings/core";
 import { emailDecider, emailStream, type Decider, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { instantOf, loadEmail } from "../delivery/emailStream.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 import type { Timers } from "../timers/index.js";
 
 export const sendTimerKey = (emailId: string) => `email-send:${emailId}`;
+export type SendTimerPayload = { kind: "send-scheduled"; emailId: string };
 
 interface QueueScheduledEmail {
   type: "QueueScheduledEmail";
@@ -40,7 +42,7 @@ export const queueScheduledEmailDecider: Decider<QueueScheduledEmail, EmailEvent
 };
 
 /** Fires a send timer: queues the email, which the delivery saga then picks up like any other. */
-export async function queueScheduledEmail(store: EventStore, emailId: string): Promise<void> {
+export async function queueScheduledEmail(store: EventStore, clock: Clock, emailId: string): Promise<void> {
   const { state } = await loadEmail(store, emailId);
   if (state.status !== "scheduled") return;
   await handleCommand({
@@ -48,7 +50,7 @@ export async function queueScheduledEmail(store: EventStore, emailId: string): P
     streamId: emailStream(emailId),
     decider: queueScheduledEmailDecider,
     command: { type: "QueueScheduledEmail" },
-    metadata: { teamId: state.teamId, actor: "saga:scheduler", correlationId: emailId, occurredAt: formatTimestamp(new Date()) },
+    metadata: sagaMetadata(clock, "scheduler", { teamId: state.teamId, correlationId: emailId }),
   });
 }
 
@@ -60,7 +62,8 @@ export async function queueScheduledEmail(store: EventStore, emailId: string): P
 export async function syncSendTimer(store: EventStore, timers: Timers, emailId: string): Promise<void> {
   const { state } = await loadEmail(store, emailId);
   if (state.status === "scheduled" && state.scheduledAt) {
-    await timers.schedule(sendTimerKey(emailId), instantOf(state.scheduledAt), { kind: "send-scheduled", emailId });
+    const payload: SendTimerPayload = { kind: "send-scheduled", emailId };
+    await timers.schedule(sendTimerKey(emailId), instantOf(state.scheduledAt), payload);
   } else {
     await timers.cancel(sendTimerKey(emailId));
   }
@@ -71,10 +74,7 @@ export async function startSchedulerSaga(options: { bus: Bus; store: EventStore;
   const { bus, store, timers } = options;
   return Promise.all(
     scheduledEmailEvents.map((type) =>
-      bus.consume({ durable: schedulerDurable(type), filterSubject: `events.email.${type}`, maxDeliver: 10, concurrency: 4 }, async (message) => {
-        const event = fromForwardedEvent(message.data as ForwardedEvent);
-        await syncSendTimer(store, timers, (event.data as { emailId: string }).emailId);
-      }),
+      consumeEvents(bus, { durable: schedulerDurable(type), category: "email", type, maxDeliver: 10, concurrency: 4 }, (event) => syncSendTimer(store, timers, event.data.emailId)),
     ),
   );
 }

@@ -1,4 +1,4 @@
-import { deterministicId, formatTimestamp, parseTimestamp, type Logger, type Sealer } from "@tidings/core";
+import { deterministicId, formatTimestamp, parseTimestamp, type Logger, type Sealer, type Clock } from "@tidings/core";
 import {
   fold,
   isDeliveryDone,
@@ -20,9 +20,12 @@ import { canonicalJson } from "./canonicalJson.js";
 import type { AttemptLeases } from "./attemptLeases.js";
 import { targetOf, type WebhookTarget, type WebhookTargets } from "./webhookTargets.js";
 import { untilRecorded } from "../untilRecorded.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 
 export interface AttemptDeps {
   store: EventStore;
+  /** The time attempts are signed, recorded and scheduled at. */
+  clock: Clock;
   timers: Timers;
   logger: Logger;
   /** Opens the sealed signing secrets (keyed by TIDINGS_SECRET, or embedded mode's). */
@@ -79,7 +82,6 @@ export interface AttemptOptions {
 /** What an attempt works from; a null target is a webhook no longer enabled. */
 type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
 
-const metadataFor = (teamId: string, deliveryId: string) => ({ teamId, actor: "saga:webhooks", correlationId: deliveryId, occurredAt: formatTimestamp(new Date()) });
 
 const instant = (text: string) => parseTimestamp(text) ?? new Date(text);
 
@@ -101,7 +103,7 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
     return undefined;
   }
   // A timer moved early (a redelivered event re-arms it) waits for the attempt the schedule says.
-  if (state.nextAttemptAt !== null && instant(state.nextAttemptAt).getTime() > Date.now() + 50) {
+  if (state.nextAttemptAt !== null && instant(state.nextAttemptAt).getTime() > deps.clock.now().getTime() + 50) {
     await timers.schedule(key, instant(state.nextAttemptAt), deliveryTimerPayload(deliveryId, state.webhookId));
     return undefined;
   }
@@ -143,7 +145,7 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
     const decided = webhookDeliveryDecider.decide(command, state);
     if (isDomainError(decided)) throw new DomainRejection(decided);
     if (decided.length === 0) return;
-    const metadata = metadataFor(state.teamId, deliveryId);
+    const metadata = sagaMetadata(deps.clock, "webhooks", { teamId: state.teamId, correlationId: deliveryId });
     await untilRecorded(async () => {
       try {
         await store.append(
@@ -161,24 +163,24 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
   // A retry timer is pending only when the delivery waits for one; then a final outcome drops it.
   const retryPending = state.nextAttemptAt !== null;
   if (target === null) {
-    await record({ type: "AbandonWebhookDelivery", reason: "webhook disabled or deleted", now: formatTimestamp(new Date()) });
+    await record({ type: "AbandonWebhookDelivery", reason: "webhook disabled or deleted", now: formatTimestamp(deps.clock.now()) });
     if (retryPending) await timers.cancel(key);
     return;
   }
-  const now = Date.now();
+  const now = deps.clock.now().getTime();
   const secrets = secretsSigningAt(target.secrets, now).map((s) => deps.sealer.openText(s.sealed));
   const body = canonicalJson(state.payload);
   const headers = webhookHeaders(secrets, webhookMessageId(deliveryId), Math.floor(now / 1000), body);
   // Stopped before an answer, the attempt is no failure of the endpoint: nothing is recorded, and a timer
   // due now hands the delivery to whichever process polls next. An endpoint that took the cut request
   // all the same can tell the next one by its webhook id, which is the same.
-  const handBack = () => timers.schedule(key, new Date(), deliveryTimerPayload(deliveryId, state.webhookId));
+  const handBack = () => timers.schedule(key, deps.clock.now(), deliveryTimerPayload(deliveryId, state.webhookId));
   if (stopping?.aborted) return handBack();
   const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate, ...(stopping ? { signal: stopping } : {}) });
   answered();
   if (outcome.statusCode === null && stopping?.aborted) return handBack();
 
-  const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: new Date() };
+  const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: deps.clock.now() };
   const decided = webhookDeliveryDecider.decide(attempt, state);
   const next = !isDomainError(decided) && decided[0]?.type === "WebhookDeliveryAttempted" ? decided[0].data.nextAttemptAt : null;
   // A retry's timer goes in before the failure is recorded: a crash between leaves a retry, never a

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
+import { systemClock, createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
 import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream, type EmailContent } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, forwardedEventSubject, startForwarder, toForwardedEvent, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
@@ -47,6 +47,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     startWebhookSaga({
       bus,
       store,
+      clock: systemClock,
       database: test.database,
       timers,
       logger,
@@ -222,6 +223,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     };
     const deps: AttemptDeps = {
       store: away,
+      clock: systemClock,
       timers,
       logger,
       sealer: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE),

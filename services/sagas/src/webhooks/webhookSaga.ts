@@ -1,4 +1,4 @@
-import { createSealer, deterministicId, formatTimestamp, newId, type Logger } from "@tidings/core";
+import { createSealer, deterministicId, formatTimestamp, newId, type Logger, type Clock } from "@tidings/core";
 import {
   isDomainError,
   WEBHOOK_SECRET_SEAL_PURPOSE,
@@ -13,7 +13,7 @@ import {
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { DomainRejection } from "@tidings/commands";
-import { fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
+import { consumeEvents, eventSubject, fromForwardedEvent, type Bus, type Consumer, type ForwardedEvent } from "@tidings/bus";
 import { webhookFanOutDurable, webhookReplayDurable } from "../durables.js";
 import type { Timers } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
@@ -24,10 +24,12 @@ import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
+import { sagaMetadata } from "../sagaMetadata.js";
 
 export interface WebhookSagaOptions {
   bus: Bus;
   store: EventStore;
+  clock: Clock;
   database: Database;
   timers: Timers;
   logger: Logger;
@@ -66,6 +68,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   const stopping = new AbortController();
   const deps: AttemptDeps = {
     store,
+    clock: options.clock,
     timers,
     logger,
     sealer: rememberingOpenedSecrets(createSealer(options.secret, WEBHOOK_SECRET_SEAL_PURPOSE)),
@@ -88,11 +91,11 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
     const deliveryId = deterministicId("webhook-delivery", webhook.id, event.id);
     const decided = webhookDeliveryDecider.decide(
-      { type: "CreateWebhookDelivery", deliveryId, webhookId: webhook.id, teamId, eventId: event.id, payload, now: formatTimestamp(new Date()) },
+      { type: "CreateWebhookDelivery", deliveryId, webhookId: webhook.id, teamId, eventId: event.id, payload, now: formatTimestamp(options.clock.now()) },
       webhookDeliveryDecider.initialState,
     );
     if (isDomainError(decided)) throw new DomainRejection(decided);
-    const metadata = { teamId, actor: "saga:webhooks", correlationId: event.metadata.correlationId ?? event.id, causationId: event.id, occurredAt: formatTimestamp(new Date()) };
+    const metadata = sagaMetadata(options.clock, "webhooks", { teamId, correlationId: event.metadata.correlationId ?? event.id, causationId: event.id });
     try {
       const appended = await store.append(
         webhookDeliveryStream(deliveryId),
@@ -131,14 +134,13 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
       consumers.push(
         await bus.consume(
-          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: `events.${category.streamCategory}.*`, maxDeliver: 10, concurrency: 256 },
+          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: eventSubject(category.streamCategory, "*"), maxDeliver: 10, concurrency: 256 },
           (message) => fanOut(category, fromForwardedEvent(message.data as ForwardedEvent)),
         ),
       );
     consumers.push(
-      await bus.consume({ durable: webhookReplayDurable, filterSubject: "events.webhookdelivery.WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async (message) => {
-        const { deliveryId, webhookId } = fromForwardedEvent(message.data as ForwardedEvent).data as { deliveryId: string; webhookId: string };
-        queues.enqueue(webhookId, deliveryId);
+      await consumeEvents(bus, { durable: webhookReplayDurable, category: "webhookdelivery", type: "WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async ({ data }) => {
+        queues.enqueue(data.webhookId, data.deliveryId);
       }),
     );
   } catch (error) {
