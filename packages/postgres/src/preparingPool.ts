@@ -38,7 +38,8 @@ function preparingClient(client: pg.PoolClient, names: StatementNames): Postgres
   function overloaded<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   function overloaded<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function overloaded(textOrCursor: string | object, parameters?: ReadonlyArray<unknown>): unknown {
-    return typeof textOrCursor === "string" ? query(textOrCursor, parameters ?? []) : client.query(textOrCursor as never);
+    // kysely's streaming cursor is a pg-cursor, which pg takes as a submittable query.
+    return typeof textOrCursor === "string" ? query(textOrCursor, parameters ?? []) : client.query(textOrCursor as pg.Submittable);
   }
   return { query: overloaded, release: () => client.release() };
 }

@@ -33,7 +33,7 @@ export function registerOpenApi(app: FastifyInstance, options: { guarded: boolea
         catalog: app.routeCatalog,
         guarded: options.guarded,
         defaultBodyLimit: app.initialConfig.bodyLimit!,
-      }) as never,
+      }) as unknown as ReturnType<typeof jsonSchemaTransformObject>,
   });
   app.register(swaggerUi, { routePrefix: docsPrefix, staticCSP: false, uiConfig: { docExpansion: "list", deepLinking: true } });
   app.get(openApiPath, { schema: { hide: true } }, async () => app.swagger());

@@ -36,7 +36,7 @@ const deletedKey = z.object({ object: z.literal("api_key"), id: z.uuid(), delete
 const checkPermission: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { permission?: unknown } | null | undefined;
   const permission = body !== null && typeof body === "object" && !Array.isArray(body) ? body.permission : undefined;
-  if (permission !== undefined && !apiKeyPermissions.includes(permission as never)) {
+  if (permission !== undefined && !(apiKeyPermissions as readonly unknown[]).includes(permission)) {
     done(new TidingsError("invalid_access", "`permission` must be `full_access` or `sending_access`."));
     return;
   }
