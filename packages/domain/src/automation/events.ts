@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 import { AutomationConnection, AutomationStep } from "./steps.js";
 
 export const automationStatuses = ["enabled", "disabled"] as const;
@@ -13,26 +14,24 @@ export const AutomationDefinition = z.object({
 });
 export type AutomationDefinition = z.infer<typeof AutomationDefinition>;
 
-export const AutomationCreated = z.object({
-  type: z.literal("AutomationCreated"),
-  data: AutomationDefinition.extend({
-    automationId: z.uuid(),
-    teamId: z.uuid(),
-    duplicatedFrom: z.uuid().nullable(),
-    createdAt: z.string(),
-  }),
+export const AutomationCreated = eventSchema("AutomationCreated", {
+  ...AutomationDefinition.shape,
+  automationId: z.uuid(),
+  teamId: z.uuid(),
+  duplicatedFrom: z.uuid().nullable(),
+  createdAt: z.string(),
 });
 
 /** `version` grows when the steps or connections change; a status or name change keeps it. */
-export const AutomationUpdated = z.object({
-  type: z.literal("AutomationUpdated"),
-  data: AutomationDefinition.extend({ automationId: z.uuid(), teamId: z.uuid(), version: z.number().int().positive(), updatedAt: z.string() }),
+export const AutomationUpdated = eventSchema("AutomationUpdated", {
+  ...AutomationDefinition.shape,
+  automationId: z.uuid(),
+  teamId: z.uuid(),
+  version: z.number().int().positive(),
+  updatedAt: z.string(),
 });
 
-export const AutomationDeleted = z.object({
-  type: z.literal("AutomationDeleted"),
-  data: z.object({ automationId: z.uuid(), teamId: z.uuid(), deletedAt: z.string() }),
-});
+export const AutomationDeleted = eventSchema("AutomationDeleted", { automationId: z.uuid(), teamId: z.uuid(), deletedAt: z.string() });
 
-export const AutomationEvent = z.discriminatedUnion("type", [AutomationCreated, AutomationUpdated, AutomationDeleted]);
+export const AutomationEvent = eventUnion([AutomationCreated, AutomationUpdated, AutomationDeleted]);
 export type AutomationEvent = z.infer<typeof AutomationEvent>;

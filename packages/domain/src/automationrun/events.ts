@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 import { AutomationConnection, AutomationStep, connectionTypes } from "../automation/steps.js";
 
 export const runStatuses = ["running", "completed", "failed", "cancelled"] as const;
@@ -19,52 +20,54 @@ export type RunTrigger = z.infer<typeof RunTrigger>;
  * The graph is copied into the run: editing the automation afterwards leaves runs in progress on the
  * version they started with (issue #9).
  */
-export const AutomationRunStarted = z.object({
-  type: z.literal("AutomationRunStarted"),
-  data: z.object({
-    runId: z.uuid(),
-    automationId: z.uuid(),
-    teamId: z.uuid(),
-    version: z.number().int().positive(),
-    steps: z.array(AutomationStep),
-    connections: z.array(AutomationConnection),
-    trigger: RunTrigger,
-    startedAt: z.string(),
-  }),
+export const AutomationRunStarted = eventSchema("AutomationRunStarted", {
+  runId: z.uuid(),
+  automationId: z.uuid(),
+  teamId: z.uuid(),
+  version: z.number().int().positive(),
+  steps: z.array(AutomationStep),
+  connections: z.array(AutomationConnection),
+  trigger: RunTrigger,
+  startedAt: z.string(),
 });
 
 /** `branch` is the connection type the run leaves the step by; `skipped` marks a step passed over (a send to an unsubscribed contact). */
-export const AutomationRunStepCompleted = z.object({
-  type: z.literal("AutomationRunStepCompleted"),
-  data: z.object({
-    runId: z.uuid(),
-    key: z.string(),
-    outcome: z.enum(["completed", "skipped"]),
-    output: z.record(z.string(), z.unknown()).nullable(),
-    branch: z.enum(connectionTypes),
-    startedAt: z.string(),
-    completedAt: z.string(),
-  }),
+export const AutomationRunStepCompleted = eventSchema("AutomationRunStepCompleted", {
+  runId: z.uuid(),
+  key: z.string(),
+  outcome: z.enum(["completed", "skipped"]),
+  output: z.record(z.string(), z.unknown()).nullable(),
+  branch: z.enum(connectionTypes),
+  startedAt: z.string(),
+  completedAt: z.string(),
 });
 
 /** The run is parked on a `delay` or `wait_for_event` step; `until` is when its timer fires (null: no timeout). */
-export const AutomationRunStepWaiting = z.object({
-  type: z.literal("AutomationRunStepWaiting"),
-  data: z.object({ runId: z.uuid(), key: z.string(), eventName: z.string().nullable(), until: z.string().nullable(), since: z.string() }),
+export const AutomationRunStepWaiting = eventSchema("AutomationRunStepWaiting", {
+  runId: z.uuid(),
+  key: z.string(),
+  eventName: z.string().nullable(),
+  until: z.string().nullable(),
+  since: z.string(),
 });
 
-export const AutomationRunStepFailed = z.object({
-  type: z.literal("AutomationRunStepFailed"),
-  data: z.object({ runId: z.uuid(), key: z.string(), error: z.string(), startedAt: z.string(), failedAt: z.string() }),
+export const AutomationRunStepFailed = eventSchema("AutomationRunStepFailed", {
+  runId: z.uuid(),
+  key: z.string(),
+  error: z.string(),
+  startedAt: z.string(),
+  failedAt: z.string(),
 });
 
 /** The run ended; `skipped` lists the steps of its graph it never reached. */
-export const AutomationRunEnded = z.object({
-  type: z.literal("AutomationRunEnded"),
-  data: z.object({ runId: z.uuid(), status: z.enum(["completed", "failed", "cancelled"]), skipped: z.array(z.string()), endedAt: z.string() }),
+export const AutomationRunEnded = eventSchema("AutomationRunEnded", {
+  runId: z.uuid(),
+  status: z.enum(["completed", "failed", "cancelled"]),
+  skipped: z.array(z.string()),
+  endedAt: z.string(),
 });
 
-export const AutomationRunEvent = z.discriminatedUnion("type", [
+export const AutomationRunEvent = eventUnion([
   AutomationRunStarted,
   AutomationRunStepCompleted,
   AutomationRunStepWaiting,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 
 export const broadcastStream = (broadcastId: string) => `broadcast-${broadcastId}`;
 
@@ -20,45 +21,43 @@ export type BroadcastContent = z.infer<typeof BroadcastContent>;
 /** Where a broadcast was made: only `api` ones may be sent through the API (seed spec, Errors). */
 export const broadcastOrigins = ["api", "dashboard"] as const;
 
-export const BroadcastCreated = z.object({
-  type: z.literal("BroadcastCreated"),
-  data: BroadcastContent.extend({
-    broadcastId: z.uuid(),
-    teamId: z.uuid(),
-    origin: z.enum(broadcastOrigins),
-    duplicatedFrom: z.uuid().nullable(),
-    createdAt: z.string(),
-  }),
+export const BroadcastCreated = eventSchema("BroadcastCreated", {
+  ...BroadcastContent.shape,
+  broadcastId: z.uuid(),
+  teamId: z.uuid(),
+  origin: z.enum(broadcastOrigins),
+  duplicatedFrom: z.uuid().nullable(),
+  createdAt: z.string(),
 });
 
-export const BroadcastUpdated = z.object({
-  type: z.literal("BroadcastUpdated"),
-  data: BroadcastContent.extend({ broadcastId: z.uuid(), updatedAt: z.string() }),
+export const BroadcastUpdated = eventSchema("BroadcastUpdated", {
+  ...BroadcastContent.shape,
+  broadcastId: z.uuid(),
+  updatedAt: z.string(),
 });
 
-export const BroadcastDeleted = z.object({
-  type: z.literal("BroadcastDeleted"),
-  data: z.object({ broadcastId: z.uuid(), deletedAt: z.string() }),
-});
+export const BroadcastDeleted = eventSchema("BroadcastDeleted", { broadcastId: z.uuid(), deletedAt: z.string() });
 
-export const BroadcastScheduled = z.object({
-  type: z.literal("BroadcastScheduled"),
-  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), domainId: z.uuid().nullable(), scheduledAt: z.string(), at: z.string() }),
+export const BroadcastScheduled = eventSchema("BroadcastScheduled", {
+  broadcastId: z.uuid(),
+  teamId: z.uuid(),
+  domainId: z.uuid().nullable(),
+  scheduledAt: z.string(),
+  at: z.string(),
 });
 
 /** A scheduled broadcast canceled: back to a draft (reference §6.11). */
-export const BroadcastUnscheduled = z.object({
-  type: z.literal("BroadcastUnscheduled"),
-  data: z.object({ broadcastId: z.uuid(), at: z.string() }),
-});
+export const BroadcastUnscheduled = eventSchema("BroadcastUnscheduled", { broadcastId: z.uuid(), at: z.string() });
 
 /**
  * Sending was asked for (now, or by the schedule's timer): the fan-out saga takes it from here.
  * `domainId` is the team's domain of the `from`, checked when the send was asked for; its key signs.
  */
-export const BroadcastQueued = z.object({
-  type: z.literal("BroadcastQueued"),
-  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), domainId: z.uuid().nullable(), queuedAt: z.string() }),
+export const BroadcastQueued = eventSchema("BroadcastQueued", {
+  broadcastId: z.uuid(),
+  teamId: z.uuid(),
+  domainId: z.uuid().nullable(),
+  queuedAt: z.string(),
 });
 
 /** One planned recipient: the contact as the snapshot found it. */
@@ -69,41 +68,38 @@ export type PlannedRecipient = z.infer<typeof PlannedRecipient>;
  * The snapshot of the audience, in batches: who the broadcast goes to, fixed when sending starts, so a
  * contact who joins the segment later is never included and a restarted fan-out plans nobody twice.
  */
-export const BroadcastBatchPlanned = z.object({
-  type: z.literal("BroadcastBatchPlanned"),
-  data: z.object({ broadcastId: z.uuid(), teamId: z.uuid(), batch: z.number().int().nonnegative(), recipients: z.array(PlannedRecipient) }),
+export const BroadcastBatchPlanned = eventSchema("BroadcastBatchPlanned", {
+  broadcastId: z.uuid(),
+  teamId: z.uuid(),
+  batch: z.number().int().nonnegative(),
+  recipients: z.array(PlannedRecipient),
 });
 
 /** The snapshot is complete: `batches` planned events hold `recipients` recipients. */
-export const BroadcastSendingStarted = z.object({
-  type: z.literal("BroadcastSendingStarted"),
-  data: z.object({ broadcastId: z.uuid(), batches: z.number().int().nonnegative(), recipients: z.number().int().nonnegative(), startedAt: z.string() }),
+export const BroadcastSendingStarted = eventSchema("BroadcastSendingStarted", {
+  broadcastId: z.uuid(),
+  batches: z.number().int().nonnegative(),
+  recipients: z.number().int().nonnegative(),
+  startedAt: z.string(),
 });
 
 /** Every email of batch `batch` is in the event store, handed to delivery: the fan-out's progress. */
-export const BroadcastBatchQueued = z.object({
-  type: z.literal("BroadcastBatchQueued"),
-  data: z.object({ broadcastId: z.uuid(), batch: z.number().int().nonnegative(), emails: z.number().int().nonnegative(), at: z.string() }),
+export const BroadcastBatchQueued = eventSchema("BroadcastBatchQueued", {
+  broadcastId: z.uuid(),
+  batch: z.number().int().nonnegative(),
+  emails: z.number().int().nonnegative(),
+  at: z.string(),
 });
 
 /** The last recipient was handed to delivery. */
-export const BroadcastSent = z.object({
-  type: z.literal("BroadcastSent"),
-  data: z.object({ broadcastId: z.uuid(), sentAt: z.string() }),
-});
+export const BroadcastSent = eventSchema("BroadcastSent", { broadcastId: z.uuid(), sentAt: z.string() });
 
 /** Stopped while queued or sending: no batch is queued after this. */
-export const BroadcastCanceled = z.object({
-  type: z.literal("BroadcastCanceled"),
-  data: z.object({ broadcastId: z.uuid(), canceledAt: z.string() }),
-});
+export const BroadcastCanceled = eventSchema("BroadcastCanceled", { broadcastId: z.uuid(), canceledAt: z.string() });
 
-export const BroadcastFailed = z.object({
-  type: z.literal("BroadcastFailed"),
-  data: z.object({ broadcastId: z.uuid(), reason: z.string(), failedAt: z.string() }),
-});
+export const BroadcastFailed = eventSchema("BroadcastFailed", { broadcastId: z.uuid(), reason: z.string(), failedAt: z.string() });
 
-export const BroadcastEvent = z.discriminatedUnion("type", [
+export const BroadcastEvent = eventUnion([
   BroadcastCreated,
   BroadcastUpdated,
   BroadcastDeleted,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 import { ContactTopicChoice } from "../contact/events.js";
 
 /** The actor of what an import writes: contact webhooks are not fired for CSV imports (reference §6.10). */
@@ -33,44 +34,44 @@ export type ImportCounts = z.infer<typeof ImportCounts>;
 export const ImportRowError = z.object({ line: z.number().int(), reason: z.string() });
 export type ImportRowError = z.infer<typeof ImportRowError>;
 
-export const ContactImportQueued = z.object({
-  type: z.literal("ContactImportQueued"),
-  data: z.object({
-    importId: z.uuid(),
-    teamId: z.uuid(),
-    /** The uploaded file, in the streamed blob store. */
-    file: z.object({ sha256: z.string(), size: z.number().int() }),
-    columnMap: ColumnMap,
-    onConflict: z.enum(onConflictChoices),
-    segmentIds: z.array(z.uuid()),
-    topics: z.array(ContactTopicChoice),
-    createdAt: z.string(),
-  }),
+export const ContactImportQueued = eventSchema("ContactImportQueued", {
+  importId: z.uuid(),
+  teamId: z.uuid(),
+  /** The uploaded file, in the streamed blob store. */
+  file: z.object({ sha256: z.string(), size: z.number().int() }),
+  columnMap: ColumnMap,
+  onConflict: z.enum(onConflictChoices),
+  segmentIds: z.array(z.uuid()),
+  topics: z.array(ContactTopicChoice),
+  createdAt: z.string(),
 });
 
-export const ContactImportStarted = z.object({
-  type: z.literal("ContactImportStarted"),
-  data: z.object({ importId: z.uuid(), startedAt: z.string() }),
-});
+export const ContactImportStarted = eventSchema("ContactImportStarted", { importId: z.uuid(), startedAt: z.string() });
 
 /**
  * A checkpoint: every data row up to `rowsDone` is applied and counted. A restarted import skips that
  * many rows and goes on, so nothing is counted twice. `errors` are the new row errors since the last one.
  */
-export const ContactImportProgressed = z.object({
-  type: z.literal("ContactImportProgressed"),
-  data: z.object({ importId: z.uuid(), rowsDone: z.number().int(), counts: ImportCounts, errors: z.array(ImportRowError) }),
+export const ContactImportProgressed = eventSchema("ContactImportProgressed", {
+  importId: z.uuid(),
+  rowsDone: z.number().int(),
+  counts: ImportCounts,
+  errors: z.array(ImportRowError),
 });
 
-export const ContactImportCompleted = z.object({
-  type: z.literal("ContactImportCompleted"),
-  data: z.object({ importId: z.uuid(), teamId: z.uuid(), counts: ImportCounts, completedAt: z.string() }),
+export const ContactImportCompleted = eventSchema("ContactImportCompleted", {
+  importId: z.uuid(),
+  teamId: z.uuid(),
+  counts: ImportCounts,
+  completedAt: z.string(),
 });
 
-export const ContactImportFailed = z.object({
-  type: z.literal("ContactImportFailed"),
-  data: z.object({ importId: z.uuid(), teamId: z.uuid(), reason: z.string(), failedAt: z.string() }),
+export const ContactImportFailed = eventSchema("ContactImportFailed", {
+  importId: z.uuid(),
+  teamId: z.uuid(),
+  reason: z.string(),
+  failedAt: z.string(),
 });
 
-export const ContactImportEvent = z.discriminatedUnion("type", [ContactImportQueued, ContactImportStarted, ContactImportProgressed, ContactImportCompleted, ContactImportFailed]);
+export const ContactImportEvent = eventUnion([ContactImportQueued, ContactImportStarted, ContactImportProgressed, ContactImportCompleted, ContactImportFailed]);
 export type ContactImportEvent = z.infer<typeof ContactImportEvent>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 
 /** Seed spec, Domain: the four regions, `us-east-1` by default. */
 export const domainRegions = ["us-east-1", "eu-west-1", "sa-east-1", "ap-northeast-1"] as const;
@@ -53,57 +54,65 @@ export type RecordKey = DnsRecord["key"];
 /** Every event that changes what GET shows carries the whole record list and status, so a read model just replaces them. */
 const shown = { records: z.array(DnsRecord), status: z.enum(domainStatuses) };
 
-export const DomainCreated = z.object({
-  type: z.literal("DomainCreated"),
-  data: DomainSettings.extend({
-    domainId: z.uuid(),
-    teamId: z.uuid(),
-    name: z.string(),
-    targets: RecordTargets,
-    createdAt: z.string(),
-    ...shown,
-  }),
+export const DomainCreated = eventSchema("DomainCreated", {
+  ...DomainSettings.shape,
+  domainId: z.uuid(),
+  teamId: z.uuid(),
+  name: z.string(),
+  targets: RecordTargets,
+  createdAt: z.string(),
+  ...shown,
 });
 
 /**
  * A new DKIM key pair. The private key is sealed (AES-256-GCM under TIDINGS_SECRET, DESIGN §4): no event
  * ever holds it in plaintext. The public key is the DKIM record's `p=`.
  */
-export const DomainDkimKeyGenerated = z.object({
-  type: z.literal("DomainDkimKeyGenerated"),
-  data: z.object({ domainId: z.uuid(), selector: z.string(), publicKey: z.string(), sealedPrivateKey: z.string(), generatedAt: z.string(), ...shown }),
+export const DomainDkimKeyGenerated = eventSchema("DomainDkimKeyGenerated", {
+  domainId: z.uuid(),
+  selector: z.string(),
+  publicKey: z.string(),
+  sealedPrivateKey: z.string(),
+  generatedAt: z.string(),
+  ...shown,
 });
 
-export const DomainUpdated = z.object({
-  type: z.literal("DomainUpdated"),
-  data: DomainSettings.extend({ domainId: z.uuid(), updatedAt: z.string(), ...shown }),
-});
+export const DomainUpdated = eventSchema("DomainUpdated", { ...DomainSettings.shape, domainId: z.uuid(), updatedAt: z.string(), ...shown });
 
-export const DomainDeleted = z.object({
-  type: z.literal("DomainDeleted"),
-  /** `claimedBy`: the domain of the team that took the name over with a claim, when that is why. */
-  data: z.object({ domainId: z.uuid(), name: z.string(), deletedAt: z.string(), claimedBy: z.uuid().optional() }),
+/** `claimedBy`: the domain of the team that took the name over with a claim, when that is why. */
+export const DomainDeleted = eventSchema("DomainDeleted", {
+  domainId: z.uuid(),
+  name: z.string(),
+  deletedAt: z.string(),
+  claimedBy: z.uuid().optional(),
 });
 
 /** A check was asked for: records go `pending`, and re-checks run until `deadline` (72 h) unless verified first. */
-export const DomainVerificationStarted = z.object({
-  type: z.literal("DomainVerificationStarted"),
-  data: z.object({ domainId: z.uuid(), verificationId: z.uuid(), startedAt: z.string(), deadline: z.string(), ...shown }),
+export const DomainVerificationStarted = eventSchema("DomainVerificationStarted", {
+  domainId: z.uuid(),
+  verificationId: z.uuid(),
+  startedAt: z.string(),
+  deadline: z.string(),
+  ...shown,
 });
 
 /** One round of DNS lookups. `checkId` makes a redelivered or repeated round append nothing. */
-export const DomainRecordsChecked = z.object({
-  type: z.literal("DomainRecordsChecked"),
-  data: z.object({ domainId: z.uuid(), checkId: z.uuid(), checkedAt: z.string(), ...shown }),
+export const DomainRecordsChecked = eventSchema("DomainRecordsChecked", {
+  domainId: z.uuid(),
+  checkId: z.uuid(),
+  checkedAt: z.string(),
+  ...shown,
 });
 
 /** 72 h of re-checks passed without the domain becoming usable for sending. */
-export const DomainVerificationFailed = z.object({
-  type: z.literal("DomainVerificationFailed"),
-  data: z.object({ domainId: z.uuid(), verificationId: z.uuid(), failedAt: z.string(), ...shown }),
+export const DomainVerificationFailed = eventSchema("DomainVerificationFailed", {
+  domainId: z.uuid(),
+  verificationId: z.uuid(),
+  failedAt: z.string(),
+  ...shown,
 });
 
-export const DomainEvent = z.discriminatedUnion("type", [
+export const DomainEvent = eventUnion([
   DomainCreated,
   DomainDkimKeyGenerated,
   DomainUpdated,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 import { suppressionReasons } from "../suppression/events.js";
 
 export const emailStream = (emailId: string) => `email-${emailId}`;
@@ -42,22 +43,13 @@ const emailContent = {
   broadcastId: z.uuid().optional(),
 };
 
-export const EmailQueued = z.object({ type: z.literal("EmailQueued"), data: z.object(emailContent) });
-export const EmailScheduled = z.object({
-  type: z.literal("EmailScheduled"),
-  data: z.object({ ...emailContent, scheduledAt: z.string() }),
-});
+export const EmailQueued = eventSchema("EmailQueued", emailContent);
+export const EmailScheduled = eventSchema("EmailScheduled", { ...emailContent, scheduledAt: z.string() });
 export type EmailContent = z.infer<typeof EmailQueued>["data"];
 
-export const EmailRescheduled = z.object({
-  type: z.literal("EmailRescheduled"),
-  data: z.object({ emailId: z.uuid(), scheduledAt: z.string(), rescheduledAt: z.string() }),
-});
+export const EmailRescheduled = eventSchema("EmailRescheduled", { emailId: z.uuid(), scheduledAt: z.string(), rescheduledAt: z.string() });
 
-export const EmailCanceled = z.object({
-  type: z.literal("EmailCanceled"),
-  data: z.object({ emailId: z.uuid(), canceledAt: z.string() }),
-});
+export const EmailCanceled = eventSchema("EmailCanceled", { emailId: z.uuid(), canceledAt: z.string() });
 
 /** The SMTP server's reply, kept verbatim for support and webhooks. */
 const smtpReply = { response: z.string(), code: z.number().int().nullable() };
@@ -71,60 +63,52 @@ const smtpReply = { response: z.string(), code: z.number().int().nullable() };
  */
 const aboutRecipients = { recipients: z.array(z.string()).optional() };
 
-export const EmailSent = z.object({
-  type: z.literal("EmailSent"),
-  data: z.object({ emailId: z.uuid(), sentAt: z.string() }),
+export const EmailSent = eventSchema("EmailSent", { emailId: z.uuid(), sentAt: z.string() });
+
+export const EmailDelivered = eventSchema("EmailDelivered", {
+  emailId: z.uuid(),
+  deliveredAt: z.string(),
+  ...smtpReply,
+  ...aboutRecipients,
 });
 
-export const EmailDelivered = z.object({
-  type: z.literal("EmailDelivered"),
-  data: z.object({ emailId: z.uuid(), deliveredAt: z.string(), ...smtpReply, ...aboutRecipients }),
+export const EmailDeliveryDelayed = eventSchema("EmailDeliveryDelayed", {
+  emailId: z.uuid(),
+  attempt: z.number().int().positive(),
+  nextAttemptAt: z.string().nullable(),
+  delayedAt: z.string(),
+  ...smtpReply,
+  ...aboutRecipients,
 });
 
-export const EmailDeliveryDelayed = z.object({
-  type: z.literal("EmailDeliveryDelayed"),
-  data: z.object({
-    emailId: z.uuid(),
-    attempt: z.number().int().positive(),
-    nextAttemptAt: z.string().nullable(),
-    delayedAt: z.string(),
-    ...smtpReply,
-    ...aboutRecipients,
-  }),
+export const EmailBounced = eventSchema("EmailBounced", {
+  emailId: z.uuid(),
+  teamId: z.uuid(),
+  /** The addresses the bounce is about: a hard bounce puts them on the team's suppression list. */
+  recipients: z.array(z.string()),
+  bounce: z.object({ type: z.enum(["permanent", "transient", "undetermined"]), message: z.string() }),
+  bouncedAt: z.string(),
+  ...smtpReply,
 });
 
-export const EmailBounced = z.object({
-  type: z.literal("EmailBounced"),
-  data: z.object({
-    emailId: z.uuid(),
-    teamId: z.uuid(),
-    /** The addresses the bounce is about: a hard bounce puts them on the team's suppression list. */
-    recipients: z.array(z.string()),
-    bounce: z.object({ type: z.enum(["permanent", "transient", "undetermined"]), message: z.string() }),
-    bouncedAt: z.string(),
-    ...smtpReply,
-  }),
-});
-
-export const EmailFailed = z.object({
-  type: z.literal("EmailFailed"),
-  data: z.object({
-    emailId: z.uuid(),
-    reason: z.string(),
-    failedAt: z.string(),
-    response: z.string().nullable(),
-    code: z.number().int().nullable(),
-    ...aboutRecipients,
-  }),
+export const EmailFailed = eventSchema("EmailFailed", {
+  emailId: z.uuid(),
+  reason: z.string(),
+  failedAt: z.string(),
+  response: z.string().nullable(),
+  code: z.number().int().nullable(),
+  ...aboutRecipients,
 });
 
 /**
  * The rest of the email is not sent: every recipient still pending is settled; `recipients` are the ones on
  * the list, and `reason` how they got there (`suppressionReason`). Absent on events recorded before it.
  */
-export const EmailSuppressed = z.object({
-  type: z.literal("EmailSuppressed"),
-  data: z.object({ emailId: z.uuid(), recipients: z.array(z.string()), suppressedAt: z.string(), reason: z.enum(suppressionReasons).nullable().optional() }),
+export const EmailSuppressed = eventSchema("EmailSuppressed", {
+  emailId: z.uuid(),
+  recipients: z.array(z.string()),
+  suppressedAt: z.string(),
+  reason: z.enum(suppressionReasons).nullable().optional(),
 });
 
 /** Who opened or clicked, as the tracking request showed it; `machine` flags a proxy or scanner (`classifyEngagement`). */
@@ -137,15 +121,15 @@ const engagement = {
 };
 
 /** `email.opened`: the tracking pixel was loaded. Every load is one event: a person may open an email many times. */
-export const EmailOpened = z.object({
-  type: z.literal("EmailOpened"),
-  data: z.object({ emailId: z.uuid(), openedAt: z.string(), ...engagement }),
-});
+export const EmailOpened = eventSchema("EmailOpened", { emailId: z.uuid(), openedAt: z.string(), ...engagement });
 
 /** `email.clicked`: a rewritten link was followed; `linkIndex` counts the html's tracked links from 0. */
-export const EmailClicked = z.object({
-  type: z.literal("EmailClicked"),
-  data: z.object({ emailId: z.uuid(), link: z.string(), linkIndex: z.number().int().nonnegative(), clickedAt: z.string(), ...engagement }),
+export const EmailClicked = eventSchema("EmailClicked", {
+  emailId: z.uuid(),
+  link: z.string(),
+  linkIndex: z.number().int().nonnegative(),
+  clickedAt: z.string(),
+  ...engagement,
 });
 
 /**
@@ -153,19 +137,16 @@ export const EmailClicked = z.object({
  * RFC 5965, taken in by the inbound SMTP listener). `recipients` are the ones it blames, and each goes on
  * the team's suppression list; a redacted report can blame nobody.
  */
-export const EmailComplained = z.object({
-  type: z.literal("EmailComplained"),
-  data: z.object({
-    emailId: z.uuid(),
-    teamId: z.uuid(),
-    recipients: z.array(z.string()),
-    feedbackType: z.string(),
-    reportedBy: z.string().nullable(),
-    complainedAt: z.string(),
-  }),
+export const EmailComplained = eventSchema("EmailComplained", {
+  emailId: z.uuid(),
+  teamId: z.uuid(),
+  recipients: z.array(z.string()),
+  feedbackType: z.string(),
+  reportedBy: z.string().nullable(),
+  complainedAt: z.string(),
 });
 
-export const EmailEvent = z.discriminatedUnion("type", [
+export const EmailEvent = eventUnion([
   EmailQueued,
   EmailScheduled,
   EmailRescheduled,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 
 /** An attachment of a received message; its bytes are in the blob store, like a sent one's (DESIGN §4). */
 export const InboundAttachment = z.object({
@@ -17,29 +18,26 @@ export type InboundAttachment = z.infer<typeof InboundAttachment>;
  * message itself stays in the blob store (`raw`); the event keeps what lists, webhooks and routing need,
  * and GET parses the body from the raw bytes.
  */
-export const InboundEmailReceived = z.object({
-  type: z.literal("InboundEmailReceived"),
-  data: z.object({
-    inboundId: z.uuid(),
-    teamId: z.uuid(),
-    /** The headers' mailboxes, as written. */
-    from: z.string(),
-    to: z.array(z.string()),
-    cc: z.array(z.string()),
-    bcc: z.array(z.string()),
-    replyTo: z.array(z.string()),
-    /** The envelope recipients (RCPT TO) of this team's domains that the message was accepted for. */
-    receivedFor: z.array(z.string()),
-    /** The envelope sender (MAIL FROM); null for a bounce's empty one. */
-    mailFrom: z.string().nullable(),
-    messageId: z.string().nullable(),
-    subject: z.string(),
-    raw: z.object({ blob: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() }),
-    attachments: z.array(InboundAttachment),
-    receivedAt: z.string(),
-  }),
+export const InboundEmailReceived = eventSchema("InboundEmailReceived", {
+  inboundId: z.uuid(),
+  teamId: z.uuid(),
+  /** The headers' mailboxes, as written. */
+  from: z.string(),
+  to: z.array(z.string()),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  replyTo: z.array(z.string()),
+  /** The envelope recipients (RCPT TO) of this team's domains that the message was accepted for. */
+  receivedFor: z.array(z.string()),
+  /** The envelope sender (MAIL FROM); null for a bounce's empty one. */
+  mailFrom: z.string().nullable(),
+  messageId: z.string().nullable(),
+  subject: z.string(),
+  raw: z.object({ blob: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() }),
+  attachments: z.array(InboundAttachment),
+  receivedAt: z.string(),
 });
 
-export const InboundEmailEvent = z.discriminatedUnion("type", [InboundEmailReceived]);
+export const InboundEmailEvent = eventUnion([InboundEmailReceived]);
 export type InboundEmailEvent = z.infer<typeof InboundEmailEvent>;
 export type InboundEmail = z.infer<typeof InboundEmailReceived>["data"];

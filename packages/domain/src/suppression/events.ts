@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 
 /** Reference §6.18. A bounce is recorded by the delivery saga's `EmailBounced`; the others come through here. */
 export const suppressionOrigins = ["bounce", "complaint", "manual"] as const;
@@ -21,24 +22,23 @@ export function suppressionReason(found: SuppressedAddress[]): SuppressionReason
   return null;
 }
 
-export const SuppressionAdded = z.object({
-  type: z.literal("SuppressionAdded"),
-  data: z.object({
-    suppressionId: z.uuid(),
-    teamId: z.uuid(),
-    /** Bare and lower-cased, as the send path compares it. */
-    email: z.string(),
-    origin: z.enum(suppressionOrigins),
-    /** The email whose bounce or complaint caused it; null for a manual one. */
-    sourceId: z.uuid().nullable(),
-    createdAt: z.string(),
-  }),
+export const SuppressionAdded = eventSchema("SuppressionAdded", {
+  suppressionId: z.uuid(),
+  teamId: z.uuid(),
+  /** Bare and lower-cased, as the send path compares it. */
+  email: z.string(),
+  origin: z.enum(suppressionOrigins),
+  /** The email whose bounce or complaint caused it; null for a manual one. */
+  sourceId: z.uuid().nullable(),
+  createdAt: z.string(),
 });
 
-export const SuppressionRemoved = z.object({
-  type: z.literal("SuppressionRemoved"),
-  data: z.object({ suppressionId: z.uuid(), teamId: z.uuid(), email: z.string(), removedAt: z.string() }),
+export const SuppressionRemoved = eventSchema("SuppressionRemoved", {
+  suppressionId: z.uuid(),
+  teamId: z.uuid(),
+  email: z.string(),
+  removedAt: z.string(),
 });
 
-export const SuppressionEvent = z.discriminatedUnion("type", [SuppressionAdded, SuppressionRemoved]);
+export const SuppressionEvent = eventUnion([SuppressionAdded, SuppressionRemoved]);
 export type SuppressionEvent = z.infer<typeof SuppressionEvent>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eventSchema, eventUnion } from "../eventSchema.js";
 
 export const templateVariableTypes = ["string", "number"] as const;
 export type TemplateVariableType = (typeof templateVariableTypes)[number];
@@ -24,43 +25,42 @@ export const TemplateContent = z.object({
 });
 export type TemplateContent = z.infer<typeof TemplateContent>;
 
-export const TemplateCreated = z.object({
-  type: z.literal("TemplateCreated"),
-  data: TemplateContent.extend({
-    templateId: z.uuid(),
-    teamId: z.uuid(),
-    /** The first version, a draft. */
-    versionId: z.uuid(),
-    /** The template this one was duplicated from, or null. */
-    duplicatedFrom: z.uuid().nullable(),
-    createdAt: z.string(),
-  }),
+export const TemplateCreated = eventSchema("TemplateCreated", {
+  ...TemplateContent.shape,
+  templateId: z.uuid(),
+  teamId: z.uuid(),
+  /** The first version, a draft. */
+  versionId: z.uuid(),
+  /** The template this one was duplicated from, or null. */
+  duplicatedFrom: z.uuid().nullable(),
+  createdAt: z.string(),
 });
 
 /**
  * The draft after an edit. A new `versionId` means the edit started a new version, because the one it
  * changed had been published; the same one means the unpublished draft was edited in place.
  */
-export const TemplateUpdated = z.object({
-  type: z.literal("TemplateUpdated"),
-  data: TemplateContent.extend({
-    templateId: z.uuid(),
-    versionId: z.uuid(),
-    version: z.number().int().positive(),
-    updatedAt: z.string(),
-  }),
+export const TemplateUpdated = eventSchema("TemplateUpdated", {
+  ...TemplateContent.shape,
+  templateId: z.uuid(),
+  versionId: z.uuid(),
+  version: z.number().int().positive(),
+  updatedAt: z.string(),
 });
 
 /** The current draft becomes what sends use, under its version number. */
-export const TemplatePublished = z.object({
-  type: z.literal("TemplatePublished"),
-  data: z.object({ templateId: z.uuid(), versionId: z.uuid(), version: z.number().int().positive(), publishedAt: z.string() }),
+export const TemplatePublished = eventSchema("TemplatePublished", {
+  templateId: z.uuid(),
+  versionId: z.uuid(),
+  version: z.number().int().positive(),
+  publishedAt: z.string(),
 });
 
-export const TemplateDeleted = z.object({
-  type: z.literal("TemplateDeleted"),
-  data: z.object({ templateId: z.uuid(), alias: z.string().nullable(), deletedAt: z.string() }),
+export const TemplateDeleted = eventSchema("TemplateDeleted", {
+  templateId: z.uuid(),
+  alias: z.string().nullable(),
+  deletedAt: z.string(),
 });
 
-export const TemplateEvent = z.discriminatedUnion("type", [TemplateCreated, TemplateUpdated, TemplatePublished, TemplateDeleted]);
+export const TemplateEvent = eventUnion([TemplateCreated, TemplateUpdated, TemplatePublished, TemplateDeleted]);
 export type TemplateEvent = z.infer<typeof TemplateEvent>;
