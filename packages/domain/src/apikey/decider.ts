@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type ResourceState } from "../teamResource.js";
 import type { ApiKeyEvent, ApiKeyPermission } from "./events.js";
 
 export const apiKeyStream = (apiKeyId: string) => `apikey-${apiKeyId}`;
@@ -19,9 +20,7 @@ export type ApiKeyCommand =
   | { type: "RenameApiKey"; teamId: string; name: string }
   | { type: "DeleteApiKey"; teamId: string; now: string };
 
-export type ApiKeyState =
-  | { status: "none" }
-  | { status: "active" | "deleted"; apiKeyId: string; teamId: string; name: string; tokenHash: string };
+export type ApiKeyState = ResourceState<{ apiKeyId: string; teamId: string; name: string; tokenHash: string }>;
 
 const notFound = () => new DomainError("not_found", "API key not found");
 
@@ -33,7 +32,7 @@ function checkName(name: string): DomainError | undefined {
 }
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "ApiKeyCreated": {
@@ -43,16 +42,14 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
       case "ApiKeyRenamed":
         return state.status === "none" ? state : { ...state, name: event.data.name };
       case "ApiKeyDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     switch (command.type) {
       case "CreateApiKey": {
-        if (state.status !== "none") {
-          // A retried create (same id, same token) is a no-op; anything else reusing the id is a bug upstream.
-          return state.tokenHash === command.tokenHash ? [] : new DomainError("validation_error", "API key already exists.");
-        }
+        // The same token tells a retried create from another create reusing the id.
+        if (state.status !== "none") return createdBefore(state.tokenHash === command.tokenHash, "API key");
         const invalid = checkName(command.name);
         if (invalid) return invalid;
         if (command.domainId && command.permission !== "sending_access")
@@ -61,14 +58,14 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
         return [{ type: "ApiKeyCreated", data: { apiKeyId, teamId, name, permission, domainId, tokenHash, createdAt: now } }];
       }
       case "RenameApiKey": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         const invalid = checkName(command.name);
         if (invalid) return invalid;
         if (state.name === command.name) return [];
         return [{ type: "ApiKeyRenamed", data: { apiKeyId: state.apiKeyId, name: command.name } }];
       }
       case "DeleteApiKey":
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         return [{ type: "ApiKeyDeleted", data: { apiKeyId: state.apiKeyId, deletedAt: command.now } }];
     }
   },

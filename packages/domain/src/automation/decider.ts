@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { AutomationDefinition, AutomationEvent } from "./events.js";
 import { checkGraph } from "./graph.js";
 
@@ -20,8 +21,8 @@ interface AutomationRecord extends Omit<AutomationDefinition, "status"> {
   updatedAt: string | null;
 }
 
-export type AutomationState = { status: "none" } | (AutomationRecord & { status: "active" | "deleted" });
-export type LiveAutomation = AutomationRecord & { status: "active" };
+export type AutomationState = ResourceState<AutomationRecord>;
+export type LiveAutomation = LiveResource<AutomationRecord>;
 
 const notFound = () => new DomainError("not_found", "Automation not found");
 
@@ -49,7 +50,7 @@ export const definitionOf = (state: LiveAutomation): AutomationDefinition => ({
 });
 
 export const automationDecider: Decider<AutomationCommand, AutomationEvent, AutomationState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "AutomationCreated": {
@@ -62,21 +63,21 @@ export const automationDecider: Decider<AutomationCommand, AutomationEvent, Auto
         return { ...state, name, automationStatus: status, steps, connections, version, updatedAt };
       }
       case "AutomationDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     switch (command.type) {
       case "CreateAutomation": {
-        if (state.status !== "none") return state.teamId === command.teamId ? [] : new DomainError("validation_error", "Automation already exists.");
+        if (state.status !== "none") return createdBefore(state.teamId === command.teamId, "Automation");
         const invalid = checkDefinition(command.definition);
         if (invalid) return invalid;
         const { automationId, teamId, definition, duplicatedFrom, now } = command;
         return [{ type: "AutomationCreated", data: { automationId, teamId, ...definition, duplicatedFrom, createdAt: now } }];
       }
       case "UpdateAutomation": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
-        const current = definitionOf(state as LiveAutomation);
+        if (!isLiveFor(state, command.teamId)) return notFound();
+        const current = definitionOf(state);
         const next: AutomationDefinition = { ...current, ...command.changes };
         const invalid = checkDefinition(next);
         if (invalid) return invalid;
@@ -86,7 +87,7 @@ export const automationDecider: Decider<AutomationCommand, AutomationEvent, Auto
         return [{ type: "AutomationUpdated", data: { automationId: state.automationId, teamId: state.teamId, ...next, version, updatedAt: command.now } }];
       }
       case "DeleteAutomation":
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         return [{ type: "AutomationDeleted", data: { automationId: state.automationId, teamId: state.teamId, deletedAt: command.now } }];
     }
   },

@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor } from "../teamResource.js";
 import type { ContactPropertyValue } from "../contactproperty/events.js";
 import type { ContactErased, ContactEvent, ContactTopicChoice, TopicSubscription } from "./events.js";
 import { applyPropertyChanges, checkContactEmail, checkContactName, checkContactProperties, normalContactEmail, type PropertyTypes } from "./rules.js";
@@ -106,9 +107,7 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState>
   },
   decide(command, state) {
     if (command.type === "CreateContact") {
-      if (state.status !== "none")
-        // handleCommand retrying its own create finds it done.
-        return state.teamId === command.teamId && state.email === normalContactEmail(command.email) ? [] : new DomainError("validation_error", "Contact already exists.");
+      if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.email === normalContactEmail(command.email), "Contact");
       const invalid = checkContactEmail(command.email) ?? checkFields(command.fields) ?? checkContactProperties(command.properties, command.propertyTypes);
       if (invalid) return invalid;
       const { contactId, teamId, fields, now } = command;
@@ -128,7 +127,7 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState>
         },
       ];
     }
-    if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+    if (!isLiveFor(state, command.teamId)) return notFound();
     const { contactId, teamId } = state;
     switch (command.type) {
       case "UpdateContact": {
@@ -160,7 +159,7 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState>
 
 /** The erasure record of a live contact: ids only, so nothing of the person outlives its stream. */
 export function decideEraseContact(state: ContactState, teamId: string, now: string): ContactErased | DomainError {
-  if (state.status !== "active" || state.teamId !== teamId) return notFound();
+  if (!isLiveFor(state, teamId)) return notFound();
   return {
     type: "ContactErased",
     data: { contactId: state.contactId, teamId, segmentIds: state.segmentIds, topicIds: Object.keys(state.topics), erasedAt: now },

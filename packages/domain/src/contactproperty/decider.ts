@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { ContactPropertyEvent, ContactPropertyType, ContactPropertyValue } from "./events.js";
 import { checkContactPropertyKey, checkFallbackValue } from "./rules.js";
 
@@ -25,13 +26,13 @@ export interface ContactPropertyRecord {
   fallbackValue: ContactPropertyValue | null;
 }
 
-export type ContactPropertyState = { status: "none" } | (ContactPropertyRecord & { status: "active" | "deleted" });
-export type LiveContactProperty = ContactPropertyRecord & { status: "active" };
+export type ContactPropertyState = ResourceState<ContactPropertyRecord>;
+export type LiveContactProperty = LiveResource<ContactPropertyRecord>;
 
 const notFound = () => new DomainError("not_found", "Contact property not found");
 
 export const contactPropertyDecider: Decider<ContactPropertyCommand, ContactPropertyEvent, ContactPropertyState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "ContactPropertyCreated": {
@@ -41,29 +42,27 @@ export const contactPropertyDecider: Decider<ContactPropertyCommand, ContactProp
       case "ContactPropertyUpdated":
         return state.status === "none" ? state : { ...state, fallbackValue: event.data.fallbackValue };
       case "ContactPropertyDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     switch (command.type) {
       case "CreateContactProperty": {
-        if (state.status !== "none")
-          // handleCommand retrying its own create finds it done.
-          return state.teamId === command.teamId && state.key === command.key ? [] : new DomainError("validation_error", "Contact property already exists.");
+        if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.key === command.key, "Contact property");
         const invalid = checkContactPropertyKey(command.key) ?? checkFallbackValue(command.propertyType, command.fallbackValue);
         if (invalid) return invalid;
         const { propertyId, teamId, key, propertyType, fallbackValue, now } = command;
         return [{ type: "ContactPropertyCreated", data: { propertyId, teamId, key, type: propertyType, fallbackValue, createdAt: now } }];
       }
       case "UpdateContactProperty": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         const invalid = checkFallbackValue(state.type, command.fallbackValue);
         if (invalid) return invalid;
         if (state.fallbackValue === command.fallbackValue) return [];
         return [{ type: "ContactPropertyUpdated", data: { propertyId: state.propertyId, fallbackValue: command.fallbackValue, updatedAt: command.now } }];
       }
       case "DeleteContactProperty":
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         return [{ type: "ContactPropertyDeleted", data: { propertyId: state.propertyId, teamId: state.teamId, key: state.key, deletedAt: command.now } }];
     }
   },

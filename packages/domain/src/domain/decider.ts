@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { Capabilities, DnsRecord, DomainEvent, DomainSettings, DomainStatus, RecordStatus, RecordTargets } from "./events.js";
 import { domainRecords, isSendingStatus, statusAfterCheck, withStatus } from "./records.js";
 import { checkDomainSettings, normalizeDomainName } from "./rules.js";
@@ -62,8 +63,8 @@ interface DomainRecord {
   createdAt: string;
 }
 
-export type DomainState = { status: "none" } | (DomainRecord & { status: "active" | "deleted" });
-export type LiveDomain = DomainRecord & { status: "active" };
+export type DomainState = ResourceState<DomainRecord>;
+export type LiveDomain = LiveResource<DomainRecord>;
 
 const notFound = () => new DomainError("not_found", "Domain not found");
 
@@ -80,7 +81,7 @@ function settingsAfter(settings: DomainSettings, changes: DomainChanges): Domain
 const sameSettings = (a: DomainSettings, b: DomainSettings) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
 export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "DomainCreated": {
@@ -99,7 +100,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
         return { ...state, settings, records, domainStatus: status };
       }
       case "DomainDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
       case "DomainVerificationStarted": {
         if (state.status === "none") return state;
         const { verificationId, deadline, records, status } = event.data;
@@ -119,12 +120,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
   decide(command, state) {
     switch (command.type) {
       case "CreateDomain": {
-        if (state.status !== "none") {
-          // handleCommand retrying its own create finds it done; any other reuse of the id is a bug upstream.
-          return state.teamId === command.teamId && state.dkim.publicKey === command.dkim.publicKey
-            ? []
-            : new DomainError("validation_error", "Domain already exists.");
-        }
+        if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.dkim.publicKey === command.dkim.publicKey, "Domain");
         const name = normalizeDomainName(command.name);
         if (name === undefined) return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
         const settings = settingsAfter(command.settings, {});
@@ -139,7 +135,7 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
         ];
       }
       case "UpdateDomain": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         const settings = settingsAfter(state.settings, command.changes);
         const invalid = checkDomainSettings(settings);
         if (invalid) return invalid;
@@ -150,10 +146,10 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
         return [{ type: "DomainUpdated", data: { domainId: state.domainId, ...settings, updatedAt: command.now, records, status } }];
       }
       case "DeleteDomain":
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         return [{ type: "DomainDeleted", data: { domainId: state.domainId, name: state.name, deletedAt: command.now, ...(command.claimedBy ? { claimedBy: command.claimedBy } : {}) } }];
       case "StartDomainVerification": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         if (state.verification?.verificationId === command.verificationId) return [];
         const { verificationId, now, deadline } = command;
         const data = { domainId: state.domainId, verificationId, startedAt: now, deadline, records: withStatus(state.records, "pending"), status: "pending" as const };

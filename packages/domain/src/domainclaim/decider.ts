@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore } from "../teamResource.js";
 import type { DomainSettings } from "../domain/events.js";
 import { checkDomainSettings, normalizeDomainName } from "../domain/rules.js";
 import type { ClaimBlockedReason, ClaimRecord, ClaimStatus, DomainClaimEvent } from "./events.js";
@@ -91,7 +92,7 @@ export const domainClaimDecider: Decider<DomainClaimCommand, DomainClaimEvent, D
   decide(command, state) {
     switch (command.type) {
       case "CreateDomainClaim": {
-        if (state.status !== "none") return state.claimId === command.claimId ? [] : new DomainError("validation_error", "Domain claim already exists.");
+        if (state.status !== "none") return createdBefore(state.claimId === command.claimId, "Domain claim");
         const name = normalizeDomainName(command.name);
         if (name === undefined) return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
         const invalid = checkDomainSettings(command.settings);

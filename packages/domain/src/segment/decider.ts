@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { SegmentEvent } from "./events.js";
 
 export const segmentStream = (segmentId: string) => `segment-${segmentId}`;
@@ -14,8 +15,8 @@ interface SegmentRecord {
   teamId: string;
   name: string;
 }
-export type SegmentState = { status: "none" } | (SegmentRecord & { status: "active" | "deleted" });
-export type LiveSegment = SegmentRecord & { status: "active" };
+export type SegmentState = ResourceState<SegmentRecord>;
+export type LiveSegment = LiveResource<SegmentRecord>;
 
 /** Reference §2.4: segments (the former audiences) say "Audience not found". */
 const notFound = () => new DomainError("not_found", "Audience not found");
@@ -27,7 +28,7 @@ function checkName(name: string): DomainError | undefined {
 }
 
 export const segmentDecider: Decider<SegmentCommand, SegmentEvent, SegmentState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "SegmentCreated":
@@ -35,17 +36,17 @@ export const segmentDecider: Decider<SegmentCommand, SegmentEvent, SegmentState>
       case "SegmentRenamed":
         return state.status === "none" ? state : { ...state, name: event.data.name };
       case "SegmentDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     if (command.type === "CreateSegment") {
-      if (state.status !== "none") return state.teamId === command.teamId && state.name === command.name ? [] : new DomainError("validation_error", "Segment already exists.");
+      if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.name === command.name, "Segment");
       const invalid = checkName(command.name);
       if (invalid) return invalid;
       return [{ type: "SegmentCreated", data: { segmentId: command.segmentId, teamId: command.teamId, name: command.name, createdAt: command.now } }];
     }
-    if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+    if (!isLiveFor(state, command.teamId)) return notFound();
     switch (command.type) {
       case "RenameSegment": {
         const invalid = checkName(command.name);

@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore } from "../teamResource.js";
 import type { TeamEvent } from "./events.js";
 
 export const teamStream = (teamId: string) => `team-${teamId}`;
@@ -30,7 +31,7 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
   decide(command, state) {
     switch (command.type) {
       case "CreateTeam":
-        if (state.exists) return state.name === command.name ? [] : new DomainError("validation_error", "Team already exists.");
+        if (state.exists) return createdBefore(state.name === command.name, "Team");
         return [{ type: "TeamCreated", data: { teamId: command.teamId, name: command.name, createdAt: command.now } }];
       case "SetTeamRateLimit":
         if (!state.exists) return new DomainError("not_found", "Team not found");

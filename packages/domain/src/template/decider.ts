@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { TemplateContent, TemplateEvent } from "./events.js";
 import { checkTemplateContent } from "./rules.js";
 
@@ -41,9 +42,9 @@ interface TemplateRecord {
   published: PublishedTemplate | null;
 }
 
-export type TemplateState = { status: "none" } | (TemplateRecord & { status: "active" | "deleted" });
+export type TemplateState = ResourceState<TemplateRecord>;
 
-export type LiveTemplate = TemplateRecord & { status: "active" };
+export type LiveTemplate = LiveResource<TemplateRecord>;
 
 const notFound = () => new DomainError("not_found", "Template not found");
 
@@ -59,7 +60,7 @@ const sameContent = (a: TemplateContent, b: TemplateContent) =>
   );
 
 export const templateDecider: Decider<TemplateCommand, TemplateEvent, TemplateState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "TemplateCreated": {
@@ -91,25 +92,20 @@ export const templateDecider: Decider<TemplateCommand, TemplateEvent, TemplateSt
         };
       }
       case "TemplateDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     switch (command.type) {
       case "CreateTemplate": {
-        if (state.status !== "none") {
-          // handleCommand retrying its own create finds it done; any other reuse of the id is a bug upstream.
-          return state.teamId === command.teamId && state.current.versionId === command.versionId
-            ? []
-            : new DomainError("validation_error", "Template already exists.");
-        }
+        if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.current.versionId === command.versionId, "Template");
         const invalid = checkTemplateContent(command.content);
         if (invalid) return invalid;
         const { templateId, teamId, versionId, content, duplicatedFrom, now } = command;
         return [{ type: "TemplateCreated", data: { templateId, teamId, versionId, duplicatedFrom, createdAt: now, ...content } }];
       }
       case "UpdateTemplate": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         const content: TemplateContent = { ...state.content, ...command.changes };
         const invalid = checkTemplateContent(content);
         if (invalid) return invalid;
@@ -121,13 +117,13 @@ export const templateDecider: Decider<TemplateCommand, TemplateEvent, TemplateSt
         return [{ type: "TemplateUpdated", data: { templateId: state.templateId, ...next, updatedAt: command.now, ...content } }];
       }
       case "PublishTemplate": {
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         if (state.current.published) return [];
         const { versionId, version } = state.current;
         return [{ type: "TemplatePublished", data: { templateId: state.templateId, versionId, version, publishedAt: command.now } }];
       }
       case "DeleteTemplate":
-        if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+        if (!isLiveFor(state, command.teamId)) return notFound();
         return [{ type: "TemplateDeleted", data: { templateId: state.templateId, alias: state.content.alias, deletedAt: command.now } }];
     }
   },

@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { TopicSubscription } from "../contact/events.js";
 import type { TopicEvent, TopicVisibility } from "./events.js";
 
@@ -23,8 +24,8 @@ interface TopicRecord extends TopicFields {
   teamId: string;
   defaultSubscription: TopicSubscription;
 }
-export type TopicState = { status: "none" } | (TopicRecord & { status: "active" | "deleted" });
-export type LiveTopic = TopicRecord & { status: "active" };
+export type TopicState = ResourceState<TopicRecord>;
+export type LiveTopic = LiveResource<TopicRecord>;
 
 const notFound = () => new DomainError("not_found", "Topic not found");
 const invalid = (message: string) => new DomainError("validation_error", message);
@@ -39,7 +40,7 @@ function checkFields(fields: TopicFields): DomainError | undefined {
 }
 
 export const topicDecider: Decider<TopicCommand, TopicEvent, TopicState> = {
-  initialState: { status: "none" },
+  initialState: noResource,
   evolve(state, event) {
     switch (event.type) {
       case "TopicCreated": {
@@ -52,18 +53,18 @@ export const topicDecider: Decider<TopicCommand, TopicEvent, TopicState> = {
         return { ...state, name, description, visibility };
       }
       case "TopicDeleted":
-        return state.status === "none" ? state : { ...state, status: "deleted" };
+        return markDeleted(state);
     }
   },
   decide(command, state) {
     if (command.type === "CreateTopic") {
-      if (state.status !== "none") return state.teamId === command.teamId && state.name === command.fields.name ? [] : invalid("Topic already exists.");
+      if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.name === command.fields.name, "Topic");
       const failed = checkFields(command.fields);
       if (failed) return failed;
       const { topicId, teamId, fields, defaultSubscription, now } = command;
       return [{ type: "TopicCreated", data: { topicId, teamId, ...fields, defaultSubscription, createdAt: now } }];
     }
-    if (state.status !== "active" || state.teamId !== command.teamId) return notFound();
+    if (!isLiveFor(state, command.teamId)) return notFound();
     switch (command.type) {
       case "UpdateTopic": {
         const next: TopicFields = {

@@ -1,4 +1,5 @@
 import { DomainError, type Decider } from "../decider.js";
+import { createdBefore } from "../teamResource.js";
 import type { WebhookEvent, WebhookStatus } from "./events.js";
 import { checkEndpoint, checkEventTypes, distinctEventTypes } from "./rules.js";
 
@@ -81,7 +82,7 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
   },
   decide(command, state) {
     if (command.type === "CreateWebhook") {
-      if (state.status !== "none") return isLiveWebhook(state) && state.teamId === command.teamId ? [] : new DomainError("validation_error", "Webhook already exists.");
+      if (state.status !== "none") return createdBefore(isLiveWebhook(state) && state.teamId === command.teamId, "Webhook");
       const events = distinctEventTypes(command.events);
       const invalid = checkEndpoint(command.endpoint, command.allowHttp) ?? checkEventTypes(events);
       if (invalid) return invalid;
