@@ -1,7 +1,7 @@
 import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
-import { handleCommand } from "@tidings/commands";
-import { contactDecider, contactStream, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type LiveContact, type PropertyTypes } from "@tidings/domain";
-import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import { commandRunner, type Changed } from "@tidings/commands";
+import { contactDecider, contactStream, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type LiveContact, type PropertyTypes } from "@tidings/domain";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { findContact } from "./contactStreams.js";
 import { findSegment } from "./segments.js";
@@ -9,21 +9,13 @@ import { findTopic } from "./topics.js";
 
 type Deps = { store: EventStore; clock: Clock };
 
-export interface ChangedContact {
-  id: string;
-  position?: Position;
-}
-
 export async function existingContact(store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> {
   const contact = await findContact(store, teamId, idOrEmail);
   if (!contact) throw new TidingsError("not_found", "Contact not found");
   return contact;
 }
 
-async function run(deps: Deps, contactId: string, command: ContactCommand, metadata: EventMetadata): Promise<ChangedContact> {
-  const { position } = await handleCommand({ store: deps.store, streamId: contactStream(contactId), decider: contactDecider, command, metadata });
-  return { id: contactId, ...(position ? { position } : {}) };
-}
+const run = commandRunner(contactStream, contactDecider);
 
 const now = (deps: Deps) => formatTimestamp(deps.clock.now());
 
@@ -36,26 +28,26 @@ export async function updateContact(
   metadata: EventMetadata,
   /** The types of the properties named, when the caller has them already (an import looks them up once). */
   knownTypes?: PropertyTypes,
-): Promise<ChangedContact> {
+): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   const propertyTypes = knownTypes ?? (await contactPropertyTypes(deps.store, teamId, Object.keys(properties)));
-  return run(deps, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
 }
 
-export async function addContactToSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<ChangedContact> {
+export async function addContactToSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   await findSegment(deps.store, teamId, segmentId);
-  return run(deps, contactId, { type: "AddContactToSegment", teamId, segmentId, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "AddContactToSegment", teamId, segmentId, now: now(deps) }, metadata);
 }
 
 /** A membership of a segment deleted since can still be removed, so it is not looked up. */
-export async function removeContactFromSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<ChangedContact> {
+export async function removeContactFromSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
-  return run(deps, contactId, { type: "RemoveContactFromSegment", teamId, segmentId, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "RemoveContactFromSegment", teamId, segmentId, now: now(deps) }, metadata);
 }
 
-export async function updateContactTopics(deps: Deps, teamId: string, idOrEmail: string, topics: ContactTopicChoice[], metadata: EventMetadata): Promise<ChangedContact> {
+export async function updateContactTopics(deps: Deps, teamId: string, idOrEmail: string, topics: ContactTopicChoice[], metadata: EventMetadata): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   await Promise.all(topics.map((t) => findTopic(deps.store, teamId, t.topicId)));
-  return run(deps, contactId, { type: "UpdateContactTopics", teamId, topics, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "UpdateContactTopics", teamId, topics, now: now(deps) }, metadata);
 }

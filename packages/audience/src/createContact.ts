@@ -1,7 +1,7 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
-import { claimAlongside, DomainRejection, handleCommand, release, reserve } from "@tidings/commands";
-import { contactDecider, contactStream, isDomainError, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type PropertyTypes } from "@tidings/domain";
-import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import { changed, claimAlongside, decideCreate, handleCommand, release, reserve, type Changed } from "@tidings/commands";
+import { contactDecider, contactStream, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type PropertyTypes } from "@tidings/domain";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { contactEmailStream, emailClaimCheck } from "./contactStreams.js";
 import { findSegment } from "./segments.js";
@@ -19,11 +19,6 @@ export interface NewContact {
   propertyTypes?: PropertyTypes;
 }
 
-export interface CreatedContact {
-  id: string;
-  position?: Position;
-}
-
 /**
  * Checks the input, then claims the email, then records the contact; a failure after the claim gives it
  * back. A taken email is 409 (reference §6.8 leaves it undocumented; the issue asks for a conflict).
@@ -35,7 +30,7 @@ export async function createContact(
   metadata: EventMetadata,
   /** Given by a caller that must create the same contact when it runs again (the import saga). */
   contactId: string = newId(),
-): Promise<CreatedContact> {
+): Promise<Changed> {
   const command: ContactCommand = {
     type: "CreateContact",
     contactId,
@@ -48,8 +43,7 @@ export async function createContact(
     topics: input.topics,
     now: formatTimestamp(deps.clock.now()),
   };
-  const verdict = contactDecider.decide(command, contactDecider.initialState);
-  if (isDomainError(verdict)) throw new DomainRejection(verdict);
+  const verdict = decideCreate(contactDecider, command);
   await Promise.all([...input.segmentIds.map((id) => findSegment(deps.store, teamId, id)), ...input.topics.map((t) => findTopic(deps.store, teamId, t.topicId))]);
   const stream = contactEmailStream(teamId, input.email);
   // Most emails a create names are new: claiming the email and writing the contact in one appendMany,
@@ -61,7 +55,7 @@ export async function createContact(
   if (!claim.won) throw new TidingsError("contact_exists", `A contact with \`email\` \`${input.email.trim()}\` already exists.`);
   try {
     const { position } = await handleCommand({ store: deps.store, streamId: contactStream(contactId), decider: contactDecider, command, metadata });
-    return { id: contactId, ...(position ? { position } : {}) };
+    return changed(contactId, position);
   } catch (error) {
     await release(deps.store, stream, contactId, metadata);
     throw error;

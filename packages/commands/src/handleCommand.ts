@@ -41,6 +41,16 @@ export class DomainRejection extends Error {
 }
 
 /**
+ * The events a create would append to a new stream, or its refusal, thrown. A create that claims a unique
+ * value asks this before claiming, so a create refused for its input never holds a claim.
+ */
+export function decideCreate<Command, Event, State>(decider: Decider<Command, Event, State>, command: Command): Event[] {
+  const decided = decider.decide(command, decider.initialState);
+  if (isDomainError(decided)) throw new DomainRejection(decided);
+  return decided;
+}
+
+/**
  * Load a stream, fold it, decide, append with the revision we read. A concurrent append makes the
  * append fail with a conflict; we then decide again on the new state, because the decision may change.
  * Repeating a command is safe when its decider answers an already-applied command with no events.

@@ -2,3 +2,4 @@ export * from "./handleCommand.js";
 export * from "./reservation.js";
 export * from "./loadState.js";
 export * from "./domainHolding.js";
+export * from "./changed.js";

@@ -21,6 +21,29 @@ export interface ReserveOptions {
   stillHeld?: (ownerId: string, claimedAt: Date) => Promise<boolean>;
 }
 
+/** How long a claim whose owner does not exist yet counts as a create still under way. */
+const claimGraceMs = 60_000;
+
+/**
+ * A claim that holds while its owner, as `load` reads it, exists and `holds` says it keeps the value. A
+ * process that died between claiming and creating, or between changing the value and releasing the old
+ * one, leaves a claim nobody holds: the next claimant takes it over (a minute after the claim, when the
+ * owner was never created, since its create may still be under way).
+ */
+export function claimHeldWhile<Owner extends { status: string }>(
+  load: (ownerId: string) => Promise<Owner>,
+  holds: (owner: Owner) => boolean,
+  now: () => Date,
+): ReserveOptions {
+  return {
+    async stillHeld(ownerId, claimedAt) {
+      const owner = await load(ownerId);
+      if (owner.status === "none") return now().getTime() - claimedAt.getTime() < claimGraceMs;
+      return holds(owner);
+    },
+  };
+}
+
 const ownerOf = (event: RecordedEvent | undefined) => (event?.data as { ownerId?: string } | undefined)?.ownerId;
 
 async function lastEvent(store: EventStore, stream: string): Promise<RecordedEvent | undefined> {

@@ -1,4 +1,5 @@
 export * from "./decider.js";
+export * from "./teamResource.js";
 export * from "./team/events.js";
 export * from "./team/decider.js";
 export * from "./apikey/events.js";

@@ -1,11 +1,10 @@
 import { formatTimestamp, isUuid, TidingsError, type Clock } from "@tidings/core";
-import { DomainRejection, handleCommand } from "@tidings/commands";
+import { DomainRejection, handleCommand, loadState } from "@tidings/commands";
 import { isDomainError, normalContactEmail, suppressionDecider, suppressionStream, type SuppressionCommand } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { suppressionIdOf } from "@tidings/projections";
 import { getSuppression } from "../queries/suppressions.js";
-import { loadAggregate } from "@tidings/audience";
 
 type Deps = { store: EventStore; database: Database; clock: Clock; catchUp(projections: readonly string[]): Promise<boolean> };
 
@@ -54,7 +53,7 @@ export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: s
   let suppressionId = listed?.id;
   if (!listed) {
     suppressionId = isUuid(idOrEmail) ? idOrEmail : suppressionIdOf(teamId, normalContactEmail(idOrEmail));
-    const state = await loadAggregate(deps.store, suppressionStream(suppressionId), suppressionDecider);
+    const state = await loadState(deps.store, suppressionStream(suppressionId), suppressionDecider);
     const inStream = state.status === "active" && state.teamId === teamId;
     email = inStream ? state.email : idOrEmail;
     if (!inStream) {

@@ -1,13 +1,12 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { deterministicId, formatTimestamp, TidingsError, type Clock, type Logger } from "@tidings/core";
-import { DomainRejection } from "@tidings/commands";
+import { DomainRejection, loadState } from "@tidings/commands";
 import {
   addContactToSegment,
   contactPropertyTypes,
   createContact,
   findContact,
-  loadAggregate,
   updateContact,
   updateContactTopics,
 } from "@tidings/audience";
@@ -93,7 +92,7 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
  */
 export async function runContactImport(deps: ContactImportDeps, importId: string, stopping?: AbortSignal): Promise<void> {
   const stream = contactImportStream(importId);
-  const job = await loadAggregate(deps.store, stream, contactImportDecider);
+  const job = await loadState(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
   const metadata = () => sagaMetadata(deps.clock, "contact-import", { teamId: job.teamId, correlationId: importId, causationId: importId });
   const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
