@@ -1,16 +1,11 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
-import { DomainRejection, handleCommand } from "@tidings/commands";
+import { changed, DomainRejection, handleCommand, type Changed } from "@tidings/commands";
 import { isDomainError, templateDecider, templateStream, type LiveTemplate, type TemplateCommand, type TemplateContent } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { claimTemplateAlias, releaseTemplateAlias } from "./claimTemplateAlias.js";
 import { findTemplate } from "../lookups/templateStreams.js";
 
 type Deps = { store: EventStore; clock: Clock };
-
-export interface ChangedTemplate {
-  id: string;
-  position?: Position;
-}
 
 async function existing(deps: Deps, teamId: string, idOrAlias: string): Promise<LiveTemplate> {
   const template = await findTemplate(deps.store, teamId, idOrAlias);
@@ -22,8 +17,6 @@ function run(deps: Deps, templateId: string, command: TemplateCommand, metadata:
   return handleCommand({ store: deps.store, streamId: templateStream(templateId), decider: templateDecider, command, metadata });
 }
 
-const outcome = (id: string, position: Position | undefined): ChangedTemplate => ({ id, ...(position ? { position } : {}) });
-
 /**
  * An alias change claims the new alias before the edit and releases the old one after it, so the template
  * is never without the claim it shows.
@@ -34,7 +27,7 @@ export async function updateTemplate(
   idOrAlias: string,
   changes: Partial<TemplateContent>,
   metadata: EventMetadata,
-): Promise<ChangedTemplate> {
+): Promise<Changed> {
   const template = await existing(deps, teamId, idOrAlias);
   const id = template.templateId;
   const oldAlias = template.content.alias;
@@ -52,19 +45,19 @@ export async function updateTemplate(
     throw error;
   }
   if (newAlias !== undefined && oldAlias !== null) await releaseTemplateAlias(deps, teamId, oldAlias, id, metadata);
-  return outcome(id, position);
+  return changed(id, position);
 }
 
-export async function publishTemplate(deps: Deps, teamId: string, idOrAlias: string, metadata: EventMetadata): Promise<ChangedTemplate> {
+export async function publishTemplate(deps: Deps, teamId: string, idOrAlias: string, metadata: EventMetadata): Promise<Changed> {
   const { templateId } = await existing(deps, teamId, idOrAlias);
   const { position } = await run(deps, templateId, { type: "PublishTemplate", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
-  return outcome(templateId, position);
+  return changed(templateId, position);
 }
 
-export async function deleteTemplate(deps: Deps, teamId: string, idOrAlias: string, metadata: EventMetadata): Promise<ChangedTemplate> {
+export async function deleteTemplate(deps: Deps, teamId: string, idOrAlias: string, metadata: EventMetadata): Promise<Changed> {
   const { templateId } = await existing(deps, teamId, idOrAlias);
   const { events, position } = await run(deps, templateId, { type: "DeleteTemplate", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
   for (const event of events)
     if (event.type === "TemplateDeleted" && event.data.alias !== null) await releaseTemplateAlias(deps, teamId, event.data.alias, templateId, metadata);
-  return outcome(templateId, position);
+  return changed(templateId, position);
 }
