@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
+import { describe, expect, it } from "vitest";
+import { testEventStore } from "@tidings/eventstore/testing";
 import { DomainError, type Decider } from "@tidings/domain";
 import { DomainRejection, handleCommand } from "./handleCommand.js";
 import { claimAlongside, release, reservationStream, reservedBy, reserve } from "./reservation.js";
@@ -16,18 +15,7 @@ const counter: Decider<CounterCommand, CounterEvent, number> = {
     total + c.by > c.max ? new DomainError("validation_error", "over the maximum") : [{ type: "Incremented", data: { by: c.by } }],
 };
 
-let test: TestDatabase;
-let store: EventStore;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-  await migrate(test.database, "eventstore", eventStoreMigrations);
-  store = createPostgresEventStore(test.database);
-});
-afterAll(async () => {
-  await store.close();
-  await test.dispose();
-});
+const store = testEventStore();
 
 const increment = (streamId: string, by: number, max = 1000) =>
   handleCommand({ store, streamId, decider: counter, command: { type: "Increment", by, max }, metadata: { actor: "cli" } });

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newId } from "@tidings/core";
 import { emailStream } from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
-import { createPostgresEventStore, eventStoreMigrations, WrongExpectedRevisionError, type EventStore } from "@tidings/eventstore";
-import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { WrongExpectedRevisionError } from "@tidings/eventstore";
+import { testEventStore } from "@tidings/eventstore/testing";
 import { queueEmail, type EmailToQueue } from "./queueEmail.js";
 
-let test: TestDatabase;
-let store: EventStore;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-  await migrate(test.database, "eventstore", eventStoreMigrations);
-  store = createPostgresEventStore(test.database);
-});
-afterAll(async () => {
-  await store.close();
-  await test.dispose();
-});
+const store = testEventStore();
 
 const anEmail = (overrides: Partial<EmailToQueue> = {}): EmailToQueue => ({
   content: anEmailContent({ emailId: newId() }),

@@ -1,1 +1,2 @@
 export { holdableStore, type HoldableStore } from "./holdableStore.js";
+export { testEventStore } from "./testEventStore.js";
