@@ -1,13 +1,10 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, otherTeam, teamId } from "../testing/scenario.js";
 import { apiKeyDecider, type ApiKeyCommand } from "./decider.js";
 import type { ApiKeyEvent } from "./events.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
-const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
 const apiKeyId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const tokenHash = "a".repeat(64);
-const now = "2026-11-23 10:00:00.000000+00";
 
 const create = (overrides: Partial<Extract<ApiKeyCommand, { type: "CreateApiKey" }>> = {}): ApiKeyCommand => ({
   type: "CreateApiKey",

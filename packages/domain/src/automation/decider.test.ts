@@ -1,11 +1,9 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { automationDecider, type AutomationCommand } from "./decider.js";
 import type { AutomationDefinition, AutomationEvent } from "./events.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const automationId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
-const now = "2026-11-23 10:00:00.000000+00";
 const later = "2026-11-23 11:00:00.000000+00";
 
 const definition: AutomationDefinition = {

@@ -1,12 +1,11 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, teamId } from "../testing/scenario.js";
 import type { AutomationGraph } from "../automation/steps.js";
 import { automationRunDecider, type AutomationRunCommand } from "./decider.js";
 import type { AutomationRunEvent, RunTrigger } from "./events.js";
 
 const runId = "11111111-1111-4111-8111-111111111111";
 const automationId = "22222222-2222-4222-8222-222222222222";
-const teamId = "33333333-3333-4333-8333-333333333333";
 const t0 = "2026-11-23 10:00:00.000000+00";
 const t1 = "2026-11-23 10:00:01.000000+00";
 const t2 = "2026-11-23 10:00:03.000000+00";

@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { isDomainError } from "../decider.js";
-import { given } from "../testing/scenario.js";
+import { given, now, otherTeam, teamId } from "../testing/scenario.js";
 import { contactDecider, decideEraseContact, type ContactCommand } from "./decider.js";
 import type { ContactEvent } from "./events.js";
 import { renderedContactProperties } from "./rules.js";
 import { fold } from "../decider.js";
 
-const teamId = "00000000-0000-4000-8000-000000000001";
 const contactId = "00000000-0000-4000-8000-000000000002";
 const segmentId = "00000000-0000-4000-8000-000000000003";
 const topicId = "00000000-0000-4000-8000-000000000004";
-const now = "2026-01-01 00:00:00.000000+00";
 const propertyTypes = { company: "string", age: "number" } as const;
 
 type Create = Extract<ContactCommand, { type: "CreateContact" }>;
@@ -97,7 +95,7 @@ describe("contact decider: update", () => {
     given(contactDecider, [created({ properties: { age: 3 } })]).when(update({ firstName: "Ada" }, { age: 3 })).then([]);
   });
   it("does not find another team's contact, nor one never created", () => {
-    given(contactDecider, [created()]).when({ ...update({}), teamId: "00000000-0000-4000-8000-000000000009" } as ContactCommand).thenError("not_found", "Contact not found");
+    given(contactDecider, [created()]).when({ ...update({}), teamId: otherTeam } as ContactCommand).thenError("not_found", "Contact not found");
     given(contactDecider).when(update({ unsubscribed: true })).thenError("not_found");
   });
 });
@@ -129,7 +127,7 @@ describe("contact erasure", () => {
     expect(JSON.stringify(erased)).not.toMatch(/ada|Acme/i);
   });
   it("does not erase another team's contact", () => {
-    expect(isDomainError(decideEraseContact(fold(contactDecider, [created()]), "00000000-0000-4000-8000-000000000009", now))).toBe(true);
+    expect(isDomainError(decideEraseContact(fold(contactDecider, [created()]), otherTeam, now))).toBe(true);
   });
 });
 

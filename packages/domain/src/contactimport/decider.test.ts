@@ -1,11 +1,9 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { contactImportDecider, IMPORT_ROW_ERRORS_KEPT, noImportCounts } from "./decider.js";
 import type { ContactImportEvent } from "./events.js";
 
 const importId = "00000000-0000-4000-8000-000000000001";
-const teamId = "00000000-0000-4000-8000-000000000002";
-const now = "2026-01-01 00:00:00.000000+00";
 const columnMap = { email: "email", firstName: null, lastName: null, unsubscribed: null, properties: {} };
 const queue = { type: "QueueContactImport" as const, importId, teamId, file: { sha256: "ab", size: 10 }, columnMap, onConflict: "upsert" as const, segmentIds: [], topics: [], now };
 const queued: ContactImportEvent = { type: "ContactImportQueued", data: { importId, teamId, file: { sha256: "ab", size: 10 }, columnMap, onConflict: "upsert", segmentIds: [], topics: [], createdAt: now } };

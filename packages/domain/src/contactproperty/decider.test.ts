@@ -1,11 +1,9 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, otherTeam, teamId } from "../testing/scenario.js";
 import { contactPropertyDecider, type ContactPropertyCommand } from "./decider.js";
 import type { ContactPropertyEvent } from "./events.js";
 
-const teamId = "00000000-0000-4000-8000-000000000001";
 const propertyId = "00000000-0000-4000-8000-000000000002";
-const now = "2026-01-01 00:00:00.000000+00";
 
 const create = (overrides: Partial<Extract<ContactPropertyCommand, { type: "CreateContactProperty" }>> = {}): ContactPropertyCommand => ({
   type: "CreateContactProperty",
@@ -55,9 +53,8 @@ describe("contact property decider", () => {
     given(contactPropertyDecider, [created("x")]).when({ type: "UpdateContactProperty", teamId, fallbackValue: "x", now }).then([]);
   });
   it("does not show one team's property to another", () => {
-    const other = "00000000-0000-4000-8000-000000000009";
-    given(contactPropertyDecider, [created()]).when({ type: "UpdateContactProperty", teamId: other, fallbackValue: null, now }).thenError("not_found");
-    given(contactPropertyDecider, [created()]).when({ type: "DeleteContactProperty", teamId: other, now }).thenError("not_found");
+    given(contactPropertyDecider, [created()]).when({ type: "UpdateContactProperty", teamId: otherTeam, fallbackValue: null, now }).thenError("not_found");
+    given(contactPropertyDecider, [created()]).when({ type: "DeleteContactProperty", teamId: otherTeam, now }).thenError("not_found");
   });
   it("deletes once; a deleted property is not found", () => {
     const deleted: ContactPropertyEvent = { type: "ContactPropertyDeleted", data: { propertyId, teamId, key: "company_name", deletedAt: now } };

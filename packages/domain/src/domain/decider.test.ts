@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given } from "../testing/scenario.js";
+import { given, now, otherTeam, teamId } from "../testing/scenario.js";
 import { domainDecider, isEligibleForSending, type DomainCommand, type RecordResult } from "./decider.js";
 import type { DomainEvent } from "./events.js";
 import { domainRecords, withResults, withStatus } from "./records.js";
 import { aDomainSettings, testRecordTargets } from "../testing/domainBuilders.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
-const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
 const domainId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const verificationId = "11111111-1111-4111-8111-111111111111";
 const checkId = "22222222-2222-4222-8222-222222222222";
-const now = "2026-11-23 10:00:00.000000+00";
 const later = "2026-11-23 11:00:00.000000+00";
 const deadline = "2026-11-26 10:00:00.000000+00";
 const targets = testRecordTargets;

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { eventDefinitionDecider, type EventDefinitionCommand } from "./decider.js";
 import type { EventDefinitionEvent } from "./events.js";
 import { checkEventPayload } from "./rules.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const eventDefId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
-const now = "2026-11-23 10:00:00.000000+00";
 
 const create = (name: string, schema: Record<string, "string" | "number" | "boolean" | "date"> | null = { plan: "string" }): EventDefinitionCommand => ({
   type: "CreateEventDefinition",

@@ -1,11 +1,9 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { segmentDecider } from "./decider.js";
 import type { SegmentEvent } from "./events.js";
 
-const teamId = "00000000-0000-4000-8000-000000000001";
 const segmentId = "00000000-0000-4000-8000-000000000002";
-const now = "2026-01-01 00:00:00.000000+00";
 const created: SegmentEvent = { type: "SegmentCreated", data: { segmentId, teamId, name: "Customers", createdAt: now } };
 
 describe("segment decider", () => {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { suppressionDecider } from "./decider.js";
 import { suppressionReason, type SuppressionEvent } from "./events.js";
 
-const teamId = "00000000-0000-4000-8000-000000000001";
 const suppressionId = "00000000-0000-4000-8000-000000000002";
-const now = "2026-01-01 00:00:00.000000+00";
 const add = (email = "Gone@Example.com") => ({ type: "AddSuppression" as const, suppressionId, teamId, email, origin: "manual" as const, sourceId: null, now });
 const remove = (listed: boolean) => ({ type: "RemoveSuppression" as const, suppressionId, teamId, email: "gone@example.com", listed, now });
 const added: SuppressionEvent = { type: "SuppressionAdded", data: { suppressionId, teamId, email: "gone@example.com", origin: "manual", sourceId: null, createdAt: now } };

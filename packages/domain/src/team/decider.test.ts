@@ -1,10 +1,8 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { teamDecider } from "./decider.js";
 import type { TeamEvent } from "./events.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
-const now = "2026-11-23 10:00:00.000000+00";
 const created: TeamEvent = { type: "TeamCreated", data: { teamId, name: "Acme", createdAt: now } };
 
 describe("team decider", () => {

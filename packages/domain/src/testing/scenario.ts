@@ -1,6 +1,12 @@
 import { expect } from "vitest";
 import { fold, isDomainError, type Decider, type DomainError } from "../decider.js";
 
+/** The team a decider test acts for, and another team, whose commands must find nothing of the first's. */
+export const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
+export const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
+/** When a command is decided, in the wire format: a decider reads the time from its command, never a clock. */
+export const now = "2026-11-23 10:00:00.000000+00";
+
 /**
  * given events / when command / then events or error — the test shape for every decider (STYLE).
  * Test-only: it imports vitest, so no production module may import it.

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, now, teamId } from "../testing/scenario.js";
 import { effectiveSubscription, topicDecider, type TopicFields } from "./decider.js";
 import type { TopicEvent } from "./events.js";
 
-const teamId = "00000000-0000-4000-8000-000000000001";
 const topicId = "00000000-0000-4000-8000-000000000002";
-const now = "2026-01-01 00:00:00.000000+00";
 const fields: TopicFields = { name: "Product news", description: null, visibility: "private" };
 const created: TopicEvent = { type: "TopicCreated", data: { topicId, teamId, ...fields, defaultSubscription: "opt_in", createdAt: now } };
 const create = (overrides: Partial<TopicFields> = {}) => ({ type: "CreateTopic" as const, topicId, teamId, fields: { ...fields, ...overrides }, defaultSubscription: "opt_in" as const, now });

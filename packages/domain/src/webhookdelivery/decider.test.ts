@@ -1,9 +1,8 @@
 import { describe, it } from "vitest";
-import { given } from "../testing/scenario.js";
+import { given, teamId } from "../testing/scenario.js";
 import { WEBHOOK_RETRY_SCHEDULE_MS, webhookDeliveryDecider, type WebhookDeliveryCommand } from "./decider.js";
 import type { WebhookDeliveryEvent } from "./events.js";
 
-const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const webhookId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const deliveryId = "11111111-1111-4111-8111-111111111111";
 const eventId = "22222222-2222-4222-8222-222222222222";
