@@ -6,24 +6,8 @@ export const contactImportStream = (importId: string) => `import-${importId}`;
 /** GET /contacts/imports/:id shows this many row errors; the rest are only counted. */
 export const IMPORT_ROW_ERRORS_KEPT = 100;
 
-export type ContactImportCommand =
-  | {
-      type: "QueueContactImport";
-      importId: string;
-      teamId: string;
-      file: { sha256: string; size: number };
-      columnMap: ColumnMap;
-      onConflict: OnConflict;
-      segmentIds: string[];
-      topics: ContactTopicChoice[];
-      now: string;
-    }
-  | { type: "StartContactImport"; now: string }
-  | { type: "RecordContactImportProgress"; rowsDone: number; counts: ImportCounts; errors: ImportRowError[] }
-  | { type: "CompleteContactImport"; now: string }
-  | { type: "FailContactImport"; reason: string; now: string };
-
-export interface ContactImportRecord {
+/** What an import is asked to do: which file, how its columns map, what a known email does, where the contacts go. */
+export interface ContactImportRequest {
   importId: string;
   teamId: string;
   file: { sha256: string; size: number };
@@ -31,6 +15,17 @@ export interface ContactImportRecord {
   onConflict: OnConflict;
   segmentIds: string[];
   topics: ContactTopicChoice[];
+}
+
+export type ContactImportCommand =
+  | (ContactImportRequest & { type: "QueueContactImport"; now: string })
+  | { type: "StartContactImport"; now: string }
+  | { type: "RecordContactImportProgress"; rowsDone: number; counts: ImportCounts; errors: ImportRowError[] }
+  | { type: "CompleteContactImport"; now: string }
+  | { type: "FailContactImport"; reason: string; now: string };
+
+/** The request, and how far the import got: rows applied, counts, and the row errors it keeps. */
+export interface ContactImportRecord extends ContactImportRequest {
   rowsDone: number;
   counts: ImportCounts;
   errors: ImportRowError[];

@@ -19,15 +19,20 @@ export const EmailAttachment = z.object({
 });
 export type EmailAttachment = z.infer<typeof EmailAttachment>;
 
-/** Everything the delivery saga needs, so it never reads a read model to send. */
-const emailContent = {
-  emailId: z.uuid(),
-  teamId: z.uuid(),
+/** Who a message is from and to, sent or received: mailboxes as written (`Ada <ada@example.com>`). */
+export const messageMailboxes = {
   from: z.string(),
   to: z.array(z.string()),
   cc: z.array(z.string()),
   bcc: z.array(z.string()),
   replyTo: z.array(z.string()),
+};
+
+/** Everything the delivery saga needs, so it never reads a read model to send. */
+const emailContent = {
+  emailId: z.uuid(),
+  teamId: z.uuid(),
+  ...messageMailboxes,
   subject: z.string(),
   html: z.string().nullable(),
   /** Already generated from html unless the caller sent "" (then null). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
+import { messageMailboxes } from "../email/events.js";
 
 /** An attachment of a received message; its bytes are in the blob store, like a sent one's (DESIGN §4). */
 export const InboundAttachment = z.object({
@@ -21,12 +22,8 @@ export type InboundAttachment = z.infer<typeof InboundAttachment>;
 export const InboundEmailReceived = eventSchema("InboundEmailReceived", {
   inboundId: z.uuid(),
   teamId: z.uuid(),
-  /** The headers' mailboxes, as written. */
-  from: z.string(),
-  to: z.array(z.string()),
-  cc: z.array(z.string()),
-  bcc: z.array(z.string()),
-  replyTo: z.array(z.string()),
+  /** The headers' mailboxes. */
+  ...messageMailboxes,
   /** The envelope recipients (RCPT TO) of this team's domains that the message was accepted for. */
   receivedFor: z.array(z.string()),
   /** The envelope sender (MAIL FROM); null for a bounce's empty one. */
