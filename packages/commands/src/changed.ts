@@ -14,7 +14,10 @@ export interface Changed {
 export const changed = (id: string, position: Position | undefined): Changed => ({ id, ...(position ? { position } : {}) });
 
 /** Runs commands on resources of one kind, each on the stream of the resource it names, answering what changed. */
-export function commandRunner<Command, Event extends { type: string; data: unknown }, State>(streamOf: (id: string) => string, decider: Decider<Command, Event, State>) {
+export function commandRunner<Command, Event extends { type: string; data: unknown }, State>(
+  streamOf: (id: string) => string,
+  decider: Decider<Command, Event, State>,
+) {
   return async (store: EventStore, id: string, command: Command, metadata: EventMetadata): Promise<Changed> => {
     const { position } = await handleCommand({ store, streamId: streamOf(id), decider, command, metadata });
     return changed(id, position);
