@@ -1,9 +1,8 @@
 import type { ApiKeyEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends ApiKeyEvent["type"]> = Extract<ApiKeyEvent, { type: Type }>["data"];
-const dataOf = <Type extends ApiKeyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<ApiKeyEvent>();
 
 /**
  * Live API keys: listed per team, and looked up by token hash on every authenticated request. A deleted

@@ -1,9 +1,8 @@
 import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends AutomationRunEvent["type"]> = Extract<AutomationRunEvent, { type: Type }>["data"];
-const dataOf = <Type extends AutomationRunEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<AutomationRunEvent>();
 
 /**
  * Runs and their steps (reference §6.14). Every step of the run's graph gets a row at the start, `pending`,

@@ -1,11 +1,10 @@
 import { triggerEventName, type AutomationEvent, type AutomationStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends AutomationEvent["type"]> = Extract<AutomationEvent, { type: Type }>["data"];
-const dataOf = <Type extends AutomationEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<AutomationEvent>();
 
-const definitionColumns = (data: Data<"AutomationCreated"> | Data<"AutomationUpdated">) => ({
+const definitionColumns = (data: EventData<AutomationEvent, "AutomationCreated" | "AutomationUpdated">) => ({
   name: data.name,
   status: data.status,
   steps: data.steps,
@@ -27,8 +26,8 @@ export const automationsProjection = {
         team_id: { type: "uuid" },
         name: { type: "text" },
         status: { type: "text", ...holds<AutomationStatus>() },
-        steps: { type: "jsonb", ...holds<Data<"AutomationCreated">["steps"]>() },
-        connections: { type: "jsonb", ...holds<Data<"AutomationCreated">["connections"]>() },
+        steps: { type: "jsonb", ...holds<EventData<AutomationEvent, "AutomationCreated">["steps"]>() },
+        connections: { type: "jsonb", ...holds<EventData<AutomationEvent, "AutomationCreated">["connections"]>() },
         trigger_event: { type: "text" },
         version: { type: "integer" },
         created_at: { type: "timestamptz" },

@@ -1,16 +1,15 @@
-import type { BroadcastEvent, EmailContent, EmailEvent, EmailStatus, WireBroadcastStatus } from "@tidings/domain";
+import type { BroadcastEvent, EmailEvent, EmailStatus, WireBroadcastStatus } from "@tidings/domain";
 import { broadcastEmailId } from "@tidings/core";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type EventHandler, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends BroadcastEvent["type"]> = Extract<BroadcastEvent, { type: Type }>["data"];
-const dataOf = <Type extends BroadcastEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
-type EmailData<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
+const dataOf = eventDataOf<BroadcastEvent | EmailEvent>();
 
 /** Recipients of one batch are ranked after every earlier batch's; a batch holds far fewer than this. */
 const RANK_STRIDE = 1_000_000;
 
-const contentColumns = (data: Data<"BroadcastCreated"> | Data<"BroadcastUpdated">) => ({
+const contentColumns = (data: EventData<BroadcastEvent, "BroadcastCreated" | "BroadcastUpdated">) => ({
   name: data.name,
   segment_id: data.segmentId,
   from_address: data.from,
@@ -122,12 +121,12 @@ export const broadcastsProjection = {
       );
     },
     EmailQueued(event, context) {
-      if ((event.data as EmailContent).broadcastId) outcome("queued")(event, context);
+      if (dataOf<"EmailQueued">(event).broadcastId) outcome("queued")(event, context);
     },
-    EmailSent: outcome("sent", (event) => ({ sent_at: (event.data as EmailData<"EmailSent">).sentAt })),
+    EmailSent: outcome("sent", (event) => ({ sent_at: dataOf<"EmailSent">(event).sentAt })),
     EmailDelivered: outcome("delivered"),
     EmailDeliveryDelayed: outcome("delivery_delayed"),
-    EmailBounced: outcome("bounced", (event) => ({ bounce_type: (event.data as EmailData<"EmailBounced">).bounce.type })),
+    EmailBounced: outcome("bounced", (event) => ({ bounce_type: dataOf<"EmailBounced">(event).bounce.type })),
     EmailFailed: outcome("failed"),
     EmailSuppressed: outcome("suppressed"),
     EmailCanceled: outcome("canceled"),

@@ -1,9 +1,8 @@
 import type { ContactImportEvent, ContactImportStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends ContactImportEvent["type"]> = Extract<ContactImportEvent, { type: Type }>["data"];
-const dataOf = <Type extends ContactImportEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<ContactImportEvent>();
 
 /** Contact imports as GET and list show them (reference §6.10), and the row errors each one kept. */
 export const contactImportsProjection = {
@@ -15,7 +14,7 @@ export const contactImportsProjection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         status: { type: "text", ...holds<ContactImportStatus>() },
-        counts: { type: "jsonb", ...holds<Data<"ContactImportCompleted">["counts"]>() },
+        counts: { type: "jsonb", ...holds<EventData<ContactImportEvent, "ContactImportCompleted">["counts"]>() },
         created_at: { type: "timestamptz" },
         completed_at: { type: "timestamptz", nullable: true },
       },

@@ -1,9 +1,8 @@
 import type { ContactPropertyEvent, ContactPropertyType } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends ContactPropertyEvent["type"]> = Extract<ContactPropertyEvent, { type: Type }>["data"];
-const dataOf = <Type extends ContactPropertyEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<ContactPropertyEvent>();
 
 /** Contact properties as GET and list show them (reference §6.9). */
 export const contactPropertiesProjection = {
@@ -16,7 +15,7 @@ export const contactPropertiesProjection = {
         team_id: { type: "uuid" },
         key: { type: "text" },
         type: { type: "text", ...holds<ContactPropertyType>() },
-        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<Data<"ContactPropertyCreated">["fallbackValue"]>>() },
+        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],

@@ -1,11 +1,10 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends ContactEvent["type"]> = Extract<ContactEvent, { type: Type }>["data"];
-const dataOf = <Type extends ContactEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<ContactEvent | ContactErased>();
 
-const personColumns = (data: Data<"ContactCreated"> | Data<"ContactUpdated">) => ({
+const personColumns = (data: EventData<ContactEvent, "ContactCreated" | "ContactUpdated">) => ({
   email: data.email,
   first_name: data.firstName,
   last_name: data.lastName,
@@ -13,7 +12,7 @@ const personColumns = (data: Data<"ContactCreated"> | Data<"ContactUpdated">) =>
   properties: data.properties,
 });
 
-function topicChoices(context: BatchContext, contactId: string, teamId: string, topics: Data<"ContactTopicsUpdated">["topics"]) {
+function topicChoices(context: BatchContext, contactId: string, teamId: string, topics: EventData<ContactEvent, "ContactTopicsUpdated">["topics"]) {
   for (const { topicId, subscription } of topics) context.upsert("contact_topics", { contact_id: contactId, topic_id: topicId, team_id: teamId, subscription });
 }
 
@@ -34,7 +33,7 @@ export const contactsProjection = {
         first_name: { type: "text", nullable: true },
         last_name: { type: "text", nullable: true },
         unsubscribed: { type: "boolean" },
-        properties: { type: "jsonb", ...holds<Data<"ContactCreated">["properties"]>() },
+        properties: { type: "jsonb", ...holds<EventData<ContactEvent, "ContactCreated">["properties"]>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
@@ -87,7 +86,7 @@ export const contactsProjection = {
     },
     /** The person leaves every read model; a replay meets this event after nothing (their stream is gone). */
     ContactErased(event, context) {
-      const { contactId, segmentIds, topicIds } = (event.data as ContactErased["data"]);
+      const { contactId, segmentIds, topicIds } = dataOf<"ContactErased">(event);
       context.delete("contacts", { id: contactId });
       for (const segmentId of segmentIds) context.delete("contact_segments", { contact_id: contactId, segment_id: segmentId });
       for (const topicId of topicIds) context.delete("contact_topics", { contact_id: contactId, topic_id: topicId });

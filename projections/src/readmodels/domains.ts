@@ -1,11 +1,11 @@
 import type { Capabilities, DnsRecord, DomainEvent, DomainStatus, DomainRegion, TlsMode } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends DomainEvent["type"]> = Extract<DomainEvent, { type: Type }>["data"];
-const dataOf = <Type extends DomainEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<DomainEvent>();
 
-const settingsColumns = (data: Data<"DomainCreated"> | Data<"DomainUpdated">) => ({
+const settingsColumns = (data: EventData<DomainEvent, "DomainCreated" | "DomainUpdated">) => ({
   region: data.region,
   tls: data.tls,
   capabilities: data.capabilities,

@@ -1,8 +1,8 @@
 import type { EmailEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Clicked = Extract<EmailEvent, { type: "EmailClicked" }>["data"];
-type Opened = Extract<EmailEvent, { type: "EmailOpened" }>["data"];
+const dataOf = eventDataOf<EmailEvent>();
 
 /**
  * Clicks per email and tracked link, and opens per email: how often, how many of those by scanners and
@@ -41,7 +41,7 @@ export const emailClicksProjection = {
   },
   handlers: {
     EmailOpened(event, context) {
-      const data = event.data as Opened;
+      const data = dataOf<"EmailOpened">(event);
       const teamId = event.metadata.teamId;
       if (!teamId) return;
       context.upsert("email_opens", {
@@ -54,7 +54,7 @@ export const emailClicksProjection = {
       });
     },
     EmailClicked(event, context) {
-      const data = event.data as Clicked;
+      const data = dataOf<"EmailClicked">(event);
       const teamId = event.metadata.teamId;
       if (!teamId) return;
       context.upsert("email_link_clicks", {

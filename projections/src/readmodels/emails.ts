@@ -2,10 +2,9 @@ import { emailStatusAfter, type EmailEvent, type EmailStatus } from "@tidings/do
 import type { RecordedEvent } from "@tidings/eventstore";
 import { upsertAttachments } from "./attachmentRows.js";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
-const dataOf = <Type extends EmailEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
-
+const dataOf = eventDataOf<EmailEvent>();
 
 function created(event: RecordedEvent, context: BatchContext) {
   const data = dataOf<"EmailQueued">(event);
@@ -53,7 +52,7 @@ export const emailsProjection = {
         subject: { type: "text" },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },
-        tags: { type: "jsonb", ...holds<Data<"EmailQueued">["tags"]>() },
+        tags: { type: "jsonb", ...holds<EventData<EmailEvent, "EmailQueued">["tags"]>() },
         last_event: { type: "text", ...holds<EmailStatus>() },
         scheduled_at: { type: "timestamptz", nullable: true },
         template_id: { type: "uuid", nullable: true },
@@ -74,7 +73,7 @@ export const emailsProjection = {
         content_type: { type: "text" },
         size: { type: "bigint" },
         content_id: { type: "text", nullable: true },
-        disposition: { type: "text", ...holds<Data<"EmailQueued">["attachments"][number]["disposition"]>() },
+        disposition: { type: "text", ...holds<EventData<EmailEvent, "EmailQueued">["attachments"][number]["disposition"]>() },
         blob: { type: "text" },
       },
       primaryKey: ["id"],

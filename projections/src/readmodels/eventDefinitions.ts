@@ -1,9 +1,8 @@
 import type { EventDefinitionEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends EventDefinitionEvent["type"]> = Extract<EventDefinitionEvent, { type: Type }>["data"];
-const dataOf = <Type extends EventDefinitionEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<EventDefinitionEvent>();
 
 /** Custom event definitions as `GET /events` shows them (reference §6.15). Sends fold the stream instead. */
 export const eventDefinitionsProjection = {
@@ -15,7 +14,7 @@ export const eventDefinitionsProjection = {
         id: { type: "uuid" },
         team_id: { type: "uuid" },
         name: { type: "text" },
-        schema: { type: "jsonb", nullable: true, ...holds<NonNullable<Data<"EventDefinitionCreated">["schema"]>>() },
+        schema: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<EventDefinitionEvent, "EventDefinitionCreated">["schema"]>>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },

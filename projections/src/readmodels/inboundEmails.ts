@@ -1,6 +1,9 @@
-import type { InboundEmail } from "@tidings/domain";
+import type { InboundEmailEvent } from "@tidings/domain";
 import { upsertAttachments } from "./attachmentRows.js";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
+
+const dataOf = eventDataOf<InboundEmailEvent>();
 
 /**
  * Received mail as `GET /emails/receiving` lists it, with its attachments' metadata. The body is not
@@ -49,7 +52,7 @@ export const inboundEmailsProjection = {
   },
   handlers: {
     InboundEmailReceived(event, context) {
-      const data = event.data as InboundEmail;
+      const data = dataOf<"InboundEmailReceived">(event);
       context.upsert("inbound_emails", {
         id: data.inboundId,
         team_id: data.teamId,

@@ -1,9 +1,8 @@
 import type { SegmentEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends SegmentEvent["type"]> = Extract<SegmentEvent, { type: Type }>["data"];
-const dataOf = <Type extends SegmentEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<SegmentEvent>();
 
 /** Segments (reference §6.7). Memberships are in `contact_segments` (the contacts projection). */
 export const segmentsProjection = {

@@ -1,11 +1,9 @@
 import { deterministicId } from "@tidings/core";
 import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Bounced = Extract<EmailEvent, { type: "EmailBounced" }>["data"];
-type Complained = Extract<EmailEvent, { type: "EmailComplained" }>["data"];
-type Data<Type extends SuppressionEvent["type"]> = Extract<SuppressionEvent, { type: Type }>["data"];
+const dataOf = eventDataOf<EmailEvent | SuppressionEvent>();
 
 /**
  * A suppression's id, the same for an address of a team whichever way it got on the list: the id of its
@@ -51,20 +49,20 @@ export const suppressionsProjection = {
     },
   },
   handlers: {
-    EmailBounced(event: RecordedEvent, context) {
-      const data = event.data as Bounced;
+    EmailBounced(event, context) {
+      const data = dataOf<"EmailBounced">(event);
       if (data.bounce.type === "permanent") suppress(context, data, "bounce", data.bouncedAt);
     },
-    EmailComplained(event: RecordedEvent, context) {
-      const data = event.data as Complained;
+    EmailComplained(event, context) {
+      const data = dataOf<"EmailComplained">(event);
       suppress(context, data, "complaint", data.complainedAt);
     },
     SuppressionAdded(event, context) {
-      const data = event.data as Data<"SuppressionAdded">;
+      const data = dataOf<"SuppressionAdded">(event);
       context.upsert("suppressions", { team_id: data.teamId, email: data.email, id: data.suppressionId, origin: data.origin, source_id: data.sourceId, created_at: data.createdAt });
     },
     SuppressionRemoved(event, context) {
-      const data = event.data as Data<"SuppressionRemoved">;
+      const data = dataOf<"SuppressionRemoved">(event);
       context.delete("suppressions", { team_id: data.teamId, email: data.email });
     },
   },

@@ -1,9 +1,8 @@
 import { DEFAULT_RATE_LIMIT, type TeamEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends TeamEvent["type"]> = Extract<TeamEvent, { type: Type }>["data"];
-const dataOf = <Type extends TeamEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<TeamEvent>();
 
 /** Teams as the api reads them: the rate limiter takes `rate_limit_per_second` from here. */
 export const teamsProjection = {

@@ -1,11 +1,10 @@
 import type { TemplateEvent } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf, type EventData } from "../engine/eventData.js";
 
-type Data<Type extends TemplateEvent["type"]> = Extract<TemplateEvent, { type: Type }>["data"];
-const dataOf = <Type extends TemplateEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<TemplateEvent>();
 
-const contentColumns = (data: Data<"TemplateCreated"> | Data<"TemplateUpdated">) => ({
+const contentColumns = (data: EventData<TemplateEvent, "TemplateCreated" | "TemplateUpdated">) => ({
   name: data.name,
   alias: data.alias,
   subject: data.subject,
@@ -37,7 +36,7 @@ export const templatesProjection = {
         text: { type: "text", nullable: true },
         from_address: { type: "text", nullable: true },
         reply_to: { type: "jsonb", nullable: true, ...holds<string[]>() },
-        variables: { type: "jsonb", ...holds<Data<"TemplateCreated">["variables"]>() },
+        variables: { type: "jsonb", ...holds<EventData<TemplateEvent, "TemplateCreated">["variables"]>() },
         current_version_id: { type: "uuid" },
         published_version_id: { type: "uuid", nullable: true },
         published_at: { type: "timestamptz", nullable: true },

@@ -1,9 +1,8 @@
 import type { TopicEvent, TopicSubscription, TopicVisibility } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends TopicEvent["type"]> = Extract<TopicEvent, { type: Type }>["data"];
-const dataOf = <Type extends TopicEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<TopicEvent>();
 
 /** Topics (reference §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
 export const topicsProjection = {

@@ -1,9 +1,8 @@
 import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends WebhookDeliveryEvent["type"]> = Extract<WebhookDeliveryEvent, { type: Type }>["data"];
-const dataOf = <Type extends WebhookDeliveryEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<WebhookDeliveryEvent>();
 
 /**
  * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is

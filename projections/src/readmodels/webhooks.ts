@@ -1,9 +1,8 @@
 import type { WebhookEvent, WebhookStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type Projection } from "../engine/projection.js";
+import { eventDataOf } from "../engine/eventData.js";
 
-type Data<Type extends WebhookEvent["type"]> = Extract<WebhookEvent, { type: Type }>["data"];
-const dataOf = <Type extends WebhookEvent["type"]>(event: RecordedEvent) => event.data as Data<Type>;
+const dataOf = eventDataOf<WebhookEvent>();
 
 /**
  * Webhooks as GET and list show them, secrets still sealed. The webhook saga looks here for the webhooks
