@@ -1,6 +1,7 @@
 import type { ApiKeyEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<ApiKeyEvent>();
 
@@ -17,19 +18,16 @@ export const apiKeysProjection = {
   name: "api_keys",
   version: 1,
   tables: {
-    api_keys: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    api_keys: teamResourceTable(
+      {
         name: { type: "text" },
         permission: { type: "text" },
         domain_id: { type: "uuid", nullable: true },
         token_hash: { type: "text" },
         created_at: { type: "timestamptz" },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_token: "(token_hash)" },
-    },
+      { by_token: "(token_hash)" },
+    ),
   },
   handlers: {
     ApiKeyCreated(event, context) {

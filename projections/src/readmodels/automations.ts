@@ -1,6 +1,7 @@
 import { triggerEventName, type AutomationEvent, type AutomationStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<AutomationEvent>();
 
@@ -20,10 +21,8 @@ export const automationsProjection = {
   name: "automations",
   version: 1,
   tables: {
-    automations: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    automations: teamResourceTable(
+      {
         name: { type: "text" },
         status: { type: "text", ...holds<AutomationStatus>() },
         steps: { type: "jsonb", ...holds<EventData<AutomationEvent, "AutomationCreated">["steps"]>() },
@@ -33,9 +32,8 @@ export const automationsProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_trigger: "(team_id, trigger_event, status)" },
-    },
+      { by_trigger: "(team_id, trigger_event, status)" },
+    ),
   },
   handlers: {
     AutomationCreated(event, context) {

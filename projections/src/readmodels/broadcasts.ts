@@ -3,6 +3,7 @@ import { broadcastEmailId } from "@tidings/core";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type EventHandler, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<BroadcastEvent | EmailEvent>();
 
@@ -40,27 +41,21 @@ export const broadcastsProjection = {
   name: "broadcasts",
   version: 1,
   tables: {
-    broadcasts: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        name: { type: "text", nullable: true },
-        segment_id: { type: "uuid", nullable: true },
-        from_address: { type: "text", nullable: true },
-        subject: { type: "text", nullable: true },
-        html: { type: "text", nullable: true },
-        text: { type: "text", nullable: true },
-        reply_to: { type: "jsonb", nullable: true, ...holds<string[]>() },
-        preview_text: { type: "text", nullable: true },
-        topic_id: { type: "uuid", nullable: true },
-        status: { type: "text", ...holds<WireBroadcastStatus>() },
-        created_at: { type: "timestamptz" },
-        scheduled_at: { type: "timestamptz", nullable: true },
-        sent_at: { type: "timestamptz", nullable: true },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    broadcasts: teamResourceTable({
+      name: { type: "text", nullable: true },
+      segment_id: { type: "uuid", nullable: true },
+      from_address: { type: "text", nullable: true },
+      subject: { type: "text", nullable: true },
+      html: { type: "text", nullable: true },
+      text: { type: "text", nullable: true },
+      reply_to: { type: "jsonb", nullable: true, ...holds<string[]>() },
+      preview_text: { type: "text", nullable: true },
+      topic_id: { type: "uuid", nullable: true },
+      status: { type: "text", ...holds<WireBroadcastStatus>() },
+      created_at: { type: "timestamptz" },
+      scheduled_at: { type: "timestamptz", nullable: true },
+      sent_at: { type: "timestamptz", nullable: true },
+    }),
     broadcast_recipients: {
       columns: {
         /** The recipient's email id. */

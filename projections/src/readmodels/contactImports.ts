@@ -1,6 +1,7 @@
 import type { ContactImportEvent, ContactImportStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<ContactImportEvent>();
 
@@ -9,18 +10,12 @@ export const contactImportsProjection = {
   name: "contact_imports",
   version: 1,
   tables: {
-    contact_imports: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        status: { type: "text", ...holds<ContactImportStatus>() },
-        counts: { type: "jsonb", ...holds<EventData<ContactImportEvent, "ContactImportCompleted">["counts"]>() },
-        created_at: { type: "timestamptz" },
-        completed_at: { type: "timestamptz", nullable: true },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    contact_imports: teamResourceTable({
+      status: { type: "text", ...holds<ContactImportStatus>() },
+      counts: { type: "jsonb", ...holds<EventData<ContactImportEvent, "ContactImportCompleted">["counts"]>() },
+      created_at: { type: "timestamptz" },
+      completed_at: { type: "timestamptz", nullable: true },
+    }),
     contact_import_errors: {
       columns: {
         import_id: { type: "uuid" },

@@ -1,6 +1,7 @@
 import type { ContactPropertyEvent, ContactPropertyType } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<ContactPropertyEvent>();
 
@@ -9,18 +10,12 @@ export const contactPropertiesProjection = {
   name: "contact_properties",
   version: 1,
   tables: {
-    contact_properties: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        key: { type: "text" },
-        type: { type: "text", ...holds<ContactPropertyType>() },
-        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
-        created_at: { type: "timestamptz" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    contact_properties: teamResourceTable({
+      key: { type: "text" },
+      type: { type: "text", ...holds<ContactPropertyType>() },
+      fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
+      created_at: { type: "timestamptz" },
+    }),
   },
   handlers: {
     ContactPropertyCreated(event, context) {

@@ -1,6 +1,7 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<ContactEvent | ContactErased>();
 
@@ -25,10 +26,8 @@ export const contactsProjection = {
   name: "contacts",
   version: 1,
   tables: {
-    contacts: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    contacts: teamResourceTable(
+      {
         email: { type: "text" },
         first_name: { type: "text", nullable: true },
         last_name: { type: "text", nullable: true },
@@ -37,9 +36,8 @@ export const contactsProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_email: "(team_id, email)" },
-    },
+      { by_email: "(team_id, email)" },
+    ),
     contact_segments: {
       columns: {
         contact_id: { type: "uuid" },

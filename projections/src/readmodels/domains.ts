@@ -2,6 +2,7 @@ import type { Capabilities, DnsRecord, DomainEvent, DomainStatus, DomainRegion, 
 import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<DomainEvent>();
 
@@ -26,25 +27,19 @@ export const domainsProjection = {
   name: "domains",
   version: 1,
   tables: {
-    domains: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        name: { type: "text" },
-        status: { type: "text", ...holds<DomainStatus>() },
-        region: { type: "text", ...holds<DomainRegion>() },
-        tls: { type: "text", ...holds<TlsMode>() },
-        capabilities: { type: "jsonb", ...holds<Capabilities>() },
-        open_tracking: { type: "boolean" },
-        click_tracking: { type: "boolean" },
-        tracking_subdomain: { type: "text" },
-        custom_return_path: { type: "text" },
-        records: { type: "jsonb", ...holds<DnsRecord[]>() },
-        created_at: { type: "timestamptz" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    domains: teamResourceTable({
+      name: { type: "text" },
+      status: { type: "text", ...holds<DomainStatus>() },
+      region: { type: "text", ...holds<DomainRegion>() },
+      tls: { type: "text", ...holds<TlsMode>() },
+      capabilities: { type: "jsonb", ...holds<Capabilities>() },
+      open_tracking: { type: "boolean" },
+      click_tracking: { type: "boolean" },
+      tracking_subdomain: { type: "text" },
+      custom_return_path: { type: "text" },
+      records: { type: "jsonb", ...holds<DnsRecord[]>() },
+      created_at: { type: "timestamptz" },
+    }),
   },
   handlers: {
     DomainCreated(event, context) {

@@ -3,6 +3,7 @@ import type { RecordedEvent } from "@tidings/eventstore";
 import { upsertAttachments } from "./attachmentRows.js";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<EmailEvent>();
 
@@ -40,10 +41,8 @@ export const emailsProjection = {
   // 2: `broadcast_id`.
   version: 2,
   tables: {
-    emails: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    emails: teamResourceTable(
+      {
         from_address: { type: "text" },
         to_addresses: { type: "jsonb", ...holds<string[]>() },
         cc: { type: "jsonb", ...holds<string[]>() },
@@ -59,9 +58,8 @@ export const emailsProjection = {
         broadcast_id: { type: "uuid", nullable: true },
         created_at: { type: "timestamptz" },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
-    },
+      { by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
+    ),
     email_attachments: {
       columns: {
         id: { type: "uuid" },

@@ -1,6 +1,7 @@
 import type { EventDefinitionEvent } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<EventDefinitionEvent>();
 
@@ -9,18 +10,15 @@ export const eventDefinitionsProjection = {
   name: "event_definitions",
   version: 1,
   tables: {
-    event_definitions: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    event_definitions: teamResourceTable(
+      {
         name: { type: "text" },
         schema: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<EventDefinitionEvent, "EventDefinitionCreated">["schema"]>>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_name: "(team_id, name)" },
-    },
+      { by_name: "(team_id, name)" },
+    ),
   },
   handlers: {
     EventDefinitionCreated(event, context) {

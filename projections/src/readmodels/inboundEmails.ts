@@ -2,6 +2,7 @@ import type { InboundEmailEvent } from "@tidings/domain";
 import { upsertAttachments } from "./attachmentRows.js";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<InboundEmailEvent>();
 
@@ -13,25 +14,19 @@ export const inboundEmailsProjection = {
   name: "inbound_emails",
   version: 1,
   tables: {
-    inbound_emails: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        from_address: { type: "text" },
-        to_addresses: { type: "jsonb", ...holds<string[]>() },
-        cc: { type: "jsonb", ...holds<string[]>() },
-        bcc: { type: "jsonb", ...holds<string[]>() },
-        reply_to: { type: "jsonb", ...holds<string[]>() },
-        received_for: { type: "jsonb", ...holds<string[]>() },
-        message_id: { type: "text", nullable: true },
-        subject: { type: "text" },
-        raw_blob: { type: "text" },
-        raw_size: { type: "bigint" },
-        created_at: { type: "timestamptz" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    inbound_emails: teamResourceTable({
+      from_address: { type: "text" },
+      to_addresses: { type: "jsonb", ...holds<string[]>() },
+      cc: { type: "jsonb", ...holds<string[]>() },
+      bcc: { type: "jsonb", ...holds<string[]>() },
+      reply_to: { type: "jsonb", ...holds<string[]>() },
+      received_for: { type: "jsonb", ...holds<string[]>() },
+      message_id: { type: "text", nullable: true },
+      subject: { type: "text" },
+      raw_blob: { type: "text" },
+      raw_size: { type: "bigint" },
+      created_at: { type: "timestamptz" },
+    }),
     inbound_email_attachments: {
       columns: {
         id: { type: "uuid" },

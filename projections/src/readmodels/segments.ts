@@ -1,6 +1,7 @@
 import type { SegmentEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<SegmentEvent>();
 
@@ -9,16 +10,10 @@ export const segmentsProjection = {
   name: "segments",
   version: 1,
   tables: {
-    segments: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        name: { type: "text" },
-        created_at: { type: "timestamptz" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    segments: teamResourceTable({
+      name: { type: "text" },
+      created_at: { type: "timestamptz" },
+    }),
   },
   handlers: {
     SegmentCreated(event, context) {

@@ -2,6 +2,7 @@ import { deterministicId } from "@tidings/core";
 import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { newestFirstPerTeam } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<EmailEvent | SuppressionEvent>();
 
@@ -45,7 +46,7 @@ export const suppressionsProjection = {
         created_at: { type: "timestamptz", merge: "keep" },
       },
       primaryKey: ["team_id", "email"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_id: "(id)" },
+      indexes: { by_team: newestFirstPerTeam, by_id: "(id)" },
     },
   },
   handlers: {

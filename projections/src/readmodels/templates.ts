@@ -1,6 +1,7 @@
 import type { TemplateEvent } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<TemplateEvent>();
 
@@ -25,10 +26,8 @@ export const templatesProjection = {
   name: "templates",
   version: 1,
   tables: {
-    templates: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
+    templates: teamResourceTable(
+      {
         name: { type: "text" },
         alias: { type: "text", nullable: true },
         subject: { type: "text", nullable: true },
@@ -43,9 +42,8 @@ export const templatesProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)", by_alias: "(team_id, alias)" },
-    },
+      { by_alias: "(team_id, alias)" },
+    ),
   },
   handlers: {
     TemplateCreated(event, context) {

@@ -1,6 +1,7 @@
 import type { TopicEvent, TopicSubscription, TopicVisibility } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<TopicEvent>();
 
@@ -9,19 +10,13 @@ export const topicsProjection = {
   name: "topics",
   version: 1,
   tables: {
-    topics: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        name: { type: "text" },
-        description: { type: "text", nullable: true },
-        default_subscription: { type: "text", ...holds<TopicSubscription>() },
-        visibility: { type: "text", ...holds<TopicVisibility>() },
-        created_at: { type: "timestamptz" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    topics: teamResourceTable({
+      name: { type: "text" },
+      description: { type: "text", nullable: true },
+      default_subscription: { type: "text", ...holds<TopicSubscription>() },
+      visibility: { type: "text", ...holds<TopicVisibility>() },
+      created_at: { type: "timestamptz" },
+    }),
   },
   handlers: {
     TopicCreated(event, context) {

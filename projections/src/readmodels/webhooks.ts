@@ -1,6 +1,7 @@
 import type { WebhookEvent, WebhookStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
+import { teamResourceTable } from "./teamResourceTable.js";
 
 const dataOf = eventDataOf<WebhookEvent>();
 
@@ -13,23 +14,17 @@ export const webhooksProjection = {
   name: "webhooks",
   version: 1,
   tables: {
-    webhooks: {
-      columns: {
-        id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        endpoint: { type: "text" },
-        events: { type: "jsonb", ...holds<string[]>() },
-        status: { type: "text", ...holds<WebhookStatus>() },
-        secret: { type: "text" },
-        previous_secret: { type: "text", nullable: true },
-        previous_valid_until: { type: "timestamptz", nullable: true },
-        created_at: { type: "timestamptz" },
-        created_commit: { type: "numeric" },
-        created_prepare: { type: "numeric" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_team: "(team_id, created_at DESC, id DESC)" },
-    },
+    webhooks: teamResourceTable({
+      endpoint: { type: "text" },
+      events: { type: "jsonb", ...holds<string[]>() },
+      status: { type: "text", ...holds<WebhookStatus>() },
+      secret: { type: "text" },
+      previous_secret: { type: "text", nullable: true },
+      previous_valid_until: { type: "timestamptz", nullable: true },
+      created_at: { type: "timestamptz" },
+      created_commit: { type: "numeric" },
+      created_prepare: { type: "numeric" },
+    }),
   },
   handlers: {
     WebhookCreated(event, context) {
