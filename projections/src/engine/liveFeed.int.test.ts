@@ -1,26 +1,18 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, settledWrites, type TestDatabase } from "@tidings/postgres";
-import type { EventStore, RecordedEvent } from "@tidings/eventstore";
+import { expect, it } from "vitest";
+import { settledWrites } from "@tidings/postgres";
+import type { RecordedEvent } from "@tidings/eventstore";
 import { LiveFeed } from "./liveFeed.js";
-import { aName, anEventStore, appendEvents, countedType } from "../testing/testBuilders.js";
+import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
+import { aName, appendEvents, countedType } from "../testing/testBuilders.js";
 
-let test: TestDatabase;
-let store: EventStore;
-beforeAll(async () => {
-  test = await createTestDatabase();
-  store = await anEventStore(test.database);
-});
-afterAll(async () => {
-  await store?.close();
-  await test?.dispose();
-});
+const env = storeOnTestDatabase();
 
 /** The head once earlier tests' appends all show in `$all`, so that a feed from it gets only what follows. */
 async function settledHead() {
-  await settledWrites(test.database);
-  return store.headPosition();
+  await settledWrites(env.database);
+  return env.store.headPosition();
 }
 
 /** Takes batches until `count` events have come, then leaves the feed. */
@@ -36,12 +28,12 @@ async function take(batches: AsyncIterable<RecordedEvent[]>, count: number, appl
 
 it("hands the same batches, read once, to every member at its position, in lockstep with the slowest", async () => {
   const from = await settledHead();
-  const feed = new LiveFeed({ store, batchSize: 4, batchMs: 0, joinWindowMs: 50 });
+  const feed = new LiveFeed({ store: env.store, batchSize: 4, batchMs: 0, joinWindowMs: 50 });
   try {
     const fast = feed.join(from)!;
     const slow = feed.join(from)!;
     expect(fast).toBeDefined();
-    await appendEvents(store, countedType(aName()), 3, 3);
+    await appendEvents(env.store, countedType(aName()), 3, 3);
     const [a, b] = await Promise.all([take(fast, 9), take(slow, 9, 30)]);
     expect(a.flat()).toHaveLength(9);
     expect(a).toEqual(b);
@@ -55,10 +47,10 @@ it("hands the same batches, read once, to every member at its position, in locks
 
 it("ends every member's batches when it stops, and lets a member leave without holding up the others", async () => {
   const from = await settledHead();
-  const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
+  const feed = new LiveFeed({ store: env.store, batchSize: 2, batchMs: 0 });
   const leaving = feed.join(from)!;
   const staying = feed.join(from)!;
-  await appendEvents(store, countedType(aName()), 1, 6);
+  await appendEvents(env.store, countedType(aName()), 1, 6);
   const [left, stayed] = await Promise.all([take(leaving, 1), take(staying, 6)]);
   expect(left.flat()).toHaveLength(2);
   expect(stayed.flat()).toHaveLength(6);
@@ -74,10 +66,10 @@ it("lets go of each batch once every member has gone past it", async () => {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
   const from = await settledHead();
-  const feed = new LiveFeed({ store, batchSize: 2, batchMs: 0 });
+  const feed = new LiveFeed({ store: env.store, batchSize: 2, batchMs: 0 });
   try {
     const member = feed.join(from)!;
-    await appendEvents(store, countedType(aName()), 1, 8);
+    await appendEvents(env.store, countedType(aName()), 1, 8);
     const iterator = member[Symbol.asyncIterator]();
     const first = new WeakRef((await iterator.next()).value as RecordedEvent[]);
     for (let i = 0; i < 3; i++) await iterator.next();

@@ -1,31 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { createTestDatabase, testMode, type Database, type TestDatabase } from "@tidings/postgres";
-import type { EventStore, Position } from "@tidings/eventstore";
+import { testMode } from "@tidings/postgres";
+import type { Position } from "@tidings/eventstore";
 import { readModelChecksum } from "./checksum.js";
 import { readCheckpoints } from "./checkpoints.js";
 import { rebuildProjection } from "./rebuild.js";
-import { startProjections } from "./runner.js";
 import type { RebuildProgress } from "./shadowBuild.js";
 import { projectionStatus } from "./status.js";
 import { streamsProjection } from "../readmodels/streams.js";
-import { anEventStore, quietLogger } from "../testing/testBuilders.js";
+import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
 
-let test: TestDatabase;
-let database: Database;
-let store: EventStore;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-  database = test.database;
-  store = await anEventStore(database);
-});
-
-afterAll(async () => {
-  await store?.close();
-  await test?.dispose();
-});
+const env = storeOnTestDatabase();
 
 const categories = ["email", "contact", "broadcast", "domain"];
 const types = ["Queued", "Sent", "Delivered", "Opened", "Clicked"];
@@ -43,7 +29,7 @@ async function appendStreams(streams: number, perStream: number): Promise<Positi
           type: `${category}.${types[n % types.length]!}`,
           data: { n, note: "x".repeat(40) },
         }));
-        return store.append(`${category}-${randomUUID()}`, events, "any");
+        return env.store.append(`${category}-${randomUUID()}`, events, "any");
       }),
     );
     for (const r of results) if (r.position.commit > last.commit || (r.position.commit === last.commit && r.position.prepare > last.prepare)) last = r.position;
@@ -56,7 +42,7 @@ const rebuildTimeoutMs = 180_000;
 
 describe(`projection rebuild (${testMode()})`, () => {
   it("rebuilds a 100k-event store with progress and ends with the live projection's checksum", async () => {
-    const live = await startProjections({ store, database, projections: [streamsProjection], logger: quietLogger });
+    const live = await env.start([streamsProjection]);
     let head: Position;
     try {
       head = await appendStreams(1_000, 100);
@@ -64,16 +50,16 @@ describe(`projection rebuild (${testMode()})`, () => {
     } finally {
       await live.stop();
     }
-    const liveChecksum = await readModelChecksum(database, streamsProjection);
+    const liveChecksum = await readModelChecksum(env.database, streamsProjection);
 
     const { rows } = await sql<{ streams: string; events: string }>`
-      SELECT sum(stream_count)::text AS streams, sum(event_count)::text AS events FROM stream_categories`.execute(database.db);
+      SELECT sum(stream_count)::text AS streams, sum(event_count)::text AS events FROM stream_categories`.execute(env.database.db);
     expect(rows[0]).toEqual({ streams: "1000", events: "100000" });
 
     const progress: RebuildProgress[] = [];
     const result = await rebuildProjection({
-      store,
-      database,
+      store: env.store,
+      database: env.database,
       projection: streamsProjection,
       batchSize: 5_000,
       onProgress(p) {
@@ -91,15 +77,15 @@ describe(`projection rebuild (${testMode()})`, () => {
     expect(progress.at(-1)!.fraction).toBe(1);
     expect(progress.some((p) => p.fraction > 0 && p.fraction < 1 && p.etaSeconds !== undefined)).toBe(true);
     expect(result.checksum).toEqual(liveChecksum);
-    expect(await readModelChecksum(database, streamsProjection)).toEqual(liveChecksum);
-    expect((await readCheckpoints(database.db, ["streams"])).map((c) => c.state)).toEqual(["live"]);
+    expect(await readModelChecksum(env.database, streamsProjection)).toEqual(liveChecksum);
+    expect((await readCheckpoints(env.database.db, ["streams"])).map((c) => c.state)).toEqual(["live"]);
 
-    const [status] = await projectionStatus({ store, database, projections: [streamsProjection] });
+    const [status] = await projectionStatus({ store: env.store, database: env.database, projections: [streamsProjection] });
     expect(status).toMatchObject({ name: "streams", liveVersion: 1, state: "stopped", lagEvents: 0, lagSeconds: 0, rebuild: undefined });
   }, rebuildTimeoutMs);
 
   it("rebuilds while the runner keeps the projection live and events keep coming, without losing or doubling any", async () => {
-    const live = await startProjections({ store, database, projections: [streamsProjection], logger: quietLogger, batchSize: 200 });
+    const live = await env.start([streamsProjection], { batchSize: 200 });
     try {
       let last = await appendStreams(100, 30);
       let appending = true;
@@ -110,7 +96,7 @@ describe(`projection rebuild (${testMode()})`, () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       })();
-      const result = await rebuildProjection({ store, database, projection: streamsProjection, batchSize: 2_000 });
+      const result = await rebuildProjection({ store: env.store, database: env.database, projection: streamsProjection, batchSize: 2_000 });
       appending = false;
       await appender;
       expect(result.events).toBeGreaterThanOrEqual(3_000);
@@ -118,17 +104,17 @@ describe(`projection rebuild (${testMode()})`, () => {
       // below the cluster-wide xmin, which other test files' open transactions can hold back.
       expect(await live.waitFor(last, 60_000)).toBe(true);
 
-      const { rows } = await sql<{ events: string }>`SELECT count(*)::text AS events FROM eventstore.events`.execute(database.db);
+      const { rows } = await sql<{ events: string }>`SELECT count(*)::text AS events FROM eventstore.events`.execute(env.database.db);
       const { rows: projected } = await sql<{ events: string; streams: string }>`
-        SELECT sum(event_count)::text AS events, count(*)::text AS streams FROM streams`.execute(database.db);
+        SELECT sum(event_count)::text AS events, count(*)::text AS streams FROM streams`.execute(env.database.db);
       expect(projected[0]!.events).toBe(rows[0]!.events);
-      const { rows: streams } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM eventstore.streams`.execute(database.db);
+      const { rows: streams } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM eventstore.streams`.execute(env.database.db);
       expect(projected[0]!.streams).toBe(streams[0]!.n);
     } finally {
       await live.stop();
     }
-    const afterLive = await readModelChecksum(database, streamsProjection);
-    const again = await rebuildProjection({ store, database, projection: streamsProjection });
+    const afterLive = await readModelChecksum(env.database, streamsProjection);
+    const again = await rebuildProjection({ store: env.store, database: env.database, projection: streamsProjection });
     expect(again.checksum).toEqual(afterLive);
   }, rebuildTimeoutMs);
 });

@@ -1,41 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, settledWrites, testMode, type Database, type TestDatabase } from "@tidings/postgres";
-import { formatPosition, START, type EventStore } from "@tidings/eventstore";
+import { describe, expect, it } from "vitest";
+import { settledWrites, testMode } from "@tidings/postgres";
+import { formatPosition, START } from "@tidings/eventstore";
 import { createCheckpointWaiter } from "./checkpointWaiter.js";
 import { readCheckpoints } from "./checkpoints.js";
-import { startProjections, type RunningProjections } from "./runner.js";
+import type { Projection } from "./projection.js";
+import type { RunningProjections, StartProjectionsOptions } from "./runner.js";
 import { projectionStatus } from "./status.js";
-import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, quietLogger, until } from "../testing/testBuilders.js";
+import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
+import { aCountingProjection, aName, anEventStore, appendEvents, countedType, countsOf, until } from "../testing/testBuilders.js";
 
-let test: TestDatabase;
-let database: Database;
-let store: EventStore;
+const env = storeOnTestDatabase();
 
-beforeAll(async () => {
-  test = await createTestDatabase();
-  database = test.database;
-  store = await anEventStore(database);
-});
-
-afterAll(async () => {
-  await store?.close();
-  await test?.dispose();
-});
-
-const run = (projections: Parameters<typeof startProjections>[0]["projections"], overrides: Partial<Parameters<typeof startProjections>[0]> = {}) =>
-  startProjections({ store, database, projections, logger: quietLogger, lockRetryMs: 100, retryMs: 50, ...overrides });
+const run = (projections: Projection[], overrides: Partial<StartProjectionsOptions> = {}) => env.start(projections, { lockRetryMs: 100, retryMs: 50, ...overrides });
 
 describe(`projection runner (${testMode()})`, () => {
   it("rolls back the read-model writes and the checkpoint together when a batch fails in the database", async () => {
     const name = aName();
-    await appendEvents(store, countedType(name), 3, 2);
-    const head = await appendEvents(store, `Poisoned.${name}`, 1, 1);
+    await appendEvents(env.store, countedType(name), 3, 2);
+    const head = await appendEvents(env.store, `Poisoned.${name}`, 1, 1);
     const running = await run([aCountingProjection(name, { poisonType: `Poisoned.${name}` })], { batchSize: 10_000, batchMs: 200 });
     try {
       await until(() => running.status()[0]!.state === "failed", 15_000, "the batch to fail");
       expect(running.status()[0]!.lastError).toMatch(/null value/);
-      expect(await countsOf(database, name)).toEqual(new Map());
-      const [live] = await readCheckpoints(database.db, [name]);
+      expect(await countsOf(env.database, name)).toEqual(new Map());
+      const [live] = await readCheckpoints(env.database.db, [name]);
       expect(formatPosition(live!.position)).toBe(formatPosition(START));
       expect(await running.waitFor(head, 300)).toBe(false);
     } finally {
@@ -45,7 +33,7 @@ describe(`projection runner (${testMode()})`, () => {
 
   it("rolls back the batch when a handler throws, and applies it once the handler succeeds", async () => {
     const name = aName();
-    const head = await appendEvents(store, countedType(name), 2, 3);
+    const head = await appendEvents(env.store, countedType(name), 2, 3);
     let failing = true;
     const projection = aCountingProjection(name, {
       beforeEach: () => {
@@ -55,10 +43,10 @@ describe(`projection runner (${testMode()})`, () => {
     const running = await run([projection]);
     try {
       await until(() => running.status()[0]!.lastError === "handler refused", 15_000, "the handler to fail");
-      expect(await countsOf(database, name)).toEqual(new Map());
+      expect(await countsOf(env.database, name)).toEqual(new Map());
       failing = false;
       expect(await running.waitFor(head, 15_000)).toBe(true);
-      expect([...(await countsOf(database, name)).values()]).toEqual([3, 3]);
+      expect([...(await countsOf(env.database, name)).values()]).toEqual([3, 3]);
     } finally {
       await running.stop();
     }
@@ -68,15 +56,15 @@ describe(`projection runner (${testMode()})`, () => {
     const name = aName();
     const projection = aCountingProjection(name);
     const first = await run([projection]);
-    const firstHead = await appendEvents(store, countedType(name), 4, 5);
+    const firstHead = await appendEvents(env.store, countedType(name), 4, 5);
     expect(await first.waitFor(firstHead, 15_000)).toBe(true);
     await first.stop();
 
-    const secondHead = await appendEvents(store, countedType(name), 2, 5);
+    const secondHead = await appendEvents(env.store, countedType(name), 2, 5);
     const second = await run([projection]);
     try {
       expect(await second.waitFor(secondHead, 15_000)).toBe(true);
-      const counts = await countsOf(database, name);
+      const counts = await countsOf(env.database, name);
       expect(counts.size).toBe(6);
       expect([...counts.values()].every((n) => n === 5)).toBe(true);
       // The checkpoint's NOTIFY can reach the waiter before the commit's own answer reaches the runner,
@@ -91,9 +79,9 @@ describe(`projection runner (${testMode()})`, () => {
     const name = aName();
     const running = await run([aCountingProjection(name)]);
     try {
-      const position = await appendEvents(store, countedType(name), 1, 1);
+      const position = await appendEvents(env.store, countedType(name), 1, 1);
       expect(await running.waitFor(position, 15_000)).toBe(true);
-      expect((await countsOf(database, name)).size).toBe(1);
+      expect((await countsOf(env.database, name)).size).toBe(1);
       const beyond = { commit: position.commit + 1_000_000n, prepare: position.prepare };
       const started = Date.now();
       expect(await running.waitFor(beyond, 300)).toBe(false);
@@ -105,10 +93,10 @@ describe(`projection runner (${testMode()})`, () => {
 
   it("waitFor works in a process that runs no projection, and times out while none runs", async () => {
     const name = aName();
-    const apiDatabase = testMode() === "server" ? await test.reopen() : database;
+    const apiDatabase = testMode() === "server" ? await env.test.reopen() : env.database;
     const waiter = await createCheckpointWaiter(apiDatabase, [name], { pollMs: 100 });
     try {
-      const position = await appendEvents(store, countedType(name), 1, 2);
+      const position = await appendEvents(env.store, countedType(name), 1, 2);
       expect(await waiter.waitFor(position, 300)).toBe(false);
       const running = await run([aCountingProjection(name)]);
       try {
@@ -123,10 +111,10 @@ describe(`projection runner (${testMode()})`, () => {
 
   it("waitFor narrowed to some of the watched projections resolves once they have applied the position, whatever the others", async () => {
     const [running, idle] = [aName(), aName()];
-    const waiter = await createCheckpointWaiter(database, [running, idle], { pollMs: 100 });
+    const waiter = await createCheckpointWaiter(env.database, [running, idle], { pollMs: 100 });
     const projections = await run([aCountingProjection(running)]);
     try {
-      const position = await appendEvents(store, countedType(running), 1, 1);
+      const position = await appendEvents(env.store, countedType(running), 1, 1);
       expect(await waiter.waitFor(position, 15_000, [running])).toBe(true);
       expect(await waiter.waitFor(position, 300)).toBe(false);
       await expect(waiter.waitFor(position, 300, [aName()])).rejects.toThrow(/does not watch/);
@@ -142,16 +130,16 @@ describe(`projection status (${testMode()})`, () => {
     const name = aName();
     const projection = aCountingProjection(name);
     const running = await run([projection]);
-    const head = await appendEvents(store, countedType(name), 1, 1);
+    const head = await appendEvents(env.store, countedType(name), 1, 1);
     expect(await running.waitFor(head, 15_000)).toBe(true);
-    const [live] = await projectionStatus({ store, database, projections: [projection] });
+    const [live] = await projectionStatus({ store: env.store, database: env.database, projections: [projection] });
     expect(live).toMatchObject({ name, version: 1, liveVersion: 1, state: "live", lagEvents: 0, lagSeconds: 0 });
     await running.stop();
 
-    await appendEvents(store, countedType(name), 3, 2);
+    await appendEvents(env.store, countedType(name), 3, 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await settledWrites(database);
-    const [stopped] = await projectionStatus({ store, database, projections: [projection], lagCap: 4 });
+    await settledWrites(env.database);
+    const [stopped] = await projectionStatus({ store: env.store, database: env.database, projections: [projection], lagCap: 4 });
     expect(stopped).toMatchObject({ state: "stopped", lagEvents: 4, lagCapped: true });
     expect(stopped!.lagSeconds).toBeGreaterThan(0.04);
     expect(stopped!.checkpoint).toBe(formatPosition(head));
@@ -163,14 +151,14 @@ describe(`projection runner leadership (${testMode()})`, () => {
     const name = aName();
     const projection = aCountingProjection(name);
     // In server mode each instance has its own connections, as two processes would.
-    const otherDatabase = testMode() === "server" ? await test.reopen() : database;
-    const otherStore = testMode() === "server" ? await anEventStore(otherDatabase) : store;
+    const otherDatabase = testMode() === "server" ? await env.test.reopen() : env.database;
+    const otherStore = testMode() === "server" ? await anEventStore(otherDatabase) : env.store;
     const instances: RunningProjections[] = [
       await run([projection]),
-      await startProjections({ store: otherStore, database: otherDatabase, projections: [projection], logger: quietLogger, lockRetryMs: 100, retryMs: 50 }),
+      await run([projection], { store: otherStore, database: otherDatabase }),
     ];
     try {
-      const head = await appendEvents(store, countedType(name), 3, 4);
+      const head = await appendEvents(env.store, countedType(name), 3, 4);
       expect(await instances[0]!.waitFor(head, 15_000)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const roles = instances.map((i) => i.status()[0]!);
@@ -181,15 +169,15 @@ describe(`projection runner leadership (${testMode()})`, () => {
       expect(roles[leader]!.eventsApplied).toBeGreaterThanOrEqual(12);
 
       await instances[leader]!.stop();
-      const next = await appendEvents(store, countedType(name), 1, 4);
+      const next = await appendEvents(env.store, countedType(name), 1, 4);
       expect(await instances[standby]!.waitFor(next, 15_000)).toBe(true);
       expect(instances[standby]!.status()[0]!.role).toBe("leader");
-      const counts = await countsOf(database, name);
+      const counts = await countsOf(env.database, name);
       expect(counts.size).toBe(4);
       expect([...counts.values()].every((n) => n === 4)).toBe(true);
     } finally {
       await Promise.all(instances.map((i) => i.stop()));
-      if (otherStore !== store) await otherStore.close();
+      if (otherStore !== env.store) await otherStore.close();
     }
   });
 });

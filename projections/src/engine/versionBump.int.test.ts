@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { createTestDatabase, testMode, type Database, type TestDatabase } from "@tidings/postgres";
-import type { EventStore } from "@tidings/eventstore";
+import { testMode, type Database } from "@tidings/postgres";
 import { readCheckpoints } from "./checkpoints.js";
-import { startProjections } from "./runner.js";
-import { aCountingProjection, aName, anEventStore, appendEvents, countedType, quietLogger, until } from "../testing/testBuilders.js";
+import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
+import { aCountingProjection, aName, appendEvents, countedType, until } from "../testing/testBuilders.js";
 
-let test: TestDatabase;
-let database: Database;
-let store: EventStore;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-  database = test.database;
-  store = await anEventStore(database);
-});
-
-afterAll(async () => {
-  await store?.close();
-  await test?.dispose();
-});
+const env = storeOnTestDatabase();
 
 async function tablesLike(db: Database, pattern: string): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
@@ -37,11 +23,11 @@ describe(`version bump (${testMode()})`, () => {
   it("rebuilds into new tables while the old ones keep serving, then switches readers in one step", async () => {
     const name = aName();
     const view = `${name}_counts`;
-    const v1 = await startProjections({ store, database, projections: [aCountingProjection(name)], logger: quietLogger });
-    const head = await appendEvents(store, countedType(name), 20, 10);
+    const v1 = await env.start([aCountingProjection(name)]);
+    const head = await appendEvents(env.store, countedType(name), 20, 10);
     expect(await v1.waitFor(head, 15_000)).toBe(true);
     await v1.stop();
-    expect(await totalOf(database, view)).toBe(200);
+    expect(await totalOf(env.database, view)).toBe(200);
 
     // Version 2 writes ten times the weight; its handler refuses until the gate opens, which holds the
     // rebuild midway so the test can look at both versions side by side.
@@ -53,19 +39,12 @@ describe(`version bump (${testMode()})`, () => {
         if (!gateOpen) throw new Error("gate closed");
       },
     });
-    const v2 = await startProjections({
-      store,
-      database,
-      projections: [v2Projection],
-      logger: quietLogger,
-      retryMs: 50,
-      rebuildBatchSize: 50,
-    });
-    const reader = testMode() === "server" ? await test.reopen() : database;
+    const v2 = await env.start([v2Projection], { retryMs: 50, rebuildBatchSize: 50 });
+    const reader = testMode() === "server" ? await env.test.reopen() : env.database;
     try {
       await until(() => v2.status()[0]!.lastError === "gate closed", 15_000, "the rebuild to start");
-      expect(await tablesLike(database, `${name}_counts_v%`)).toEqual([`${name}_counts_v1`, `${name}_counts_v2_next`]);
-      expect((await readCheckpoints(database.db, [name])).map((c) => [c.state, c.version])).toEqual([
+      expect(await tablesLike(env.database, `${name}_counts_v%`)).toEqual([`${name}_counts_v1`, `${name}_counts_v2_next`]);
+      expect((await readCheckpoints(env.database.db, [name])).map((c) => [c.state, c.version])).toEqual([
         ["live", 1],
         ["rebuilding", 2],
       ]);
@@ -83,14 +62,14 @@ describe(`version bump (${testMode()})`, () => {
         }
       })();
       gateOpen = true;
-      await until(async () => (await readCheckpoints(database.db, [name])).every((c) => c.state === "live" && c.version === 2), 15_000, "the switch");
+      await until(async () => (await readCheckpoints(env.database.db, [name])).every((c) => c.state === "live" && c.version === 2), 15_000, "the switch");
       reading = false;
       await readerLoop;
       expect([...seen].every((total) => total === 200 || total === 2000)).toBe(true);
       expect(await totalOf(reader, view)).toBe(2000);
-      expect(await tablesLike(database, `${name}_counts_v%`)).toEqual([`${name}_counts_v2`]);
+      expect(await tablesLike(env.database, `${name}_counts_v%`)).toEqual([`${name}_counts_v2`]);
 
-      const next = await appendEvents(store, countedType(name), 1, 3);
+      const next = await appendEvents(env.store, countedType(name), 1, 3);
       expect(await v2.waitFor(next, 15_000)).toBe(true);
       expect(await totalOf(reader, view)).toBe(2030);
       expect(v2.status()[0]!.state).toBe("live");
@@ -101,15 +80,15 @@ describe(`version bump (${testMode()})`, () => {
 
   it("leaves a newer live version alone when an older build starts", async () => {
     const name = aName();
-    const newer = await startProjections({ store, database, projections: [aCountingProjection(name, { version: 3 })], logger: quietLogger });
-    const head = await appendEvents(store, countedType(name), 1, 1);
+    const newer = await env.start([aCountingProjection(name, { version: 3 })]);
+    const head = await appendEvents(env.store, countedType(name), 1, 1);
     expect(await newer.waitFor(head, 15_000)).toBe(true);
     await newer.stop();
 
-    const older = await startProjections({ store, database, projections: [aCountingProjection(name, { version: 2 })], logger: quietLogger });
+    const older = await env.start([aCountingProjection(name, { version: 2 })]);
     try {
       await until(() => older.status()[0]!.state === "outdated", 15_000, "the older build to step aside");
-      expect(await tablesLike(database, `${name}_counts_v%`)).toEqual([`${name}_counts_v3`]);
+      expect(await tablesLike(env.database, `${name}_counts_v%`)).toEqual([`${name}_counts_v3`]);
     } finally {
       await older.stop();
     }
