@@ -1,4 +1,4 @@
-import type { BatchContext } from "../engine/projection.js";
+import type { BatchContext, ColumnDefinition, TableDefinition } from "../engine/projection.js";
 
 interface Attachment {
   id: string;
@@ -8,6 +8,33 @@ interface Attachment {
   contentId: string | null;
   disposition: string | null;
   blob: string;
+}
+
+/**
+ * The table of an email's attachments: their metadata, the bytes being in the blob store. Sent and received
+ * emails keep the same columns; only whether a `filename` and a `disposition` are sure to be there differs
+ * (a send always has them, a received message may not), so each table says those two.
+ */
+export function attachmentsTable<Varying extends { filename: ColumnDefinition; disposition: ColumnDefinition }>(varying: Varying) {
+  // Without the casts TypeScript would type both columns as any ColumnDefinition, and `ReadModels` could
+  // not tell what a query reads from them.
+  return {
+    columns: {
+      id: { type: "uuid" },
+      /** The message's order, counted down (`upsertAttachments`). */
+      rank: { type: "integer" },
+      email_id: { type: "uuid" },
+      team_id: { type: "uuid" },
+      filename: varying.filename as Varying["filename"],
+      content_type: { type: "text" },
+      size: { type: "bigint" },
+      content_id: { type: "text", nullable: true },
+      disposition: varying.disposition as Varying["disposition"],
+      blob: { type: "text" },
+    },
+    primaryKey: ["id"],
+    indexes: { by_email: "(email_id, rank DESC, id DESC)" },
+  } satisfies TableDefinition;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { emailStatusAfter, type EmailEvent, type EmailStatus } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
-import { upsertAttachments } from "./attachmentRows.js";
+import { addressColumns, addressRow } from "./addressColumns.js";
+import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { eventDataOf, type EventData } from "../engine/eventData.js";
 import { teamResourceTable } from "./teamResourceTable.js";
@@ -13,11 +14,7 @@ function created(event: RecordedEvent, context: BatchContext) {
   context.upsert("emails", {
     id: data.emailId,
     team_id: data.teamId,
-    from_address: data.from,
-    to_addresses: data.to,
-    cc: data.cc,
-    bcc: data.bcc,
-    reply_to: data.replyTo,
+    ...addressRow(data),
     subject: data.subject,
     html: data.html,
     text: data.text,
@@ -43,11 +40,7 @@ export const emailsProjection = {
   tables: {
     emails: teamResourceTable(
       {
-        from_address: { type: "text" },
-        to_addresses: { type: "jsonb", ...holds<string[]>() },
-        cc: { type: "jsonb", ...holds<string[]>() },
-        bcc: { type: "jsonb", ...holds<string[]>() },
-        reply_to: { type: "jsonb", ...holds<string[]>() },
+        ...addressColumns,
         subject: { type: "text" },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },
@@ -60,23 +53,10 @@ export const emailsProjection = {
       },
       { by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
     ),
-    email_attachments: {
-      columns: {
-        id: { type: "uuid" },
-        /** The send's order, counted down (`upsertAttachments`). */
-        rank: { type: "integer" },
-        email_id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        filename: { type: "text" },
-        content_type: { type: "text" },
-        size: { type: "bigint" },
-        content_id: { type: "text", nullable: true },
-        disposition: { type: "text", ...holds<EventData<EmailEvent, "EmailQueued">["attachments"][number]["disposition"]>() },
-        blob: { type: "text" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_email: "(email_id, rank DESC, id DESC)" },
-    },
+    email_attachments: attachmentsTable({
+      filename: { type: "text" },
+      disposition: { type: "text", ...holds<EventData<EmailEvent, "EmailQueued">["attachments"][number]["disposition"]>() },
+    }),
   },
   handlers: {
     EmailQueued: created,

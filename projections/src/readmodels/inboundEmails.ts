@@ -1,5 +1,6 @@
 import type { InboundEmailEvent } from "@tidings/domain";
-import { upsertAttachments } from "./attachmentRows.js";
+import { addressColumns, addressRow } from "./addressColumns.js";
+import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type Projection } from "../engine/projection.js";
 import { eventDataOf } from "../engine/eventData.js";
 import { teamResourceTable } from "./teamResourceTable.js";
@@ -15,11 +16,7 @@ export const inboundEmailsProjection = {
   version: 1,
   tables: {
     inbound_emails: teamResourceTable({
-      from_address: { type: "text" },
-      to_addresses: { type: "jsonb", ...holds<string[]>() },
-      cc: { type: "jsonb", ...holds<string[]>() },
-      bcc: { type: "jsonb", ...holds<string[]>() },
-      reply_to: { type: "jsonb", ...holds<string[]>() },
+      ...addressColumns,
       received_for: { type: "jsonb", ...holds<string[]>() },
       message_id: { type: "text", nullable: true },
       subject: { type: "text" },
@@ -27,23 +24,7 @@ export const inboundEmailsProjection = {
       raw_size: { type: "bigint" },
       created_at: { type: "timestamptz" },
     }),
-    inbound_email_attachments: {
-      columns: {
-        id: { type: "uuid" },
-        /** The message's order, counted down (`upsertAttachments`). */
-        rank: { type: "integer" },
-        email_id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        filename: { type: "text", nullable: true },
-        content_type: { type: "text" },
-        size: { type: "bigint" },
-        content_id: { type: "text", nullable: true },
-        disposition: { type: "text", nullable: true },
-        blob: { type: "text" },
-      },
-      primaryKey: ["id"],
-      indexes: { by_email: "(email_id, rank DESC, id DESC)" },
-    },
+    inbound_email_attachments: attachmentsTable({ filename: { type: "text", nullable: true }, disposition: { type: "text", nullable: true } }),
   },
   handlers: {
     InboundEmailReceived(event, context) {
@@ -51,11 +32,7 @@ export const inboundEmailsProjection = {
       context.upsert("inbound_emails", {
         id: data.inboundId,
         team_id: data.teamId,
-        from_address: data.from,
-        to_addresses: data.to,
-        cc: data.cc,
-        bcc: data.bcc,
-        reply_to: data.replyTo,
+        ...addressRow(data),
         received_for: data.receivedFor,
         message_id: data.messageId,
         subject: data.subject,
