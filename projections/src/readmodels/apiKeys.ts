@@ -1,9 +1,7 @@
 import type { ApiKeyEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<ApiKeyEvent>();
 
 /**
  * Live API keys: listed per team, and looked up by token hash on every authenticated request. A deleted
@@ -29,9 +27,8 @@ export const apiKeysProjection = {
       { by_token: "(token_hash)" },
     ),
   },
-  handlers: {
-    ApiKeyCreated(event, context) {
-      const { apiKeyId, teamId, name, permission, domainId, tokenHash, createdAt } = dataOf<"ApiKeyCreated">(event);
+  handlers: handlersOf<ApiKeyEvent>({
+    ApiKeyCreated({ apiKeyId, teamId, name, permission, domainId, tokenHash, createdAt }, context) {
       context.upsert("api_keys", {
         id: apiKeyId,
         team_id: teamId,
@@ -42,12 +39,11 @@ export const apiKeysProjection = {
         created_at: createdAt,
       });
     },
-    ApiKeyRenamed(event, context) {
-      const { apiKeyId, name } = dataOf<"ApiKeyRenamed">(event);
+    ApiKeyRenamed({ apiKeyId, name }, context) {
       context.update("api_keys", { id: apiKeyId }, { name });
     },
-    ApiKeyDeleted(event, context) {
-      context.delete("api_keys", { id: dataOf<"ApiKeyDeleted">(event).apiKeyId });
+    ApiKeyDeleted(data, context) {
+      context.delete("api_keys", { id: data.apiKeyId });
     },
-  },
+  }),
 } satisfies Projection;

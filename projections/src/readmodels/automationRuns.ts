@@ -1,8 +1,6 @@
 import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
-
-const dataOf = eventDataOf<AutomationRunEvent>();
+import { handlersOf } from "../engine/typedHandlers.js";
 
 /**
  * Runs and their steps (reference §6.14). Every step of the run's graph gets a row at the start, `pending`,
@@ -44,9 +42,8 @@ export const automationRunsProjection = {
       primaryKey: ["run_id", "key"],
     },
   },
-  handlers: {
-    AutomationRunStarted(event, context) {
-      const data = dataOf<"AutomationRunStarted">(event);
+  handlers: handlersOf<AutomationRunEvent>({
+    AutomationRunStarted(data, context) {
       context.upsert("automation_runs", {
         id: data.runId,
         automation_id: data.automationId,
@@ -73,26 +70,22 @@ export const automationRunsProjection = {
         }),
       );
     },
-    AutomationRunStepWaiting(event, context) {
-      const data = dataOf<"AutomationRunStepWaiting">(event);
+    AutomationRunStepWaiting(data, context) {
       context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } });
     },
-    AutomationRunStepCompleted(event, context) {
-      const data = dataOf<"AutomationRunStepCompleted">(event);
+    AutomationRunStepCompleted(data, context) {
       context.update(
         "automation_run_steps",
         { run_id: data.runId, key: data.key },
         { status: data.outcome, output: data.output, started_at: data.startedAt, completed_at: data.completedAt },
       );
     },
-    AutomationRunStepFailed(event, context) {
-      const data = dataOf<"AutomationRunStepFailed">(event);
+    AutomationRunStepFailed(data, context) {
       context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt });
     },
-    AutomationRunEnded(event, context) {
-      const data = dataOf<"AutomationRunEnded">(event);
+    AutomationRunEnded(data, context) {
       context.update("automation_runs", { id: data.runId }, { status: data.status, completed_at: data.endedAt });
       for (const key of data.skipped) context.update("automation_run_steps", { run_id: data.runId, key }, { status: "skipped" });
     },
-  },
+  }),
 } satisfies Projection;

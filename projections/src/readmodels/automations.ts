@@ -1,9 +1,7 @@
 import { triggerEventName, type AutomationEvent, type AutomationStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<AutomationEvent>();
 
 const definitionColumns = (data: EventData<AutomationEvent, "AutomationCreated" | "AutomationUpdated">) => ({
   name: data.name,
@@ -35,17 +33,15 @@ export const automationsProjection = {
       { by_trigger: "(team_id, trigger_event, status)" },
     ),
   },
-  handlers: {
-    AutomationCreated(event, context) {
-      const data = dataOf<"AutomationCreated">(event);
+  handlers: handlersOf<AutomationEvent>({
+    AutomationCreated(data, context) {
       context.upsert("automations", { id: data.automationId, team_id: data.teamId, ...definitionColumns(data), version: 1, created_at: data.createdAt, updated_at: null });
     },
-    AutomationUpdated(event, context) {
-      const data = dataOf<"AutomationUpdated">(event);
+    AutomationUpdated(data, context) {
       context.update("automations", { id: data.automationId }, { ...definitionColumns(data), version: data.version, updated_at: data.updatedAt });
     },
-    AutomationDeleted(event, context) {
-      context.delete("automations", { id: dataOf<"AutomationDeleted">(event).automationId });
+    AutomationDeleted(data, context) {
+      context.delete("automations", { id: data.automationId });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,11 +1,8 @@
 import type { BroadcastEvent, EmailEvent, EmailStatus, WireBroadcastStatus } from "@tidings/domain";
 import { broadcastEmailId } from "@tidings/core";
-import type { RecordedEvent } from "@tidings/eventstore";
-import { holds, type BatchContext, type EventHandler, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<BroadcastEvent | EmailEvent>();
 
 /** Recipients of one batch are ranked after every earlier batch's; a batch holds far fewer than this. */
 const RANK_STRIDE = 1_000_000;
@@ -22,15 +19,17 @@ const contentColumns = (data: EventData<BroadcastEvent, "BroadcastCreated" | "Br
   topic_id: data.topicId,
 });
 
-const status = (value: string, extra: Record<string, unknown> = {}): EventHandler => (event, context) =>
-  context.update("broadcasts", { id: (event.data as { broadcastId: string }).broadcastId }, { status: value, ...extra });
+const status = (value: string, extra: Record<string, unknown> = {}) => (data: { broadcastId: string }, context: BatchContext) =>
+  context.update("broadcasts", { id: data.broadcastId }, { status: value, ...extra });
 
 /** A recipient of a broadcast: `planned` in the snapshot until its email exists, then that email's status. */
 export type BroadcastRecipientStatus = "planned" | EmailStatus;
 
 /** An email event moves its recipient's ledger row; an email of no broadcast has none, and the update does nothing. */
-const outcome = (value: string, extra: (event: RecordedEvent) => Record<string, unknown> = () => ({})): EventHandler => (event, context) =>
-  context.update("broadcast_recipients", { id: (event.data as { emailId: string }).emailId }, { status: value, ...extra(event) });
+const outcome =
+  <Data extends { emailId: string }>(value: string, extra: (data: Data) => Record<string, unknown> = () => ({})) =>
+  (data: Data, context: BatchContext) =>
+    context.update("broadcast_recipients", { id: data.emailId }, { status: value, ...extra(data) });
 
 /**
  * Broadcasts as GET and list show them, and the per-recipient ledger behind their counts and
@@ -73,20 +72,17 @@ export const broadcastsProjection = {
       indexes: { by_broadcast: "(broadcast_id, status, rank DESC, id DESC)" },
     },
   },
-  handlers: {
-    BroadcastCreated(event, context) {
-      const data = dataOf<"BroadcastCreated">(event);
+  handlers: handlersOf<BroadcastEvent | EmailEvent>({
+    BroadcastCreated(data, context) {
       context.upsert("broadcasts", { id: data.broadcastId, team_id: data.teamId, ...contentColumns(data), status: "draft", created_at: data.createdAt, scheduled_at: null, sent_at: null });
     },
-    BroadcastUpdated(event, context) {
-      const data = dataOf<"BroadcastUpdated">(event);
+    BroadcastUpdated(data, context) {
       context.update("broadcasts", { id: data.broadcastId }, contentColumns(data));
     },
-    BroadcastDeleted(event, context) {
-      context.delete("broadcasts", { id: dataOf<"BroadcastDeleted">(event).broadcastId });
+    BroadcastDeleted(data, context) {
+      context.delete("broadcasts", { id: data.broadcastId });
     },
-    BroadcastScheduled(event, context) {
-      const data = dataOf<"BroadcastScheduled">(event);
+    BroadcastScheduled(data, context) {
       context.update("broadcasts", { id: data.broadcastId }, { status: "scheduled", scheduled_at: data.scheduledAt });
     },
     BroadcastUnscheduled: status("draft", { scheduled_at: null }),
@@ -94,12 +90,10 @@ export const broadcastsProjection = {
     BroadcastSendingStarted: status("sending"),
     BroadcastCanceled: status("canceled"),
     BroadcastFailed: status("failed"),
-    BroadcastSent(event, context) {
-      const data = dataOf<"BroadcastSent">(event);
+    BroadcastSent(data, context) {
       context.update("broadcasts", { id: data.broadcastId }, { status: "sent", sent_at: data.sentAt });
     },
-    BroadcastBatchPlanned(event, context: BatchContext) {
-      const data = dataOf<"BroadcastBatchPlanned">(event);
+    BroadcastBatchPlanned(data, context) {
       data.recipients.forEach((recipient, index) =>
         context.upsert("broadcast_recipients", {
           id: broadcastEmailId(data.broadcastId, recipient.contactId),
@@ -115,16 +109,16 @@ export const broadcastsProjection = {
         }),
       );
     },
-    EmailQueued(event, context) {
-      if (dataOf<"EmailQueued">(event).broadcastId) outcome("queued")(event, context);
+    EmailQueued(data, context) {
+      if (data.broadcastId) outcome("queued")(data, context);
     },
-    EmailSent: outcome("sent", (event) => ({ sent_at: dataOf<"EmailSent">(event).sentAt })),
+    EmailSent: outcome("sent", (data) => ({ sent_at: data.sentAt })),
     EmailDelivered: outcome("delivered"),
     EmailDeliveryDelayed: outcome("delivery_delayed"),
-    EmailBounced: outcome("bounced", (event) => ({ bounce_type: dataOf<"EmailBounced">(event).bounce.type })),
+    EmailBounced: outcome("bounced", (data) => ({ bounce_type: data.bounce.type })),
     EmailFailed: outcome("failed"),
     EmailSuppressed: outcome("suppressed"),
     EmailCanceled: outcome("canceled"),
     EmailComplained: outcome("complained"),
-  },
+  }),
 } satisfies Projection;

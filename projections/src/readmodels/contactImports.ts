@@ -1,9 +1,7 @@
 import type { ContactImportEvent, ContactImportStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<ContactImportEvent>();
 
 /** Contact imports as GET and list show them (reference §6.10), and the row errors each one kept. */
 export const contactImportsProjection = {
@@ -25,9 +23,8 @@ export const contactImportsProjection = {
       primaryKey: ["import_id", "line"],
     },
   },
-  handlers: {
-    ContactImportQueued(event, context) {
-      const data = dataOf<"ContactImportQueued">(event);
+  handlers: handlersOf<ContactImportEvent>({
+    ContactImportQueued(data, context) {
       context.upsert("contact_imports", {
         id: data.importId,
         team_id: data.teamId,
@@ -37,21 +34,18 @@ export const contactImportsProjection = {
         completed_at: null,
       });
     },
-    ContactImportStarted(event, context) {
-      context.update("contact_imports", { id: dataOf<"ContactImportStarted">(event).importId }, { status: "in_progress" });
+    ContactImportStarted(data, context) {
+      context.update("contact_imports", { id: data.importId }, { status: "in_progress" });
     },
-    ContactImportProgressed(event, context) {
-      const data = dataOf<"ContactImportProgressed">(event);
+    ContactImportProgressed(data, context) {
       context.update("contact_imports", { id: data.importId }, { counts: data.counts });
       for (const error of data.errors) context.upsert("contact_import_errors", { import_id: data.importId, line: error.line, reason: error.reason });
     },
-    ContactImportCompleted(event, context) {
-      const data = dataOf<"ContactImportCompleted">(event);
+    ContactImportCompleted(data, context) {
       context.update("contact_imports", { id: data.importId }, { status: "completed", counts: data.counts, completed_at: data.completedAt });
     },
-    ContactImportFailed(event, context) {
-      const data = dataOf<"ContactImportFailed">(event);
+    ContactImportFailed(data, context) {
       context.update("contact_imports", { id: data.importId }, { status: "failed", completed_at: data.failedAt });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,9 +1,7 @@
 import type { ContactPropertyEvent, ContactPropertyType } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<ContactPropertyEvent>();
 
 /** Contact properties as GET and list show them (reference §6.9). */
 export const contactPropertiesProjection = {
@@ -17,9 +15,8 @@ export const contactPropertiesProjection = {
       created_at: { type: "timestamptz" },
     }),
   },
-  handlers: {
-    ContactPropertyCreated(event, context) {
-      const data = dataOf<"ContactPropertyCreated">(event);
+  handlers: handlersOf<ContactPropertyEvent>({
+    ContactPropertyCreated(data, context) {
       context.upsert("contact_properties", {
         id: data.propertyId,
         team_id: data.teamId,
@@ -29,12 +26,11 @@ export const contactPropertiesProjection = {
         created_at: data.createdAt,
       });
     },
-    ContactPropertyUpdated(event, context) {
-      const data = dataOf<"ContactPropertyUpdated">(event);
+    ContactPropertyUpdated(data, context) {
       context.update("contact_properties", { id: data.propertyId }, { fallback_value: data.fallbackValue });
     },
-    ContactPropertyDeleted(event, context) {
-      context.delete("contact_properties", { id: dataOf<"ContactPropertyDeleted">(event).propertyId });
+    ContactPropertyDeleted(data, context) {
+      context.delete("contact_properties", { id: data.propertyId });
     },
-  },
+  }),
 } satisfies Projection;

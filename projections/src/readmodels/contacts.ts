@@ -1,9 +1,7 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<ContactEvent | ContactErased>();
 
 const personColumns = (data: EventData<ContactEvent, "ContactCreated" | "ContactUpdated">) => ({
   email: data.email,
@@ -58,36 +56,30 @@ export const contactsProjection = {
       primaryKey: ["contact_id", "topic_id"],
     },
   },
-  handlers: {
-    ContactCreated(event, context) {
-      const data = dataOf<"ContactCreated">(event);
+  handlers: handlersOf<ContactEvent | ContactErased>({
+    ContactCreated(data, context) {
       context.upsert("contacts", { id: data.contactId, team_id: data.teamId, ...personColumns(data), created_at: data.createdAt, updated_at: data.createdAt });
       for (const segmentId of data.segmentIds)
         context.upsert("contact_segments", { contact_id: data.contactId, segment_id: segmentId, team_id: data.teamId, added_at: data.createdAt });
       topicChoices(context, data.contactId, data.teamId, data.topics);
     },
-    ContactUpdated(event, context) {
-      const data = dataOf<"ContactUpdated">(event);
+    ContactUpdated(data, context) {
       context.update("contacts", { id: data.contactId }, { ...personColumns(data), updated_at: data.updatedAt });
     },
-    ContactAddedToSegment(event, context) {
-      const data = dataOf<"ContactAddedToSegment">(event);
+    ContactAddedToSegment(data, context) {
       context.upsert("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId, team_id: data.teamId, added_at: data.addedAt });
     },
-    ContactRemovedFromSegment(event, context) {
-      const data = dataOf<"ContactRemovedFromSegment">(event);
+    ContactRemovedFromSegment(data, context) {
       context.delete("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId });
     },
-    ContactTopicsUpdated(event, context) {
-      const data = dataOf<"ContactTopicsUpdated">(event);
+    ContactTopicsUpdated(data, context) {
       topicChoices(context, data.contactId, data.teamId, data.topics);
     },
     /** The person leaves every read model; a replay meets this event after nothing (their stream is gone). */
-    ContactErased(event, context) {
-      const { contactId, segmentIds, topicIds } = dataOf<"ContactErased">(event);
+    ContactErased({ contactId, segmentIds, topicIds }, context) {
       context.delete("contacts", { id: contactId });
       for (const segmentId of segmentIds) context.delete("contact_segments", { contact_id: contactId, segment_id: segmentId });
       for (const topicId of topicIds) context.delete("contact_topics", { contact_id: contactId, topic_id: topicId });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,10 +1,7 @@
 import type { Capabilities, DnsRecord, DomainEvent, DomainStatus, DomainRegion, TlsMode } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<DomainEvent>();
 
 const settingsColumns = (data: EventData<DomainEvent, "DomainCreated" | "DomainUpdated">) => ({
   region: data.region,
@@ -17,10 +14,8 @@ const settingsColumns = (data: EventData<DomainEvent, "DomainCreated" | "DomainU
 });
 
 /** Every event that touches the records carries all of them and the domain's status. */
-const showRecords = (event: RecordedEvent, context: BatchContext) => {
-  const { domainId, records, status } = event.data as { domainId: string; records: unknown; status: string };
+const showRecords = ({ domainId, records, status }: { domainId: string; records: unknown; status: string }, context: BatchContext) =>
   context.update("domains", { id: domainId }, { records, status });
-};
 
 /** Domains as GET and list show them, records and their statuses included. Sends never read it: they fold the domain's stream. */
 export const domainsProjection = {
@@ -41,9 +36,8 @@ export const domainsProjection = {
       created_at: { type: "timestamptz" },
     }),
   },
-  handlers: {
-    DomainCreated(event, context) {
-      const data = dataOf<"DomainCreated">(event);
+  handlers: handlersOf<DomainEvent>({
+    DomainCreated(data, context) {
       context.upsert("domains", {
         id: data.domainId,
         team_id: data.teamId,
@@ -54,16 +48,15 @@ export const domainsProjection = {
         created_at: data.createdAt,
       });
     },
-    DomainUpdated(event, context) {
-      const data = dataOf<"DomainUpdated">(event);
+    DomainUpdated(data, context) {
       context.update("domains", { id: data.domainId }, { ...settingsColumns(data), records: data.records, status: data.status });
     },
     DomainDkimKeyGenerated: showRecords,
     DomainVerificationStarted: showRecords,
     DomainRecordsChecked: showRecords,
     DomainVerificationFailed: showRecords,
-    DomainDeleted(event, context) {
-      context.delete("domains", { id: dataOf<"DomainDeleted">(event).domainId });
+    DomainDeleted(data, context) {
+      context.delete("domains", { id: data.domainId });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,8 +1,6 @@
 import type { EmailEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
-
-const dataOf = eventDataOf<EmailEvent>();
+import { handlersOf } from "../engine/typedHandlers.js";
 
 /**
  * Clicks per email and tracked link, and opens per email: how often, how many of those by scanners and
@@ -39,9 +37,8 @@ export const emailClicksProjection = {
       primaryKey: ["email_id"],
     },
   },
-  handlers: {
-    EmailOpened(event, context) {
-      const data = dataOf<"EmailOpened">(event);
+  handlers: handlersOf<EmailEvent>({
+    EmailOpened(data, context, event) {
       const teamId = event.metadata.teamId;
       if (!teamId) return;
       context.upsert("email_opens", {
@@ -53,8 +50,7 @@ export const emailClicksProjection = {
         last_opened_at: data.openedAt,
       });
     },
-    EmailClicked(event, context) {
-      const data = dataOf<"EmailClicked">(event);
+    EmailClicked(data, context, event) {
       const teamId = event.metadata.teamId;
       if (!teamId) return;
       context.upsert("email_link_clicks", {
@@ -68,5 +64,5 @@ export const emailClicksProjection = {
         last_clicked_at: data.clickedAt,
       });
     },
-  },
+  }),
 } satisfies Projection;

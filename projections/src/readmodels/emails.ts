@@ -1,16 +1,12 @@
-import { emailStatusAfter, type EmailEvent, type EmailStatus } from "@tidings/domain";
-import type { RecordedEvent } from "@tidings/eventstore";
+import { emailStatusAfter, type EmailContent, type EmailEvent, type EmailStatus } from "@tidings/domain";
 import { addressColumns, addressRow } from "./addressColumns.js";
 import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-const dataOf = eventDataOf<EmailEvent>();
-
-function created(event: RecordedEvent, context: BatchContext) {
-  const data = dataOf<"EmailQueued">(event);
-  const scheduledAt = event.type === "EmailScheduled" ? dataOf<"EmailScheduled">(event).scheduledAt : null;
+/** The row an email's first event makes: queued at once, or scheduled for `scheduledAt`. */
+function created(data: EmailContent, scheduledAt: string | null, context: BatchContext) {
   context.upsert("emails", {
     id: data.emailId,
     team_id: data.teamId,
@@ -44,7 +40,7 @@ export const emailsProjection = {
         subject: { type: "text" },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },
-        tags: { type: "jsonb", ...holds<EventData<EmailEvent, "EmailQueued">["tags"]>() },
+        tags: { type: "jsonb", ...holds<EmailContent["tags"]>() },
         last_event: { type: "text", ...holds<EmailStatus>() },
         scheduled_at: { type: "timestamptz", nullable: true },
         template_id: { type: "uuid", nullable: true },
@@ -55,14 +51,17 @@ export const emailsProjection = {
     ),
     email_attachments: attachmentsTable({
       filename: { type: "text" },
-      disposition: { type: "text", ...holds<EventData<EmailEvent, "EmailQueued">["attachments"][number]["disposition"]>() },
+      disposition: { type: "text", ...holds<EmailContent["attachments"][number]["disposition"]>() },
     }),
   },
-  handlers: {
-    EmailQueued: created,
-    EmailScheduled: created,
-    EmailRescheduled(event, context) {
-      const { emailId, scheduledAt } = dataOf<"EmailRescheduled">(event);
+  handlers: handlersOf<EmailEvent>({
+    EmailQueued(data, context) {
+      created(data, null, context);
+    },
+    EmailScheduled(data, context) {
+      created(data, data.scheduledAt, context);
+    },
+    EmailRescheduled({ emailId, scheduledAt }, context) {
       context.update("emails", { id: emailId }, { scheduled_at: scheduledAt });
     },
     // The row is made by the email's first event; every later one that moves its status updates it.
@@ -71,9 +70,8 @@ export const emailsProjection = {
         .filter(([type]) => type !== "EmailQueued" && type !== "EmailScheduled")
         .map(([type, lastEvent]) => [
         type,
-        (event: RecordedEvent, context: BatchContext) =>
-          context.update("emails", { id: (event.data as { emailId: string }).emailId }, { last_event: lastEvent }),
+        (data: { emailId: string }, context: BatchContext) => context.update("emails", { id: data.emailId }, { last_event: lastEvent }),
       ]),
     ),
-  },
+  }),
 } satisfies Projection;

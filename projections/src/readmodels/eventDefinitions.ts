@@ -1,9 +1,7 @@
 import type { EventDefinitionEvent } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<EventDefinitionEvent>();
 
 /** Custom event definitions as `GET /events` shows them (reference §6.15). Sends fold the stream instead. */
 export const eventDefinitionsProjection = {
@@ -20,17 +18,15 @@ export const eventDefinitionsProjection = {
       { by_name: "(team_id, name)" },
     ),
   },
-  handlers: {
-    EventDefinitionCreated(event, context) {
-      const data = dataOf<"EventDefinitionCreated">(event);
+  handlers: handlersOf<EventDefinitionEvent>({
+    EventDefinitionCreated(data, context) {
       context.upsert("event_definitions", { id: data.eventDefId, team_id: data.teamId, name: data.name, schema: data.schema, created_at: data.createdAt, updated_at: null });
     },
-    EventDefinitionUpdated(event, context) {
-      const data = dataOf<"EventDefinitionUpdated">(event);
+    EventDefinitionUpdated(data, context) {
       context.update("event_definitions", { id: data.eventDefId }, { schema: data.schema, updated_at: data.updatedAt });
     },
-    EventDefinitionDeleted(event, context) {
-      context.delete("event_definitions", { id: dataOf<"EventDefinitionDeleted">(event).eventDefId });
+    EventDefinitionDeleted(data, context) {
+      context.delete("event_definitions", { id: data.eventDefId });
     },
-  },
+  }),
 } satisfies Projection;

@@ -2,10 +2,8 @@ import type { InboundEmailEvent } from "@tidings/domain";
 import { addressColumns, addressRow } from "./addressColumns.js";
 import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<InboundEmailEvent>();
 
 /**
  * Received mail as `GET /emails/receiving` lists it, with its attachments' metadata. The body is not
@@ -26,9 +24,8 @@ export const inboundEmailsProjection = {
     }),
     inbound_email_attachments: attachmentsTable({ filename: { type: "text", nullable: true }, disposition: { type: "text", nullable: true } }),
   },
-  handlers: {
-    InboundEmailReceived(event, context) {
-      const data = dataOf<"InboundEmailReceived">(event);
+  handlers: handlersOf<InboundEmailEvent>({
+    InboundEmailReceived(data, context) {
       context.upsert("inbound_emails", {
         id: data.inboundId,
         team_id: data.teamId,
@@ -42,5 +39,5 @@ export const inboundEmailsProjection = {
       });
       upsertAttachments(context, "inbound_email_attachments", { emailId: data.inboundId, teamId: data.teamId }, data.attachments);
     },
-  },
+  }),
 } satisfies Projection;

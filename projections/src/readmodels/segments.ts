@@ -1,9 +1,7 @@
 import type { SegmentEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<SegmentEvent>();
 
 /** Segments (reference §6.7). Memberships are in `contact_segments` (the contacts projection). */
 export const segmentsProjection = {
@@ -15,17 +13,15 @@ export const segmentsProjection = {
       created_at: { type: "timestamptz" },
     }),
   },
-  handlers: {
-    SegmentCreated(event, context) {
-      const data = dataOf<"SegmentCreated">(event);
+  handlers: handlersOf<SegmentEvent>({
+    SegmentCreated(data, context) {
       context.upsert("segments", { id: data.segmentId, team_id: data.teamId, name: data.name, created_at: data.createdAt });
     },
-    SegmentRenamed(event, context) {
-      const data = dataOf<"SegmentRenamed">(event);
+    SegmentRenamed(data, context) {
       context.update("segments", { id: data.segmentId }, { name: data.name });
     },
-    SegmentDeleted(event, context) {
-      context.delete("segments", { id: dataOf<"SegmentDeleted">(event).segmentId });
+    SegmentDeleted(data, context) {
+      context.delete("segments", { id: data.segmentId });
     },
-  },
+  }),
 } satisfies Projection;

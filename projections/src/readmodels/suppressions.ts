@@ -1,10 +1,8 @@
 import { deterministicId } from "@tidings/core";
 import { bareAddresses, type EmailEvent, type SuppressionEvent, type SuppressionOrigin } from "@tidings/domain";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { newestFirstPerTeam } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<EmailEvent | SuppressionEvent>();
 
 /**
  * A suppression's id, the same for an address of a team whichever way it got on the list: the id of its
@@ -49,22 +47,18 @@ export const suppressionsProjection = {
       indexes: { by_team: newestFirstPerTeam, by_id: "(id)" },
     },
   },
-  handlers: {
-    EmailBounced(event, context) {
-      const data = dataOf<"EmailBounced">(event);
+  handlers: handlersOf<EmailEvent | SuppressionEvent>({
+    EmailBounced(data, context) {
       if (data.bounce.type === "permanent") suppress(context, data, "bounce", data.bouncedAt);
     },
-    EmailComplained(event, context) {
-      const data = dataOf<"EmailComplained">(event);
+    EmailComplained(data, context) {
       suppress(context, data, "complaint", data.complainedAt);
     },
-    SuppressionAdded(event, context) {
-      const data = dataOf<"SuppressionAdded">(event);
+    SuppressionAdded(data, context) {
       context.upsert("suppressions", { team_id: data.teamId, email: data.email, id: data.suppressionId, origin: data.origin, source_id: data.sourceId, created_at: data.createdAt });
     },
-    SuppressionRemoved(event, context) {
-      const data = dataOf<"SuppressionRemoved">(event);
+    SuppressionRemoved(data, context) {
       context.delete("suppressions", { team_id: data.teamId, email: data.email });
     },
-  },
+  }),
 } satisfies Projection;

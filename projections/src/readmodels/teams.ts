@@ -1,8 +1,6 @@
 import { DEFAULT_RATE_LIMIT, type TeamEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
-
-const dataOf = eventDataOf<TeamEvent>();
+import { handlersOf } from "../engine/typedHandlers.js";
 
 /** Teams as the api reads them: the rate limiter takes `rate_limit_per_second` from here. */
 export const teamsProjection = {
@@ -22,18 +20,15 @@ export const teamsProjection = {
       primaryKey: ["id"],
     },
   },
-  handlers: {
-    TeamCreated(event, context) {
-      const { teamId, name, createdAt } = dataOf<"TeamCreated">(event);
+  handlers: handlersOf<TeamEvent>({
+    TeamCreated({ teamId, name, createdAt }, context) {
       context.upsert("teams", { id: teamId, name, rate_limit_per_second: DEFAULT_RATE_LIMIT, broadcast_emails_per_second: null, created_at: createdAt });
     },
-    TeamRateLimitSet(event, context) {
-      const { teamId, requestsPerSecond } = dataOf<"TeamRateLimitSet">(event);
+    TeamRateLimitSet({ teamId, requestsPerSecond }, context) {
       context.update("teams", { id: teamId }, { rate_limit_per_second: requestsPerSecond });
     },
-    TeamBroadcastRateSet(event, context) {
-      const { teamId, emailsPerSecond } = dataOf<"TeamBroadcastRateSet">(event);
+    TeamBroadcastRateSet({ teamId, emailsPerSecond }, context) {
       context.update("teams", { id: teamId }, { broadcast_emails_per_second: emailsPerSecond });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,9 +1,7 @@
 import type { TemplateEvent } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf, type EventData } from "../engine/eventData.js";
+import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<TemplateEvent>();
 
 const contentColumns = (data: EventData<TemplateEvent, "TemplateCreated" | "TemplateUpdated">) => ({
   name: data.name,
@@ -45,9 +43,8 @@ export const templatesProjection = {
       { by_alias: "(team_id, alias)" },
     ),
   },
-  handlers: {
-    TemplateCreated(event, context) {
-      const data = dataOf<"TemplateCreated">(event);
+  handlers: handlersOf<TemplateEvent>({
+    TemplateCreated(data, context) {
       context.upsert("templates", {
         id: data.templateId,
         team_id: data.teamId,
@@ -59,16 +56,14 @@ export const templatesProjection = {
         updated_at: data.createdAt,
       });
     },
-    TemplateUpdated(event, context) {
-      const data = dataOf<"TemplateUpdated">(event);
+    TemplateUpdated(data, context) {
       context.update("templates", { id: data.templateId }, { ...contentColumns(data), current_version_id: data.versionId, updated_at: data.updatedAt });
     },
-    TemplatePublished(event, context) {
-      const { templateId, versionId, publishedAt } = dataOf<"TemplatePublished">(event);
+    TemplatePublished({ templateId, versionId, publishedAt }, context) {
       context.update("templates", { id: templateId }, { published_version_id: versionId, published_at: publishedAt, updated_at: publishedAt });
     },
-    TemplateDeleted(event, context) {
-      context.delete("templates", { id: dataOf<"TemplateDeleted">(event).templateId });
+    TemplateDeleted(data, context) {
+      context.delete("templates", { id: data.templateId });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,9 +1,7 @@
 import type { TopicEvent, TopicSubscription, TopicVisibility } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<TopicEvent>();
 
 /** Topics (reference §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
 export const topicsProjection = {
@@ -18,9 +16,8 @@ export const topicsProjection = {
       created_at: { type: "timestamptz" },
     }),
   },
-  handlers: {
-    TopicCreated(event, context) {
-      const data = dataOf<"TopicCreated">(event);
+  handlers: handlersOf<TopicEvent>({
+    TopicCreated(data, context) {
       context.upsert("topics", {
         id: data.topicId,
         team_id: data.teamId,
@@ -31,12 +28,11 @@ export const topicsProjection = {
         created_at: data.createdAt,
       });
     },
-    TopicUpdated(event, context) {
-      const data = dataOf<"TopicUpdated">(event);
+    TopicUpdated(data, context) {
       context.update("topics", { id: data.topicId }, { name: data.name, description: data.description, visibility: data.visibility });
     },
-    TopicDeleted(event, context) {
-      context.delete("topics", { id: dataOf<"TopicDeleted">(event).topicId });
+    TopicDeleted(data, context) {
+      context.delete("topics", { id: data.topicId });
     },
-  },
+  }),
 } satisfies Projection;

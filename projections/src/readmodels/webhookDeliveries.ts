@@ -1,8 +1,6 @@
 import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
-
-const dataOf = eventDataOf<WebhookDeliveryEvent>();
+import { handlersOf } from "../engine/typedHandlers.js";
 
 /**
  * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is
@@ -42,9 +40,8 @@ export const webhookDeliveriesProjection = {
       indexes: { by_delivery: "(delivery_id, sent_at DESC, id DESC)" },
     },
   },
-  handlers: {
-    WebhookDeliveryCreated(event, context) {
-      const data = dataOf<"WebhookDeliveryCreated">(event);
+  handlers: handlersOf<WebhookDeliveryEvent>({
+    WebhookDeliveryCreated(data, context) {
       context.upsert("webhook_deliveries", {
         id: data.deliveryId,
         webhook_id: data.webhookId,
@@ -57,8 +54,7 @@ export const webhookDeliveriesProjection = {
         created_at: data.createdAt,
       });
     },
-    WebhookDeliveryAttempted(event, context) {
-      const data = dataOf<"WebhookDeliveryAttempted">(event);
+    WebhookDeliveryAttempted(data, context, event) {
       const status = data.succeeded ? "success" : data.nextAttemptAt === null ? "failed" : "attempting";
       context.update("webhook_deliveries", { id: data.deliveryId }, { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt });
       context.upsert("webhook_attempts", {
@@ -71,13 +67,11 @@ export const webhookDeliveriesProjection = {
         sent_at: data.attemptedAt,
       });
     },
-    WebhookDeliveryReplayed(event, context) {
-      const { deliveryId, replayedAt } = dataOf<"WebhookDeliveryReplayed">(event);
+    WebhookDeliveryReplayed({ deliveryId, replayedAt }, context) {
       context.update("webhook_deliveries", { id: deliveryId }, { status: "pending", next_attempt_at: null, status_at: replayedAt });
     },
-    WebhookDeliveryAbandoned(event, context) {
-      const { deliveryId, abandonedAt } = dataOf<"WebhookDeliveryAbandoned">(event);
+    WebhookDeliveryAbandoned({ deliveryId, abandonedAt }, context) {
       context.update("webhook_deliveries", { id: deliveryId }, { status: "failed", next_attempt_at: null, status_at: abandonedAt });
     },
-  },
+  }),
 } satisfies Projection;

@@ -1,9 +1,7 @@
 import type { WebhookEvent, WebhookStatus } from "@tidings/domain";
 import { holds, type Projection } from "../engine/projection.js";
-import { eventDataOf } from "../engine/eventData.js";
+import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
-
-const dataOf = eventDataOf<WebhookEvent>();
 
 /**
  * Webhooks as GET and list show them, secrets still sealed. The webhook saga looks here for the webhooks
@@ -26,9 +24,8 @@ export const webhooksProjection = {
       created_prepare: { type: "numeric" },
     }),
   },
-  handlers: {
-    WebhookCreated(event, context) {
-      const data = dataOf<"WebhookCreated">(event);
+  handlers: handlersOf<WebhookEvent>({
+    WebhookCreated(data, context, event) {
       context.upsert("webhooks", {
         id: data.webhookId,
         team_id: data.teamId,
@@ -43,16 +40,14 @@ export const webhooksProjection = {
         created_prepare: event.position.prepare.toString(),
       });
     },
-    WebhookUpdated(event, context) {
-      const { webhookId, endpoint, events, status } = dataOf<"WebhookUpdated">(event);
+    WebhookUpdated({ webhookId, endpoint, events, status }, context) {
       context.update("webhooks", { id: webhookId }, { endpoint, events, status });
     },
-    WebhookSigningSecretRotated(event, context) {
-      const { webhookId, secret, previousSecret, previousValidUntil } = dataOf<"WebhookSigningSecretRotated">(event);
+    WebhookSigningSecretRotated({ webhookId, secret, previousSecret, previousValidUntil }, context) {
       context.update("webhooks", { id: webhookId }, { secret, previous_secret: previousSecret, previous_valid_until: previousValidUntil });
     },
-    WebhookDeleted(event, context) {
-      context.delete("webhooks", { id: dataOf<"WebhookDeleted">(event).webhookId });
+    WebhookDeleted(data, context) {
+      context.delete("webhooks", { id: data.webhookId });
     },
-  },
+  }),
 } satisfies Projection;
