@@ -56,8 +56,7 @@ describe(`projection runner (${testMode()})`, () => {
     const name = aName();
     const projection = aCountingProjection(name);
     const first = await run([projection]);
-    const firstHead = await appendEvents(env.store, countedType(name), 4, 5);
-    expect(await first.waitFor(firstHead, 15_000)).toBe(true);
+    await env.appendProjected(first, name, 4, 5);
     await first.stop();
 
     const secondHead = await appendEvents(env.store, countedType(name), 2, 5);
@@ -79,8 +78,7 @@ describe(`projection runner (${testMode()})`, () => {
     const name = aName();
     const running = await run([aCountingProjection(name)]);
     try {
-      const position = await appendEvents(env.store, countedType(name), 1, 1);
-      expect(await running.waitFor(position, 15_000)).toBe(true);
+      const position = await env.appendProjected(running, name, 1, 1);
       expect((await countsOf(env.database, name)).size).toBe(1);
       const beyond = { commit: position.commit + 1_000_000n, prepare: position.prepare };
       const started = Date.now();
@@ -130,8 +128,7 @@ describe(`projection status (${testMode()})`, () => {
     const name = aName();
     const projection = aCountingProjection(name);
     const running = await run([projection]);
-    const head = await appendEvents(env.store, countedType(name), 1, 1);
-    expect(await running.waitFor(head, 15_000)).toBe(true);
+    const head = await env.appendProjected(running, name, 1, 1);
     const [live] = await projectionStatus({ store: env.store, database: env.database, projections: [projection] });
     expect(live).toMatchObject({ name, version: 1, liveVersion: 1, state: "live", lagEvents: 0, lagSeconds: 0 });
     await running.stop();
@@ -158,8 +155,7 @@ describe(`projection runner leadership (${testMode()})`, () => {
       await run([projection], { store: otherStore, database: otherDatabase }),
     ];
     try {
-      const head = await appendEvents(env.store, countedType(name), 3, 4);
-      expect(await instances[0]!.waitFor(head, 15_000)).toBe(true);
+      await env.appendProjected(instances[0]!, name, 3, 4);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const roles = instances.map((i) => i.status()[0]!);
       expect(roles.map((s) => s.role).sort()).toEqual(["leader", "standby"]);
@@ -169,8 +165,7 @@ describe(`projection runner leadership (${testMode()})`, () => {
       expect(roles[leader]!.eventsApplied).toBeGreaterThanOrEqual(12);
 
       await instances[leader]!.stop();
-      const next = await appendEvents(env.store, countedType(name), 1, 4);
-      expect(await instances[standby]!.waitFor(next, 15_000)).toBe(true);
+      await env.appendProjected(instances[standby]!, name, 1, 4);
       expect(instances[standby]!.status()[0]!.role).toBe("leader");
       const counts = await countsOf(env.database, name);
       expect(counts.size).toBe(4);

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { testMode, type Database } from "@tidings/postgres";
 import { readCheckpoints } from "./checkpoints.js";
 import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
-import { aCountingProjection, aName, appendEvents, countedType, until } from "../testing/testBuilders.js";
+import { aCountingProjection, aName, until } from "../testing/testBuilders.js";
 
 const env = storeOnTestDatabase();
 
@@ -24,8 +24,7 @@ describe(`version bump (${testMode()})`, () => {
     const name = aName();
     const view = `${name}_counts`;
     const v1 = await env.start([aCountingProjection(name)]);
-    const head = await appendEvents(env.store, countedType(name), 20, 10);
-    expect(await v1.waitFor(head, 15_000)).toBe(true);
+    const head = await env.appendProjected(v1, name, 20, 10);
     await v1.stop();
     expect(await totalOf(env.database, view)).toBe(200);
 
@@ -69,8 +68,7 @@ describe(`version bump (${testMode()})`, () => {
       expect(await totalOf(reader, view)).toBe(2000);
       expect(await tablesLike(env.database, `${name}_counts_v%`)).toEqual([`${name}_counts_v2`]);
 
-      const next = await appendEvents(env.store, countedType(name), 1, 3);
-      expect(await v2.waitFor(next, 15_000)).toBe(true);
+      await env.appendProjected(v2, name, 1, 3);
       expect(await totalOf(reader, view)).toBe(2030);
       expect(v2.status()[0]!.state).toBe("live");
     } finally {
@@ -81,8 +79,7 @@ describe(`version bump (${testMode()})`, () => {
   it("leaves a newer live version alone when an older build starts", async () => {
     const name = aName();
     const newer = await env.start([aCountingProjection(name, { version: 3 })]);
-    const head = await appendEvents(env.store, countedType(name), 1, 1);
-    expect(await newer.waitFor(head, 15_000)).toBe(true);
+    await env.appendProjected(newer, name, 1, 1);
     await newer.stop();
 
     const older = await env.start([aCountingProjection(name, { version: 2 })]);

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createTestDatabase, type Database, type TestDatabase } from "@tidings/postgres";
-import type { EventStore } from "@tidings/eventstore";
+import type { EventStore, Position } from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
 import { startProjections, type RunningProjections, type StartProjectionsOptions } from "../engine/runner.js";
-import { anEventStore, quietLogger } from "./testBuilders.js";
+import { anEventStore, appendEvents, countedType, quietLogger } from "./testBuilders.js";
 
 /** What the tests of one file share: a test database of their own and an event store on it. */
 export interface StoreOnTestDatabase {
@@ -12,6 +12,11 @@ export interface StoreOnTestDatabase {
   readonly store: EventStore;
   /** The runner on this store and database, quiet unless TIDINGS_TEST_LOG asks. */
   start(projections: Projection[], options?: Partial<StartProjectionsOptions>): Promise<RunningProjections>;
+  /**
+   * Appends `perStream` events counted by the counting projection `name` to each of `streams` new streams,
+   * and expects `running` to have projected them within 15 s. Returns the last one's position.
+   */
+  appendProjected(running: RunningProjections, name: string, streams: number, perStream: number): Promise<Position>;
 }
 
 /**
@@ -44,6 +49,11 @@ export function storeOnTestDatabase(): StoreOnTestDatabase {
       return opened(store);
     },
     start: (projections, options = {}) => startProjections({ store: shared.store, database: shared.database, projections, logger: quietLogger, ...options }),
+    async appendProjected(running, name, streams, perStream) {
+      const head = await appendEvents(shared.store, countedType(name), streams, perStream);
+      expect(await running.waitFor(head, 15_000)).toBe(true);
+      return head;
+    },
   };
   return shared;
 }
