@@ -16,16 +16,16 @@ export const apiKeysProjection = {
   name: "api_keys",
   version: 1,
   tables: {
-    api_keys: teamResourceTable(
-      {
+    api_keys: teamResourceTable({
+      columns: {
         name: { type: "text" },
         permission: { type: "text" },
         domain_id: { type: "uuid", nullable: true },
         token_hash: { type: "text" },
         created_at: { type: "timestamptz" },
       },
-      { by_token: "(token_hash)" },
-    ),
+      indexes: { by_token: "(token_hash)" },
+    }),
   },
   handlers: handlersOf<ApiKeyEvent>({
     ApiKeyCreated({ apiKeyId, teamId, name, permission, domainId, tokenHash, createdAt }, context) {

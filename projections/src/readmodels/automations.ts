@@ -19,8 +19,8 @@ export const automationsProjection = {
   name: "automations",
   version: 1,
   tables: {
-    automations: teamResourceTable(
-      {
+    automations: teamResourceTable({
+      columns: {
         name: { type: "text" },
         status: { type: "text", ...holds<AutomationStatus>() },
         steps: { type: "jsonb", ...holds<EventData<AutomationEvent, "AutomationCreated">["steps"]>() },
@@ -30,8 +30,8 @@ export const automationsProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
-      { by_trigger: "(team_id, trigger_event, status)" },
-    ),
+      indexes: { by_trigger: "(team_id, trigger_event, status)" },
+    }),
   },
   handlers: handlersOf<AutomationEvent>({
     AutomationCreated(data, context) {

@@ -9,10 +9,12 @@ export const contactImportsProjection = {
   version: 1,
   tables: {
     contact_imports: teamResourceTable({
-      status: { type: "text", ...holds<ContactImportStatus>() },
-      counts: { type: "jsonb", ...holds<EventData<ContactImportEvent, "ContactImportCompleted">["counts"]>() },
-      created_at: { type: "timestamptz" },
-      completed_at: { type: "timestamptz", nullable: true },
+      columns: {
+        status: { type: "text", ...holds<ContactImportStatus>() },
+        counts: { type: "jsonb", ...holds<EventData<ContactImportEvent, "ContactImportCompleted">["counts"]>() },
+        created_at: { type: "timestamptz" },
+        completed_at: { type: "timestamptz", nullable: true },
+      },
     }),
     contact_import_errors: {
       columns: {

@@ -9,10 +9,12 @@ export const contactPropertiesProjection = {
   version: 1,
   tables: {
     contact_properties: teamResourceTable({
-      key: { type: "text" },
-      type: { type: "text", ...holds<ContactPropertyType>() },
-      fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
-      created_at: { type: "timestamptz" },
+      columns: {
+        key: { type: "text" },
+        type: { type: "text", ...holds<ContactPropertyType>() },
+        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
+        created_at: { type: "timestamptz" },
+      },
     }),
   },
   handlers: handlersOf<ContactPropertyEvent>({

@@ -24,8 +24,8 @@ export const contactsProjection = {
   name: "contacts",
   version: 1,
   tables: {
-    contacts: teamResourceTable(
-      {
+    contacts: teamResourceTable({
+      columns: {
         email: { type: "text" },
         first_name: { type: "text", nullable: true },
         last_name: { type: "text", nullable: true },
@@ -34,8 +34,8 @@ export const contactsProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
-      { by_email: "(team_id, email)" },
-    ),
+      indexes: { by_email: "(team_id, email)" },
+    }),
     contact_segments: {
       columns: {
         contact_id: { type: "uuid" },

@@ -34,8 +34,8 @@ export const emailsProjection = {
   // 2: `broadcast_id`.
   version: 2,
   tables: {
-    emails: teamResourceTable(
-      {
+    emails: teamResourceTable({
+      columns: {
         ...addressColumns,
         subject: { type: "text" },
         html: { type: "text", nullable: true },
@@ -47,8 +47,8 @@ export const emailsProjection = {
         broadcast_id: { type: "uuid", nullable: true },
         created_at: { type: "timestamptz" },
       },
-      { by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
-    ),
+      indexes: { by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },
+    }),
     email_attachments: attachmentsTable({
       filename: { type: "text" },
       disposition: { type: "text", ...holds<EmailContent["attachments"][number]["disposition"]>() },

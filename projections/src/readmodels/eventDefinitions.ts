@@ -8,15 +8,15 @@ export const eventDefinitionsProjection = {
   name: "event_definitions",
   version: 1,
   tables: {
-    event_definitions: teamResourceTable(
-      {
+    event_definitions: teamResourceTable({
+      columns: {
         name: { type: "text" },
         schema: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<EventDefinitionEvent, "EventDefinitionCreated">["schema"]>>() },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
-      { by_name: "(team_id, name)" },
-    ),
+      indexes: { by_name: "(team_id, name)" },
+    }),
   },
   handlers: handlersOf<EventDefinitionEvent>({
     EventDefinitionCreated(data, context) {

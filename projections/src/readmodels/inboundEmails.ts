@@ -14,13 +14,15 @@ export const inboundEmailsProjection = {
   version: 1,
   tables: {
     inbound_emails: teamResourceTable({
-      ...addressColumns,
-      received_for: { type: "jsonb", ...holds<string[]>() },
-      message_id: { type: "text", nullable: true },
-      subject: { type: "text" },
-      raw_blob: { type: "text" },
-      raw_size: { type: "bigint" },
-      created_at: { type: "timestamptz" },
+      columns: {
+        ...addressColumns,
+        received_for: { type: "jsonb", ...holds<string[]>() },
+        message_id: { type: "text", nullable: true },
+        subject: { type: "text" },
+        raw_blob: { type: "text" },
+        raw_size: { type: "bigint" },
+        created_at: { type: "timestamptz" },
+      },
     }),
     inbound_email_attachments: attachmentsTable({ filename: { type: "text", nullable: true }, disposition: { type: "text", nullable: true } }),
   },

@@ -9,8 +9,10 @@ export const segmentsProjection = {
   version: 1,
   tables: {
     segments: teamResourceTable({
-      name: { type: "text" },
-      created_at: { type: "timestamptz" },
+      columns: {
+        name: { type: "text" },
+        created_at: { type: "timestamptz" },
+      },
     }),
   },
   handlers: handlersOf<SegmentEvent>({

@@ -8,13 +8,13 @@ export const newestFirstPerTeam = "(team_id, created_at DESC, id DESC)";
  * the owning team next to it, listed per team newest first. `columns` are the others in table order,
  * `created_at` among them; `indexes` are those the table needs besides the list's.
  */
-export function teamResourceTable<Columns extends Record<string, ColumnDefinition> & { created_at: { type: "timestamptz" } }>(
-  columns: Columns,
-  indexes: Record<string, string> = {},
-) {
+export function teamResourceTable<Columns extends Record<string, ColumnDefinition> & { created_at: { type: "timestamptz" } }>(table: {
+  columns: Columns;
+  indexes?: Record<string, string>;
+}) {
   return {
-    columns: { id: { type: "uuid" }, team_id: { type: "uuid" }, ...columns },
+    columns: { id: { type: "uuid" }, team_id: { type: "uuid" }, ...table.columns },
     primaryKey: ["id"],
-    indexes: { by_team: newestFirstPerTeam, ...indexes },
+    indexes: { by_team: newestFirstPerTeam, ...table.indexes },
   } satisfies TableDefinition;
 }

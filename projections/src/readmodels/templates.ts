@@ -24,8 +24,8 @@ export const templatesProjection = {
   name: "templates",
   version: 1,
   tables: {
-    templates: teamResourceTable(
-      {
+    templates: teamResourceTable({
+      columns: {
         name: { type: "text" },
         alias: { type: "text", nullable: true },
         subject: { type: "text", nullable: true },
@@ -40,8 +40,8 @@ export const templatesProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
-      { by_alias: "(team_id, alias)" },
-    ),
+      indexes: { by_alias: "(team_id, alias)" },
+    }),
   },
   handlers: handlersOf<TemplateEvent>({
     TemplateCreated(data, context) {

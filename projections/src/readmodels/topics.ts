@@ -9,11 +9,13 @@ export const topicsProjection = {
   version: 1,
   tables: {
     topics: teamResourceTable({
-      name: { type: "text" },
-      description: { type: "text", nullable: true },
-      default_subscription: { type: "text", ...holds<TopicSubscription>() },
-      visibility: { type: "text", ...holds<TopicVisibility>() },
-      created_at: { type: "timestamptz" },
+      columns: {
+        name: { type: "text" },
+        description: { type: "text", nullable: true },
+        default_subscription: { type: "text", ...holds<TopicSubscription>() },
+        visibility: { type: "text", ...holds<TopicVisibility>() },
+        created_at: { type: "timestamptz" },
+      },
     }),
   },
   handlers: handlersOf<TopicEvent>({

@@ -13,15 +13,17 @@ export const webhooksProjection = {
   version: 1,
   tables: {
     webhooks: teamResourceTable({
-      endpoint: { type: "text" },
-      events: { type: "jsonb", ...holds<string[]>() },
-      status: { type: "text", ...holds<WebhookStatus>() },
-      secret: { type: "text" },
-      previous_secret: { type: "text", nullable: true },
-      previous_valid_until: { type: "timestamptz", nullable: true },
-      created_at: { type: "timestamptz" },
-      created_commit: { type: "numeric" },
-      created_prepare: { type: "numeric" },
+      columns: {
+        endpoint: { type: "text" },
+        events: { type: "jsonb", ...holds<string[]>() },
+        status: { type: "text", ...holds<WebhookStatus>() },
+        secret: { type: "text" },
+        previous_secret: { type: "text", nullable: true },
+        previous_valid_until: { type: "timestamptz", nullable: true },
+        created_at: { type: "timestamptz" },
+        created_commit: { type: "numeric" },
+        created_prepare: { type: "numeric" },
+      },
     }),
   },
   handlers: handlersOf<WebhookEvent>({
