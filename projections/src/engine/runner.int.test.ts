@@ -11,7 +11,8 @@ import { aCountingProjection, aName, anEventStore, appendEvents, countedType, co
 
 const env = storeOnTestDatabase();
 
-const run = (projections: Projection[], overrides: Partial<StartProjectionsOptions> = {}) => env.start(projections, { lockRetryMs: 100, retryMs: 50, ...overrides });
+const run = (projections: Projection[], overrides: Partial<StartProjectionsOptions> = {}) =>
+  env.start(projections, { lockRetryMs: 100, retryMs: 50, ...overrides });
 
 describe(`projection runner (${testMode()})`, () => {
   it("rolls back the read-model writes and the checkpoint together when a batch fails in the database", async () => {

@@ -11,11 +11,16 @@ export type EventData<Event extends Events, Type extends Event["type"]> = Extrac
 export type TypedHandler<Data> = (data: Data, context: BatchContext, event: RecordedEvent) => void;
 
 /**
- * A read model's handlers, each given the payload of its event type: `handlersOf<TopicEvent>({ TopicCreated(data, context) { … } })`.
- * The store hands the engine untyped events; the type a handler is registered under is what makes its
- * payload's type true, so this is the one place that says so.
+ * A read model's handlers, each given the payload of its event type:
+ * `handlersOf<TopicEvent>({ TopicCreated(data, context) { … } })`. The store hands the engine untyped
+ * events; the type a handler is registered under is what makes its payload's type true, so this is the
+ * one place that says so.
  */
-export function handlersOf<Event extends Events>(handlers: { [Type in Event["type"]]?: TypedHandler<EventData<Event, Type>> }): Record<string, EventHandler> {
+export function handlersOf<Event extends Events>(handlers: {
+  [Type in Event["type"]]?: TypedHandler<EventData<Event, Type>>;
+}): Record<string, EventHandler> {
   const byType = handlers as Record<string, TypedHandler<unknown>>;
-  return Object.fromEntries(Object.entries(byType).map(([type, handle]): [string, EventHandler] => [type, (event, context) => handle(event.data, context, event)]));
+  return Object.fromEntries(
+    Object.entries(byType).map(([type, handle]): [string, EventHandler] => [type, (event, context) => handle(event.data, context, event)]),
+  );
 }

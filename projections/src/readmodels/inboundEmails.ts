@@ -24,7 +24,10 @@ export const inboundEmailsProjection = {
         created_at: { type: "timestamptz" },
       },
     }),
-    inbound_email_attachments: attachmentsTable({ filename: { type: "text", nullable: true }, disposition: { type: "text", nullable: true } }),
+    inbound_email_attachments: attachmentsTable({
+      filename: { type: "text", nullable: true },
+      disposition: { type: "text", nullable: true },
+    }),
   },
   handlers: handlersOf<InboundEmailEvent>({
     InboundEmailReceived(data, context) {

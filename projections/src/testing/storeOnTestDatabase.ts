@@ -48,7 +48,8 @@ export function storeOnTestDatabase(): StoreOnTestDatabase {
     get store() {
       return opened(store);
     },
-    start: (projections, options = {}) => startProjections({ store: shared.store, database: shared.database, projections, logger: quietLogger, ...options }),
+    start: (projections, options = {}) =>
+      startProjections({ store: shared.store, database: shared.database, projections, logger: quietLogger, ...options }),
     async appendProjected(running, name, streams, perStream) {
       const head = await appendEvents(shared.store, countedType(name), streams, perStream);
       expect(await running.waitFor(head, 15_000)).toBe(true);
