@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, expect } from "vitest";
-import { createTestDatabase, type Database, type TestDatabase } from "@tidings/postgres";
+import { expect } from "vitest";
+import type { Database, TestDatabase } from "@tidings/postgres";
 import type { EventStore, Position } from "@tidings/eventstore";
+import { testStoreDatabase } from "@tidings/eventstore/testing";
 import type { Projection } from "../engine/projection.js";
 import { startProjections, type RunningProjections, type StartProjectionsOptions } from "../engine/runner.js";
-import { anEventStore, appendEvents, countedType, quietLogger } from "./testBuilders.js";
+import { appendEvents, countedType, quietLogger, testStoreOptions } from "./testBuilders.js";
 
-/** What the tests of one file share: a test database of their own and an event store on it. */
+/** What the tests of one file share: a test database of their own, an event store on it, and the runner. */
 export interface StoreOnTestDatabase {
   readonly test: TestDatabase;
   readonly database: Database;
@@ -19,34 +20,18 @@ export interface StoreOnTestDatabase {
   appendProjected(running: RunningProjections, name: string, streams: number, perStream: number): Promise<Position>;
 }
 
-/**
- * Opens a test database with an event store before the file's tests and closes both after them. Called at
- * the top of a test file; its fields are there from `beforeAll` on, for the tests and what they call.
- */
+/** The test database and event store of a projection test file, opened before its tests and closed after them. */
 export function storeOnTestDatabase(): StoreOnTestDatabase {
-  let test: TestDatabase | undefined;
-  let store: EventStore | undefined;
-  beforeAll(async () => {
-    test = await createTestDatabase();
-    store = await anEventStore(test.database);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await test?.dispose();
-  });
-  const opened = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error("the test database is opened in beforeAll: read it from a test or a hook");
-    return value;
-  };
+  const file = testStoreDatabase(testStoreOptions);
   const shared: StoreOnTestDatabase = {
     get test() {
-      return opened(test);
+      return file.test;
     },
     get database() {
-      return opened(test).database;
+      return file.test.database;
     },
     get store() {
-      return opened(store);
+      return file.store;
     },
     start: (projections, options = {}) =>
       startProjections({ store: shared.store, database: shared.database, projections, logger: quietLogger, ...options }),

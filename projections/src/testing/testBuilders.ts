@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@tidings/core";
 import { migrate, type Database } from "@tidings/postgres";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore, type Position } from "@tidings/eventstore";
+import { createPostgresEventStore, eventStoreMigrations, type EventStore, type PostgresEventStoreOptions, type Position } from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
 
 /** Builders for the integration tests: a store on a test database, projections, and events. */
 
+/** How the projection tests' event stores are set up: polling often, so that waits on them stay short. */
+export const testStoreOptions: PostgresEventStoreOptions = { pollIntervalMs: 50 };
+
 export async function anEventStore(database: Database): Promise<EventStore> {
   await migrate(database, "eventstore", eventStoreMigrations);
-  return createPostgresEventStore(database, { pollIntervalMs: 50 });
+  return createPostgresEventStore(database, testStoreOptions);
 }
 
 export const quietLogger = createLogger(process.env.TIDINGS_TEST_LOG ?? "silent");

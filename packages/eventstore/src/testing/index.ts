@@ -1,2 +1,2 @@
 export { holdableStore, type HoldableStore } from "./holdableStore.js";
-export { testEventStore } from "./testEventStore.js";
+export { testEventStore, testStoreDatabase, type TestStoreDatabase } from "./testEventStore.js";
