@@ -1,5 +1,5 @@
 import { emailStatusAfter, type EmailContent, type EmailEvent, type EmailStatus } from "@tidings/domain";
-import { addressColumns, addressRow } from "./addressColumns.js";
+import { mailboxColumns, mailboxRow } from "./mailboxColumns.js";
 import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
@@ -10,7 +10,7 @@ function created(data: EmailContent, scheduledAt: string | null, context: BatchC
   context.upsert("emails", {
     id: data.emailId,
     team_id: data.teamId,
-    ...addressRow(data),
+    ...mailboxRow(data),
     subject: data.subject,
     html: data.html,
     text: data.text,
@@ -36,7 +36,7 @@ export const emailsProjection = {
   tables: {
     emails: teamResourceTable({
       columns: {
-        ...addressColumns,
+        ...mailboxColumns,
         subject: { type: "text" },
         html: { type: "text", nullable: true },
         text: { type: "text", nullable: true },

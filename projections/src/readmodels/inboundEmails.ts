@@ -1,5 +1,5 @@
 import type { InboundEmailEvent } from "@tidings/domain";
-import { addressColumns, addressRow } from "./addressColumns.js";
+import { mailboxColumns, mailboxRow } from "./mailboxColumns.js";
 import { attachmentsTable, upsertAttachments } from "./attachmentRows.js";
 import { holds, type Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
@@ -15,7 +15,7 @@ export const inboundEmailsProjection = {
   tables: {
     inbound_emails: teamResourceTable({
       columns: {
-        ...addressColumns,
+        ...mailboxColumns,
         received_for: { type: "jsonb", ...holds<string[]>() },
         message_id: { type: "text", nullable: true },
         subject: { type: "text" },
@@ -34,7 +34,7 @@ export const inboundEmailsProjection = {
       context.upsert("inbound_emails", {
         id: data.inboundId,
         team_id: data.teamId,
-        ...addressRow(data),
+        ...mailboxRow(data),
         received_for: data.receivedFor,
         message_id: data.messageId,
         subject: data.subject,
