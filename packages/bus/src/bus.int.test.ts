@@ -1,11 +1,9 @@
 import { createTestDatabase, testMode, type Database } from "@tidings/postgres";
-import { connect } from "nats";
 import { busContract, type BusFixture } from "./testing/contract.js";
+import { natsTestStreams } from "./testing/testBus.js";
 import { createInProcessBus } from "./inprocess/bus.js";
-import { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
+import { createNatsBus } from "./nats/bus.js";
 import type { Bus } from "./port.js";
-
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
 /** The in-process bus on this mode's database; a restart closes the database too and opens it again. */
 async function inProcessFixture(): Promise<BusFixture> {
@@ -42,16 +40,10 @@ async function inProcessFixture(): Promise<BusFixture> {
 
 /** NATS with streams and a subject prefix of this file's own, deleted at the end. */
 async function natsFixture(): Promise<BusFixture> {
-  const ns = `T${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const options: NatsBusOptions = {
-    servers: natsUrl,
-    eventsStream: `${ns}_EVENTS`,
-    deadLetterStream: `${ns}_DEADLETTER`,
-    subjectPrefix: `${ns}.`,
-  };
+  const streams = natsTestStreams();
   const open: Bus[] = [];
   const openBus = async () => {
-    const bus = await createNatsBus(options);
+    const bus = await createNatsBus(streams.options);
     open.push(bus);
     return bus;
   };
@@ -65,11 +57,7 @@ async function natsFixture(): Promise<BusFixture> {
     },
     // Streams go first: a failed test can leave a handler stuck, and then closing its bus never ends.
     async dispose() {
-      const nc = await connect({ servers: natsUrl });
-      const jsm = await nc.jetstreamManager();
-      await jsm.streams.delete(options.eventsStream!).catch(() => {});
-      await jsm.streams.delete(options.deadLetterStream!).catch(() => {});
-      await nc.close();
+      await streams.remove();
       await closeAll();
     },
   };

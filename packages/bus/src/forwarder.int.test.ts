@@ -2,18 +2,12 @@ import { randomUUID } from "node:crypto";
 import { createPostgresEventStore, eventStoreMigrations, formatPosition, START, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, settledWrites, testMode, type TestDatabase } from "@tidings/postgres";
 import { sql } from "kysely";
-import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startForwarder } from "./forwarder.js";
 import { forwarderMigrations, moveForwarderCheckpoint } from "./forwarderCheckpoint.js";
-import { createInProcessBus } from "./inprocess/bus.js";
-import { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
 import type { Bus } from "./port.js";
 import { recordingConsumer, sleep, waitUntil } from "./recordingConsumer.js";
-
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const ns = `F${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
+import { openTestBus } from "./testing/testBus.js";
 
 describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite to the in-process bus"})`, () => {
   let test: TestDatabase;
@@ -40,16 +34,9 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     test = await createTestDatabase();
     await migrate(test.database, "eventstore", eventStoreMigrations);
     store = createPostgresEventStore(test.database);
-    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
+    bus = await openTestBus(test.database);
   });
   afterAll(async () => {
-    if (testMode() === "server") {
-      const nc = await connect({ servers: natsUrl });
-      const jsm = await nc.jetstreamManager();
-      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
-      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
-      await nc.close();
-    }
     await bus?.close();
     await store?.close();
     await test?.dispose();

@@ -1,36 +1,30 @@
 import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
-import { connect } from "nats";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { systemClock, createLogger, formatTimestamp, loadConfig, Slots } from "@tidings/core";
+import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
 import { broadcastStream, emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { createInProcessBus, createNatsBus, startForwarder, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
+import type { EventStore } from "@tidings/eventstore";
 import { handleCommand } from "@tidings/commands";
 import { createBlobStore } from "@tidings/blobs";
-import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { testMode, type TestDatabase } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { startProjections, suppressionsProjection, type RunningProjections } from "@tidings/projections";
+import { suppressionsProjection } from "@tidings/projections";
 import { sql } from "kysely";
 import { startSagas, type RunningSagas } from "../startSagas.js";
-import { deliverEmail, type DeliveryDeps } from "./delivery.js";
+import { bareDeliveryDeps } from "../testing/bareDeliveryDeps.js";
+import { startSagaPipeline, type SagaPipeline } from "../testing/sagaPipeline.js";
+import { deliverEmail } from "./delivery.js";
 import { createSmtpTransport } from "@tidings/mail";
-import { createTimers, timerMigrations } from "../timers/index.js";
 
 const logger = createLogger("silent");
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const ns = `D${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
 const teamId = randomUUID();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback SMTP sink`, () => {
+  let pipeline: SagaPipeline;
   let test: TestDatabase;
   let store: EventStore;
-  let bus: Bus;
-  let forwarder: Forwarder;
   let sagas: RunningSagas;
-  let projections: RunningProjections;
   let sink: SmtpSink;
 
   const content = (overrides: Partial<EmailContent> = {}): EmailContent => {
@@ -83,30 +77,14 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    test = await createTestDatabase();
-    await migrate(test.database, "eventstore", eventStoreMigrations);
-    await migrate(test.database, "timers", timerMigrations);
-    store = createPostgresEventStore(test.database);
-    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
-    forwarder = await startForwarder({ store, bus, database: test.database });
-    projections = await startProjections({ store, database: test.database, projections: [suppressionsProjection], logger });
+    pipeline = await startSagaPipeline({ projections: [suppressionsProjection] });
+    ({ test, store } = pipeline);
     const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000" });
-    sagas = await startSagas({ store, database: test.database, bus, config, logger });
+    sagas = await startSagas({ store, database: test.database, bus: pipeline.bus, config, logger });
   });
   afterAll(async () => {
     await sagas?.stop();
-    await projections?.stop();
-    await forwarder?.stop();
-    await bus?.close();
-    if (testMode() === "server") {
-      const nc = await connect({ servers: natsUrl });
-      const jsm = await nc.jetstreamManager();
-      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
-      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
-      await nc.close();
-    }
-    await store?.close();
-    await test?.dispose();
+    await pipeline?.stop();
     await sink?.close();
   });
   beforeEach(() => sink.reset());
@@ -145,18 +123,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     // Slow replies keep each send open long enough for the others to start meanwhile.
     sink.delayReplies(300);
     const transport = createSmtpTransport({ url: sink.url, maxConnections: 3 });
-    const deps: DeliveryDeps = {
-      store,
-      clock: systemClock,
-      transport,
-      sending: new Slots(3),
-      compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
-      envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
-      timers: createTimers(test.database),
-      suppressed: async () => [],
-      logger,
-      retryBackoffMs: [300],
-    };
+    const deps = bareDeliveryDeps(test.database, { store, transport, slots: 3, subject: "once" });
     try {
       const emailId = await send(content());
       await Promise.all([deliverEmail(deps, emailId), deliverEmail(deps, emailId), deliverEmail(deps, emailId)]);
@@ -181,18 +148,7 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
         return store.append(...args);
       },
     };
-    const deps: DeliveryDeps = {
-      store: away,
-      clock: systemClock,
-      transport,
-      sending: new Slots(1),
-      compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: once\r\n\r\nonce\r\n`),
-      envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
-      timers: createTimers(test.database),
-      suppressed: async () => [],
-      logger,
-      retryBackoffMs: [300],
-    };
+    const deps = bareDeliveryDeps(test.database, { store: away, transport, slots: 1, subject: "once" });
     try {
       const emailId = await send(content());
       await deliverEmail(deps, emailId);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { systemClock, createLogger, formatTimestamp, Slots } from "@tidings/core";
+import { formatTimestamp } from "@tidings/core";
 import { emailDecider, emailStream } from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
@@ -8,8 +8,9 @@ import { handleCommand } from "@tidings/commands";
 import { createSmtpTransport, type MailTransport } from "@tidings/mail";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
-import { deliverEmail, type DeliveryDeps } from "./delivery.js";
-import { createTimers, timerMigrations } from "../timers/index.js";
+import { bareDeliveryDeps } from "../testing/bareDeliveryDeps.js";
+import { deliverEmail } from "./delivery.js";
+import { timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,18 +41,7 @@ async function queueEmail(): Promise<string> {
 }
 
 /** Two send slots. */
-const deliveryDeps = (store: EventStore, transport: MailTransport): DeliveryDeps => ({
-  store,
-  clock: systemClock,
-  transport,
-  sending: new Slots(2),
-  compose: async (c) => Buffer.from(`From: hello@acme.test\r\nMessage-ID: <${c.emailId}@tidings.test>\r\nSubject: slots\r\n\r\nslots\r\n`),
-  envelopePolicy: async () => ({ tls: "opportunistic", sender: null }),
-  timers: createTimers(test.database),
-  suppressed: async () => [],
-  logger: createLogger("silent"),
-  retryBackoffMs: [300],
-});
+const deliveryDeps = (store: EventStore, transport: MailTransport) => bareDeliveryDeps(test.database, { store, transport, slots: 2, subject: "slots" });
 
 it("has no more emails between the server's 250 and their record than it has send slots, however many it delivers at once", async () => {
   const transport = createSmtpTransport({ url: sink.url, maxConnections: 8 });

@@ -1,35 +1,31 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
-import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream, type EmailContent } from "@tidings/domain";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { createInProcessBus, createNatsBus, forwardedEventSubject, startForwarder, toForwardedEvent, type Bus, type Forwarder, type NatsBusOptions } from "@tidings/bus";
+import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream } from "@tidings/domain";
+import { anEmailContent } from "@tidings/domain/testing";
+import type { EventStore } from "@tidings/eventstore";
+import { forwardedEventSubject, toForwardedEvent, type Bus } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
-import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { createCheckpointWaiter, startProjections, webhookDeliveriesProjection, webhooksProjection, type CheckpointWaiter, type RunningProjections } from "@tidings/projections";
-import { holdableStore } from "@tidings/eventstore/testing";
-import { createTimers, startTimerPoller, timerMigrations, type TimerPoller } from "../timers/index.js";
+import { testMode, type TestDatabase } from "@tidings/postgres";
+import { webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
+import { startSagaPipeline, type SagaPipeline } from "../testing/sagaPipeline.js";
+import { createTimers, startTimerPoller, type TimerPoller } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
 import { createAttemptLeases } from "./attemptLeases.js";
 import { createWebhookTargets } from "./webhookTargets.js";
-import { readModelsAt, type ReadModelsAt } from "../readModelsAt.js";
 import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 
 const logger = createLogger("silent");
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const ns = `W${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-const natsOptions: NatsBusOptions = { servers: natsUrl, eventsStream: `${ns}_EVENTS`, deadLetterStream: `${ns}_DEADLETTER`, subjectPrefix: `${ns}.` };
 const secret = "w".repeat(40);
 const teamId = randomUUID();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback HTTP receiver`, () => {
+  let pipeline: SagaPipeline;
   let test: TestDatabase;
   let store: EventStore;
   let bus: Bus;
-  let forwarder: Forwarder;
   let projections: RunningProjections;
   let saga: WebhookSaga;
   let poller: TimerPoller;
@@ -39,10 +35,6 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   let port: number;
   let timers: ReturnType<typeof createTimers>;
   let holding = true;
-  let holdProjections: () => () => void;
-  let releaseHeld: () => void = () => {};
-  let checkpoints: CheckpointWaiter;
-  let readModels: ReadModelsAt;
   const startSaga = () =>
     startWebhookSaga({
       bus,
@@ -57,7 +49,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       messageIdHost: "tidings.test",
       sweepIntervalMs: 200,
       staleMs: 500,
-      readModelsAt: readModels,
+      readModelsAt: pipeline.readModelsAt,
     });
 
   const waitForRequests = async (count: number) => {
@@ -71,25 +63,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   const suppressedEmail = async () => {
     const emailId = randomUUID();
     const now = formatTimestamp(new Date());
-    const content: EmailContent = {
-      emailId,
-      teamId,
-      from: "a@acme.test",
-      to: ["b@example.test"],
-      cc: [],
-      bcc: [],
-      replyTo: [],
-      subject: "Hi",
-      html: "<p>Hi</p>",
-      text: "Hi",
-      headers: {},
-      tags: [],
-      attachments: [],
-      templateId: null,
-      templateVersion: null,
-      domainId: null,
-      createdAt: now,
-    };
+    const content = anEmailContent({ emailId, teamId, from: "a@acme.test", to: ["b@example.test"], subject: "Hi", createdAt: now });
     await store.append(
       emailStream(emailId),
       [
@@ -146,19 +120,8 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     port = (receiver.address() as { port: number }).port;
-    test = await createTestDatabase();
-    await migrate(test.database, "eventstore", eventStoreMigrations);
-    await migrate(test.database, "timers", timerMigrations);
-    store = createPostgresEventStore(test.database);
-    bus = testMode() === "server" ? await createNatsBus(natsOptions) : await createInProcessBus(test.database);
-    forwarder = await startForwarder({ store, bus, database: test.database });
-    const projectorFeed = holdableStore(store);
-    holdProjections = projectorFeed.hold;
-    projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: [webhooksProjection, webhookDeliveriesProjection], logger });
-    checkpoints = await createCheckpointWaiter(test.database, ["webhooks"]);
-    const waitForReadModels = readModelsAt(checkpoints);
-    // A wait for the read model lets held projections go on: the saga asked for them to catch up.
-    readModels = (names, position) => (releaseHeld(), waitForReadModels(names, position));
+    pipeline = await startSagaPipeline({ projections: [webhooksProjection, webhookDeliveriesProjection] });
+    ({ test, store, bus, projections } = pipeline);
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
     saga = await startSaga();
@@ -167,19 +130,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   afterAll(async () => {
     await poller?.stop();
     await saga?.stop();
-    await checkpoints?.close();
-    await projections?.stop();
-    await forwarder?.stop();
-    await bus?.close();
-    if (testMode() === "server") {
-      const nc = await connect({ servers: natsUrl });
-      const jsm = await nc.jetstreamManager();
-      await jsm.streams.delete(natsOptions.eventsStream!).catch(() => {});
-      await jsm.streams.delete(natsOptions.deadLetterStream!).catch(() => {});
-      await nc.close();
-    }
-    await store?.close();
-    await test?.dispose();
+    await pipeline?.stop();
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
   });
@@ -199,7 +150,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   });
 
   it("delivers an event to a webhook created just before it, while the webhooks read model is still behind the creation", async () => {
-    releaseHeld = holdProjections();
+    const releaseHeld = pipeline.holdProjections();
     try {
       const fresh = await createWebhook("/fresh", { projected: false });
       const emailId = await suppressedEmail();

@@ -1,0 +1,1 @@
+export { natsTestStreams, openTestBus, type NatsTestStreams } from "./testBus.js";
