@@ -2,10 +2,11 @@ import { type ChildProcess } from "node:child_process";
 import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { stepEmailId } from "@tidings/sagas";
-import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
+import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
+import { succeeded } from "../support/wire.js";
 
 /** Runs in flight, the issue's scale: about 19 s here since the delivery saga reads ahead (`AUTOMATION_CRASH_RUNS` to change it). */
 const runs = Number(process.env.AUTOMATION_CRASH_RUNS ?? 1000);
@@ -14,11 +15,7 @@ const kills = 2;
 const mailConcurrency = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const serverMode = testMode() === "server";
-if (!serverMode)
-  console.warn(
-    "automation crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
-  );
+const serverMode = serverModeOnly("automation crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 
 /**
  * Issue 9's crash test: runs of `trigger → send_email → delay 2 s → send_email` are started while the
@@ -28,33 +25,21 @@ if (!serverMode)
  * one per SMTP connection per kill, and only for a message first accepted before a kill.
  */
 describe.skipIf(!serverMode)("automation runs with the sagas process killed twice", () => {
-  let sink: SmtpSink;
-  let roles: SplitRoles;
-  let database: Database;
+  let deployment: MailingRoles;
   let sagas: ChildProcess | undefined;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    roles = await startSplitRoles({ TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency), TIMER_LEASE_MS: "5000" });
-    database = await roles.database.reopen();
+    deployment = await startMailingRoles(mailConcurrency);
   });
-  afterAll(async () => {
-    await database?.close();
-    await roles?.stop();
-    await sink?.close();
-  });
+  afterAll(() => deployment?.stop());
 
   it("completes every run with one email per send step reached", { timeout: 600_000 }, async () => {
+    const { sink, roles, database } = deployment;
     const resend = new Resend(roles.token, { baseUrl: roles.url });
-    const ok = async <T,>(call: Promise<{ data: T | null; error: { message: string } | null }>) => {
-      const { data, error } = await call;
-      if (error) throw new Error(error.message);
-      return data!;
-    };
-    await ok(resend.events.create({ name: "crash.signed_up" }));
-    const welcome = await ok(resend.templates.create({ name: "Welcome", subject: "Welcome {{{N}}}", html: "<p>{{{N}}}</p>", from: "Crash <crash@crash.test>", variables: [{ key: "N", type: "string", fallbackValue: null }] }).publish());
-    const after = await ok(resend.templates.create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" }).publish());
-    const { id: automationId } = await ok(
+    await succeeded(() => resend.events.create({ name: "crash.signed_up" }));
+    const welcome = await succeeded(() => resend.templates.create({ name: "Welcome", subject: "Welcome {{{N}}}", html: "<p>{{{N}}}</p>", from: "Crash <crash@crash.test>", variables: [{ key: "N", type: "string", fallbackValue: null }] }).publish());
+    const after = await succeeded(() => resend.templates.create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" }).publish());
+    const { id: automationId } = await succeeded(() => 
       resend.automations.create({
         name: "Crash",
         status: "enabled",
@@ -79,7 +64,7 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
       Array.from({ length: 16 }, async () => {
         while (next < runs) {
           const n = next++;
-          await ok(resend.events.send({ event: "crash.signed_up", email: `r${n}@example.test`, payload: { n: String(n) } }));
+          await succeeded(() => resend.events.send({ event: "crash.signed_up", email: `r${n}@example.test`, payload: { n: String(n) } }));
         }
       }),
     );
@@ -116,18 +101,13 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
       SELECT data->>'key' AS id, count(*)::text AS n FROM eventstore.events WHERE type = 'AutomationRunStepCompleted' GROUP BY stream_id, data->>'key' HAVING count(*) > 1`.execute(database.db);
     expect(recorded, "a step recorded twice").toEqual([]);
 
-    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const unique = () => distinctMessageIds(sink.received);
     while (unique() < 2 * runs && Date.now() < deadline) await sleep(200);
     expect(unique()).toBe(2 * runs);
     expect(sink.received.every((m) => expected.has(/^<([^@]+)@/.exec(m.messageId ?? "")?.[1] ?? ""))).toBe(true);
     const duplicates = sink.received.length - 2 * runs;
     expect(duplicates).toBeLessThanOrEqual(kills * mailConcurrency);
-    const firstCopies = new Map<string, number>();
-    for (const m of sink.received) {
-      const first = firstCopies.get(m.messageId!);
-      if (first === undefined) firstCopies.set(m.messageId!, m.receivedAt.getTime());
-      else expect(killedAt.some((at) => first <= at)).toBe(true);
-    }
+    for (const first of firstCopiesOfRepeats(sink.received)) expect(killedAt.some((at) => first <= at)).toBe(true);
     console.log(
       `automation crash test: ${runs} runs (${2 * runs} emails), ${killedAt.length} SIGKILLs of the sagas process, ${duplicates} duplicate deliveries (same Message-ID); ` +
         `all runs completed after ${((Date.now() - started) / 1000).toFixed(1)} s`,

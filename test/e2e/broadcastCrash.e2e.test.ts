@@ -3,11 +3,11 @@ import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
-import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
-import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
-import { openDatabase, testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
+import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
+import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { distinctMessageIds } from "../support/sinkCopies.js";
+import { succeeded } from "../support/wire.js";
 
 /** 1,000 in `npm test` (its time budget); BROADCAST_CRASH_CONTACTS=20000 for the issue's full scale (minutes on a 2-core machine). */
 const contacts = Number(process.env.BROADCAST_CRASH_CONTACTS ?? 1_000);
@@ -17,11 +17,7 @@ const sigtermWithinMs = 10_000;
 const mailConcurrency = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const serverMode = testMode() === "server";
-if (!serverMode)
-  console.warn(
-    "broadcast crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
-  );
+const serverMode = serverModeOnly("broadcast crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 
 /**
  * Issue 7's crash test: a broadcast to a segment of `contacts` contacts, with the sagas process (fan-out
@@ -30,46 +26,31 @@ if (!serverMode)
  * window of a kill (DESIGN §1), at most one per message in flight.
  */
 describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice and stopped once", () => {
-  let sink: SmtpSink;
-  let roles: SplitRoles;
-  let events: OpenedEventStore;
-  let database: Database;
+  let deployment: MailingRoles;
   let sagas: ChildProcess | undefined;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    roles = await startSplitRoles({ TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency), TIMER_LEASE_MS: "5000" });
-    events = await openEventStore(roles.database.url);
-    database = await openDatabase({ url: roles.database.url, poolSize: 2 });
+    deployment = await startMailingRoles(mailConcurrency);
   });
-  afterAll(async () => {
-    await database?.close();
-    await events?.close();
-    await roles?.stop();
-    await sink?.close();
-  });
+  afterAll(() => deployment?.stop());
 
   it("ends with exactly one email per contact, all delivered, every Message-ID at the sink", { timeout: 120_000 + contacts * 60 }, async () => {
+    const { sink, roles, events, database } = deployment;
     const resend = new Resend(roles.token, { baseUrl: roles.url });
-    const ok = async <T>(call: Promise<{ data: T | null; error: { message: string } | null }>) => {
-      const { data, error } = await call;
-      if (error) throw new Error(error.message);
-      return data!;
-    };
     sagas = roles.startSagas();
-    const segmentId = (await ok(resend.segments.create({ name: "Everyone" }))).id;
+    const segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
     const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
-    const imported = await ok(resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
+    const imported = await succeeded(() => resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
     const members = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db)).rows[0]!.n);
     const importDeadline = Date.now() + 60_000 + contacts * 10;
-    while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
+    while ((await succeeded(() => resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
       if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
       await sleep(250);
     }
 
     const started = Date.now();
-    const { id } = await ok(resend.broadcasts.create({ segmentId, from: "News <news@crash.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
-    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const { id } = await succeeded(() => resend.broadcasts.create({ segmentId, from: "News <news@crash.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
+    const unique = () => distinctMessageIds(sink.received);
     const statusAtKill: string[] = [];
     // The first kill lands while the fan-out is still queueing (a few percent delivered), the second mid-delivery.
     // The SIGTERM between finds the fan-out waiting for room in its window, which the delivery saga,
@@ -77,7 +58,7 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
     for (const [fraction, stop] of [[0.05, "SIGKILL"], [0.25, "SIGTERM"], [0.5, "SIGKILL"]] as const) {
       while (unique() < contacts * fraction) await sleep(5);
       await sleep(Math.random() * 300);
-      const status = (await ok(resend.broadcasts.get(id))).status;
+      const status = (await succeeded(() => resend.broadcasts.get(id))).status;
       if (stop === "SIGKILL") await roles.kill(sagas!);
       statusAtKill.push(stop === "SIGKILL" ? `${status} (SIGKILL)` : `${status} (SIGTERM, exited in ${await roles.terminate(sagas!, sigtermWithinMs)} ms)`);
       sagas = roles.startSagas();
@@ -88,23 +69,15 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
     const delivered = Date.now();
     expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
 
-    const stream = (await events.store.readStream(broadcastStream(id))).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
-    const planned = stream.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? e.data.recipients : []));
+    const stream = await broadcastEvents(events.store, id);
+    const planned = plannedRecipients(stream);
     expect(planned).toHaveLength(contacts);
     expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
     expect(stream.filter((e) => e.type === "BroadcastSent")).toHaveLength(1);
     const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
 
     // One stream per contact, each with one EmailQueued and one outcome, and no other email of the broadcast.
-    const shapes = new Map<string, number>();
-    for (let i = 0; i < ids.length; i += 200) {
-      const streams = await Promise.all(ids.slice(i, i + 200).map((emailId) => events.store.readStream(emailStream(emailId))));
-      for (const s of streams) {
-        const shape = s.map((e) => e.type).filter((t) => t !== "EmailSent").join(",");
-        shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
-      }
-    }
-    expect(Object.fromEntries(shapes)).toEqual({ "EmailQueued,EmailDelivered": contacts });
+    expect(await emailStreamShapes(events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
     let rowsInReadModel = 0;
     while (Date.now() < deadline) {
       rowsInReadModel = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM emails WHERE broadcast_id = ${id}`.execute(database.db)).rows[0]!.n);
@@ -113,7 +86,7 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
     }
     expect(rowsInReadModel).toBe(contacts);
 
-    const expected = new Set(ids.map((emailId) => `<${emailId}@${new URL(roles.url).hostname}>`));
+    const expected = messageIdsOf(ids, roles.url);
     expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
     const duplicates = sink.received.length - contacts;
     console.log(

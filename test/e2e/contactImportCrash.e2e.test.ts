@@ -1,15 +1,13 @@
 import { type ChildProcess } from "node:child_process";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testMode } from "@tidings/postgres";
+import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 import { succeeded } from "../support/wire.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const serverMode = testMode() === "server";
-if (!serverMode)
-  console.warn("contact import crash test skipped in embedded mode: it kills a separate sagas process, which an embedded data directory does not admit; it runs with TIDINGS_TEST_MODE=server");
+const serverMode = serverModeOnly("contact import crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 
 /**
  * Issue 6: an import whose sagas process is SIGKILLed past its first checkpoint (500 rows) and started

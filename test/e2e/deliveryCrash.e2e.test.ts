@@ -2,21 +2,16 @@ import { type ChildProcess } from "node:child_process";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
-import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
-import { testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
+import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
 
 const emails = 2_000;
 const kills = 3;
 const finalOutcomes = new Set(["EmailDelivered", "EmailBounced", "EmailFailed", "EmailSuppressed"]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const serverMode = testMode() === "server";
-if (!serverMode)
-  console.warn(
-    "delivery crash test skipped in embedded mode: it kills a separate sagas process, and an embedded data directory admits one process (PGlite); it runs with TIDINGS_TEST_MODE=server",
-  );
+const serverMode = serverModeOnly("delivery crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 
 /**
  * Issue 4's crash test: the api and projector run here, the sagas in a child process that is SIGKILLed
@@ -24,35 +19,22 @@ if (!serverMode)
  * the sink's 250 and the recording of the outcome, so at most one per kill per message in flight.
  */
 describe.skipIf(!serverMode)("delivery with the sagas process killed three times", () => {
-  let sink: SmtpSink;
-  let roles: SplitRoles;
-  let events: OpenedEventStore;
+  let deployment: MailingRoles;
   let sagas: ChildProcess | undefined;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    roles = await startSplitRoles({
-      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-      MAIL_TRANSPORT: "smtp",
-      SMTP_URL: sink.url,
-      // One email in flight, so that a kill can find at most one email between the server's 250 and the
-      // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
-      // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.
-      MAIL_CONCURRENCY: "1",
-      TIMER_LEASE_MS: "5000",
-    });
-    events = await openEventStore(roles.database.url);
+    // One email in flight, so that a kill can find at most one email between the server's 250 and the
+    // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
+    // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.
+    deployment = await startMailingRoles(1);
   });
-  afterAll(async () => {
-    await events?.close();
-    await roles?.stop();
-    await sink?.close();
-  });
+  afterAll(() => deployment?.stop());
 
   it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 300_000 }, async () => {
+    const { sink, roles, events } = deployment;
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     sagas = roles.startSagas();
-    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const unique = () => distinctMessageIds(sink.received);
     // Each kill lands at a random moment once the (re)started process is delivering: not timed to a 250,
     // so a kill falls in the 250-to-record window only as often as that window is open.
     let killed = 0;
@@ -106,14 +88,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
 
     const duplicates = sink.received.length - emails;
     // Each duplicate's first copy was accepted before some kill: without a kill, nothing is sent twice.
-    const firstCopies = new Map<string, number>();
-    const duplicated: number[] = [];
-    for (const m of sink.received) {
-      const first = firstCopies.get(m.messageId!);
-      if (first === undefined) firstCopies.set(m.messageId!, m.receivedAt.getTime());
-      else duplicated.push(first);
-    }
-    const beforeKill = duplicated.map((first) => Math.min(...killedAt.filter((at) => at >= first)) - first);
+    const beforeKill = firstCopiesOfRepeats(sink.received).map((first) => Math.min(...killedAt.filter((at) => at >= first)) - first);
     console.log(
       `delivery crash test: ${emails} emails, ${killed} SIGKILLs of the sagas process, ${duplicates} duplicate(s) at the sink (same Message-ID), ` +
         `their first copies accepted ${beforeKill.join(", ") || "-"} ms before the next kill; ` +

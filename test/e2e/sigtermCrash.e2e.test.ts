@@ -4,13 +4,16 @@ import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
-import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
-import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
-import { openDatabase, testMode, type Database } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { startSplitRoles, type ChildRole, type SplitRoles } from "../support/splitRoles.js";
+import type { Database } from "@tidings/postgres";
+import type { SmtpSink } from "@tidings/testkit";
+import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
+import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { serverModeOnly } from "../support/serverModeOnly.js";
+import { distinctMessageIds } from "../support/sinkCopies.js";
+import type { ChildRole, SplitRoles } from "../support/splitRoles.js";
 import { freePort } from "../support/testServer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
+import { succeeded } from "../support/wire.js";
 
 /** Issue 20: every role exits within this long of SIGTERM, whatever it is doing. */
 const exitBoundMs = 10_000;
@@ -21,9 +24,7 @@ const contacts = Number(process.env.SIGTERM_CRASH_CONTACTS ?? 2_000);
 const mailConcurrency = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const serverMode = testMode() === "server";
-if (!serverMode)
-  console.warn("SIGTERM test of split roles skipped in embedded mode: it stops separate api, projector and sagas processes, which an embedded data directory does not admit; it runs with TIDINGS_TEST_MODE=server");
+const serverMode = serverModeOnly("SIGTERM test of split roles", "it stops separate api, projector and sagas processes, which an embedded data directory does not admit");
 
 /**
  * A deploy stops each role with SIGTERM and waits for it. Each role here is a child process, stopped while
@@ -33,21 +34,16 @@ if (!serverMode)
  * contact.
  */
 describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy, and its work resumes", () => {
+  let deployment: MailingRoles;
   let sink: SmtpSink;
   let receiver: WebhookReceiver;
   let roles: SplitRoles;
-  let events: OpenedEventStore;
   let database: Database;
   let sagas: ChildProcess;
   let projector: ChildProcess;
   let segmentId: string;
   const measured: string[] = [];
 
-  const ok = async <T>(call: Promise<{ data: T | null; error: { message: string } | null }>) => {
-    const { data, error } = await call;
-    if (error) throw new Error(error.message);
-    return data!;
-  };
   const count = async (query: ReturnType<typeof sql<{ n: string }>>) => Number((await query.execute(database.db)).rows[0]!.n);
   /** SIGTERM, then the time it took to exit, kept for the closing line. */
   const terminate = async (role: ChildRole, child: ChildProcess, doing: string) => {
@@ -57,32 +53,24 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
   };
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     receiver = await startWebhookReceiver();
-    roles = await startSplitRoles(
-      { TIDINGS_ALLOW_UNVERIFIED_FROM: "true", WEBHOOK_ALLOW_PRIVATE: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency), TIMER_LEASE_MS: "5000" },
-      { projectorChild: true },
-    );
+    deployment = await startMailingRoles(mailConcurrency, { WEBHOOK_ALLOW_PRIVATE: "true" }, { projectorChild: true });
+    ({ sink, roles, database } = deployment);
     projector = roles.projector!;
-    events = await openEventStore(roles.database.url);
-    database = await openDatabase({ url: roles.database.url, poolSize: 2 });
   });
   afterAll(async () => {
     if (measured.length > 0) console.log(`SIGTERM to exit: ${measured.join("; ")}`);
-    await database?.close();
-    await events?.close();
-    await roles?.stop();
-    await sink?.close();
+    await deployment?.stop();
     await receiver?.close();
   });
 
   it("stops the sagas and the projector mid-import; started again, the import ends with every row once", { timeout: 300_000 }, async () => {
     const resend = new Resend(roles.token, { baseUrl: roles.url });
-    segmentId = (await ok(resend.segments.create({ name: "Everyone" }))).id;
+    segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
     const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
     // Started first, so the import meets a sagas process, and the projector's live feed has its events to follow.
     sagas = roles.startSagas();
-    const { id } = await ok(resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
+    const { id } = await succeeded(() => resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
     const imported = () => count(sql`SELECT count(*) AS n FROM contacts`);
     const deadline = Date.now() + 120_000 + contacts * 20;
     const until = async (what: string, condition: () => Promise<boolean>) => {
@@ -104,7 +92,7 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     // The import's row may lag its create on a loaded machine: until it shows, it is not complete.
     const status = async () => (await resend.contacts.imports.get(id)).data?.status;
     await until("the import to complete", async () => (await status()) === "completed" && (await imported()) === contacts);
-    const done = await ok(resend.contacts.imports.get(id));
+    const done = await succeeded(() => resend.contacts.imports.get(id));
     expect(done.counts).toEqual({ total: contacts, created: contacts, updated: 0, skipped: 0, failed: 0 });
     expect(await count(sql`SELECT count(DISTINCT email) AS n FROM contacts`)).toBe(contacts);
     await until("every contact in the segment", async () => (await count(sql`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`)) === contacts);
@@ -143,17 +131,17 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     const held = 20;
     // An endpoint that answers after 30 s: each request in flight would hold the stop until its 15 s timeout.
     receiver.answer("/slow", [200], 30_000);
-    const webhook = await ok(resend.webhooks.create({ endpoint: `${receiver.url}/slow`, events: ["contact.created"] }));
-    for (let i = 0; i < held; i++) await ok(resend.contacts.create({ email: `hooked${i}@example.test` }));
+    const webhook = await succeeded(() => resend.webhooks.create({ endpoint: `${receiver.url}/slow`, events: ["contact.created"] }));
+    for (let i = 0; i < held; i++) await succeeded(() => resend.contacts.create({ email: `hooked${i}@example.test` }));
     await receiver.waitFor("/slow", held, 60_000);
     expect(await terminate("sagas", sagas, `with ${held} webhook requests held by the endpoint`)).toBeLessThan(exitBoundMs);
 
     receiver.answer("/slow", [200], 0);
     sagas = roles.startSagas();
-    const succeeded = () => count(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhook.id} AND status = 'success'`);
+    const delivered = () => count(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhook.id} AND status = 'success'`);
     const deadline = Date.now() + 120_000;
-    while ((await succeeded()) < held) {
-      if (Date.now() > deadline) throw new Error(`${await succeeded()} of ${held} webhooks delivered: ${roles.errors("sagas")}`);
+    while ((await delivered()) < held) {
+      if (Date.now() > deadline) throw new Error(`${await delivered()} of ${held} webhooks delivered: ${roles.errors("sagas")}`);
       await sleep(100);
     }
     expect(new Set(receiver.at("/slow").map((r) => r.headers["webhook-id"])).size).toBe(held);
@@ -163,37 +151,28 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     // A relay that answers each message after 20 s: every send in flight, and every one behind it, would hold the stop.
     sink.delayReplies(20_000);
-    const { id } = await ok(resend.broadcasts.create({ segmentId, from: "News <news@sigterm.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
+    const { id } = await succeeded(() => resend.broadcasts.create({ segmentId, from: "News <news@sigterm.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
     const deadline = Date.now() + 120_000;
     while (sink.heldReplies < mailConcurrency) {
       if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay: ${roles.errors("sagas")}`);
       await sleep(50);
     }
     const heldAtStop = sink.heldReplies;
-    const status = (await ok(resend.broadcasts.get(id))).status;
+    const status = (await succeeded(() => resend.broadcasts.get(id))).status;
     expect(await terminate("sagas", sagas, `mid-broadcast (${status}), sends held by the relay`)).toBeLessThan(exitBoundMs);
 
     sink.delayReplies(0);
     sagas = roles.startSagas();
-    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const unique = () => distinctMessageIds(sink.received);
     const delivered = Date.now() + 60_000 + contacts * 30;
     while (unique() < contacts && Date.now() < delivered) await sleep(200);
     expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
 
-    const stream = (await events.store.readStream(broadcastStream(id))).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
-    const planned = stream.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? e.data.recipients : []));
+    const planned = plannedRecipients(await broadcastEvents(deployment.events.store, id));
     expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
     const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
-    const shapes = new Map<string, number>();
-    for (let i = 0; i < ids.length; i += 200) {
-      const streams = await Promise.all(ids.slice(i, i + 200).map((emailId) => events.store.readStream(emailStream(emailId))));
-      for (const s of streams) {
-        const shape = s.map((e) => e.type).filter((t) => t !== "EmailSent").join(",");
-        shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
-      }
-    }
-    expect(Object.fromEntries(shapes)).toEqual({ "EmailQueued,EmailDelivered": contacts });
-    const expected = new Set(ids.map((emailId) => `<${emailId}@${new URL(roles.url).hostname}>`));
+    expect(await emailStreamShapes(deployment.events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
+    const expected = messageIdsOf(ids, roles.url);
     expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
     // A message the relay held past the stop is accepted by it after all, and sent again by the next
     // process with the same Message-ID: the 250-to-record window, once per send in flight at the stop.
