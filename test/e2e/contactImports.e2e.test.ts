@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Resend } from "resend";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import { describe, expect, it } from "vitest";
+import { serverForFile } from "../support/serverForFile.js";
 import { paced, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
 /** Contact imports through the SDK (seed spec, POST and GET /contacts/imports; reference §6.10). */
 
-let server: TestServer;
-let resend: Resend;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  resend = new Resend(server.token, { baseUrl: server.url });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const file = serverForFile();
 
 async function finished(id: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const item = await succeeded(() => resend.contacts.imports.get(id));
+    const item = await succeeded(() => file.resend.contacts.imports.get(id));
     if (item.status === "completed" || item.status === "failed") return item;
     if (Date.now() > deadline) throw new Error(`import ${id} still ${item.status}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -28,10 +18,10 @@ async function finished(id: string) {
 
 describe("resend.contacts.imports", () => {
   it("imports a CSV with good, repeated and bad rows into a segment, with exact counts and row errors", async () => {
-    await succeeded(() => resend.contactProperties.create({ key: "plan", type: "string" }));
-    await succeeded(() => resend.contactProperties.create({ key: "seats", type: "number" }));
-    const segment = await succeeded(() => resend.segments.create({ name: "Imported" }));
-    await succeeded(() => resend.contacts.create({ email: "known@example.com", firstName: "Known" }));
+    await succeeded(() => file.resend.contactProperties.create({ key: "plan", type: "string" }));
+    await succeeded(() => file.resend.contactProperties.create({ key: "seats", type: "number" }));
+    const segment = await succeeded(() => file.resend.segments.create({ name: "Imported" }));
+    await succeeded(() => file.resend.contacts.create({ email: "known@example.com", firstName: "Known" }));
     const rows = [
       "mail,given,plan,seats,optout",
       ...Array.from({ length: 20 }, (_, i) => `user${i}@example.com,User ${i},pro,${i},no`),
@@ -41,7 +31,7 @@ describe("resend.contacts.imports", () => {
       "seats@example.com,Seats,pro,lots,no",
     ];
     const created = await succeeded(() =>
-      resend.contacts.imports.create({
+      file.resend.contacts.imports.create({
         file: new Blob([rows.join("\n")], { type: "text/csv" }),
         columnMap: { email: "mail", firstName: "given", unsubscribed: "optout", properties: { plan: { column: "plan" }, seats: { column: "seats", type: "number" } } },
         onConflict: "upsert",
@@ -62,29 +52,29 @@ describe("resend.contacts.imports", () => {
         { line: 25, reason: "property `seats` must be a number, not `lots`" },
       ],
     });
-    expect(await succeeded(() => resend.contacts.get("user3@example.com"))).toMatchObject({
+    expect(await succeeded(() => file.resend.contacts.get("user3@example.com"))).toMatchObject({
       first_name: "Again",
       unsubscribed: true,
       properties: { plan: { type: "string", value: "team" }, seats: { type: "number", value: 30 } },
     });
-    expect(await succeeded(() => resend.contacts.get("known@example.com"))).toMatchObject({ first_name: "Known Better" });
-    expect((await succeeded(() => resend.contacts.list({ segmentId: segment.id, limit: 100 }))).data).toHaveLength(21);
+    expect(await succeeded(() => file.resend.contacts.get("known@example.com"))).toMatchObject({ first_name: "Known Better" });
+    expect((await succeeded(() => file.resend.contacts.list({ segmentId: segment.id, limit: 100 }))).data).toHaveLength(21);
   });
 
   it("lists imports: 10 by default, after/before exclusive, and a status filter", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++) ids.push((await succeeded(() => resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }))).id);
+    for (let i = 0; i < 11; i++) ids.push((await succeeded(() => file.resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }))).id);
     for (const id of ids) await finished(id);
-    const first = await succeeded(() => resend.contacts.imports.list());
+    const first = await succeeded(() => file.resend.contacts.imports.list());
     expect(first.data).toHaveLength(10);
     expect(first.has_more).toBe(true);
-    const page = await succeeded(() => resend.contacts.imports.list({ limit: 3, after: ids[10]! }));
+    const page = await succeeded(() => file.resend.contacts.imports.list({ limit: 3, after: ids[10]! }));
     expect(page.data.map((i) => i.id)).toEqual([ids[9], ids[8], ids[7]]);
-    const back = await succeeded(() => resend.contacts.imports.list({ limit: 2, before: ids[7]! }));
+    const back = await succeeded(() => file.resend.contacts.imports.list({ limit: 2, before: ids[7]! }));
     expect(back.data.map((i) => i.id)).toEqual([ids[9], ids[8]]);
-    expect((await succeeded(() => resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(expect.arrayContaining(ids));
-    expect((await succeeded(() => resend.contacts.imports.list({ status: "queued" }))).data).toEqual([]);
-    const both = await paced(() => resend.contacts.imports.list({ after: ids[0]!, before: ids[1]! } as never));
+    expect((await succeeded(() => file.resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(expect.arrayContaining(ids));
+    expect((await succeeded(() => file.resend.contacts.imports.list({ status: "queued" }))).data).toEqual([]);
+    const both = await paced(() => file.resend.contacts.imports.list({ after: ids[0]!, before: ids[1]! } as never));
     expect(both.error).toMatchObject({ name: "validation_error" });
   });
 });

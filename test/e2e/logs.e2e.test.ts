@@ -1,29 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Resend } from "resend";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import { describe, expect, it } from "vitest";
+import { serverForFile } from "../support/serverForFile.js";
 import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
 /** The API request log through the official SDK (compat-reference §6.17), and the rate-limit headers it sees (§4). */
 
-let server: TestServer;
-let resend: Resend;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  resend = new Resend(server.token, { baseUrl: server.url });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const file = serverForFile();
 
 describe("resend.logs", () => {
   it("get returns a request with its bodies, the new key's token redacted, under the request's id", async () => {
-    const created = await paced(() => resend.apiKeys.create({ name: "Logged" }));
+    const created = await paced(() => file.resend.apiKeys.create({ name: "Logged" }));
     expect(created.error).toBeNull();
     const requestId = created.headers!["x-request-id"]!;
 
-    const { data, error } = await paced(() => resend.logs.get(requestId));
+    const { data, error } = await paced(() => file.resend.logs.get(requestId));
     expect(error).toBeNull();
     expect(data).toEqual({
       object: "log",
@@ -44,11 +34,11 @@ describe("resend.logs", () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const listed = await paced(() => resend.apiKeys.list());
+      const listed = await paced(() => file.resend.apiKeys.list());
       expect(listed.error).toBeNull();
       ids.push(listed.headers!["x-request-id"]!);
     }
-    const { data, error } = await paced(() => resend.logs.list({ limit: 2 }));
+    const { data, error } = await paced(() => file.resend.logs.list({ limit: 2 }));
     expect(error).toBeNull();
     expect(data).toMatchObject({ object: "list", has_more: true });
     expect(data!.data.map((log) => log.id)).toEqual([ids[2], ids[1]]);
@@ -61,21 +51,21 @@ describe("resend.logs", () => {
       user_agent: expect.stringMatching(/^resend-node/),
     });
 
-    const next = await paced(() => resend.logs.list({ limit: 1, after: data!.data[1]!.id }));
+    const next = await paced(() => file.resend.logs.list({ limit: 1, after: data!.data[1]!.id }));
     expect(next.data!.data.map((log) => log.id)).toEqual([ids[0]]);
   });
 
   it("get answers 422 validation_error for an id that is not a UUID, and 404 for an unknown one", async () => {
-    const bad = await paced(() => resend.logs.get("not-a-uuid"));
+    const bad = await paced(() => file.resend.logs.get("not-a-uuid"));
     expect(bad.data).toBeNull();
     expect(bad.error).toEqual({ statusCode: 422, name: "validation_error", message: "The `logId` must be a valid UUID." });
-    const unknown = await paced(() => resend.logs.get(randomUUID()));
+    const unknown = await paced(() => file.resend.logs.get(randomUUID()));
     expect(unknown.error).toEqual({ statusCode: 404, name: "not_found", message: "Log not found" });
   });
 
   it("shows the rate-limit headers of the team's default limit on every answer", async () => {
-    const ok = await paced(() => resend.logs.list());
-    const refused = await paced(() => resend.logs.get("not-a-uuid"));
+    const ok = await paced(() => file.resend.logs.list());
+    const refused = await paced(() => file.resend.logs.get("not-a-uuid"));
     for (const { headers } of [ok, refused]) {
       expect(headers).toMatchObject({ "ratelimit-limit": "10", "ratelimit-policy": "10;w=1", "ratelimit-reset": "1" });
       expect(Number(headers!["ratelimit-remaining"])).toBeGreaterThanOrEqual(0);
