@@ -11,15 +11,12 @@
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES (default server);
 // BENCH_MAIL_CONCURRENCY (default 64, as bench/send: the relay's connections); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { simpleParser } from "mailparser";
 import pg from "pg";
-import { randomBase62 } from "@tidings/core";
-import { startSmtpSink } from "@tidings/testkit";
+import { withMailingTidings, postScript } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
-import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole, waitUntilReady, withModeSettings, wrk } from "./support/servedTidings.mjs";
+import { wrk } from "./support/servedTidings.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "server").split(",");
@@ -83,93 +80,65 @@ async function stages(eventStoreUrl) {
 const quantile = (sorted, q) => Number(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)].toFixed(1));
 
 async function bench(mode) {
-  const sink = await startSmtpSink();
-  try {
-    return await withModeSettings(mode, "events", natsUrl, async (settings) => {
-      const token = `re_${randomBase62(40)}`;
-      const port = await freePort();
-      const env = {
-        ...settings,
-        PORT: String(port),
-        LOG_LEVEL: logLevel,
-        TIDINGS_BOOTSTRAP_TOKEN: token,
-        TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-        MAIL_TRANSPORT: "smtp",
-        SMTP_URL: sink.url,
-        MAIL_CONCURRENCY: mailConcurrency,
-      };
-      await prepareBootstrapTeam(env);
-      const role = (name) => startRole(name, env, { cpuProfileDir });
-      const roles = mode === "server" ? [role("projector"), role("api"), role("sagas")] : [role("all")];
-      try {
-        const baseUrl = `http://127.0.0.1:${port}`;
-        await waitUntilReady(baseUrl);
-        await waitForRaisedRateLimit(baseUrl, token);
-        const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
-        await define(baseUrl, headers);
-        const url = `${baseUrl}/events/send`;
+  const roles = mode === "server" ? ["projector", "api", "sagas"] : ["all"];
+  const run = { mode, label: "events", roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir };
+  return withMailingTidings(run, async ({ sink, baseUrl, headers, settings }) => {
+    await define(baseUrl, headers);
+    const url = `${baseUrl}/events/send`;
 
-        const script = join(mkdtempSync(join(tmpdir(), "tidings-bench-wrk-")), "events.lua");
-        const body = JSON.stringify({ event: "bench.throughput", email: "reader@example.test", payload: { plan: "pro" } });
-        writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\n${Object.entries(headers).map(([k, v]) => `wrk.headers["${k}"] = "${v}"\n`).join("")}`);
-        const load = loadavg()[0];
-        const warm = await wrk(url, script, 2, connections);
-        const measured = await wrk(url, script, seconds, connections);
-        // The latency phase starts once the runner has drained the throughput phase's events: a marker
-        // event sent after them comes out as an email only then (the runner takes events roughly in order).
-        const marker = await fetch(url, { method: "POST", headers, body: JSON.stringify({ event: "bench.signed_up", email: "marker@example.test", payload: { t: "0" } }) });
-        if (!marker.ok) throw new Error(`marker event: ${marker.status}`);
-        const drainStarted = Date.now();
-        await sink.waitForMessages(1, 600_000);
-        const drainMs = Date.now() - drainStarted;
-        sink.reset();
+    const script = postScript("events", JSON.stringify({ event: "bench.throughput", email: "reader@example.test", payload: { plan: "pro" } }), headers);
+    const load = loadavg()[0];
+    const warm = await wrk(url, script, 2, connections);
+    const measured = await wrk(url, script, seconds, connections);
+    // The latency phase starts once the runner has drained the throughput phase's events: a marker
+    // event sent after them comes out as an email only then (the runner takes events roughly in order).
+    const marker = await fetch(url, { method: "POST", headers, body: JSON.stringify({ event: "bench.signed_up", email: "marker@example.test", payload: { t: "0" } }) });
+    if (!marker.ok) throw new Error(`marker event: ${marker.status}`);
+    const drainStarted = Date.now();
+    await sink.waitForMessages(1, 600_000);
+    const drainMs = Date.now() - drainStarted;
+    sink.reset();
 
-        const loadFixed = loadavg()[0];
-        const fixed = await openLoop({
-          url,
-          rate: fixedRate,
-          seconds,
-          headers,
-          body: (i, dueAt) => JSON.stringify({ event: "bench.signed_up", email: `b${i % 500}@example.test`, payload: { t: String(Math.round(dueAt)) } }),
-        });
-        const expected = fixed.requested - fixed.non2xx - fixed.errors;
-        await sink.waitForMessages(expected, 120_000);
-        const latencies = (await Promise.all(sink.received.map(async (m) => ({ at: m.receivedAt.getTime(), subject: (await simpleParser(m.raw)).subject ?? "" }))))
-          .map((m) => m.at - Number(m.subject.split(" ")[1]))
-          .sort((a, b) => a - b);
-        return {
-          bench: "events",
-          mode,
-          connections,
-          seconds,
-          accepted_per_s: Math.round(measured.accepted / seconds),
-          accept_p50_ms: measured.p50Ms,
-          accept_p99_ms: measured.p99Ms,
-          non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
-          // By phase, to tell which one was refused.
-          non_2xx_by_phase: { warm: warm.non2xx, throughput: measured.non2xx, fixed_rate: fixed.non2xx, fixed_rate_errors: fixed.errors },
-          non_2xx_samples: [...warm.non2xxSamples, ...measured.non2xxSamples],
-          mail_concurrency: Number(mailConcurrency),
-          fixed_rate: fixedRate,
-          fixed_rate_achieved: fixed.achievedRps,
-          fixed_rate_accept_p99_ms: fixed.p99Ms,
-          emails: sink.received.length,
-          event_to_email_p50_ms: quantile(latencies, 0.5),
-          event_to_email_p99_ms: quantile(latencies, 0.99),
-          event_to_email_max_ms: quantile(latencies, 1),
-          ...(settings.EVENTSTORE_URL ? await stages(settings.EVENTSTORE_URL) : {}),
-          // How long the runner took to get through the throughput phase's events after it ended.
-          runner_backlog_drain_ms: drainMs,
-          load_1m_before: Number(load.toFixed(2)),
-          load_1m_before_fixed_rate: Number(loadFixed.toFixed(2)),
-        };
-      } finally {
-        for (const role of roles.reverse()) await role.stop();
-      }
+    const loadFixed = loadavg()[0];
+    const fixed = await openLoop({
+      url,
+      rate: fixedRate,
+      seconds,
+      headers,
+      body: (i, dueAt) => JSON.stringify({ event: "bench.signed_up", email: `b${i % 500}@example.test`, payload: { t: String(Math.round(dueAt)) } }),
     });
-  } finally {
-    await sink.close();
-  }
+    const expected = fixed.requested - fixed.non2xx - fixed.errors;
+    await sink.waitForMessages(expected, 120_000);
+    const latencies = (await Promise.all(sink.received.map(async (m) => ({ at: m.receivedAt.getTime(), subject: (await simpleParser(m.raw)).subject ?? "" }))))
+      .map((m) => m.at - Number(m.subject.split(" ")[1]))
+      .sort((a, b) => a - b);
+    return {
+      bench: "events",
+      mode,
+      connections,
+      seconds,
+      accepted_per_s: Math.round(measured.accepted / seconds),
+      accept_p50_ms: measured.p50Ms,
+      accept_p99_ms: measured.p99Ms,
+      non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
+      // By phase, to tell which one was refused.
+      non_2xx_by_phase: { warm: warm.non2xx, throughput: measured.non2xx, fixed_rate: fixed.non2xx, fixed_rate_errors: fixed.errors },
+      non_2xx_samples: [...warm.non2xxSamples, ...measured.non2xxSamples],
+      mail_concurrency: Number(mailConcurrency),
+      fixed_rate: fixedRate,
+      fixed_rate_achieved: fixed.achievedRps,
+      fixed_rate_accept_p99_ms: fixed.p99Ms,
+      emails: sink.received.length,
+      event_to_email_p50_ms: quantile(latencies, 0.5),
+      event_to_email_p99_ms: quantile(latencies, 0.99),
+      event_to_email_max_ms: quantile(latencies, 1),
+      ...(settings.EVENTSTORE_URL ? await stages(settings.EVENTSTORE_URL) : {}),
+      // How long the runner took to get through the throughput phase's events after it ended.
+      runner_backlog_drain_ms: drainMs,
+      load_1m_before: Number(load.toFixed(2)),
+      load_1m_before_fixed_rate: Number(loadFixed.toFixed(2)),
+    };
+  });
 }
 
 for (const mode of modes) console.log(JSON.stringify(await bench(mode)));

@@ -12,13 +12,10 @@
 // BENCH_MAIL_CONCURRENCY (default 64) SMTP connections, MAIL_CONCURRENCY's setting for a relay that takes
 // that many (server mode here drained 623–689 emails/s at 16, 824–846/s at 64); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBase62 } from "@tidings/core";
-import { startSmtpSink } from "@tidings/testkit";
+import { loadavg } from "node:os";
+import { withMailingTidings, postScript } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
-import { freePort, prepareBootstrapTeam, waitForRaisedRateLimit, startRole as startTidingsRole, waitUntilReady, withModeSettings, wrk as runWrk } from "./support/servedTidings.mjs";
+import { wrk as runWrk } from "./support/servedTidings.mjs";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
@@ -28,77 +25,49 @@ const fixedRate = Number(process.env.BENCH_RATE ?? 500);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const connections = 64;
-const startRole = (role, env) => startTidingsRole(role, env, { cpuProfileDir });
 const wrk = (url, script, duration) => runWrk(url, script, duration, connections);
 
 async function bench(mode) {
-  const sink = await startSmtpSink();
-  try {
-    return await withModeSettings(mode, "send", natsUrl, async (settings) => {
-      const token = `re_${randomBase62(40)}`;
-      const port = await freePort();
-      const env = {
-        ...settings,
-        PORT: String(port),
-        LOG_LEVEL: logLevel,
-        TIDINGS_BOOTSTRAP_TOKEN: token,
-        TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-        MAIL_TRANSPORT: "smtp",
-        SMTP_URL: sink.url,
-        MAIL_CONCURRENCY: mailConcurrency,
-      };
-      await prepareBootstrapTeam(env);
-      const split = mode === "server";
-      const roles = split ? [startRole("projector", env), startRole("api", env)] : [startRole("all", env)];
-      try {
-        const baseUrl = `http://127.0.0.1:${port}`;
-        await waitUntilReady(baseUrl);
-        await waitForRaisedRateLimit(baseUrl, token);
-        const script = join(mkdtempSync(join(tmpdir(), "tidings-bench-wrk-")), "send.lua");
-        const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
-        const body = JSON.stringify({ from: "Bench <bench@bench.test>", to: ["reader@example.test"], subject: "Bench", html: "<p>Hello from <b>bench/send</b></p>" });
-        writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\n${Object.entries(headers).map(([k, v]) => `wrk.headers["${k}"] = "${v}"\n`).join("")}`);
-        const url = `${baseUrl}/emails`;
-        const load = loadavg()[0];
-        const startedAt = Date.now();
-        const warm = await wrk(url, script, 2);
-        const measured = await wrk(url, script, seconds);
-        const fixed = await openLoop({ url, rate: fixedRate, seconds, headers, body });
-        const accepted = warm.accepted + measured.accepted + fixed.requested - fixed.non2xx - fixed.errors;
-        if (split) roles.push(startRole("sagas", env));
-        await sink.waitForMessages(accepted, 600_000);
-        const firstAt = sink.received[0].receivedAt.getTime();
-        const lastAt = sink.received[accepted - 1].receivedAt.getTime();
-        return {
-          bench: "send",
-          mode,
-          connections,
-          seconds,
-          mail_concurrency: Number(mailConcurrency),
-          accepted_per_s: Math.round(measured.accepted / seconds),
-          accept_p50_ms: measured.p50Ms,
-          accept_p99_ms: measured.p99Ms,
-          fixed_rate: fixedRate,
-          fixed_rate_achieved: fixed.achievedRps,
-          fixed_rate_p50_ms: fixed.p50Ms,
-          fixed_rate_p99_ms: fixed.p99Ms,
-          fixed_rate_max_ms: fixed.maxMs,
-          non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
-          accepted_total: accepted,
-          delivered_total: sink.received.length,
-          // Embedded: the sagas ran during the load, so this is accept and delivery together. Server: the
-          // sagas process started after the load, so this is delivery alone, draining the backlog.
-          delivery: split ? "backlog after load" : "during load",
-          delivered_per_s: split ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000)) : Math.round(accepted / ((lastAt - startedAt) / 1000)),
-          load_1m_before: Number(load.toFixed(2)),
-        };
-      } finally {
-        for (const role of roles.reverse()) await role.stop();
-      }
-    });
-  } finally {
-    await sink.close();
-  }
+  const split = mode === "server";
+  const run = { mode, label: "send", roles: split ? ["projector", "api"] : ["all"], natsUrl, logLevel, mailConcurrency, cpuProfileDir };
+  return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole }) => {
+    const body = JSON.stringify({ from: "Bench <bench@bench.test>", to: ["reader@example.test"], subject: "Bench", html: "<p>Hello from <b>bench/send</b></p>" });
+    const script = postScript("send", body, headers);
+    const url = `${baseUrl}/emails`;
+    const load = loadavg()[0];
+    const startedAt = Date.now();
+    const warm = await wrk(url, script, 2);
+    const measured = await wrk(url, script, seconds);
+    const fixed = await openLoop({ url, rate: fixedRate, seconds, headers, body });
+    const accepted = warm.accepted + measured.accepted + fixed.requested - fixed.non2xx - fixed.errors;
+    if (split) startRole("sagas");
+    await sink.waitForMessages(accepted, 600_000);
+    const firstAt = sink.received[0].receivedAt.getTime();
+    const lastAt = sink.received[accepted - 1].receivedAt.getTime();
+    return {
+      bench: "send",
+      mode,
+      connections,
+      seconds,
+      mail_concurrency: Number(mailConcurrency),
+      accepted_per_s: Math.round(measured.accepted / seconds),
+      accept_p50_ms: measured.p50Ms,
+      accept_p99_ms: measured.p99Ms,
+      fixed_rate: fixedRate,
+      fixed_rate_achieved: fixed.achievedRps,
+      fixed_rate_p50_ms: fixed.p50Ms,
+      fixed_rate_p99_ms: fixed.p99Ms,
+      fixed_rate_max_ms: fixed.maxMs,
+      non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
+      accepted_total: accepted,
+      delivered_total: sink.received.length,
+      // Embedded: the sagas ran during the load, so this is accept and delivery together. Server: the
+      // sagas process started after the load, so this is delivery alone, draining the backlog.
+      delivery: split ? "backlog after load" : "during load",
+      delivered_per_s: split ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000)) : Math.round(accepted / ((lastAt - startedAt) / 1000)),
+      load_1m_before: Number(load.toFixed(2)),
+    };
+  });
 }
 
 for (const mode of modes) console.log(JSON.stringify(await bench(mode)));

@@ -1,0 +1,60 @@
+// Tidings serving the benchmarks that send mail: the roles as child processes with throw-away stores, a
+// bootstrap key without a rate limit in the way, and a loopback SMTP sink the delivery saga relays to.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBase62 } from "@tidings/core";
+import { startSmtpSink } from "@tidings/testkit";
+import { freePort, prepareBootstrapTeam, startRole, waitForRaisedRateLimit, waitUntilReady, withModeSettings } from "./servedTidings.mjs";
+
+/**
+ * Runs `body({ sink, baseUrl, headers, startRole, settings })` once the api answers with the raised rate limit:
+ * `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run, `settings` are
+ * the mode's store settings. `roles` are started first.
+ * Every role is stopped, in reverse, and the stores and the sink dropped, however the run ends.
+ */
+export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir }, body) {
+  const sink = await startSmtpSink();
+  try {
+    return await withModeSettings(mode, label, natsUrl, async (settings) => {
+      const token = `re_${randomBase62(40)}`;
+      const port = await freePort();
+      const env = {
+        ...settings,
+        PORT: String(port),
+        LOG_LEVEL: logLevel,
+        TIDINGS_BOOTSTRAP_TOKEN: token,
+        TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+        MAIL_TRANSPORT: "smtp",
+        SMTP_URL: sink.url,
+        MAIL_CONCURRENCY: mailConcurrency,
+      };
+      await prepareBootstrapTeam(env);
+      const started = [];
+      const start = (role) => {
+        const child = startRole(role, env, { cpuProfileDir });
+        started.push(child);
+        return child;
+      };
+      roles.forEach(start);
+      try {
+        const baseUrl = `http://127.0.0.1:${port}`;
+        await waitUntilReady(baseUrl);
+        await waitForRaisedRateLimit(baseUrl, token);
+        const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+        return await body({ sink, baseUrl, headers, startRole: start, settings });
+      } finally {
+        for (const role of started.reverse()) await role.stop();
+      }
+    });
+  } finally {
+    await sink.close();
+  }
+}
+
+/** A wrk script that POSTs `body` with `headers`, in a directory of its own. */
+export function postScript(name, body, headers) {
+  const script = join(mkdtempSync(join(tmpdir(), "tidings-bench-wrk-")), `${name}.lua`);
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\n${Object.entries(headers).map(([k, v]) => `wrk.headers["${k}"] = "${v}"\n`).join("")}`);
+  return script;
+}
