@@ -18,6 +18,34 @@ const url = (protocols: string[]) =>
   });
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/**
+ * A whole number from `min` to `max`, `fallback` when unset. What it accepts is `what` followed by the range
+ * and the default (`shown`, where the number alone says too little), so the text cannot drift from the schema.
+ */
+const between = (min: number, max: number, fallback: number, what: string, shown = String(fallback)) => ({
+  schema: int(min, max).default(fallback),
+  accepts: `${what}, ${min} to ${max} (default ${shown})`,
+});
+
+/** `true` or `false`, `fallback` when unset. */
+const flag = (fallback: "true" | "false", accepts: string) => ({
+  schema: z
+    .enum(["true", "false"])
+    .default(fallback)
+    .transform((v) => v === "true"),
+  accepts,
+});
+
+/** Comma-separated milliseconds, a schedule of waits; `fallback` when unset. */
+const milliseconds = (fallback: string, accepts: string) => ({
+  schema: z
+    .string()
+    .regex(/^\d+(,\d+)*$/)
+    .default(fallback)
+    .transform((v) => v.split(",").map(Number)),
+  accepts,
+});
 const dnsLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /** Underscores are allowed: DNS names such as `_spf.example.com` are not host names, but records point at them. */
 const dnsNameLabel = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
@@ -61,11 +89,10 @@ export const settings = {
     accepts: "postgres://… or esdb://… (unset: embedded PGlite in DATA_DIR)",
   },
   DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
-  DATABASE_PREPARED_STATEMENTS: {
-    schema: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
-    accepts:
-      "true or false: send repeated statements to PostgreSQL as prepared statements (default true; false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)",
-  },
+  DATABASE_PREPARED_STATEMENTS: flag(
+    "true",
+    "true or false: send repeated statements to PostgreSQL as prepared statements (default true; false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)",
+  ),
   NATS_URL: { schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(), accepts: "nats://host:port (unset: the bus lives in the database)" },
   NATS_PREFIX: {
     schema: z.string().regex(/^[A-Za-z0-9_]{1,32}$/).optional(),
@@ -73,7 +100,7 @@ export const settings = {
   },
   MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
   SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
-  MAIL_CONCURRENCY: { schema: int(1, 256).default(4), accepts: "SMTP connections open at once (the relay's pool, or to all MX hosts), 1 to 256 (default 4)" },
+  MAIL_CONCURRENCY: between(1, 256, 4, "SMTP connections open at once (the relay's pool, or to all MX hosts)"),
   DNS_SERVERS: {
     schema: z
       .string()
@@ -82,11 +109,8 @@ export const settings = {
       .transform((v) => (v ? v.split(",") : [])),
     accepts: "comma-separated ip, ip:port or [ipv6]:port of the DNS resolvers for MX lookups and domain checks (default: the system's)",
   },
-  MX_PORT: { schema: int(1, 65535).default(25), accepts: "the port MX hosts are reached on, 1 to 65535 (default 25; another only for tests)" },
-  MX_TLS_REJECT_UNAUTHORIZED: {
-    schema: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
-    accepts: "true or false: verify an MX host's certificate when its domain enforces TLS (default true)",
-  },
+  MX_PORT: between(1, 65535, 25, "the port MX hosts are reached on", "25; another only for tests"),
+  MX_TLS_REJECT_UNAUTHORIZED: flag("true", "true or false: verify an MX host's certificate when its domain enforces TLS (default true)"),
   TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
   TIDINGS_ALLOW_UNVERIFIED_FROM: {
     schema: z
@@ -100,22 +124,17 @@ export const settings = {
     accepts: "re_ followed by at least 32 base62 characters",
   },
   LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
-  LOG_RETENTION_DAYS: {
-    schema: int(1, 3650).default(30),
-    accepts: "days the API request log (GET /logs) is kept, 1 to 3650 (default 30)",
-  },
-  DELIVERY_RETRY_BACKOFF_MS: {
-    schema: z
-      .string()
-      .regex(/^\d+(,\d+)*$/)
-      .default("60000,300000,1800000,7200000,21600000")
-      .transform((v) => v.split(",").map(Number)),
-    accepts: "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
-  },
-  TIMER_LEASE_MS: {
-    schema: int(1000, 3_600_000).default(60_000),
-    accepts: "milliseconds a sagas process holds a due timer while firing it; a process that dies mid-fire leaves it to fire again after this, 1000 to 3600000 (default 60000)",
-  },
+  LOG_RETENTION_DAYS: between(1, 3650, 30, "days the API request log (GET /logs) is kept"),
+  DELIVERY_RETRY_BACKOFF_MS: milliseconds(
+    "60000,300000,1800000,7200000,21600000",
+    "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
+  ),
+  TIMER_LEASE_MS: between(
+    1000,
+    3_600_000,
+    60_000,
+    "milliseconds a sagas process holds a due timer while firing it; a process that dies mid-fire leaves it to fire again after this",
+  ),
   DKIM_SELECTOR: {
     schema: z.string().regex(dnsLabel).default("tidings"),
     accepts: "a DNS label: the DKIM selector of every domain's key, published at <selector>._domainkey.<domain> (default tidings)",
@@ -140,40 +159,21 @@ export const settings = {
     accepts:
       "subdomain (default: https://<tracking_subdomain>.<domain>), public (under PUBLIC_URL, for development) or an http(s) URL: where tracked links and the open pixel point",
   },
-  DOMAIN_RECHECK_MS: {
-    schema: int(1000, 86_400_000).default(300_000),
-    accepts: "milliseconds between DNS checks of a domain not yet verified, 1000 to 86400000 (default 5 min)",
-  },
-  DOMAIN_VERIFY_WINDOW_MS: {
-    schema: int(1000, 2_592_000_000).default(259_200_000),
-    accepts: "milliseconds a domain is re-checked before it is marked failed, 1000 to 2592000000 (default 72 h)",
-  },
-  DOMAIN_VERIFIED_RECHECK_MS: {
-    schema: int(1000, 2_592_000_000).default(86_400_000),
-    accepts: "milliseconds between DNS checks of a verified domain, 1000 to 2592000000 (default 24 h)",
-  },
-  WEBHOOK_ALLOW_PRIVATE: {
-    schema: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
-    accepts: "true or false: deliver webhooks to private, loopback and link-local addresses, and accept http endpoints (default false; true only for tests and development)",
-  },
-  WEBHOOK_RETRY_SCHEDULE_MS: {
-    schema: z
-      .string()
-      .regex(/^\d+(,\d+)*$/)
-      .default("0,5000,300000,1800000,7200000,18000000,36000000,36000000")
-      .transform((v) => v.split(",").map(Number)),
-    accepts: "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
-  },
-  CONTACT_IMPORT_MAX_BYTES: {
-    // The seed spec's limit; lower it only for tests of the 413.
-    schema: int(1, 200 * 1024 * 1024).default(200 * 1024 * 1024),
-    accepts: "largest CSV `POST /contacts/imports` takes, in bytes, 1 to 209715200 (default 200 MB)",
-  },
-  CONTACT_IMPORT_ROWS_IN_FLIGHT: {
-    // Rows side by side share the event store's round trips; 1 imports one row at a time.
-    schema: int(1, 1024).default(512),
-    accepts: "rows of a contact import under way at once, 1 to 1024 (default 512)",
-  },
+  DOMAIN_RECHECK_MS: between(1000, 86_400_000, 300_000, "milliseconds between DNS checks of a domain not yet verified", "5 min"),
+  DOMAIN_VERIFY_WINDOW_MS: between(1000, 2_592_000_000, 259_200_000, "milliseconds a domain is re-checked before it is marked failed", "72 h"),
+  DOMAIN_VERIFIED_RECHECK_MS: between(1000, 2_592_000_000, 86_400_000, "milliseconds between DNS checks of a verified domain", "24 h"),
+  WEBHOOK_ALLOW_PRIVATE: flag(
+    "false",
+    "true or false: deliver webhooks to private, loopback and link-local addresses, and accept http endpoints (default false; true only for tests and development)",
+  ),
+  WEBHOOK_RETRY_SCHEDULE_MS: milliseconds(
+    "0,5000,300000,1800000,7200000,18000000,36000000,36000000",
+    "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
+  ),
+  // The seed spec's limit; lower it only for tests of the 413.
+  CONTACT_IMPORT_MAX_BYTES: between(1, 200 * 1024 * 1024, 200 * 1024 * 1024, "largest CSV `POST /contacts/imports` takes, in bytes", "200 MB"),
+  // Rows side by side share the event store's round trips; 1 imports one row at a time.
+  CONTACT_IMPORT_ROWS_IN_FLIGHT: between(1, 1024, 512, "rows of a contact import under way at once"),
   BROADCAST_EMAILS_PER_SECOND: {
     // A team's own rate (`tidings teams set-broadcast-rate`) overrides it.
     schema: int(1, 100_000).default(1000),
@@ -184,17 +184,15 @@ export const settings = {
     schema: int(1, 100_000).default(1000),
     accepts: "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
   },
-  SHUTDOWN_TIMEOUT_MS: {
-    // Below the 10 s a deploy commonly waits after SIGTERM before it kills.
-    schema: int(1000, 600_000).default(8000),
-    accepts:
-      "milliseconds a process takes to stop after SIGTERM: work under way stops at its next safe point and resumes elsewhere; past this the process exits anyway and logs what it left, 1000 to 600000 (default 8000)",
-  },
-  READ_YOUR_WRITES_TIMEOUT_MS: {
-    // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
-    schema: int(0, 10000).default(2000),
-    accepts: "milliseconds a write waits for its projections, 0 to 10000 (default 2000)",
-  },
+  // Below the 10 s a deploy commonly waits after SIGTERM before it kills.
+  SHUTDOWN_TIMEOUT_MS: between(
+    1000,
+    600_000,
+    8000,
+    "milliseconds a process takes to stop after SIGTERM: work under way stops at its next safe point and resumes elsewhere; past this the process exits anyway and logs what it left",
+  ),
+  // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
+  READ_YOUR_WRITES_TIMEOUT_MS: between(0, 10000, 2000, "milliseconds a write waits for its projections"),
 } as const;
 
 type Settings = typeof settings;
