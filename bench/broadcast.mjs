@@ -11,6 +11,7 @@
 // BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets (issue #7): ≥ 1,000 emails/s end to
 // end, < 400 MB RSS per process.
 import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import pg from "pg";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
@@ -26,7 +27,6 @@ const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const rate = process.env.BENCH_RATE ?? "5000";
 const inFlight = process.env.BENCH_IN_FLIGHT ?? "1000";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const ok = async (call) => {
   const { data, error } = await call;

@@ -14,17 +14,11 @@
 import { loadavg } from "node:os";
 import { simpleParser } from "mailparser";
 import pg from "pg";
-import { withMailingTidings, postScript } from "./support/mailingTidings.mjs";
+import { postScript, sendingBenchSettings, withMailingTidings } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
 import { wrk } from "./support/servedTidings.mjs";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const modes = (process.env.BENCH_MODES ?? "server").split(",");
-const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
-const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "64";
-const fixedRate = Number(process.env.BENCH_RATE ?? 200);
-const cpuProfileDir = process.env.BENCH_CPU_PROF;
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const { seconds, modes, fixedRate, tidings } = sendingBenchSettings({ modes: "server", rate: 200 });
 const connections = 64;
 
 /** The events, the template and the automation the load runs against, through the API. */
@@ -81,7 +75,7 @@ const quantile = (sorted, q) => Number(sorted[Math.min(sorted.length - 1, Math.c
 
 async function bench(mode) {
   const roles = mode === "server" ? ["projector", "api", "sagas"] : ["all"];
-  const run = { mode, label: "events", roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir };
+  const run = { ...tidings, mode, label: "events", roles };
   return withMailingTidings(run, async ({ sink, baseUrl, headers, settings }) => {
     await define(baseUrl, headers);
     const url = `${baseUrl}/events/send`;
@@ -124,7 +118,7 @@ async function bench(mode) {
       // By phase, to tell which one was refused.
       non_2xx_by_phase: { warm: warm.non2xx, throughput: measured.non2xx, fixed_rate: fixed.non2xx, fixed_rate_errors: fixed.errors },
       non_2xx_samples: [...warm.non2xxSamples, ...measured.non2xxSamples],
-      mail_concurrency: Number(mailConcurrency),
+      mail_concurrency: Number(tidings.mailConcurrency),
       fixed_rate: fixedRate,
       fixed_rate_achieved: fixed.achievedRps,
       fixed_rate_accept_p99_ms: fixed.p99Ms,

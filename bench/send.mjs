@@ -13,23 +13,17 @@
 // that many (server mode here drained 623–689 emails/s at 16, 824–846/s at 64); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
 import { loadavg } from "node:os";
-import { withMailingTidings, postScript } from "./support/mailingTidings.mjs";
+import { postScript, sendingBenchSettings, withMailingTidings } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
 import { wrk as runWrk } from "./support/servedTidings.mjs";
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
-const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
-const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "64";
-const fixedRate = Number(process.env.BENCH_RATE ?? 500);
-const cpuProfileDir = process.env.BENCH_CPU_PROF;
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const { seconds, modes, fixedRate, tidings } = sendingBenchSettings({ modes: "embedded,server", rate: 500 });
 const connections = 64;
 const wrk = (url, script, duration) => runWrk(url, script, duration, connections);
 
 async function bench(mode) {
   const split = mode === "server";
-  const run = { mode, label: "send", roles: split ? ["projector", "api"] : ["all"], natsUrl, logLevel, mailConcurrency, cpuProfileDir };
+  const run = { ...tidings, mode, label: "send", roles: split ? ["projector", "api"] : ["all"] };
   return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole }) => {
     const body = JSON.stringify({ from: "Bench <bench@bench.test>", to: ["reader@example.test"], subject: "Bench", html: "<p>Hello from <b>bench/send</b></p>" });
     const script = postScript("send", body, headers);
@@ -49,7 +43,7 @@ async function bench(mode) {
       mode,
       connections,
       seconds,
-      mail_concurrency: Number(mailConcurrency),
+      mail_concurrency: Number(tidings.mailConcurrency),
       accepted_per_s: Math.round(measured.accepted / seconds),
       accept_p50_ms: measured.p50Ms,
       accept_p99_ms: measured.p99Ms,

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger, formatTimestamp, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { serve } from "@tidings/cli";
@@ -23,7 +24,6 @@ const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 const slowMs = 2_000;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A loopback receiver noting when each email's webhook arrived. */
 async function receiver(delayMs) {

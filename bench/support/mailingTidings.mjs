@@ -8,6 +8,26 @@ import { startSmtpSink } from "@tidings/testkit";
 import { freePort, prepareBootstrapTeam, startRole, waitForRaisedRateLimit, waitUntilReady, withModeSettings } from "./servedTidings.mjs";
 
 /**
+ * The settings of a sending benchmark, from the environment: BENCH_SECONDS (default 10) of each measured phase,
+ * BENCH_MODES (default `modes`), BENCH_RATE (default `rate`) of the fixed-rate phase, BENCH_MAIL_CONCURRENCY
+ * (default 64), BENCH_LOG_LEVEL (default warn), BENCH_CPU_PROF and NATS_URL. All but the first three are what
+ * `withMailingTidings` takes besides the run's mode, label and roles.
+ */
+export function sendingBenchSettings({ modes, rate }) {
+  return {
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    modes: (process.env.BENCH_MODES ?? modes).split(","),
+    fixedRate: Number(process.env.BENCH_RATE ?? rate),
+    tidings: {
+      logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
+      mailConcurrency: process.env.BENCH_MAIL_CONCURRENCY ?? "64",
+      cpuProfileDir: process.env.BENCH_CPU_PROF,
+      natsUrl: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+    },
+  };
+}
+
+/**
  * Runs `body({ sink, baseUrl, headers, startRole, settings })` once the api answers with the raised rate limit:
  * `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run, `settings` are
  * the mode's store settings. `roles` are started first.

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
@@ -17,7 +18,6 @@ import { childToStop, undoOnExit } from "./teardown.mjs";
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL("../../services/cli/dist/main.js", import.meta.url));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const freePort = () =>
   new Promise((resolve) => {

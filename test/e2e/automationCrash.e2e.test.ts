@@ -1,4 +1,5 @@
 import { type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +14,6 @@ const runs = Number(process.env.AUTOMATION_CRASH_RUNS ?? 1000);
 const kills = 2;
 /** SMTP connections: each can be in the delivery saga's 250-to-record window when a kill lands. */
 const mailConcurrency = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = serverModeOnly("automation crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 

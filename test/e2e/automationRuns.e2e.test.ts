@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { succeeded } from "../support/wire.js";
 let sink: SmtpSink;
 let server: TestServer;
 let resend: Resend;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   sink = await startSmtpSink();

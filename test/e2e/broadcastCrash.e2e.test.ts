@@ -1,4 +1,5 @@
 import { type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,6 @@ const kills = 2;
 /** A deploy's SIGTERM: every role exits within 10 s (issue 20), whatever it has left. */
 const sigtermWithinMs = 10_000;
 const mailConcurrency = 8;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = serverModeOnly("broadcast crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { Resend } from "resend";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -9,7 +10,6 @@ import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Sdk<T> = Promise<{ data: T | null; error: { name: string; message: string; statusCode: number | null } | null }>;
 
 /** Broadcasts through the resend SDK, a whole server and its sagas, into a loopback SMTP sink (reference §6.11). */

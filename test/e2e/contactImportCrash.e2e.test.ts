@@ -1,11 +1,10 @@
 import { type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 import { succeeded } from "../support/wire.js";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = serverModeOnly("contact import crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 

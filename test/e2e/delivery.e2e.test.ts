@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
 import { Resend } from "resend";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -6,7 +7,6 @@ import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 
 type LastEvent = NonNullable<Awaited<ReturnType<Resend["emails"]["get"]>>["data"]>["last_event"];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Through the resend SDK, a whole server, and its sagas sending to a real SMTP server on loopback. */
 describe("delivery through the resend SDK into a loopback SMTP sink", () => {

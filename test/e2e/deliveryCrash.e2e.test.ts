@@ -1,4 +1,5 @@
 import { type ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
@@ -9,7 +10,6 @@ import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.
 const emails = 2_000;
 const kills = 3;
 const finalOutcomes = new Set(["EmailDelivered", "EmailBounced", "EmailFailed", "EmailSuppressed"]);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = serverModeOnly("delivery crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "@tidings/core";
@@ -22,7 +23,6 @@ const mailConcurrency = 4;
 /** How long each dependency stays down: long enough for every role to meet it. */
 const downMs = 3_000;
 const webhookTypes = ["email.sent", "email.delivered"] as const;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = testMode() === "server";
 const unavailable = serverMode ? (privatePostgresUnavailable() ?? privateNatsUnavailable()) : undefined;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Resolver } from "node:dns/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,8 +10,6 @@ import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { aTeamKey } from "../support/teamKey.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Domains through the resend SDK (reference §6.4) against a whole server whose verification saga asks a

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "@tidings/core";
@@ -17,7 +18,6 @@ const exitBoundMs = 10_000;
 const patienceMs = 90_000;
 const contacts = 1_000;
 const mailConcurrency = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (testMode() === "server") console.warn("SIGTERM test of embedded `tidings serve` skipped in server mode: it runs every role in one process on a data directory");
 

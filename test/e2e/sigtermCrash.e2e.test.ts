@@ -1,5 +1,6 @@
 import { type ChildProcess } from "node:child_process";
 import { request } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +23,6 @@ const patienceMs = 90_000;
 /** 2,000 in `npm test`; SIGTERM_CRASH_CONTACTS=20000 for the issue's scale. */
 const contacts = Number(process.env.SIGTERM_CRASH_CONTACTS ?? 2_000);
 const mailConcurrency = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serverMode = serverModeOnly("SIGTERM test of split roles", "it stops separate api, projector and sagas processes, which an embedded data directory does not admit");
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { simpleParser } from "mailparser";
 import { Resend } from "resend";
@@ -10,7 +11,6 @@ import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from
 
 type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
 type Payload = { type: string; created_at: string; data: Record<string, unknown> & { click?: Record<string, unknown> } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
 const loopback = /^(::ffff:)?127\.0\.0\.1$/;
 

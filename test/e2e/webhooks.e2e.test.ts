@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testMode } from "@tidings/postgres";
@@ -7,7 +8,6 @@ import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from
 import { uuid, wireTimestamp } from "../support/wire.js";
 
 type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A receiver's check of one delivery, with the SDK's own helper; throws when the signature is not the secret's. */
 const verify = (resend: Resend, received: ReceivedWebhook, webhookSecret: string) =>

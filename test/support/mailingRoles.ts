@@ -1,3 +1,4 @@
+import { StopOrder } from "@tidings/core";
 import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
 import { openDatabase, type Database } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
@@ -21,22 +22,23 @@ export interface MailingRoles {
  * within the test. `settings` go over these.
  */
 export async function startMailingRoles(mailConcurrency: number, settings: Record<string, string> = {}, options: SplitRolesOptions = {}): Promise<MailingRoles> {
-  const closers: (() => Promise<unknown>)[] = [];
-  const stop = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  };
+  const parts = new StopOrder();
+  const stop = () =>
+    parts.stop((error) => {
+      throw error;
+    });
   try {
     const sink = await startSmtpSink();
-    closers.push(() => sink.close());
+    parts.add("sink", () => sink.close());
     const roles = await startSplitRoles(
       { TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency), TIMER_LEASE_MS: "5000", ...settings },
       options,
     );
-    closers.push(() => roles.stop());
+    parts.add("roles", () => roles.stop());
     const events = await openEventStore(roles.database.url);
-    closers.push(() => events.close());
+    parts.add("event store", () => events.close());
     const database = await openDatabase({ url: roles.database.url, poolSize: 2 });
-    closers.push(() => database.close());
+    parts.add("database", () => database.close());
     return { sink, roles, events, database, stop };
   } catch (error) {
     await stop();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
@@ -17,7 +18,6 @@ import { suppressedRecipients } from "@tidings/sending";
 const teamId = randomUUID();
 const metadata = { teamId, actor: "test" };
 const now = () => formatTimestamp(new Date());
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"})`, () => {
   let pipeline: SagaPipeline;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
@@ -18,7 +19,6 @@ import { createSmtpTransport } from "@tidings/mail";
 
 const logger = createLogger("silent");
 const teamId = randomUUID();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback SMTP sink`, () => {
   let pipeline: SagaPipeline;

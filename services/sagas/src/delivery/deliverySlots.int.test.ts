@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { formatTimestamp } from "@tidings/core";
 import { emailDecider, emailStream } from "@tidings/domain";
@@ -13,7 +14,6 @@ import { deliverEmail } from "./delivery.js";
 import { timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let test: TestDatabase;
 let store: EventStore;

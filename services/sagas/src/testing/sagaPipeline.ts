@@ -1,4 +1,4 @@
-import { createLogger } from "@tidings/core";
+import { createLogger, StopOrder } from "@tidings/core";
 import { startForwarder, type Bus } from "@tidings/bus";
 import { openTestBus } from "@tidings/bus/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
@@ -39,28 +39,29 @@ export interface SagaPipeline {
  */
 export async function startSagaPipeline(options: SagaPipelineOptions): Promise<SagaPipeline> {
   const logger = createLogger("silent");
-  const closers: (() => Promise<unknown>)[] = [];
-  const stop = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  };
+  const parts = new StopOrder();
+  const stop = () =>
+    parts.stop((error) => {
+      throw error;
+    });
   try {
     const test = await createTestDatabase();
-    closers.push(() => test.dispose());
+    parts.add("database", () => test.dispose());
     const migrations = { eventstore: eventStoreMigrations, timers: timerMigrations, ...options.migrations };
     for (const [component, list] of Object.entries(migrations)) await migrate(test.database, component, list);
     const store = createPostgresEventStore(test.database);
-    closers.push(() => store.close());
+    parts.add("event store", () => store.close());
     const bus = await openTestBus(test.database);
-    closers.push(() => bus.close());
+    parts.add("bus", () => bus.close());
     const forwarder = await startForwarder({ store, bus, database: test.database });
-    closers.push(() => forwarder.stop());
+    parts.add("forwarder", () => forwarder.stop());
     const feed = holdableStore(store);
     const projections = await startProjections({ store: feed.store, database: test.database, projections: options.projections, logger });
-    closers.push(() => projections.stop());
+    parts.add("projections", () => projections.stop());
     const checkpoints = await createCheckpointWaiter(test.database, options.projections.map((p) => p.name));
-    closers.push(() => checkpoints.close());
+    parts.add("checkpoint waiter", () => checkpoints.close());
     let release = () => {};
-    closers.push(async () => release());
+    parts.add("held projections", () => release());
     const waitForReadModels = readModelsAt(checkpoints);
     return {
       test,

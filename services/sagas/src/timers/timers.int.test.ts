@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger } from "@tidings/core";
 import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
 import { sql } from "kysely";
@@ -7,7 +8,6 @@ import { startTimerPoller, type TimerPoller } from "./poller.js";
 import { createTimers, type DueTimer } from "./timers.js";
 
 const logger = createLogger("silent");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitUntil(check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

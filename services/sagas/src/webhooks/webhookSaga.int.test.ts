@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
 import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream } from "@tidings/domain";
@@ -19,7 +20,6 @@ import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
 const logger = createLogger("silent");
 const secret = "w".repeat(40);
 const teamId = randomUUID();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback HTTP receiver`, () => {
   let pipeline: SagaPipeline;
