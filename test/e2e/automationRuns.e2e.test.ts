@@ -1,27 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSmtpSink, type ReceivedMessage, type SmtpSink } from "@tidings/testkit";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import type { ReceivedMessage, SmtpSink } from "@tidings/testkit";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
 /** Automation runs end to end: the resend SDK in, a loopback SMTP sink out, the runs read back through the SDK. */
+let mailing: MailingServer;
 let sink: SmtpSink;
-let server: TestServer;
 let resend: Resend;
 
 beforeAll(async () => {
-  sink = await startSmtpSink();
-  server = await startTestServer({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, TIDINGS_ALLOW_UNVERIFIED_FROM: "true" });
-  resend = new Resend(server.token, { baseUrl: server.url });
-  await raiseBootstrapTeamRateLimit(server.serving.runtime);
+  mailing = await startMailingServer();
+  ({ sink, resend } = mailing);
 });
-afterAll(async () => {
-  await server?.stop();
-  await sink?.close();
-});
+afterAll(() => mailing?.stop());
 
 const publishedTemplate = async (name: string, subject: string, html: string, variables: { key: string; type: "string"; fallbackValue: string | null }[] = []) =>
   (await succeeded(() => resend.templates.create({ name, subject, html, from: "Acme <hello@acme.test>", variables }).publish())).id;

@@ -1,19 +1,20 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser, type ParsedMail } from "mailparser";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { handleCommand } from "@tidings/commands";
 import { broadcastEmailId } from "@tidings/core";
 import { teamDecider, teamStream } from "@tidings/domain";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import type { SmtpSink } from "@tidings/testkit";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import type { TestServer } from "../support/testServer.js";
 
 type Sdk<T> = Promise<{ data: T | null; error: { name: string; message: string; statusCode: number | null } | null }>;
 
 /** Broadcasts through the resend SDK, a whole server and its sagas, into a loopback SMTP sink (reference §6.11). */
 describe("broadcasts through the resend SDK", () => {
+  let mailing: MailingServer;
   let sink: SmtpSink;
   let server: TestServer;
   let resend: Resend;
@@ -55,10 +56,8 @@ describe("broadcasts through the resend SDK", () => {
     (await Promise.all(sink.received.map(async (m) => ({ m, parsed: await simpleParser(m.raw) })))).filter((x) => x.parsed.subject?.startsWith(subject));
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    server = await startTestServer({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, TIDINGS_ALLOW_UNVERIFIED_FROM: "true" });
-    resend = new Resend(server.token, { baseUrl: server.url });
-    await raiseBootstrapTeamRateLimit(server.serving.runtime);
+    mailing = await startMailingServer();
+    ({ sink, server, resend } = mailing);
     await ok(resend.contactProperties.create({ key: "company", type: "string", fallbackValue: "your company" }));
     segmentId = (await ok(resend.segments.create({ name: "Readers" }))).id;
     topicId = (await ok(resend.topics.create({ name: "Newsletter", defaultSubscription: "opt_in" }))).id;
@@ -75,8 +74,7 @@ describe("broadcasts through the resend SDK", () => {
     await ok(resend.suppressions.add({ email: "dave@example.test" } as never));
   }, 180_000);
   afterAll(async () => {
-    await server?.stop();
-    await sink?.close();
+    await mailing?.stop();
   });
   beforeEach(() => sink.reset());
 

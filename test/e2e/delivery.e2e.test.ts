@@ -1,15 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import type { SmtpSink } from "@tidings/testkit";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import type { TestServer } from "../support/testServer.js";
 
 type LastEvent = NonNullable<Awaited<ReturnType<Resend["emails"]["get"]>>["data"]>["last_event"];
 
 /** Through the resend SDK, a whole server, and its sagas sending to a real SMTP server on loopback. */
 describe("delivery through the resend SDK into a loopback SMTP sink", () => {
+  let mailing: MailingServer;
   let sink: SmtpSink;
   let server: TestServer;
   let resend: Resend;
@@ -36,22 +37,11 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
   };
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    server = await startTestServer({
-      MAIL_TRANSPORT: "smtp",
-      SMTP_URL: sink.url,
-      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-      // Long enough to see delivery_delayed through the API before the retry.
-      DELIVERY_RETRY_BACKOFF_MS: "1500",
-    });
-    resend = new Resend(server.token, { baseUrl: server.url });
-    // The tests poll GET /emails/:id.
-    await raiseBootstrapTeamRateLimit(server.serving.runtime);
+    // Long enough to see delivery_delayed through the API before the retry.
+    mailing = await startMailingServer({ DELIVERY_RETRY_BACKOFF_MS: "1500" });
+    ({ sink, server, resend } = mailing);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await sink?.close();
-  });
+  afterAll(() => mailing?.stop());
   beforeEach(() => sink.reset());
 
   it("delivers a sent email once: Message-ID from its id, custom headers, html and the text generated from it", async () => {

@@ -4,11 +4,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/testkit";
+import { startDnsResponder, type DnsResponder, type SmtpSink } from "@tidings/testkit";
 import { publishRecords, waitForDomain as waitForDomainOf, type Domain, type WireRecord } from "../support/domainRecords.js";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { aTeamKey } from "../support/teamKey.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import type { TestServer } from "../support/testServer.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
 /**
@@ -16,17 +16,15 @@ import { uuid, wireTimestamp } from "../support/wire.js";
  * real DNS server on loopback, where each test publishes, withholds or breaks its records.
  */
 let dns: DnsResponder;
+let mailing: MailingServer;
 let sink: SmtpSink;
 let server: TestServer;
 let resend: Resend;
 
 beforeAll(async () => {
   dns = await startDnsResponder({});
-  sink = await startSmtpSink();
-  server = await startTestServer({
+  mailing = await startMailingServer({
     DNS_SERVERS: dns.address,
-    MAIL_TRANSPORT: "smtp",
-    SMTP_URL: sink.url,
     TIDINGS_ALLOW_UNVERIFIED_FROM: "false",
     DOMAIN_RECHECK_MS: "1000",
     MAIL_HOST: "mx.tidings.test",
@@ -34,12 +32,10 @@ beforeAll(async () => {
     INBOUND_HOST: "inbound.tidings.test",
     TRACKING_HOST: "track.tidings.test",
   });
-  resend = new Resend(server.token, { baseUrl: server.url });
-  await raiseBootstrapTeamRateLimit(server.serving.runtime);
+  ({ sink, server, resend } = mailing);
 });
 afterAll(async () => {
-  await server?.stop();
-  await sink?.close();
+  await mailing?.stop();
   await dns?.close();
 });
 

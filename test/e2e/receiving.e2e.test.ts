@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
 import nodemailer from "nodemailer";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDnsResponder, startSmtpSink, type DnsResponder, type SmtpSink } from "@tidings/testkit";
+import { startDnsResponder, type DnsResponder, type SmtpSink } from "@tidings/testkit";
 import { publishRecords, waitForDomain } from "../support/domainRecords.js";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import type { TestServer } from "../support/testServer.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
@@ -16,6 +16,7 @@ import { uuid, wireTimestamp } from "../support/wire.js";
  * domain is verified against a real DNS server on loopback, as its owner would publish it.
  */
 let dns: DnsResponder;
+let mailing: MailingServer;
 let sink: SmtpSink;
 let receiver: WebhookReceiver;
 let server: TestServer;
@@ -27,20 +28,16 @@ const MAX_BYTES = 256 * 1024;
 const pixel = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 beforeAll(async () => {
-  [dns, sink, receiver] = await Promise.all([startDnsResponder({}), startSmtpSink(), startWebhookReceiver()]);
-  server = await startTestServer({
+  [dns, receiver] = await Promise.all([startDnsResponder({}), startWebhookReceiver()]);
+  mailing = await startMailingServer({
     INBOUND_SMTP_PORT: "0",
     INBOUND_MAX_MESSAGE_BYTES: String(MAX_BYTES),
     DNS_SERVERS: dns.address,
-    MAIL_TRANSPORT: "smtp",
-    SMTP_URL: sink.url,
     MAIL_HOST: "mx.tidings.test",
     INBOUND_HOST: "inbound.tidings.test",
-    TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
   });
-  resend = new Resend(server.token, { baseUrl: server.url });
-  await raiseBootstrapTeamRateLimit(server.serving.runtime);
+  ({ sink, server, resend } = mailing);
   inbound = nodemailer.createTransport({ host: "127.0.0.1", port: server.serving.inboundSmtp!.port, secure: false, ignoreTLS: true });
 
   domain = `rcv-${randomUUID().slice(0, 8)}.example.test`;
@@ -54,8 +51,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   inbound?.close();
-  await server?.stop();
-  await Promise.all([sink?.close(), receiver?.close(), dns?.close()]);
+  await mailing?.stop();
+  await Promise.all([receiver?.close(), dns?.close()]);
 });
 
 const verified = (received: ReceivedWebhook) =>

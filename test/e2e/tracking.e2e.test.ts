@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { simpleParser } from "mailparser";
-import { Resend } from "resend";
+import type { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import type { SmtpSink } from "@tidings/testkit";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import type { TestServer } from "../support/testServer.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
 
 type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
@@ -15,6 +15,7 @@ const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefo
 const loopback = /^(::ffff:)?127\.0\.0\.1$/;
 
 describe("open and click tracking, through real HTTP, into webhooks on a loopback receiver", () => {
+  let mailing: MailingServer;
   let sink: SmtpSink;
   let receiver: WebhookReceiver;
   let server: TestServer;
@@ -28,23 +29,14 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     }) as unknown as Payload;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     receiver = await startWebhookReceiver();
-    server = await startTestServer({
-      MAIL_TRANSPORT: "smtp",
-      SMTP_URL: sink.url,
-      TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      // Links under PUBLIC_URL (this server) instead of https://<tracking_subdomain>.<domain>.
-      TRACKING_BASE_URL: "public",
-    });
-    resend = new Resend(server.token, { baseUrl: server.url });
-    await raiseBootstrapTeamRateLimit(server.serving.runtime);
+    // Links under PUBLIC_URL (this server) instead of https://<tracking_subdomain>.<domain>.
+    mailing = await startMailingServer({ WEBHOOK_ALLOW_PRIVATE: "true", TRACKING_BASE_URL: "public" });
+    ({ sink, server, resend } = mailing);
   });
   afterAll(async () => {
-    await server?.stop();
+    await mailing?.stop();
     await receiver?.close();
-    await sink?.close();
   });
 
   it("rewrites links and adds a pixel; opens and clicks arrive as signed webhooks, a scanner's fast click flagged machine", async () => {
