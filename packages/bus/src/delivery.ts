@@ -1,5 +1,5 @@
 import type { Logger } from "@tidings/core";
-import { backoffDelayMs, type BusMessage, type ConsumerOptions, type MessageHandler } from "./port.js";
+import { backoffDelayMs, deadLetterSubject, type BusMessage, type ConsumerOptions, type MessageHandler } from "./port.js";
 
 /** One delivery as an adapter sees it: the message plus the adapter's own settlement calls. */
 export interface Delivery {
@@ -26,6 +26,33 @@ export const deadLetterHeaders = {
   error: "tidings-error",
   deliveryCount: "tidings-delivery-count",
 } as const;
+
+/** A message as an adapter writes it out. */
+export interface OutgoingMessage {
+  subject: string;
+  data: unknown;
+  msgId: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The dead letter of `delivery` for `durable`, as every adapter publishes it: on `deadLetterSubject(durable)`,
+ * once per durable and message, with the original's headers and what became of it.
+ */
+export function deadLetterOf(durable: string, delivery: Delivery, error: string): OutgoingMessage {
+  return {
+    subject: deadLetterSubject(durable),
+    data: delivery.data,
+    msgId: `${durable}:${delivery.msgId}`,
+    headers: {
+      ...delivery.headers,
+      [deadLetterHeaders.originalSubject]: delivery.subject,
+      [deadLetterHeaders.msgId]: delivery.msgId,
+      [deadLetterHeaders.error]: error,
+      [deadLetterHeaders.deliveryCount]: String(delivery.deliveryCount),
+    },
+  };
+}
 
 /**
  * The port's settlement rules, shared by every adapter: returning acks, throwing naks with backoff, and

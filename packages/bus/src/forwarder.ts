@@ -3,6 +3,7 @@ import { subscriptionBatches, type EventStore, type RecordedEvent, type Subscrip
 import { migrate, type Database } from "@tidings/postgres";
 import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
 import { forwarderMigrations, pacedCheckpoint, readForwarderCheckpoint } from "./forwarderCheckpoint.js";
+import { interruptibleWait } from "./interruptibleWait.js";
 import type { Bus } from "./port.js";
 
 export interface ForwarderOptions {
@@ -50,18 +51,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   let stopped = false;
   let leading = false;
   let subscription: Subscription | undefined;
-  let interruptPause: (() => void) | undefined;
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (stopped) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        interruptPause = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      interruptPause = done;
-    });
+  const pause = interruptibleWait(() => stopped);
 
   const publish = (event: RecordedEvent) => bus.publish(forwardedEventSubject(event), toForwardedEvent(event), { msgId: event.id });
 
@@ -87,7 +77,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
       try {
         await forward();
         // The subscription ended without a stop: start again, but not in a tight loop.
-        await pause(retryDelayMs);
+        await pause.wait(retryDelayMs);
       } catch (err) {
         if (stopped) break;
         if (err instanceof ForwarderFencedError) {
@@ -98,7 +88,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         }
         logger.error({ err, forwarder: name }, "forwarding failed; starting again from the checkpoint");
         await subscription?.stop();
-        await pause(retryDelayMs);
+        await pause.wait(retryDelayMs);
       }
     }
   };
@@ -110,7 +100,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         return undefined;
       });
       if (!lock) {
-        await pause(retryDelayMs);
+        await pause.wait(retryDelayMs);
         continue;
       }
       leading = true;
@@ -130,7 +120,7 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
     },
     async stop() {
       stopped = true;
-      interruptPause?.();
+      pause.interrupt();
       await subscription?.stop();
       await running;
     },

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { migrate, type Database } from "@tidings/postgres";
-import { deadLetterHeaders, type DeadLetterSink } from "../delivery.js";
+import { deadLetterOf, type DeadLetterSink } from "../delivery.js";
 import { deadLetterSubject, type Bus, type Consumer } from "../port.js";
 import { assertValidFilter, subjectMatches } from "../subject.js";
 import { startInProcessConsumer, type InProcessConsumer } from "./consumer.js";
@@ -46,8 +46,6 @@ export async function createInProcessBus(database: Database, options: InProcessB
   const unlisten = await database.listen(busChannel, wakeFor);
 
   const insert = orderedPublisher(db, (subjects) => subjects.forEach(wakeFor));
-  const publish = (subject: string, data: unknown, msgId: string, headers: Record<string, string>) =>
-    insert({ subject, data, msgId, headers });
 
   const prune = () =>
     pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));
@@ -56,21 +54,14 @@ export async function createInProcessBus(database: Database, options: InProcessB
 
   return {
     async publish(subject, data, { msgId, headers = {} }) {
-      await publish(subject, data, msgId, headers);
+      await insert({ subject, data, msgId, headers });
     },
 
     async consume(consumerOptions, handler): Promise<Consumer> {
       assertValidFilter(consumerOptions.filterSubject);
       const { durable } = consumerOptions;
       await registerConsumer(db, durable, consumerOptions.filterSubject);
-      const deadLetter: DeadLetterSink = (delivery, error) =>
-        publish(deadLetterSubject(durable), delivery.data, `${durable}:${delivery.msgId}`, {
-          ...delivery.headers,
-          [deadLetterHeaders.originalSubject]: delivery.subject,
-          [deadLetterHeaders.msgId]: delivery.msgId,
-          [deadLetterHeaders.error]: error,
-          [deadLetterHeaders.deliveryCount]: String(delivery.deliveryCount),
-        });
+      const deadLetter: DeadLetterSink = (delivery, error) => insert(deadLetterOf(durable, delivery, error));
       const consumer = startInProcessConsumer(db, consumerOptions, handler, { deadLetter, logger, pollIntervalMs });
       consumers.add(consumer);
       return {

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Logger } from "@tidings/core";
 import type { Kysely } from "kysely";
 import { defaultAckWaitMs, handleDelivery, type DeadLetterSink, type Delivery } from "../delivery.js";
+import { interruptibleWait } from "../interruptibleWait.js";
 import type { ConsumerOptions, MessageHandler } from "../port.js";
 import { subjectPattern } from "../subject.js";
 import { ackDelivery, claimDeliveries, delayDelivery, type Claim, type StoredDelivery } from "./storage.js";
@@ -36,23 +37,12 @@ export function startInProcessConsumer(
   // Every handler in flight may listen on it.
   setMaxListeners(0, stopping.signal);
   let ready = true;
-  let interruptSleep: (() => void) | undefined;
+  const idle = interruptibleWait(() => ready || stopped);
 
   const wake = () => {
     ready = true;
-    interruptSleep?.();
+    idle.interrupt();
   };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (ready || stopped) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        interruptSleep = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      interruptSleep = done;
-    });
 
   const toDelivery = (stored: StoredDelivery): Delivery => ({
     ...stored,
@@ -85,13 +75,13 @@ export function startInProcessConsumer(
       } catch (err) {
         if (stopped) break;
         logger.error({ err, durable }, "claiming messages failed");
-        await sleep(pollIntervalMs);
+        await idle.wait(pollIntervalMs);
         continue;
       }
       claim.deliveries.forEach(run);
       if (stopped) break;
       if (claim.deliveries.length === free || claim.behind || ready) continue;
-      await sleep(Math.min(Math.max(claim.nextDueInMs ?? pollIntervalMs, 5), pollIntervalMs));
+      await idle.wait(Math.min(Math.max(claim.nextDueInMs ?? pollIntervalMs, 5), pollIntervalMs));
     }
   };
   const looping = loop();
@@ -102,7 +92,7 @@ export function startInProcessConsumer(
     async stop() {
       stopped = true;
       stopping.abort();
-      interruptSleep?.();
+      idle.interrupt();
       await looping;
       await Promise.all(inFlight);
     },

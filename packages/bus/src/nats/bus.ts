@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { connect, headers as natsHeaders, type JetStreamManager, type StoredMsg } from "nats";
-import { deadLetterHeaders, type DeadLetterSink } from "../delivery.js";
+import { deadLetterHeaders, deadLetterOf, type DeadLetterSink, type OutgoingMessage } from "../delivery.js";
 import { deadLetterSubject, type Bus, type Consumer, type DeadLetter } from "../port.js";
 import { assertValidFilter } from "../subject.js";
 import { startNatsConsumer } from "./consumer.js";
@@ -52,7 +52,7 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
   const consumers = new Set<Consumer>();
   const encoder = new TextEncoder();
 
-  const publish = async (subject: string, data: unknown, msgId: string, headers: Record<string, string>) => {
+  const publish = async ({ subject, data, msgId, headers }: OutgoingMessage) => {
     const h = natsHeaders();
     // Header values end at a line break on the wire.
     for (const [key, value] of Object.entries(headers)) h.set(key, value.replace(/[\r\n]+/g, " "));
@@ -63,20 +63,13 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
 
   return {
     async publish(subject, data, { msgId, headers = {} }) {
-      await publish(subject, data, msgId, headers);
+      await publish({ subject, data, msgId, headers });
     },
 
     async consume(consumerOptions, handler) {
       assertValidFilter(consumerOptions.filterSubject);
       const { durable } = consumerOptions;
-      const deadLetter: DeadLetterSink = (delivery, error) =>
-        publish(deadLetterSubject(durable), delivery.data, `${durable}:${delivery.msgId}`, {
-          ...delivery.headers,
-          [deadLetterHeaders.originalSubject]: delivery.subject,
-          [deadLetterHeaders.msgId]: delivery.msgId,
-          [deadLetterHeaders.error]: error,
-          [deadLetterHeaders.deliveryCount]: String(delivery.deliveryCount),
-        });
+      const deadLetter: DeadLetterSink = (delivery, error) => publish(deadLetterOf(durable, delivery, error));
       const started = await startNatsConsumer(
         { js, jsm, stream: streamOf(consumerOptions.filterSubject), subjectPrefix: prefix },
         consumerOptions,
