@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
+import { describe, expect, it } from "vitest";
+import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { BlobNotFoundError, createBlobStore, sha256Hex, type BlobTables } from "./blobStore.js";
 
 describe("blob store", () => {
-  let test: TestDatabase;
-  beforeAll(async () => {
-    test = await createTestDatabase();
-  });
-  afterAll(() => test?.dispose());
+  const test = testDatabaseForFile();
 
   it("returns the bytes it stored under their sha256", async () => {
     const store = createBlobStore(test.database);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
+import { describe, expect, it } from "vitest";
+import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { BlobNotFoundError, sha256Hex } from "./blobStore.js";
 import { BlobTooLargeError, createStreamedBlobStore, type StreamedBlobTables } from "./streamedBlobs.js";
 
@@ -18,11 +18,7 @@ async function collect(source: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 describe("streamed blob store", () => {
-  let test: TestDatabase;
-  beforeAll(async () => {
-    test = await createTestDatabase();
-  });
-  afterAll(() => test?.dispose());
+  const test = testDatabaseForFile();
 
   it("stores a stream of several chunks under its sha256 and streams it back intact", async () => {
     const store = createStreamedBlobStore(test.database);

@@ -1,15 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "./database.js";
-import { createTestDatabase, testMode, type TestDatabase } from "./testDatabase.js";
+import { testMode } from "./testDatabase.js";
+import { testDatabaseForFile } from "./testing/testDatabaseForFile.js";
 
-let test: TestDatabase;
-beforeAll(async () => {
-  test = await createTestDatabase();
-});
-afterAll(async () => {
-  await test?.dispose();
-});
+const test = testDatabaseForFile();
 
 it("keeps a second holder in the same process out until the first releases", async () => {
   const first = await test.database.tryLock("same-process");

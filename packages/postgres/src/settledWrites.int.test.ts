@@ -1,15 +1,10 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { settledWrites } from "./settledWrites.js";
-import { createTestDatabase, testMode, type TestDatabase } from "./testDatabase.js";
+import { testMode } from "./testDatabase.js";
+import { testDatabaseForFile } from "./testing/testDatabaseForFile.js";
 
-let test: TestDatabase;
-beforeAll(async () => {
-  test = await createTestDatabase();
-});
-afterAll(async () => {
-  await test?.dispose();
-});
+const test = testDatabaseForFile();
 
 it("resolves at once when no write is open", async () => {
   await expect(settledWrites(test.database, 2_000)).resolves.toBeUndefined();

@@ -1,20 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { domainDecider, domainRecords, fold, withResults, type DomainEvent, type DomainSettings, type LiveDomain } from "@tidings/domain";
+import { aDomainSettings, testRecordTargets } from "@tidings/domain/testing";
 import { trackingOf } from "./deliveryDomain.js";
 
 const domainId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const teamId = "5c1f3c4e-6a0b-4d2c-9e8f-1a2b3c4d5e6f";
 const now = "2026-11-23 10:00:00.000000+00";
-const targets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
-const settings: DomainSettings = {
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: { sending: "enabled", receiving: "disabled" },
-  openTracking: true,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-};
+const targets = testRecordTargets;
+const settings = aDomainSettings({ openTracking: true });
 
 function aDomain(trackingRecord: "verified" | "pending", changes: Partial<DomainSettings> = {}): LiveDomain {
   const chosen = { ...settings, ...changes };

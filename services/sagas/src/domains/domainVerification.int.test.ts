@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, createLogger, formatTimestamp } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
-import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type DomainSettings, type RecordTargets } from "@tidings/domain";
+import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type RecordTargets } from "@tidings/domain";
+import { aDomainSettings } from "@tidings/domain/testing";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
 import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/testkit";
@@ -13,15 +14,7 @@ import { createTimers, startTimerPoller, timerMigrations } from "../timers/index
 
 const teamId = randomUUID();
 const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.tidings.test", spfInclude: "spf.tidings.test", inboundHost: "in.tidings.test", trackingHost: "t.tidings.test" };
-const settings: DomainSettings = {
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: { sending: "enabled", receiving: "enabled" },
-  openTracking: true,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-};
+const settings = aDomainSettings({ capabilities: { sending: "enabled", receiving: "enabled" }, openTracking: true });
 const publicKey = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtest";
 const recheckMs = 60_000;
 const verifiedRecheckMs = 86_400_000;

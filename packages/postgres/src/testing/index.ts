@@ -1,0 +1,1 @@
+export { testDatabaseForFile } from "./testDatabaseForFile.js";
