@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import { migrate, type TestDatabase } from "@tidings/postgres";
+import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { eventStoreMigrations } from "../postgres/migrations.js";
 import { createPostgresEventStore, type PostgresEventStoreOptions } from "../postgres/postgresEventStore.js";
 import type { EventStore } from "../port.js";
@@ -12,31 +13,23 @@ export interface TestStoreDatabase {
 }
 
 /**
- * The event store of a test file with its database: PostgreSQL or PGlite as the test mode says, on a
- * database of the file's own, migrated in the file's `beforeAll` and dropped in its `afterAll` (this
- * registers both).
+ * The event store of a test file with its database: PostgreSQL or PGlite as the test mode says, on the
+ * file's own database (`testDatabaseForFile`), migrated in the file's `beforeAll` and closed in its
+ * `afterAll`, before the database is dropped (this registers both).
  */
 export function testStoreDatabase(options: PostgresEventStoreOptions = {}): TestStoreDatabase {
-  let opened: { test: TestDatabase; store: EventStore } | undefined;
+  const test = testDatabaseForFile();
+  let store: EventStore | undefined;
   beforeAll(async () => {
-    const test = await createTestDatabase();
     await migrate(test.database, "eventstore", eventStoreMigrations);
-    opened = { test, store: createPostgresEventStore(test.database, options) };
+    store = createPostgresEventStore(test.database, options);
   });
-  afterAll(async () => {
-    await opened?.store.close();
-    await opened?.test.dispose();
-  });
-  const open = () => {
-    if (!opened) throw new Error("the test event store opens in beforeAll");
-    return opened;
-  };
+  afterAll(() => store?.close());
   return {
-    get test() {
-      return open().test;
-    },
+    test,
     get store() {
-      return open().store;
+      if (!store) throw new Error("the test event store opens in beforeAll");
+      return store;
     },
   };
 }
