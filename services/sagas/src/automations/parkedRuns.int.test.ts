@@ -1,19 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { beforeAll, describe, expect, it } from "vitest";
+import { migrate, testMode } from "@tidings/postgres";
+import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { automationMigrations } from "./migrations.js";
 import { parkedRuns, type ParkedRuns } from "./parkedRuns.js";
 
 describe(`parked runs (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
-  let test: TestDatabase;
+  const test = testDatabaseForFile();
   let parked: ParkedRuns;
   beforeAll(async () => {
-    test = await createTestDatabase();
     await migrate(test.database, "automations", automationMigrations);
     parked = parkedRuns(test.database);
-  });
-  afterAll(async () => {
-    await test?.dispose();
   });
 
   it("answers many asks at once each with the runs awaiting its own team, contact and event", async () => {

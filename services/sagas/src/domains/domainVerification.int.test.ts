@@ -5,8 +5,9 @@ import { systemClock, createLogger, formatTimestamp } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type RecordTargets } from "@tidings/domain";
 import { aDomainSettings } from "@tidings/domain/testing";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
+import type { EventStore } from "@tidings/eventstore";
+import { testStoreDatabase } from "@tidings/eventstore/testing";
+import { migrate, type TestDatabase } from "@tidings/postgres";
 import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/testkit";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificationDeps } from "./domainVerification.js";
@@ -24,11 +25,10 @@ let store: EventStore;
 let dns: DnsResponder;
 let deps: DomainVerificationDeps;
 
+const file = testStoreDatabase();
 beforeAll(async () => {
-  test = await createTestDatabase();
-  await migrate(test.database, "eventstore", eventStoreMigrations);
+  ({ test, store } = file);
   await migrate(test.database, "timers", timerMigrations);
-  store = createPostgresEventStore(test.database);
   dns = await startDnsResponder({});
   deps = {
     store,
@@ -40,11 +40,7 @@ beforeAll(async () => {
     verifiedRecheckMs,
   };
 });
-afterAll(async () => {
-  await dns?.close();
-  await store?.close();
-  await test?.dispose();
-});
+afterAll(() => dns?.close());
 
 /** The zone a domain owner publishes for `records`, all of them unless some are left out. */
 function publish(records: DnsRecord[], leaveOut: DnsRecord["key"][] = []): void {

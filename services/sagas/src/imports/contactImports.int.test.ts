@@ -1,30 +1,25 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createContactProperty, createSegment, findContact } from "@tidings/audience";
 import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
 import { handleCommand } from "@tidings/commands";
 import { contactImportDecider, contactImportStream, fold, type ColumnMap, type ContactImportEvent, type ContactImportState, type OnConflict } from "@tidings/domain";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { createTestDatabase, migrate, settledWrites, type TestDatabase } from "@tidings/postgres";
+import type { EventStore } from "@tidings/eventstore";
+import { testStoreDatabase } from "@tidings/eventstore/testing";
+import { settledWrites } from "@tidings/postgres";
 import { runContactImport, type ContactImportDeps } from "./contactImports.js";
 
 const logger = createLogger("silent");
 const metadata = { actor: "test" };
 
-let test: TestDatabase;
+const file = testStoreDatabase();
 let store: EventStore;
 let blobs: StreamedBlobStore;
 
-beforeAll(async () => {
-  test = await createTestDatabase();
-  await migrate(test.database, "eventstore", eventStoreMigrations);
-  store = createPostgresEventStore(test.database);
-  blobs = createStreamedBlobStore(test.database);
-});
-afterAll(async () => {
-  await store?.close();
-  await test?.dispose();
+beforeAll(() => {
+  store = file.store;
+  blobs = createStreamedBlobStore(file.test.database);
 });
 
 const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, rowsInFlight: 4, ...overrides });
@@ -54,7 +49,7 @@ const importState = async (importId: string): Promise<ContactImportState> =>
 /** How many ContactCreated events each address of the team has: more than one would be a duplicate contact. */
 async function createdPerEmail(teamId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  await settledWrites(test.database);
+  await settledWrites(file.test.database);
   // Page through $all: a read returns at most one batch.
   for (let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })) {
     for (const event of page) {
