@@ -2,9 +2,9 @@ import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stepEmailId } from "@tidings/sagas";
-import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { mailingRolesForSuite } from "../support/mailingRoles.js";
 import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
 import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
 import { succeeded } from "../support/wire.js";
@@ -25,13 +25,8 @@ const serverMode = serverModeOnly("automation crash test", `it kills a separate 
  * one per SMTP connection per kill, and only for a message first accepted before a kill.
  */
 describe.skipIf(!serverMode)("automation runs with the sagas process killed twice", () => {
-  let deployment: MailingRoles;
+  const deployment = mailingRolesForSuite(mailConcurrency);
   let sagas: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    deployment = await startMailingRoles(mailConcurrency);
-  });
-  afterAll(() => deployment?.stop());
 
   it("completes every run with one email per send step reached", { timeout: 600_000 }, async () => {
     const { sink, roles, database } = deployment;

@@ -2,10 +2,10 @@ import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
 import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
-import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { mailingRolesForSuite } from "../support/mailingRoles.js";
 import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
 import { distinctMessageIds } from "../support/sinkCopies.js";
 import { succeeded } from "../support/wire.js";
@@ -26,13 +26,8 @@ const serverMode = serverModeOnly("broadcast crash test", `it kills a separate s
  * window of a kill (DESIGN §1), at most one per message in flight.
  */
 describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice and stopped once", () => {
-  let deployment: MailingRoles;
+  const deployment = mailingRolesForSuite(mailConcurrency);
   let sagas: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    deployment = await startMailingRoles(mailConcurrency);
-  });
-  afterAll(() => deployment?.stop());
 
   it("ends with exactly one email per contact, all delivered, every Message-ID at the sink", { timeout: 120_000 + contacts * 60 }, async () => {
     const { sink, roles, events, database } = deployment;

@@ -1,9 +1,9 @@
 import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
-import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { mailingRolesForSuite } from "../support/mailingRoles.js";
 import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
 import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
 
@@ -19,16 +19,11 @@ const serverMode = serverModeOnly("delivery crash test", `it kills a separate sa
  * the sink's 250 and the recording of the outcome, so at most one per kill per message in flight.
  */
 describe.skipIf(!serverMode)("delivery with the sagas process killed three times", () => {
-  let deployment: MailingRoles;
+  // One email in flight, so that a kill can find at most one email between the server's 250 and the
+  // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
+  // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.
+  const deployment = mailingRolesForSuite(1);
   let sagas: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    // One email in flight, so that a kill can find at most one email between the server's 250 and the
-    // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
-    // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.
-    deployment = await startMailingRoles(1);
-  });
-  afterAll(() => deployment?.stop());
 
   it("ends with one outcome per email, every email at the sink, and at most one duplicate per kill", { timeout: 300_000 }, async () => {
     const { sink, roles, events } = deployment;

@@ -8,7 +8,7 @@ import { broadcastEmailId } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import type { SmtpSink } from "@tidings/testkit";
 import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
-import { startMailingRoles, type MailingRoles } from "../support/mailingRoles.js";
+import { mailingRolesForSuite } from "../support/mailingRoles.js";
 import { serverModeOnly } from "../support/serverModeOnly.js";
 import { distinctMessageIds } from "../support/sinkCopies.js";
 import type { ChildRole, SplitRoles } from "../support/splitRoles.js";
@@ -34,7 +34,7 @@ const serverMode = serverModeOnly("SIGTERM test of split roles", "it stops separ
  * contact.
  */
 describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy, and its work resumes", () => {
-  let deployment: MailingRoles;
+  const deployment = mailingRolesForSuite(mailConcurrency, { WEBHOOK_ALLOW_PRIVATE: "true" }, { projectorChild: true });
   let sink: SmtpSink;
   let receiver: WebhookReceiver;
   let roles: SplitRoles;
@@ -54,13 +54,11 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    deployment = await startMailingRoles(mailConcurrency, { WEBHOOK_ALLOW_PRIVATE: "true" }, { projectorChild: true });
     ({ sink, roles, database } = deployment);
     projector = roles.projector!;
   });
   afterAll(async () => {
     if (measured.length > 0) console.log(`SIGTERM to exit: ${measured.join("; ")}`);
-    await deployment?.stop();
     await receiver?.close();
   });
 

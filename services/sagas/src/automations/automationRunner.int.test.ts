@@ -8,7 +8,7 @@ import type { EventStore } from "@tidings/eventstore";
 import type { Consumer } from "@tidings/bus";
 import { testMode } from "@tidings/postgres";
 import { automationsProjection } from "@tidings/projections";
-import { startSagaPipeline, type SagaPipeline } from "../testing/sagaPipeline.js";
+import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { createTimers } from "../timers/index.js";
 import { runIdOf, startAutomationRunner } from "./automationRunner.js";
 import { automationMigrations } from "./migrations.js";
@@ -20,12 +20,11 @@ const metadata = { teamId, actor: "test" };
 const now = () => formatTimestamp(new Date());
 
 describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"})`, () => {
-  let pipeline: SagaPipeline;
+  const pipeline = sagaPipelineForFile({ migrations: { automations: automationMigrations }, projections: [automationsProjection] });
   let store: EventStore;
   let consumers: Consumer[] = [];
 
   beforeAll(async () => {
-    pipeline = await startSagaPipeline({ migrations: { automations: automationMigrations }, projections: [automationsProjection] });
     const { test, bus, readModelsAt } = pipeline;
     store = pipeline.store;
     consumers = await startAutomationRunner({
@@ -36,10 +35,7 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       concurrency: 4,
     });
   });
-  afterAll(async () => {
-    await Promise.all(consumers.map((c) => c.stop()));
-    await pipeline?.stop();
-  });
+  afterAll(() => Promise.all(consumers.map((c) => c.stop())));
 
   const definition = (eventName: string): AutomationDefinition => ({
     name: "Welcome",

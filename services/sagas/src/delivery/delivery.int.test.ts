@@ -13,7 +13,7 @@ import { suppressionsProjection } from "@tidings/projections";
 import { sql } from "kysely";
 import { startSagas, type RunningSagas } from "../startSagas.js";
 import { bareDeliveryDeps } from "../testing/bareDeliveryDeps.js";
-import { startSagaPipeline, type SagaPipeline } from "../testing/sagaPipeline.js";
+import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { deliverEmail } from "./delivery.js";
 import { createSmtpTransport } from "@tidings/mail";
 
@@ -21,7 +21,7 @@ const logger = createLogger("silent");
 const teamId = randomUUID();
 
 describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback SMTP sink`, () => {
-  let pipeline: SagaPipeline;
+  const pipeline = sagaPipelineForFile({ projections: [suppressionsProjection] });
   let test: TestDatabase;
   let store: EventStore;
   let sagas: RunningSagas;
@@ -77,14 +77,12 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    pipeline = await startSagaPipeline({ projections: [suppressionsProjection] });
     ({ test, store } = pipeline);
     const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000" });
     sagas = await startSagas({ store, database: test.database, bus: pipeline.bus, config, logger });
   });
   afterAll(async () => {
     await sagas?.stop();
-    await pipeline?.stop();
     await sink?.close();
   });
   beforeEach(() => sink.reset());

@@ -1,10 +1,11 @@
-import { createLogger, StopOrder } from "@tidings/core";
-import { startForwarder, type Bus } from "@tidings/bus";
+import { afterAll, beforeAll } from "vitest";
+import { createLogger } from "@tidings/core";
+import { startForwarder, type Bus, type Forwarder } from "@tidings/bus";
 import { openTestBus } from "@tidings/bus/testing";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { holdableStore } from "@tidings/eventstore/testing";
-import { createTestDatabase, migrate, type Migration, type TestDatabase } from "@tidings/postgres";
-import { createCheckpointWaiter, startProjections, type Projection, type RunningProjections } from "@tidings/projections";
+import type { EventStore } from "@tidings/eventstore";
+import { holdableStore, testStoreDatabase, type HoldableStore } from "@tidings/eventstore/testing";
+import { migrate, type Migration, type TestDatabase } from "@tidings/postgres";
+import { createCheckpointWaiter, startProjections, type CheckpointWaiter, type Projection, type RunningProjections } from "@tidings/projections";
 import { readModelsAt, type ReadModelsAt } from "../readModelsAt.js";
 import { timerMigrations } from "../timers/index.js";
 
@@ -17,10 +18,10 @@ export interface SagaPipelineOptions {
 
 /** What a saga runs on in a test: every event appended to `store` reaches `bus` through a forwarder. */
 export interface SagaPipeline {
-  test: TestDatabase;
-  store: EventStore;
-  bus: Bus;
-  projections: RunningProjections;
+  readonly test: TestDatabase;
+  readonly store: EventStore;
+  readonly bus: Bus;
+  readonly projections: RunningProjections;
   /** Hands the projections no new event until the returned release is called, or `readModelsAt` is. */
   holdProjections(): () => void;
   /**
@@ -28,52 +29,59 @@ export interface SagaPipeline {
    * catch up, as a busy projector would, so a test that holds them sees the saga wait rather than hang.
    */
   readModelsAt: ReadModelsAt;
-  /** Stops all of it, the bus's test streams deleted, and drops the database. */
-  stop(): Promise<void>;
 }
 
 /**
- * A test database with the event store, the timers' and the saga's tables, a bus of this mode (NATS or the
- * in-process bus), the forwarder between them, and the given projections fed through a holdable store.
- * The saga itself is the test's to start and stop, before `stop`.
+ * For the test file (or describe block) it is called in: a database of its own with the event store, the
+ * timers' and the saga's tables, a bus of this mode (NATS on streams of the file's own, or the in-process
+ * bus), the forwarder between them, and the given projections fed through a holdable store. Started in
+ * `beforeAll` and stopped in `afterAll`; the saga itself is the test's to start in a `beforeAll` of its
+ * own, and so to stop before this is.
  */
-export async function startSagaPipeline(options: SagaPipelineOptions): Promise<SagaPipeline> {
-  const logger = createLogger("silent");
-  const parts = new StopOrder();
-  const stop = () =>
-    parts.stop((error) => {
-      throw error;
-    });
-  try {
-    const test = await createTestDatabase();
-    parts.add("database", () => test.dispose());
-    const migrations = { eventstore: eventStoreMigrations, timers: timerMigrations, ...options.migrations };
-    for (const [component, list] of Object.entries(migrations)) await migrate(test.database, component, list);
-    const store = createPostgresEventStore(test.database);
-    parts.add("event store", () => store.close());
-    const bus = await openTestBus(test.database);
-    parts.add("bus", () => bus.close());
-    const forwarder = await startForwarder({ store, bus, database: test.database });
-    parts.add("forwarder", () => forwarder.stop());
-    const feed = holdableStore(store);
-    const projections = await startProjections({ store: feed.store, database: test.database, projections: options.projections, logger });
-    parts.add("projections", () => projections.stop());
-    const checkpoints = await createCheckpointWaiter(test.database, options.projections.map((p) => p.name));
-    parts.add("checkpoint waiter", () => checkpoints.close());
-    let release = () => {};
-    parts.add("held projections", () => release());
-    const waitForReadModels = readModelsAt(checkpoints);
-    return {
-      test,
-      store,
-      bus,
-      projections,
-      holdProjections: () => (release = feed.hold()),
-      readModelsAt: (names, position) => (release(), waitForReadModels(names, position)),
-      stop,
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+export function sagaPipelineForFile(options: SagaPipelineOptions): SagaPipeline {
+  const file = testStoreDatabase();
+  let bus: Bus | undefined;
+  let forwarder: Forwarder | undefined;
+  let held: HoldableStore | undefined;
+  let projections: RunningProjections | undefined;
+  let checkpoints: CheckpointWaiter | undefined;
+  let waitForReadModels: ReadModelsAt | undefined;
+  let release = () => {};
+  beforeAll(async () => {
+    const { test, store } = file;
+    for (const [component, list] of Object.entries({ timers: timerMigrations, ...options.migrations })) await migrate(test.database, component, list);
+    bus = await openTestBus(test.database);
+    forwarder = await startForwarder({ store, bus, database: test.database });
+    held = holdableStore(store);
+    projections = await startProjections({ store: held.store, database: test.database, projections: options.projections, logger: createLogger("silent") });
+    checkpoints = await createCheckpointWaiter(test.database, options.projections.map((p) => p.name));
+    waitForReadModels = readModelsAt(checkpoints);
+  });
+  afterAll(async () => {
+    release();
+    await checkpoints?.close();
+    await projections?.stop();
+    await forwarder?.stop();
+    await bus?.close();
+  });
+  const started = <T>(part: T | undefined): T => {
+    if (part === undefined) throw new Error("the saga pipeline starts in beforeAll: use it in a test or a later hook");
+    return part;
+  };
+  return {
+    get test() {
+      return file.test;
+    },
+    get store() {
+      return file.store;
+    },
+    get bus() {
+      return started(bus);
+    },
+    get projections() {
+      return started(projections);
+    },
+    holdProjections: () => (release = started(held).hold()),
+    readModelsAt: (names, position) => (release(), started(waitForReadModels)(names, position)),
+  };
 }

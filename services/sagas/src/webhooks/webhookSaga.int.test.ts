@@ -10,7 +10,7 @@ import { forwardedEventSubject, toForwardedEvent, type Bus } from "@tidings/bus"
 import { handleCommand } from "@tidings/commands";
 import { testMode, type TestDatabase } from "@tidings/postgres";
 import { webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
-import { startSagaPipeline, type SagaPipeline } from "../testing/sagaPipeline.js";
+import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { createTimers, startTimerPoller, type TimerPoller } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
 import { createAttemptLeases } from "./attemptLeases.js";
@@ -22,7 +22,7 @@ const secret = "w".repeat(40);
 const teamId = randomUUID();
 
 describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) into a loopback HTTP receiver`, () => {
-  let pipeline: SagaPipeline;
+  const pipeline = sagaPipelineForFile({ projections: [webhooksProjection, webhookDeliveriesProjection] });
   let test: TestDatabase;
   let store: EventStore;
   let bus: Bus;
@@ -120,7 +120,6 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     port = (receiver.address() as { port: number }).port;
-    pipeline = await startSagaPipeline({ projections: [webhooksProjection, webhookDeliveriesProjection] });
     ({ test, store, bus, projections } = pipeline);
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
@@ -130,7 +129,6 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   afterAll(async () => {
     await poller?.stop();
     await saga?.stop();
-    await pipeline?.stop();
     receiver?.closeAllConnections();
     await new Promise((resolve) => receiver?.close(resolve));
   });
