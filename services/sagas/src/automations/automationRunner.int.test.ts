@@ -25,12 +25,12 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
   let consumers: Consumer[] = [];
 
   beforeAll(async () => {
-    const { test, bus, readModelsAt } = pipeline;
+    const { test, bus, readModels } = pipeline;
     store = pipeline.store;
     consumers = await startAutomationRunner({
       bus,
       database: test.database,
-      readModelsAt,
+      readModelsAt: readModels.readModelsAt,
       deps: { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressedRecipients(test.database), logger: createLogger("silent") },
       concurrency: 4,
     });
@@ -56,7 +56,7 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       command: { type: "CreateContact", contactId, teamId, email: `${contactId}@example.test`, fields: { firstName: null, lastName: null, unsubscribed: false }, properties: {}, propertyTypes: {}, segmentIds: [], topics: [], now: now() },
       metadata,
     });
-    pipeline.holdProjections();
+    pipeline.readModels.holdProjections();
     const automationId = randomUUID();
     const eventName = `signed_up_${automationId.slice(0, 8)}`;
     await handleCommand({ store, streamId: automationStream(automationId), decider: automationDecider, command: { type: "CreateAutomation", automationId, teamId, definition: definition(eventName), duplicatedFrom: null, now: now() }, metadata });

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createSegment, updateContact } from "@tidings/audience";
 import { handleCommand } from "@tidings/commands";
 import { broadcastDecider, broadcastStream, type BroadcastEvent } from "@tidings/domain";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
-import { holdableStore } from "@tidings/eventstore/testing";
-import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { createCheckpointWaiter, productProjections, startProjections, type CheckpointWaiter, type RunningProjections } from "@tidings/projections";
-import { readModelsAt } from "../readModelsAt.js";
+import type { EventStore } from "@tidings/eventstore";
+import { testStoreDatabase } from "@tidings/eventstore/testing";
+import { testMode } from "@tidings/postgres";
+import { productProjections } from "@tidings/projections";
 import { suppressedRecipients } from "@tidings/sending";
+import { heldReadModelsForFile } from "../testing/heldReadModels.js";
 import { runBroadcastFanOut, type BroadcastFanOutDeps } from "./fanOut.js";
 import { TeamRates } from "./pacing.js";
 
@@ -18,45 +18,27 @@ const metadata = { teamId, actor: "test" };
 const deps = () => ({ store, clock: systemClock });
 const now = () => formatTimestamp(new Date());
 
-let test: TestDatabase;
+const file = testStoreDatabase();
+const readModels = heldReadModelsForFile(file, productProjections);
 let store: EventStore;
-let projections: RunningProjections;
-let checkpoints: CheckpointWaiter;
-let holdProjections: () => () => void;
-let releaseHeld: () => void = () => {};
 let fanOut: BroadcastFanOutDeps;
 
-beforeAll(async () => {
-  test = await createTestDatabase();
-  await migrate(test.database, "eventstore", eventStoreMigrations);
-  store = createPostgresEventStore(test.database);
-  const projectorFeed = holdableStore(store);
-  holdProjections = projectorFeed.hold;
-  projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: productProjections, logger: createLogger("silent") });
-  checkpoints = await createCheckpointWaiter(test.database, ["audience", "suppressions"]);
-  const waitForReadModels = readModelsAt(checkpoints);
+beforeAll(() => {
+  store = file.store;
   fanOut = {
     store,
     clock: systemClock,
-    database: test.database,
+    database: file.test.database,
     logger: createLogger("silent"),
     links: { publicUrl: "http://tidings.test", secret: "b".repeat(40), mailHost: "tidings.test", validForMs: 3_600_000 },
-    suppressed: suppressedRecipients(test.database),
+    suppressed: suppressedRecipients(file.test.database),
     rates: new TeamRates(),
     batchSize: 100,
     emailsInFlight: 100,
     defaultRate: 1_000,
     appendsInFlight: 4,
-    // A wait for the read models lets held projections go on: the fan-out asked for them to catch up.
-    readModelsAt: (names, position) => (releaseHeld(), waitForReadModels(names, position)),
+    readModelsAt: readModels.readModelsAt,
   };
-});
-afterAll(async () => {
-  releaseHeld();
-  await checkpoints?.close();
-  await projections?.stop();
-  await store?.close();
-  await test?.dispose();
 });
 
 const aContact = (email: string, segmentId: string) =>
@@ -76,9 +58,9 @@ describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     const segment = await createSegment(deps(), teamId, "Everyone", metadata);
     await aContact("stays@example.test", segment.id);
     const leaves = await aContact("leaves@example.test", segment.id);
-    expect(await projections.waitFor(leaves.position!, 10_000)).toBe(true);
+    expect(await readModels.projections.waitFor(leaves.position!, 10_000)).toBe(true);
 
-    releaseHeld = holdProjections();
+    const releaseHeld = readModels.holdProjections();
     try {
       await updateContact(deps(), teamId, leaves.id, { unsubscribed: true }, {}, metadata);
       const broadcastId = await sendBroadcast(segment.id);

@@ -49,7 +49,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       messageIdHost: "tidings.test",
       sweepIntervalMs: 200,
       staleMs: 500,
-      readModelsAt: pipeline.readModelsAt,
+      readModelsAt: pipeline.readModels.readModelsAt,
     });
 
   const waitForRequests = async (count: number) => {
@@ -120,7 +120,8 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     port = (receiver.address() as { port: number }).port;
-    ({ test, store, bus, projections } = pipeline);
+    ({ test, store, bus } = pipeline);
+    projections = pipeline.readModels.projections;
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
     saga = await startSaga();
@@ -148,7 +149,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   });
 
   it("delivers an event to a webhook created just before it, while the webhooks read model is still behind the creation", async () => {
-    const releaseHeld = pipeline.holdProjections();
+    const releaseHeld = pipeline.readModels.holdProjections();
     try {
       const fresh = await createWebhook("/fresh", { projected: false });
       const emailId = await suppressedEmail();
