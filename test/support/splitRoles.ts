@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { connect } from "nats";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { createTestDatabase, type TestDatabase } from "@tidings/postgres";
 import { serve, type Serving } from "@tidings/cli";
 import { raiseBootstrapTeamRateLimit } from "./rateLimit.js";
-import { freePort } from "./testServer.js";
+import { deleteNatsStreams, freePort, serverModeStores } from "./testServer.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 
@@ -50,15 +49,11 @@ export async function startSplitRoles(settings: Record<string, string>, options:
   const database = await createTestDatabase({ mode: "server" });
   await database.database.close();
   const token = `re_${randomBase62(40)}`;
-  const env = {
+  const env: Record<string, string> = {
     PORT: String(await freePort()),
     LOG_LEVEL: "warn",
     TIDINGS_BOOTSTRAP_TOKEN: token,
-    EVENTSTORE_URL: database.url,
-    DATABASE_URL: database.url,
-    NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-    NATS_PREFIX: `s${randomBase62(10)}`,
-    TIDINGS_SECRET: randomBase62(40),
+    ...serverModeStores(database, "s"),
     ...settings,
   };
   const errors = new Map<ChildRole, string>();
@@ -110,10 +105,7 @@ export async function startSplitRoles(settings: Record<string, string>, options:
     async stop() {
       for (const child of children) await kill(child);
       for (const s of servings.reverse()) await s.stop();
-      const nc = await connect({ servers: env.NATS_URL });
-      const jsm = await nc.jetstreamManager();
-      for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${env.NATS_PREFIX}_`)) await jsm.streams.delete(stream.config.name);
-      await nc.close();
+      await deleteNatsStreams(env.NATS_URL!, env.NATS_PREFIX!);
       await database.dispose();
     },
   };

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
-import { createTestDatabase, testMode } from "@tidings/postgres";
+import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
 import { serve, type Serving } from "@tidings/cli";
 import { connect } from "nats";
 
@@ -17,6 +17,20 @@ export interface TestServer {
   env: Record<string, string>;
   /** Stops the server and drops its data. */
   stop(): Promise<void>;
+}
+
+/**
+ * What a server-mode Tidings needs on a test database of its own: the stores there, NATS streams and
+ * subjects under a fresh prefix beginning with `tag`, and a secret.
+ */
+export function serverModeStores(database: TestDatabase, tag: string): Record<string, string> {
+  return {
+    EVENTSTORE_URL: database.url,
+    DATABASE_URL: database.url,
+    NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+    NATS_PREFIX: `${tag}${randomBase62(10)}`,
+    TIDINGS_SECRET: randomBase62(40),
+  };
 }
 
 export async function freePort(): Promise<number> {
@@ -47,15 +61,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   if (testMode() === "server") {
     const database = await createTestDatabase({ mode: "server" });
     await database.database.close();
-    settings = {
-      ...base,
-      DATA_DIR: dataDir,
-      EVENTSTORE_URL: database.url,
-      DATABASE_URL: database.url,
-      NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-      NATS_PREFIX: `t${randomBase62(10)}`,
-      TIDINGS_SECRET: randomBase62(40),
-    };
+    settings = { ...base, DATA_DIR: dataDir, ...serverModeStores(database, "t") };
     cleanup = async () => {
       await database.dispose();
       await deleteNatsStreams(settings.NATS_URL!, settings.NATS_PREFIX!);
@@ -79,8 +85,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
 }
 
-/** JetStream streams outlive the test; drop the ones this server's prefix created. */
-async function deleteNatsStreams(url: string, prefix: string): Promise<void> {
+/** JetStream streams outlive the test; drop the ones a server's prefix created. */
+export async function deleteNatsStreams(url: string, prefix: string): Promise<void> {
   const nc = await connect({ servers: url });
   try {
     const jsm = await nc.jetstreamManager();

@@ -1,2 +1,3 @@
 export { holdableStore, type HoldableStore } from "./holdableStore.js";
 export { testEventStore, testStoreDatabase, type TestStoreDatabase } from "./testEventStore.js";
+export { refusingAppends, type RefusingAppends } from "./refusingAppends.js";

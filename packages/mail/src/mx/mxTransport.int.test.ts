@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MailTransport, OutgoingMail } from "../port.js";
-import { mailTransportContract } from "../testing/contract.js";
+import { arrivedAt, mailTransportContract } from "../testing/contract.js";
 import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { createMxTransport } from "./mxTransport.js";
@@ -35,7 +35,7 @@ mailTransportContract("mx", async () => {
   return {
     transport,
     recipients: ["ann@example.test", "bob@implicit.test"],
-    arrived: async (emailId) => mx.withMessageId(`<${emailId}@acme.test>`).at(-1)?.raw,
+    arrived: arrivedAt(mx),
     dispose: async () => {
       await transport.close();
       await Promise.all([mx.close(), dns.close()]);

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mailTransportContract } from "../testing/contract.js";
+import { arrivedAt, mailTransportContract } from "../testing/contract.js";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import type { MailTransport, OutgoingMail } from "../port.js";
 import { createSmtpTransport } from "./smtpTransport.js";
@@ -28,7 +28,7 @@ mailTransportContract("smtp relay", async () => {
   return {
     transport,
     recipients: ["ann@example.test", "bob@example.test"],
-    arrived: async (emailId) => relay.withMessageId(`<${emailId}@acme.test>`).at(-1)?.raw,
+    arrived: arrivedAt(relay),
     dispose: async () => {
       await transport.close();
       await relay.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SmtpSink } from "@tidings/testkit";
 import type { MailTransport, OutgoingMail } from "../port.js";
 
 export interface MailTransportFixture {
@@ -9,6 +10,12 @@ export interface MailTransportFixture {
   arrived(emailId: string): Promise<Buffer | undefined>;
   dispose(): Promise<void>;
 }
+
+/** `arrived` for a fixture whose receiver is an SMTP sink: the contract's emails carry their id in their Message-ID. */
+export const arrivedAt =
+  (sink: SmtpSink) =>
+  async (emailId: string): Promise<Buffer | undefined> =>
+    sink.withMessageId(`<${emailId}@acme.test>`).at(-1)?.raw;
 
 let emails = 0;
 function anEmail(recipients: string[]): OutgoingMail {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
 import { broadcastStream, emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
+import { refusingAppends } from "@tidings/eventstore/testing";
 import { handleCommand } from "@tidings/commands";
 import { createBlobStore } from "@tidings/blobs";
 import { testMode, type TestDatabase } from "@tidings/postgres";
@@ -137,20 +138,13 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
 
   it("keeps trying to record a sent email's outcome while the store refuses it, instead of sending it again", async () => {
     const transport = createSmtpTransport({ url: sink.url, maxConnections: 1 });
-    let refusals = 3;
-    // The store refusing appends stands in for its database restarting right after the server's 250.
-    const away: EventStore = {
-      ...store,
-      append: async (...args) => {
-        if (refusals-- > 0) throw new Error("Connection terminated unexpectedly");
-        return store.append(...args);
-      },
-    };
-    const deps = bareDeliveryDeps(test.database, { store: away, transport, slots: 1, subject: "once" });
+    // Three refused appends stand in for the database restarting right after the server's 250.
+    const away = refusingAppends(store, 3);
+    const deps = bareDeliveryDeps(test.database, { store: away.store, transport, slots: 1, subject: "once" });
     try {
       const emailId = await send(content());
       await deliverEmail(deps, emailId);
-      expect(refusals).toBeLessThan(0);
+      expect(away.attempts).toBeGreaterThan(3);
       expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
       await deliverEmail(deps, emailId);
       expect(sink.received.filter((m) => m.messageId === `<${emailId}@tidings.test>`)).toHaveLength(1);

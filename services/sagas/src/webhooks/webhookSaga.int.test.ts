@@ -6,6 +6,7 @@ import { systemClock, createLogger, createSealer, deterministicId, formatTimesta
 import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream } from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
 import type { EventStore } from "@tidings/eventstore";
+import { refusingAppends } from "@tidings/eventstore/testing";
 import { forwardedEventSubject, toForwardedEvent, type Bus } from "@tidings/bus";
 import { handleCommand } from "@tidings/commands";
 import { testMode, type TestDatabase } from "@tidings/postgres";
@@ -162,17 +163,10 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
   });
 
   it("keeps trying to record an attempt the endpoint took while the store refuses it, instead of posting it again", async () => {
-    let refusals = 3;
-    // The store refusing appends stands in for its database restarting right after the endpoint's 200.
-    const away: EventStore = {
-      ...store,
-      append: async (...args) => {
-        if (refusals-- > 0) throw new Error("Connection terminated unexpectedly");
-        return store.append(...args);
-      },
-    };
+    // Three refused appends stand in for the database restarting right after the endpoint's 200.
+    const away = refusingAppends(store, 3);
     const deps: AttemptDeps = {
-      store: away,
+      store: away.store,
       clock: systemClock,
       timers,
       logger,
@@ -188,7 +182,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const before = received.length;
     const { deliveryId } = await leftBehindDelivery(webhookId);
     await attemptDelivery(deps, deliveryId, webhookId);
-    expect(refusals).toBeLessThan(0);
+    expect(away.attempts).toBeGreaterThan(3);
     expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
     await sleep(800);
     expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
