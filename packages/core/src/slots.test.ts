@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { deferred } from "./testing/deferred.js";
 import { Slots } from "./slots.js";
-
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-};
 
 describe("Slots", () => {
   it("runs at most its size at once, and the waiting ones in the order they came", async () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { deferred } from "@tidings/core/testing";
 import { createEndpointQueues } from "./endpointQueues.js";
-
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-};
 
 describe("endpoint queues", () => {
   it("keeps a stuck endpoint from delaying another", async () => {

@@ -1,0 +1,1 @@
+export { deferred } from "./deferred.js";
