@@ -57,7 +57,9 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
   it("takes a lock again on a new connection after its session is lost, and an old holding's release leaves the new one held", async () => {
     const lost = await test.database.tryLock("lost");
     expect(lost).toBeDefined();
-    await sql`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(other.db);
+    // With a timeout, pg_terminate_backend waits for the session to end: without one it only signals it, and
+    // the lock was sometimes still held when the other process asked.
+    await sql`SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(other.db);
     // The server released the lock with the session: another process can take it at once.
     const elsewhere = await other.tryLock("lost");
     expect(elsewhere).toBeDefined();
