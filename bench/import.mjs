@@ -38,7 +38,7 @@ async function* csv() {
 
 await withScratchDatabase("import", async (url) => {
   const { createLogger, formatTimestamp, systemClock } = await import("@tidings/core");
-  const { openDatabase, migrate } = await import("@tidings/postgres");
+  const { openDatabase } = await import("@tidings/postgres");
   const { openEventStore } = await import("@tidings/eventstore");
   const { createStreamedBlobStore } = await import("@tidings/blobs");
   const { createContactProperty } = await import("@tidings/audience");

@@ -34,7 +34,7 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
     await succeeded(() => resend.events.create({ name: "crash.signed_up" }));
     const welcome = await succeeded(() => resend.templates.create({ name: "Welcome", subject: "Welcome {{{N}}}", html: "<p>{{{N}}}</p>", from: "Crash <crash@crash.test>", variables: [{ key: "N", type: "string", fallbackValue: null }] }).publish());
     const after = await succeeded(() => resend.templates.create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" }).publish());
-    const { id: automationId } = await succeeded(() => 
+    await succeeded(() =>
       resend.automations.create({
         name: "Crash",
         status: "enabled",

@@ -74,7 +74,7 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(emails);
 
     const outcomesOf = async (id: string) => (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
-    let outcomes: string[][] = [];
+    let outcomes: string[][];
     do {
       outcomes = [];
       for (let i = 0; i < ids.length; i += 100) outcomes.push(...(await Promise.all(ids.slice(i, i + 100).map(outcomesOf))));

@@ -3,7 +3,7 @@ import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testMode } from "@tidings/postgres";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startTestServer, type TestServer } from "../support/testServer.js";
+import { startTestServer } from "../support/testServer.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 

@@ -59,6 +59,11 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   const forward = async () => {
     const at = await readForwarderCheckpoint(database.db, name);
     const checkpoint = pacedCheckpoint(database.db, name, at, checkpointEveryMs);
+    // Only whole batches reach the checkpoint, so what it holds back is published, even after a failure;
+    // losing the checkpoint to another forwarder outweighs the failure that ended the subscription.
+    const flush = async () => {
+      if (!(await checkpoint.flush())) throw new ForwarderFencedError(name);
+    };
     subscription = store.subscribeToAll({ after: at });
     try {
       // Batches of what the subscription already holds: publishing never waits for the next append.
@@ -66,10 +71,11 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
         await Promise.all(batch.map(publish));
         if (!(await checkpoint.reached(batch[batch.length - 1]!.position))) throw new ForwarderFencedError(name);
       }
-    } finally {
-      // Only whole batches reach the checkpoint, so what it holds back is published, even after a failure.
-      if (!(await checkpoint.flush())) throw new ForwarderFencedError(name);
+    } catch (error) {
+      await flush();
+      throw error;
     }
+    await flush();
   };
 
   const lead = async () => {

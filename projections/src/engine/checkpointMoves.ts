@@ -103,7 +103,7 @@ export function batchCommitter(database: Database): (commit: BatchCommit) => Pro
 
   return (commit) =>
     new Promise<void>((resolve, reject) => {
-      if (waiting.length === 0) setImmediate(flush);
+      if (waiting.length === 0) setImmediate(() => void flush());
       waiting.push({ ...commit, settle: (error) => (error ? reject(error) : resolve()) });
     });
 }

@@ -108,7 +108,7 @@ function newMember(): Member {
     async next() {
       while (waiting.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       const { batch, error } = waiting.shift()!;
-      if (error !== undefined) throw error;
+      if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
       return batch;
     },
     ready: Promise.resolve(),

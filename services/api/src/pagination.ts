@@ -32,7 +32,7 @@ export const paginationShape = {
  * The query schema of a list endpoint: pagination plus the endpoint's own filters (e.g. `status`).
  * `after` and `before` together are refused (seed spec, Errors table).
  */
-export function listQuerySchema<Filters extends z.ZodRawShape = {}>(filters?: Filters) {
+export function listQuerySchema<Filters extends z.ZodRawShape = Record<never, never>>(filters?: Filters) {
   return z.object({ ...paginationShape, ...(filters ?? ({} as Filters)) }).refine((query: { after?: unknown; before?: unknown }) => query.after === undefined || query.before === undefined, {
     message: "`after` and `before` cannot be used together.",
   });

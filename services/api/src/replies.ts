@@ -4,6 +4,10 @@ import type { FastifyReply } from "fastify";
  * Success statuses of compat-reference §2.3, so a route says which kind of success it is rather than a
  * number. Every one carries a JSON body: the SDK treats an empty 2xx as a failure (§1.4).
  */
+// Any route's reply, whatever its server, schema and type provider: each helper keeps the route's own
+// reply type, so `body` is checked against the route's schema. Fastify's parameters are constrained
+// generics that `unknown` does not satisfy.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyReply = FastifyReply<any, any, any, any, any, any, any, any>;
 
 /** 201, for a POST that creates a resource. */

@@ -49,7 +49,7 @@ export async function createInProcessBus(database: Database, options: InProcessB
 
   const prune = () =>
     pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));
-  const pruneTimer = setInterval(prune, options.pruneIntervalMs ?? 60_000);
+  const pruneTimer = setInterval(() => void prune(), options.pruneIntervalMs ?? 60_000);
   pruneTimer.unref();
 
   return {

@@ -41,7 +41,7 @@ export function acceptJsonBodies(app: FastifyInstance): void {
     if (nestsDeeperThan(text, maxJsonDepth)) {
       return done(new TidingsError("invalid_json", `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.`));
     }
-    strict(request, text, (error, value) => (error ? done(invalidJson(text)) : done(null, value)));
+    void strict(request, text, (error, value) => (error ? done(invalidJson(text)) : done(null, value)));
   });
 }
 

@@ -151,7 +151,7 @@ describe("rate limit", () => {
   it("grants a burst of concurrent requests exactly the team's tokens, each its own remaining count, when they share statements", async () => {
     const buckets = databaseRateBuckets(test.database);
     const teamId = newId();
-    const decisions = await Promise.all(Array.from({ length: 40 }, () => buckets.take(teamId, 10)));
+    const decisions = await Promise.all(Array.from({ length: 40 }, async () => buckets.take(teamId, 10)));
     const allowed = decisions.filter((d) => d.allowed);
     expect(allowed.length).toBeGreaterThanOrEqual(10);
     expect(allowed.length).toBeLessThanOrEqual(11);

@@ -1,7 +1,7 @@
 import { findSegment } from "@tidings/audience";
 import { formatTimestamp, TidingsError, type Logger, type Clock } from "@tidings/core";
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
-import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";

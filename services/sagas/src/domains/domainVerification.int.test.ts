@@ -8,7 +8,7 @@ import { aDomainSettings } from "@tidings/domain/testing";
 import type { EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { migrate, type TestDatabase } from "@tidings/postgres";
-import { startDnsResponder, type DnsResponder, type DnsZone } from "@tidings/testkit";
+import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificationDeps } from "./domainVerification.js";
 import { createTimers, startTimerPoller, timerMigrations } from "../timers/index.js";

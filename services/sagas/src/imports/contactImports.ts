@@ -13,7 +13,6 @@ import {
 import type { StreamedBlobStore } from "@tidings/blobs";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import {
-  CONTACT_IMPORT_ACTOR,
   contactImportDecider,
   contactImportStream,
   normalContactEmail,

@@ -41,9 +41,9 @@ describe("OrderedWindow", () => {
       await later(undefined, ms);
       log.push(`${name} ends`);
     };
-    window.add("a", step("a1", 20));
-    window.add("b", step("b1", 1));
-    window.add("a", step("a2", 1));
+    void window.add("a", step("a1", 20));
+    void window.add("b", step("b1", 1));
+    void window.add("a", step("a2", 1));
     await window.settle();
     expect(log.indexOf("a2 starts")).toBeGreaterThan(log.indexOf("a1 ends"));
     expect(log.indexOf("b1 ends")).toBeLessThan(log.indexOf("a1 ends"));
@@ -51,8 +51,8 @@ describe("OrderedWindow", () => {
 
   it("keeps a failure for when its result is taken, and runs the next work of its key anyway", async () => {
     const window = new OrderedWindow<string>(10);
-    window.add("a", async () => Promise.reject(new Error("broken row")));
-    window.add("a", async () => "next");
+    void window.add("a", async () => Promise.reject(new Error("broken row")));
+    void window.add("a", async () => "next");
     const first = window.next()!;
     await expect(first.then(unwrap)).rejects.toThrow("broken row");
     expect(unwrap(await window.next()!)).toBe("next");

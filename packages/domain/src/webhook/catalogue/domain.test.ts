@@ -17,7 +17,7 @@ function streamAfter(commands: DomainCommand[]): DomainEvent[] {
   let state = domainDecider.initialState;
   for (const command of commands) {
     const decided = domainDecider.decide(command, state);
-    if (!Array.isArray(decided)) throw decided;
+    if (!Array.isArray(decided)) throw new Error(`${command.type} was refused: ${decided.message}`);
     for (const event of decided) state = domainDecider.evolve(state, event);
     events.push(...decided);
   }
