@@ -27,6 +27,27 @@ export default tseslint.config(
   },
   {
     files: ["**/*.mjs", "**/*.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", Blob: "readonly", Buffer: "readonly", URL: "readonly", fetch: "readonly", AbortController: "readonly", AbortSignal: "readonly", performance: "readonly", structuredClone: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", setImmediate: "readonly", queueMicrotask: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        Blob: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        fetch: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        performance: "readonly",
+        structuredClone: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        setImmediate: "readonly",
+        queueMicrotask: "readonly",
+      },
+    },
   },
 );

@@ -22,13 +22,16 @@ const isolate = false;
 class CrashTestsLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (file: TestSpecification) => (file.moduleId.endsWith("RestartCrash.e2e.test.ts") ? 2 : file.moduleId.endsWith("Crash.e2e.test.ts") ? 1 : 0);
+    const rank = (file: TestSpecification) =>
+      file.moduleId.endsWith("RestartCrash.e2e.test.ts") ? 2 : file.moduleId.endsWith("Crash.e2e.test.ts") ? 1 : 0;
     return [0, 1, 2].flatMap((r) => sorted.filter((file) => rank(file) === r));
   }
 }
 const crashTests = "test/e2e/**/*Crash.e2e.test.ts";
 const crashOnly = process.env.TIDINGS_TEST_CRASH === "only";
-const e2eFiles = crashOnly ? { include: [crashTests], exclude: ignored } : { include: ["test/e2e/**/*.e2e.test.ts"], exclude: process.env.TIDINGS_TEST_CRASH === "none" ? [...ignored, crashTests] : ignored };
+const e2eFiles = crashOnly
+  ? { include: [crashTests], exclude: ignored }
+  : { include: ["test/e2e/**/*.e2e.test.ts"], exclude: process.env.TIDINGS_TEST_CRASH === "none" ? [...ignored, crashTests] : ignored };
 
 /**
  * Embedded files each have a PGlite of their own and are CPU-bound, so three at a time fit two cores.
@@ -46,8 +49,20 @@ export default defineConfig({
     projects: [
       // Unit tests wait on nothing but the CPU, which `npm test` gives them at nice 10 beside two busy tiers:
       // an RSA-2048 key, a second alone, once took 5 s there.
-      { ...shared, test: { name: "unit", isolate, include: ["**/*.test.ts"], exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"], testTimeout: 30_000 } },
-      { ...shared, test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        ...shared,
+        test: {
+          name: "unit",
+          isolate,
+          include: ["**/*.test.ts"],
+          exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        ...shared,
+        test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 },
+      },
       // An e2e file's hooks start a server (on PGlite at nice 10, beside the server tier) and sometimes a
       // browser: once more than 60 s on a slow CI machine.
       { ...shared, test: { name: "e2e", isolate, ...e2eFiles, testTimeout: 60_000, hookTimeout: 120_000 } },

@@ -30,7 +30,14 @@ const connections = 64;
 
 /** wrk's own report, parsed: requests per second and the 99th percentile latency in milliseconds. */
 async function wrk(url, headers = {}, duration = seconds) {
-  const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+  const args = [
+    "-t1",
+    `-c${connections}`,
+    `-d${duration}s`,
+    "--latency",
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
+    url,
+  ];
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)\s*$/m.exec(stdout);
@@ -91,11 +98,25 @@ async function bench(mode) {
     const stops = [() => runtime.close()];
     try {
       await migrate(runtime.database, "projections", checkpointMigrations);
-      const projections = await startProjections({ store: runtime.store, database: runtime.database, projections: productProjections, logger });
+      const projections = await startProjections({
+        store: runtime.store,
+        database: runtime.database,
+        projections: productProjections,
+        logger,
+      });
       stops.push(() => projections.stop());
-      const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
+      const waiter = await createCheckpointWaiter(
+        runtime.database,
+        productProjections.map((p) => p.name),
+      );
       stops.push(() => waiter.close());
-      const services = createApiServices({ store: runtime.store, database: runtime.database, config, waitFor: waiter.waitFor, clock: systemClock });
+      const services = createApiServices({
+        store: runtime.store,
+        database: runtime.database,
+        config,
+        waitFor: waiter.waitFor,
+        clock: systemClock,
+      });
 
       const noop = (app) => app.get("/noop", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
       const app = buildApp({ logger, services, readiness: runtime.readiness, routes: [noop] });
@@ -109,7 +130,11 @@ async function bench(mode) {
       await bare.listen({ port: 0, host: "127.0.0.1" });
       stops.push(() => bare.close());
 
-      const key = await createTeamKey(services, { team: "bench", name: "bench", permission: "full_access", domainId: null }, { actor: "cli" });
+      const key = await createTeamKey(
+        services,
+        { team: "bench", name: "bench", permission: "full_access", domainId: null },
+        { actor: "cli" },
+      );
       const limit = await handleCommand({
         store: runtime.store,
         streamId: teamStream(key.teamId),
@@ -118,7 +143,8 @@ async function bench(mode) {
         metadata: { actor: "cli", teamId: key.teamId },
       });
       await services.waitFor(limit.position);
-      for (let i = 0; i < 3; i++) await createTeamKey(services, { team: "bench", name: `listed ${i}`, permission: "full_access", domainId: null }, { actor: "cli" });
+      for (let i = 0; i < 3; i++)
+        await createTeamKey(services, { team: "bench", name: `listed ${i}`, permission: "full_access", domainId: null }, { actor: "cli" });
 
       const auth = { Authorization: `Bearer ${key.token}` };
       const appUrl = `http://127.0.0.1:${app.server.address().port}`;
@@ -128,7 +154,10 @@ async function bench(mode) {
       const noopRun = await measure(`${appUrl}/noop`, auth);
       const keysRun = await measure(`${appUrl}/api-keys`, auth);
       await app.requestLogs.flush();
-      const logged = await runtime.database.db.selectFrom("api_request_logs").select((eb) => eb.fn.countAll().as("n")).executeTakeFirst();
+      const logged = await runtime.database.db
+        .selectFrom("api_request_logs")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirst();
       const cost = mode === "server" ? await rateLimitCost(runtime.database) : {};
       return {
         bench: "api-overhead",

@@ -72,8 +72,15 @@ try {
       let csv = "email,first_name\n";
       for (let i = 0; i < contacts; i++) csv += `reader${i}@example.test,Reader${i}\n`;
       const importStarted = Date.now();
-      const imported = await ok(resend.contacts.imports.create({ file: new Blob([csv]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] }));
-      const members = async () => Number((await db.query("SELECT count(*) AS n FROM contact_segments WHERE segment_id = $1", [segmentId])).rows[0].n);
+      const imported = await ok(
+        resend.contacts.imports.create({
+          file: new Blob([csv]),
+          columnMap: { email: "email", firstName: "first_name" },
+          segments: [{ id: segmentId }],
+        }),
+      );
+      const members = async () =>
+        Number((await db.query("SELECT count(*) AS n FROM contact_segments WHERE segment_id = $1", [segmentId])).rows[0].n);
       while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) await sleep(500);
       const importSeconds = (Date.now() - importStarted) / 1000;
       await sagas.stop();
@@ -83,13 +90,23 @@ try {
       const load = loadavg()[0];
       const started = Date.now();
       const { id } = await ok(
-        resend.broadcasts.create({ segmentId, from: "Bench <news@bench.test>", subject: "Hello {{{FIRST_NAME|there}}}", html: "<p>Hi {{{contact.first_name}}}, <a href=\"{{{SERVICE_UNSUBSCRIBE_URL}}}\">unsubscribe</a></p>", send: true }),
+        resend.broadcasts.create({
+          segmentId,
+          from: "Bench <news@bench.test>",
+          subject: "Hello {{{FIRST_NAME|there}}}",
+          html: '<p>Hi {{{contact.first_name}}}, <a href="{{{SERVICE_UNSUBSCRIBE_URL}}}">unsubscribe</a></p>',
+          send: true,
+        }),
       );
       // Priority: a transactional email sent once a fifth of the broadcast is delivered, timed to the sink.
       await sink.waitForMessages(Math.ceil(contacts / 5), 3_600_000);
       const transactionalSentAt = Date.now();
-      const transactional = await ok(resend.emails.send({ from: "Bench <receipts@bench.test>", to: "buyer@example.test", subject: "Your receipt", text: "Thanks" }));
-      const transactionalAt = (await sink.waitFor((r) => r.some((m) => m.messageId?.startsWith(`<${transactional.id}@`)), 3_600_000)).find((m) => m.messageId?.startsWith(`<${transactional.id}@`)).receivedAt.getTime();
+      const transactional = await ok(
+        resend.emails.send({ from: "Bench <receipts@bench.test>", to: "buyer@example.test", subject: "Your receipt", text: "Thanks" }),
+      );
+      const transactionalAt = (await sink.waitFor((r) => r.some((m) => m.messageId?.startsWith(`<${transactional.id}@`)), 3_600_000))
+        .find((m) => m.messageId?.startsWith(`<${transactional.id}@`))
+        .receivedAt.getTime();
       await sink.waitForMessages(contacts + 1, 3_600_000);
       const lastAt = Math.max(...sink.received.map((m) => m.receivedAt.getTime()));
       const seconds = (lastAt - started) / 1000;

@@ -30,7 +30,13 @@ async function define(baseUrl, headers) {
   };
   await call("POST", "/events", { name: "bench.throughput" });
   await call("POST", "/events", { name: "bench.signed_up", schema: { t: "string" } });
-  const template = await call("POST", "/templates", { name: "Bench", subject: "Bench {{{T}}}", html: "<p>Welcome</p>", from: "Bench <bench@bench.test>", variables: [{ key: "T", type: "string" }] });
+  const template = await call("POST", "/templates", {
+    name: "Bench",
+    subject: "Bench {{{T}}}",
+    html: "<p>Welcome</p>",
+    from: "Bench <bench@bench.test>",
+    variables: [{ key: "T", type: "string" }],
+  });
   await call("POST", `/templates/${template.id}/publish`);
   await call("POST", "/automations", {
     name: "Bench welcome",
@@ -65,7 +71,11 @@ async function stages(eventStoreUrl) {
       FROM received JOIN started USING (id) JOIN sent USING (run_id)
       JOIN queued ON queued.stream_id = 'email-' || sent.email_id JOIN delivered ON delivered.stream_id = queued.stream_id`);
     const ms = (v) => (v === null ? null : Math.round(Number(v)));
-    return { event_to_run_p50_ms: ms(rows[0].to_run), run_to_queued_p50_ms: ms(rows[0].to_queued), queued_to_delivered_p50_ms: ms(rows[0].to_delivered) };
+    return {
+      event_to_run_p50_ms: ms(rows[0].to_run),
+      run_to_queued_p50_ms: ms(rows[0].to_queued),
+      queued_to_delivered_p50_ms: ms(rows[0].to_delivered),
+    };
   } finally {
     await client.end();
   }
@@ -80,13 +90,21 @@ async function bench(mode) {
     await define(baseUrl, headers);
     const url = `${baseUrl}/events/send`;
 
-    const script = postScript("events", JSON.stringify({ event: "bench.throughput", email: "reader@example.test", payload: { plan: "pro" } }), headers);
+    const script = postScript(
+      "events",
+      JSON.stringify({ event: "bench.throughput", email: "reader@example.test", payload: { plan: "pro" } }),
+      headers,
+    );
     const load = loadavg()[0];
     const warm = await wrk(url, script, 2, connections);
     const measured = await wrk(url, script, seconds, connections);
     // The latency phase starts once the runner has drained the throughput phase's events: a marker
     // event sent after them comes out as an email only then (the runner takes events roughly in order).
-    const marker = await fetch(url, { method: "POST", headers, body: JSON.stringify({ event: "bench.signed_up", email: "marker@example.test", payload: { t: "0" } }) });
+    const marker = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ event: "bench.signed_up", email: "marker@example.test", payload: { t: "0" } }),
+    });
     if (!marker.ok) throw new Error(`marker event: ${marker.status}`);
     const drainStarted = Date.now();
     await sink.waitForMessages(1, 600_000);
@@ -99,11 +117,16 @@ async function bench(mode) {
       rate: fixedRate,
       seconds,
       headers,
-      body: (i, dueAt) => JSON.stringify({ event: "bench.signed_up", email: `b${i % 500}@example.test`, payload: { t: String(Math.round(dueAt)) } }),
+      body: (i, dueAt) =>
+        JSON.stringify({ event: "bench.signed_up", email: `b${i % 500}@example.test`, payload: { t: String(Math.round(dueAt)) } }),
     });
     const expected = fixed.requested - fixed.non2xx - fixed.errors;
     await sink.waitForMessages(expected, 120_000);
-    const latencies = (await Promise.all(sink.received.map(async (m) => ({ at: m.receivedAt.getTime(), subject: (await simpleParser(m.raw)).subject ?? "" }))))
+    const latencies = (
+      await Promise.all(
+        sink.received.map(async (m) => ({ at: m.receivedAt.getTime(), subject: (await simpleParser(m.raw)).subject ?? "" })),
+      )
+    )
       .map((m) => m.at - Number(m.subject.split(" ")[1]))
       .sort((a, b) => a - b);
     return {

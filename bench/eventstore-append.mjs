@@ -23,7 +23,12 @@ async function withPglite(run) {
 }
 
 function anEvent() {
-  return { id: randomUUID(), type: "EmailQueued", data: { to: ["someone@example.com"], subject: "Hello", html: "<p>Hi</p>" }, metadata: { teamId: "team-1", actor: "bench" } };
+  return {
+    id: randomUUID(),
+    type: "EmailQueued",
+    data: { to: ["someone@example.com"], subject: "Hello", html: "<p>Hi</p>" },
+    metadata: { teamId: "team-1", actor: "bench" },
+  };
 }
 
 async function measure(url, store, batch) {

@@ -70,14 +70,26 @@ async function measured(groups, work) {
 function report(step, count, { wallMs, cpuMs }, extra = {}) {
   const perUnit = Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [`${name}_cpu_ms`, Number((ms / count).toFixed(3))]));
   const total = Object.values(cpuMs).reduce((a, b) => a + b, 0) / count;
-  console.log(JSON.stringify({ bench: "floors", step, units: count, per_s: Math.round(count / (wallMs / 1000)), cpu_ms_per_unit: Number(total.toFixed(3)), ...perUnit, ...extra }));
+  console.log(
+    JSON.stringify({
+      bench: "floors",
+      step,
+      units: count,
+      per_s: Math.round(count / (wallMs / 1000)),
+      cpu_ms_per_unit: Number(total.toFixed(3)),
+      ...perUnit,
+      ...extra,
+    }),
+  );
 }
 
 async function inParallel(count, width, one) {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await one(next++);
+    }),
+  );
 }
 
 const self = (_, pid) => pid === process.pid;
@@ -99,7 +111,12 @@ async function mailFloor() {
       messageId: messageIdFor(randomUUID(), "bench.test"),
       date: new Date(),
     });
-    const outcome = await transport.send({ emailId: String(i), envelope: { from: "bench@bench.test", to: [`reader${i}@example.test`] }, raw, tls: "opportunistic" });
+    const outcome = await transport.send({
+      emailId: String(i),
+      envelope: { from: "bench@bench.test", to: [`reader${i}@example.test`] },
+      raw,
+      tls: "opportunistic",
+    });
     if (outcome.kind !== "delivered") throw new Error(`not delivered: ${JSON.stringify(outcome)}`);
   };
   await inParallel(500, 64, send);
@@ -114,17 +131,34 @@ async function mailFloor() {
 async function appendFloor(url) {
   const { openEventStore } = await import("@tidings/eventstore");
   const opened = await openEventStore(url);
-  const anEvent = (type) => ({ id: randomUUID(), type, data: { emailId: randomUUID(), recipients: ["someone@example.com"], at: new Date().toISOString() }, metadata: { teamId: "team-1", actor: "bench" } });
+  const anEvent = (type) => ({
+    id: randomUUID(),
+    type,
+    data: { emailId: randomUUID(), recipients: ["someone@example.com"], at: new Date().toISOString() },
+    metadata: { teamId: "team-1", actor: "bench" },
+  });
   const append = () => opened.store.append(`email-${randomUUID()}`, [anEvent("EmailSent"), anEvent("EmailDelivered")], "no_stream");
   await inParallel(1000, 256, append);
-  report("append: 2 events to a new stream, 256 in flight", units, await measured({ client: self, postgres }, () => inParallel(units, 256, append)), { events_per_unit: 2 });
+  report(
+    "append: 2 events to a new stream, 256 in flight",
+    units,
+    await measured({ client: self, postgres }, () => inParallel(units, 256, append)),
+    { events_per_unit: 2 },
+  );
   await opened.close();
 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const rows = 1000;
   const insert = async () => {
-    const values = Array.from({ length: rows }, () => [`email-${randomUUID()}`, 0, randomUUID(), "EmailSent", JSON.stringify(anEvent("EmailSent").data), '{"teamId":"team-1"}']);
+    const values = Array.from({ length: rows }, () => [
+      `email-${randomUUID()}`,
+      0,
+      randomUUID(),
+      "EmailSent",
+      JSON.stringify(anEvent("EmailSent").data),
+      '{"teamId":"team-1"}',
+    ]);
     await client.query(
       `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata)
        SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[])`,
@@ -132,9 +166,13 @@ async function appendFloor(url) {
     );
   };
   const batches = Math.max(1, Math.round(units / 100));
-  report(`bare insert: ${rows} events in one statement`, batches * rows, await measured({ client: self, postgres }, async () => {
-    for (let i = 0; i < batches; i++) await insert();
-  }));
+  report(
+    `bare insert: ${rows} events in one statement`,
+    batches * rows,
+    await measured({ client: self, postgres }, async () => {
+      for (let i = 0; i < batches; i++) await insert();
+    }),
+  );
 
   await client.query(`CREATE TABLE floor_contacts (id uuid PRIMARY KEY, team_id uuid NOT NULL, email text NOT NULL, first_name text, last_name text,
     unsubscribed boolean NOT NULL, properties jsonb NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`);
@@ -146,7 +184,19 @@ async function appendFloor(url) {
     const contacts = Array.from({ length: rows }, () => ({ id: randomUUID(), email: `person${row++}@example.com` }));
     const events = contacts.flatMap((c) => [
       [`unique-${team}-contact-email-${c.id}`, randomUUID(), "ContactEmailReserved", JSON.stringify({ teamId: team, contactId: c.id })],
-      [`contact-${c.id}`, randomUUID(), "ContactCreated", JSON.stringify({ teamId: team, contactId: c.id, email: c.email, firstName: "First", lastName: "Last", properties: { plan: "pro", seats: 3, city: "City" } })],
+      [
+        `contact-${c.id}`,
+        randomUUID(),
+        "ContactCreated",
+        JSON.stringify({
+          teamId: team,
+          contactId: c.id,
+          email: c.email,
+          firstName: "First",
+          lastName: "Last",
+          properties: { plan: "pro", seats: 3, city: "City" },
+        }),
+      ],
     ]);
     const column = (i) => events.map((e) => e[i]);
     await client.query("BEGIN");
@@ -163,9 +213,13 @@ async function appendFloor(url) {
     );
     await client.query("COMMIT");
   };
-  report(`import row: 2 events, 2 stream rows and a contact row, ${rows} rows a transaction`, batches * rows, await measured({ client: self, postgres }, async () => {
-    for (let i = 0; i < batches; i++) await importRows();
-  }));
+  report(
+    `import row: 2 events, 2 stream rows and a contact row, ${rows} rows a transaction`,
+    batches * rows,
+    await measured({ client: self, postgres }, async () => {
+      for (let i = 0; i < batches; i++) await importRows();
+    }),
+  );
   await client.end();
 }
 
@@ -177,25 +231,35 @@ async function busFloor() {
   await jsm.streams.add({ name, subjects: [`${name}.>`] });
   try {
     const js = nc.jetstream();
-    const body = new TextEncoder().encode(JSON.stringify({ id: randomUUID(), type: "EmailSent", data: { emailId: randomUUID() }, metadata: { teamId: "team-1" } }));
+    const body = new TextEncoder().encode(
+      JSON.stringify({ id: randomUUID(), type: "EmailSent", data: { emailId: randomUUID() }, metadata: { teamId: "team-1" } }),
+    );
     const publish = (i) => {
       const h = headers();
       h.set("Nats-Msg-Id", `${name}-${i}`);
       return js.publish(`${name}.email.EmailSent`, body, { headers: h });
     };
     const nats = (cmd) => cmd.includes("nats-server");
-    report("bus: publish with Nats-Msg-Id, 256 in flight", units, await measured({ client: self, nats }, () => inParallel(units, 256, publish)));
+    report(
+      "bus: publish with Nats-Msg-Id, 256 in flight",
+      units,
+      await measured({ client: self, nats }, () => inParallel(units, 256, publish)),
+    );
     await jsm.consumers.add(name, { durable_name: "floors", ack_policy: AckPolicy.Explicit, max_ack_pending: 1024 });
     const consumer = await js.consumers.get(name, "floors");
-    report("bus: pull consume with ack", units, await measured({ client: self, nats }, async () => {
-      const messages = await consumer.consume({ max_messages: 256 });
-      let seen = 0;
-      for await (const m of messages) {
-        m.ack();
-        if (++seen === units) break;
-      }
-      messages.stop();
-    }));
+    report(
+      "bus: pull consume with ack",
+      units,
+      await measured({ client: self, nats }, async () => {
+        const messages = await consumer.consume({ max_messages: 256 });
+        let seen = 0;
+        for await (const m of messages) {
+          m.ack();
+          if (++seen === units) break;
+        }
+        messages.stop();
+      }),
+    );
   } finally {
     await deleteStream();
     await nc.close();

@@ -15,7 +15,12 @@ if (process.argv[2] === "--project") {
   const { openEventStore } = await import("@tidings/eventstore");
   const { startProjections, audienceProjection } = await import("@tidings/projections");
   const opened = await openEventStore(process.argv[3]);
-  await startProjections({ store: opened.store, database: opened.database, projections: [audienceProjection], logger: createLogger("silent") });
+  await startProjections({
+    store: opened.store,
+    database: opened.database,
+    projections: [audienceProjection],
+    logger: createLogger("silent"),
+  });
   process.stdout.write("ready\n");
   process.stdin.resume();
   process.stdin.on("end", () => process.exit(0));
@@ -31,7 +36,8 @@ async function* csv() {
   const batch = 2000;
   for (let start = 0; start < rows; start += batch) {
     let text = "";
-    for (let i = start; i < Math.min(rows, start + batch); i++) text += `person${i}@example.com,First${i},Last${i},${i % 3 ? "pro" : "free"},${i % 50},City ${i % 97}\n`;
+    for (let i = start; i < Math.min(rows, start + batch); i++)
+      text += `person${i}@example.com,First${i},Last${i},${i % 3 ? "pro" : "free"},${i % 50},City ${i % 97}\n`;
     yield Buffer.from(text);
   }
 }
@@ -59,24 +65,54 @@ await withScratchDatabase("import", async (url) => {
     const blobs = createStreamedBlobStore(database);
     const teamId = randomUUID();
     const metadata = { actor: "bench" };
-    for (const [key, type] of [["plan", "string"], ["seats", "number"], ["city", "string"]])
+    for (const [key, type] of [
+      ["plan", "string"],
+      ["seats", "number"],
+      ["city", "string"],
+    ])
       await createContactProperty({ store, clock: systemClock }, teamId, { key, type, fallbackValue: null }, metadata);
     const uploadStarted = performance.now();
     const file = await blobs.putStream(csv(), { maxBytes: 200 * 1024 * 1024 });
     const uploadSeconds = (performance.now() - uploadStarted) / 1000;
     const importId = randomUUID();
-    const columnMap = { email: "email", firstName: "first_name", lastName: "last_name", unsubscribed: null, properties: { plan: "plan", seats: "seats", city: "city" } };
+    const columnMap = {
+      email: "email",
+      firstName: "first_name",
+      lastName: "last_name",
+      unsubscribed: null,
+      properties: { plan: "plan", seats: "seats", city: "city" },
+    };
     await handleCommand({
       store,
       streamId: contactImportStream(importId),
       decider: contactImportDecider,
-      command: { type: "QueueContactImport", importId, teamId, file, columnMap, onConflict: "upsert", segmentIds: [], topics: [], now: formatTimestamp(new Date()) },
+      command: {
+        type: "QueueContactImport",
+        importId,
+        teamId,
+        file,
+        columnMap,
+        onConflict: "upsert",
+        segmentIds: [],
+        topics: [],
+        now: formatTimestamp(new Date()),
+      },
       metadata,
     });
     const uploadPeakRss = peakRss;
     peakRss = 0;
     const started = performance.now();
-    await runContactImport({ store, blobs, clock: systemClock, logger: createLogger("silent"), checkpointRows: 500, rowsInFlight: Number(process.env.BENCH_IN_FLIGHT ?? 512) }, importId);
+    await runContactImport(
+      {
+        store,
+        blobs,
+        clock: systemClock,
+        logger: createLogger("silent"),
+        checkpointRows: 500,
+        rowsInFlight: Number(process.env.BENCH_IN_FLIGHT ?? 512),
+      },
+      importId,
+    );
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     const { parsePosition, comparePositions } = await import("@tidings/eventstore");
@@ -86,7 +122,9 @@ await withScratchDatabase("import", async (url) => {
     const [last] = await store.readStream(contactImportStream(importId), { direction: "backwards", maxCount: 1 });
     const head = last.position;
     const projected = async () => {
-      const { rows: found } = await sql`SELECT position FROM projection_checkpoints WHERE name = 'audience' AND state = 'live'`.execute(database.db);
+      const { rows: found } = await sql`SELECT position FROM projection_checkpoints WHERE name = 'audience' AND state = 'live'`.execute(
+        database.db,
+      );
       return found[0] !== undefined && comparePositions(parsePosition(found[0].position), head) >= 0;
     };
     while (!(await projected())) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -38,7 +38,9 @@ async function run(count, one) {
 
 for (const signed of [false, true]) {
   const composed = await run(messages, (i) => compose(i, signed));
-  console.log(JSON.stringify({ bench: "mail-transport", step: signed ? "compose+sign" : "compose", messages, perSecond: Math.round(composed) }));
+  console.log(
+    JSON.stringify({ bench: "mail-transport", step: signed ? "compose+sign" : "compose", messages, perSecond: Math.round(composed) }),
+  );
 }
 
 const sink = await startSmtpSink();
@@ -52,12 +54,25 @@ for (const [connections, signed] of [
   let notDelivered = 0;
   const rate = await run(messages, async (i) => {
     const raw = await compose(i, signed);
-    const outcome = await transport.send({ emailId: `bench-${i}`, envelope: { from: "hello@acme.test", to: [`user${i}@example.test`] }, raw, tls: "opportunistic" });
+    const outcome = await transport.send({
+      emailId: `bench-${i}`,
+      envelope: { from: "hello@acme.test", to: [`user${i}@example.test`] },
+      raw,
+      tls: "opportunistic",
+    });
     if (outcome.kind !== "delivered") notDelivered++;
   });
   await transport.close();
   console.log(
-    JSON.stringify({ bench: "mail-transport", step: signed ? "compose+sign+send" : "compose+send", connections, messages, received: sink.received.length, notDelivered, perSecond: Math.round(rate) }),
+    JSON.stringify({
+      bench: "mail-transport",
+      step: signed ? "compose+sign+send" : "compose+send",
+      connections,
+      messages,
+      received: sink.received.length,
+      notDelivered,
+      perSecond: Math.round(rate),
+    }),
   );
 }
 await sink.close();

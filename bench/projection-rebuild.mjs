@@ -29,7 +29,9 @@ async function main() {
     });
     if (child.status !== 0) throw new Error(`the rebuild failed (exit ${child.status})`);
     const result = JSON.parse(child.stdout.trim().split("\n").at(-1));
-    console.log(JSON.stringify({ bench: "projection-rebuild", store: "postgres", ...result, append_events_per_s: appended.eventsPerSecond }));
+    console.log(
+      JSON.stringify({ bench: "projection-rebuild", store: "postgres", ...result, append_events_per_s: appended.eventsPerSecond }),
+    );
   });
 }
 
@@ -76,7 +78,9 @@ async function rebuild(url) {
       onProgress(p) {
         if (Date.now() - lastLog < 2_000) return;
         lastLog = Date.now();
-        process.stderr.write(`${p.events} events, ${Math.round(p.eventsPerSecond)} events/s, ${(p.fraction * 100).toFixed(1)}%, ETA ${p.etaSeconds?.toFixed(0) ?? "?"} s\n`);
+        process.stderr.write(
+          `${p.events} events, ${Math.round(p.eventsPerSecond)} events/s, ${(p.fraction * 100).toFixed(1)}%, ETA ${p.etaSeconds?.toFixed(0) ?? "?"} s\n`,
+        );
       },
     });
     console.log(

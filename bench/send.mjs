@@ -25,7 +25,12 @@ async function bench(mode) {
   const split = mode === "server";
   const run = { ...tidings, mode, label: "send", roles: split ? ["projector", "api"] : ["all"] };
   return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole }) => {
-    const body = JSON.stringify({ from: "Bench <bench@bench.test>", to: ["reader@example.test"], subject: "Bench", html: "<p>Hello from <b>bench/send</b></p>" });
+    const body = JSON.stringify({
+      from: "Bench <bench@bench.test>",
+      to: ["reader@example.test"],
+      subject: "Bench",
+      html: "<p>Hello from <b>bench/send</b></p>",
+    });
     const script = postScript("send", body, headers);
     const url = `${baseUrl}/emails`;
     const load = loadavg()[0];
@@ -58,7 +63,9 @@ async function bench(mode) {
       // Embedded: the sagas ran during the load, so this is accept and delivery together. Server: the
       // sagas process started after the load, so this is delivery alone, draining the backlog.
       delivery: split ? "backlog after load" : "during load",
-      delivered_per_s: split ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000)) : Math.round(accepted / ((lastAt - startedAt) / 1000)),
+      delivered_per_s: split
+        ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000))
+        : Math.round(accepted / ((lastAt - startedAt) / 1000)),
       load_1m_before: Number(load.toFixed(2)),
     };
   });

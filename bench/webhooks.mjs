@@ -79,7 +79,8 @@ async function started(mode, env) {
   };
 }
 
-const percentile = (sorted, p) => (sorted.length === 0 ? null : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1)));
+const percentile = (sorted, p) =>
+  sorted.length === 0 ? null : Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1));
 
 function suppressedEmail(teamId) {
   const emailId = randomUUID();
@@ -119,7 +120,13 @@ async function bench(mode) {
   try {
     return await withModeSettings(mode, "webhooks", natsUrl, async (settings) => {
       const token = `re_${randomBase62(40)}`;
-      const serving = await started(mode, { ...settings, PORT: String(await freePort()), LOG_LEVEL: logLevel, TIDINGS_BOOTSTRAP_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: "true" });
+      const serving = await started(mode, {
+        ...settings,
+        PORT: String(await freePort()),
+        LOG_LEVEL: logLevel,
+        TIDINGS_BOOTSTRAP_TOKEN: token,
+        WEBHOOK_ALLOW_PRIVATE: "true",
+      });
       try {
         for (const target of [healthy, slow]) {
           const res = await fetch(`${serving.url}/webhooks`, {
@@ -169,7 +176,12 @@ async function bench(mode) {
           healthy_p50_ms: percentile(latencies, 50),
           healthy_p99_ms: percentile(latencies, 99),
           healthy_max_ms: percentile(latencies, 100),
-          healthy_p99_ms_by_2s: windows.map((w) => percentile(w.sort((a, b) => a - b), 99)),
+          healthy_p99_ms_by_2s: windows.map((w) =>
+            percentile(
+              w.sort((a, b) => a - b),
+              99,
+            ),
+          ),
           slow_received: slow.arrivals.size,
           slow_answer_ms: slowMs,
           load_1m_before: Number(load.toFixed(2)),

@@ -23,7 +23,9 @@ for (const signal of ["SIGINT", "SIGTERM"])
   });
 const finished = (child) => new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 let failed = 0;
-for (const file of readdirSync("bench").filter((f) => f.endsWith(".mjs") && !f.startsWith(".")).sort()) {
+for (const file of readdirSync("bench")
+  .filter((f) => f.endsWith(".mjs") && !f.startsWith("."))
+  .sort()) {
   if (only.length && !only.some((name) => file.startsWith(name))) continue;
   if (!hasWrk && readFileSync(join("bench", file), "utf8").includes('"wrk"')) {
     process.stderr.write(`== ${file} skipped: it needs wrk (apt-get install wrk)\n`);

@@ -24,8 +24,10 @@ const streamOfLoneEvent = {
 };
 
 const isSchema = (value) => Boolean(value && typeof value === "object" && "_zod" in value);
-const isEventSchema = (value) => isSchema(value) && value.def.type === "object" && value.shape.type?.def.type === "literal" && isSchema(value.shape.data);
-const isEventUnion = (name, value) => name.endsWith("Event") && isSchema(value) && value.def.type === "union" && value.def.discriminator === "type";
+const isEventSchema = (value) =>
+  isSchema(value) && value.def.type === "object" && value.shape.type?.def.type === "literal" && isSchema(value.shape.data);
+const isEventUnion = (name, value) =>
+  name.endsWith("Event") && isSchema(value) && value.def.type === "union" && value.def.discriminator === "type";
 const eventType = (schema) => schema.shape.type.def.values[0];
 
 /** `EmailEvent` → `emailStream`, `AutomationRunEvent` → `automationRunStream`. */
@@ -55,7 +57,10 @@ export function eventGroups(domain) {
     placed.add(type);
     groups.push({ union: null, ...categoryOf(domain, functionName), events: [event] });
   }
-  const unplaced = Object.values(domain).filter(isEventSchema).map(eventType).filter((type) => !placed.has(type));
+  const unplaced = Object.values(domain)
+    .filter(isEventSchema)
+    .map(eventType)
+    .filter((type) => !placed.has(type));
   if (unplaced.length > 0) throw new Error(`events in no union and not in streamOfLoneEvent: ${unplaced.join(", ")}`);
   return groups.sort((a, b) => a.category.localeCompare(b.category));
 }
@@ -91,7 +96,8 @@ function typeName(schema) {
       return `array of ${schema.items?.type === "object" ? "objects" : typeName(schema.items ?? {})}`;
     case "object":
       if (schema.properties) return "object";
-      if (schema.additionalProperties && typeof schema.additionalProperties === "object") return `map of ${typeName(schema.additionalProperties)}`;
+      if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+        return `map of ${typeName(schema.additionalProperties)}`;
       return "object";
     default:
       return `${schema.type}${constraints(schema)}`;
@@ -171,7 +177,10 @@ export function eventCatalogue(domain) {
     "",
     "| Category | Stream id | Named by | Events |",
     "|---|---|---|---|",
-    ...groups.map((g) => `| [${code(g.category)}](#${g.category}) | ${code(g.example)} | ${code(g.functionName)} | ${g.events.map((e) => eventType(e)).join(", ")} |`),
+    ...groups.map(
+      (g) =>
+        `| [${code(g.category)}](#${g.category}) | ${code(g.example)} | ${code(g.functionName)} | ${g.events.map((e) => eventType(e)).join(", ")} |`,
+    ),
     "",
     "Reservation streams (`unique-<team>-<kind>-<sha256 of the value>`, `packages/commands/src/reservation.ts`) hold",
     "`ValueReserved` and `ValueReleased`, each with `data: {ownerId}`; they have no zod schema and are not listed below.",

@@ -44,12 +44,22 @@ function vitest(label, projects, env, { background = false } = {}) {
   const slug = label.replace(/\W+/g, "-");
   const report = join(reports, `${slug}.json`);
   const log = join(reports, `${slug}.log`);
-  const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const args = [
+    "vitest",
+    "run",
+    ...projects.flatMap((p) => ["--project", p]),
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+  ];
   const started = Date.now();
   return new Promise((resolve) => {
     const out = createWriteStream(log);
     const [command, commandArgs] = background ? ["nice", ["-n", "10", "npx", ...args]] : ["npx", args];
-    const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1", ...env } });
+    const child = spawn(command, commandArgs, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1", ...env },
+    });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
     child.on("close", (status) => {
@@ -96,7 +106,10 @@ function reachable(url, defaultPort) {
 // Test files and test-only code (each package's src/testing, the e2e tests) are outside the packages'
 // builds, so no test code reaches dist/ or the image; they are type-checked against the packages' sources
 // by a program of their own (tsconfig.test.json), beside the build.
-const checks = await Promise.all([check("type-check and build (tsc -b)", "npx", ["tsc", "-b"]), check("type-check the tests", "npx", ["tsc", "-p", "tsconfig.test.json"])]);
+const checks = await Promise.all([
+  check("type-check and build (tsc -b)", "npx", ["tsc", "-b"]),
+  check("type-check the tests", "npx", ["tsc", "-p", "tsconfig.test.json"]),
+]);
 if (checks.includes(false)) {
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
@@ -122,7 +135,10 @@ if (serverUp) {
     Promise.all([
       vitest("integration, server mode (PostgreSQL + NATS)", ["int"], server),
       vitest("e2e, server mode (PostgreSQL + NATS)", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }),
-    ]).then(async (both) => [...both, await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" })]),
+    ]).then(async (both) => [
+      ...both,
+      await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" }),
+    ]),
   );
 } else if (process.env.CI) {
   console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);

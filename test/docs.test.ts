@@ -10,9 +10,12 @@ const docs = readdirSync(docsDir)
   .map((name) => ({ name, text: readFileSync(new URL(name, docsDir), "utf8") }));
 
 /** Where the repository's own files live: a backticked path starting here names a file or folder of it. */
-const rootEntries = /^(packages|services|projections|scripts|test|bench|docs|\.ci)\/[\w.@/-]*$|^(README\.md|Dockerfile|docker-compose\.yml|package\.json|vitest\.config\.ts|tsconfig(\.base)?\.json)$/;
+const rootEntries =
+  /^(packages|services|projections|scripts|test|bench|docs|\.ci)\/[\w.@/-]*$|^(README\.md|Dockerfile|docker-compose\.yml|package\.json|vitest\.config\.ts|tsconfig(\.base)?\.json)$/;
 
-const backtickedPaths = (text: string) => [...new Set([...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!).filter((t) => rootEntries.test(t)))];
+const backtickedPaths = (text: string) => [
+  ...new Set([...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!).filter((t) => rootEntries.test(t))),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 const anchorOf = (heading: string) =>
@@ -25,7 +28,8 @@ const anchorOf = (heading: string) =>
 const anchorsIn = (text: string) => new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!.replace(/`/g, ""))));
 
 /** Relative links `[text](target)`, with or without `#anchor`; web links are left alone. */
-const relativeLinks = (text: string) => [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target));
+const relativeLinks = (text: string) =>
+  [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target));
 
 describe("docs/", () => {
   it("holds the event catalogue as the zod schemas of packages/domain generate it", () => {

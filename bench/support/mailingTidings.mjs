@@ -75,6 +75,11 @@ export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel
 /** A wrk script that POSTs `body` with `headers`, in a directory of its own. */
 export function postScript(name, body, headers) {
   const script = join(mkdtempSync(join(tmpdir(), "tidings-bench-wrk-")), `${name}.lua`);
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\n${Object.entries(headers).map(([k, v]) => `wrk.headers["${k}"] = "${v}"\n`).join("")}`);
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\n${Object.entries(headers)
+      .map(([k, v]) => `wrk.headers["${k}"] = "${v}"\n`)
+      .join("")}`,
+  );
   return script;
 }

@@ -31,7 +31,10 @@ export const freePort = () =>
 export async function wrk(url, script, duration, connections) {
   // The first few answers that are not 2xx, status and body, so a report says what they were.
   const sampled = `${script}.sampled.lua`;
-  writeFileSync(sampled, `${readFileSync(script, "utf8")}\nlocal shown = 0\nresponse = function(status, headers, body)\n  if status >= 300 and shown < 3 then\n    shown = shown + 1\n    io.write("non-2xx " .. status .. " " .. string.sub(body, 1, 300):gsub("\\n", " ") .. "\\n")\n  end\nend\n`);
+  writeFileSync(
+    sampled,
+    `${readFileSync(script, "utf8")}\nlocal shown = 0\nresponse = function(status, headers, body)\n  if status >= 300 and shown < 3 then\n    shown = shown + 1\n    io.write("non-2xx " .. status .. " " .. string.sub(body, 1, 300):gsub("\\n", " ") .. "\\n")\n  end\nend\n`,
+  );
   const args = ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", sampled, url];
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const ms = (label) => {
@@ -50,7 +53,9 @@ export async function wrk(url, script, duration, connections) {
  * A run that ends without stopping it (interrupted, failed) stops it on its way out.
  */
 export function startRole(role, env, { cpuProfileDir } = {}) {
-  const profile = cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const profile = cpuProfileDir
+    ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`]
+    : [];
   const args = [...profile, cli, "serve", "--role", role];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   const { exited, stop } = childToStop(`the ${role} process (pid ${child.pid})`, child);
@@ -66,7 +71,13 @@ export function startRole(role, env, { cpuProfileDir } = {}) {
 export async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
-    if (await fetch(`${baseUrl}/ready`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${baseUrl}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`${baseUrl} did not become ready`);
     await sleep(100);
   }
@@ -79,7 +90,8 @@ export function scratchNatsPrefix(natsUrl) {
     const nc = await connect({ servers: natsUrl });
     try {
       const jsm = await nc.jetstreamManager();
-      for await (const stream of jsm.streams.list()) if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
+      for await (const stream of jsm.streams.list())
+        if (stream.config.name.startsWith(`${prefix}_`)) await jsm.streams.delete(stream.config.name);
     } finally {
       await nc.close();
     }
@@ -100,7 +112,9 @@ export async function withModeSettings(mode, label, natsUrl, body) {
   }
   const { prefix, drop } = scratchNatsPrefix(natsUrl);
   try {
-    return await withScratchDatabase(label, (url) => body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }));
+    return await withScratchDatabase(label, (url) =>
+      body({ EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), NATS_URL: natsUrl, NATS_PREFIX: prefix }),
+    );
   } finally {
     await drop();
   }

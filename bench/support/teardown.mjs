@@ -60,7 +60,13 @@ function tearDown(reason) {
     for (const entry of left) {
       let bound;
       const late = new Promise((resolve) => (bound = setTimeout(() => resolve(`took over ${undoBoundMs} ms`), undoBoundMs)));
-      const failure = await Promise.race([entry.run().then(() => undefined, (error) => error?.message ?? String(error)), late]);
+      const failure = await Promise.race([
+        entry.run().then(
+          () => undefined,
+          (error) => error?.message ?? String(error),
+        ),
+        late,
+      ]);
       clearTimeout(bound);
       if (failure) process.stderr.write(`bench: could not undo ${entry.name}: ${failure}\n`);
     }
@@ -72,7 +78,10 @@ let listening = false;
 function listen() {
   if (listening) return;
   listening = true;
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ]) {
     process.on(signal, () => {
       tearDown(`${signal} received`).finally(() => process.exit(code));
     });

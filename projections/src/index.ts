@@ -1,4 +1,14 @@
-export { holds, type BatchContext, type ColumnDefinition, type ColumnType, type EventHandler, type MergeRule, type Projection, type Row, type TableDefinition } from "./engine/projection.js";
+export {
+  holds,
+  type BatchContext,
+  type ColumnDefinition,
+  type ColumnType,
+  type EventHandler,
+  type MergeRule,
+  type Projection,
+  type Row,
+  type TableDefinition,
+} from "./engine/projection.js";
 export { readModels, type ReadModels } from "./readmodels/readModels.js";
 export { startProjections, type ProjectionRunnerStatus, type RunningProjections, type StartProjectionsOptions } from "./engine/runner.js";
 export { createCheckpointWaiter, type CheckpointWaiter, type CheckpointWaiterOptions } from "./engine/checkpointWaiter.js";

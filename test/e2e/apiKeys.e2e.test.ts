@@ -105,7 +105,9 @@ describe("errors through the SDK", () => {
     const permission = "admin" as "full_access";
     expect((await resend.apiKeys.create({ name: "x", permission })).error).toEqual(anError(422, "invalid_access"));
     expect((await resend.apiKeys.create({ name: "x".repeat(51) })).error).toEqual(anError(422, "validation_error"));
-    expect((await resend.apiKeys.create({ name: "x", permission: "full_access", domain_id: randomUUID() })).error).toEqual(anError(422, "validation_error"));
+    expect((await resend.apiKeys.create({ name: "x", permission: "full_access", domain_id: randomUUID() })).error).toEqual(
+      anError(422, "validation_error"),
+    );
   });
 
   it("an unknown id is not_found, and an id that is not a uuid a validation error", async () => {

@@ -32,8 +32,22 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
     const { sink, roles, database } = deployment;
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     await succeeded(() => resend.events.create({ name: "crash.signed_up" }));
-    const welcome = await succeeded(() => resend.templates.create({ name: "Welcome", subject: "Welcome {{{N}}}", html: "<p>{{{N}}}</p>", from: "Crash <crash@crash.test>", variables: [{ key: "N", type: "string", fallbackValue: null }] }).publish());
-    const after = await succeeded(() => resend.templates.create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" }).publish());
+    const welcome = await succeeded(() =>
+      resend.templates
+        .create({
+          name: "Welcome",
+          subject: "Welcome {{{N}}}",
+          html: "<p>{{{N}}}</p>",
+          from: "Crash <crash@crash.test>",
+          variables: [{ key: "N", type: "string", fallbackValue: null }],
+        })
+        .publish(),
+    );
+    const after = await succeeded(() =>
+      resend.templates
+        .create({ name: "After", subject: "Two seconds later", html: "<p>later</p>", from: "Crash <crash@crash.test>" })
+        .publish(),
+    );
     await succeeded(() =>
       resend.automations.create({
         name: "Crash",
@@ -75,7 +89,10 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
     await sending;
 
     const statusCounts = async () => {
-      const { rows } = await sql<{ status: string; n: string }>`SELECT status, count(*)::text AS n FROM automation_runs GROUP BY status`.execute(database.db);
+      const { rows } = await sql<{
+        status: string;
+        n: string;
+      }>`SELECT status, count(*)::text AS n FROM automation_runs GROUP BY status`.execute(database.db);
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     };
     const deadline = Date.now() + 300_000;
@@ -89,11 +106,15 @@ describe.skipIf(!serverMode)("automation runs with the sagas process killed twic
     // One queued email per send step of every run, under the id the run and the step derive.
     const { rows: runIds } = await sql<{ id: string }>`SELECT id::text FROM automation_runs`.execute(database.db);
     const expected = new Set(runIds.flatMap(({ id }) => [stepEmailId(id, "welcome"), stepEmailId(id, "after")]));
-    const { rows: queued } = await sql<{ stream_id: string }>`SELECT stream_id FROM eventstore.events WHERE type = 'EmailQueued'`.execute(database.db);
+    const { rows: queued } = await sql<{ stream_id: string }>`SELECT stream_id FROM eventstore.events WHERE type = 'EmailQueued'`.execute(
+      database.db,
+    );
     expect(queued.length).toBe(2 * runs);
     expect(new Set(queued.map((q) => q.stream_id.slice("email-".length)))).toEqual(expected);
     const { rows: recorded } = await sql<{ id: string; n: string }>`
-      SELECT data->>'key' AS id, count(*)::text AS n FROM eventstore.events WHERE type = 'AutomationRunStepCompleted' GROUP BY stream_id, data->>'key' HAVING count(*) > 1`.execute(database.db);
+      SELECT data->>'key' AS id, count(*)::text AS n FROM eventstore.events WHERE type = 'AutomationRunStepCompleted' GROUP BY stream_id, data->>'key' HAVING count(*) > 1`.execute(
+      database.db,
+    );
     expect(recorded, "a step recorded twice").toEqual([]);
 
     const unique = () => distinctMessageIds(sink.received);

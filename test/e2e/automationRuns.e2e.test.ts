@@ -17,8 +17,12 @@ beforeAll(async () => {
 });
 afterAll(() => mailing?.stop());
 
-const publishedTemplate = async (name: string, subject: string, html: string, variables: { key: string; type: "string"; fallbackValue: string | null }[] = []) =>
-  (await succeeded(() => resend.templates.create({ name, subject, html, from: "Acme <hello@acme.test>", variables }).publish())).id;
+const publishedTemplate = async (
+  name: string,
+  subject: string,
+  html: string,
+  variables: { key: string; type: "string"; fallbackValue: string | null }[] = [],
+) => (await succeeded(() => resend.templates.create({ name, subject, html, from: "Acme <hello@acme.test>", variables }).publish())).id;
 
 const messagesTo = async (address: string, count: number, timeoutMs = 15_000) => {
   const mine = (received: ReceivedMessage[]) => received.filter((m) => m.envelope.to.includes(address));
@@ -28,11 +32,17 @@ const messagesTo = async (address: string, count: number, timeoutMs = 15_000) =>
 
 type Run = NonNullable<Awaited<ReturnType<Resend["automations"]["runs"]["get"]>>["data"]>;
 /** Polls the run list until the automation has `count` runs in `status`, then returns them with their steps. */
-async function runsOf(automationId: string, count: number, status: "running" | "completed" | "failed" | "cancelled", timeoutMs = 15_000): Promise<Run[]> {
+async function runsOf(
+  automationId: string,
+  count: number,
+  status: "running" | "completed" | "failed" | "cancelled",
+  timeoutMs = 15_000,
+): Promise<Run[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const list = await succeeded(() => resend.automations.runs.list({ automationId, status }));
-    if (list.data.length >= count) return Promise.all(list.data.map((r) => succeeded(() => resend.automations.runs.get({ automationId, runId: r.id }))));
+    if (list.data.length >= count)
+      return Promise.all(list.data.map((r) => succeeded(() => resend.automations.runs.get({ automationId, runId: r.id }))));
     if (Date.now() > deadline) throw new Error(`automation ${automationId} has ${list.data.length} ${status} runs, expected ${count}`);
     await sleep(100);
   }
@@ -48,7 +58,9 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
       { key: "NAME", type: "string", fallbackValue: "there" },
       { key: "SOURCE", type: "string", fallbackValue: null },
     ]);
-    const pro = await publishedTemplate("Pro tips", "Pro tips", "<p>Pro tips for {{{NAME}}}</p>", [{ key: "NAME", type: "string", fallbackValue: null }]);
+    const pro = await publishedTemplate("Pro tips", "Pro tips", "<p>Pro tips for {{{NAME}}}</p>", [
+      { key: "NAME", type: "string", fallbackValue: null },
+    ]);
     const free = await publishedTemplate("Upgrade", "Go pro", "<p>Upgrade, {{{NAME|friend}}}</p>");
     const { id: automationId } = await succeeded(() =>
       resend.automations.create({
@@ -56,7 +68,11 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
         status: "enabled",
         steps: [
           { key: "signed_up", type: "trigger", config: { eventName: "user.signed_up" } },
-          { key: "welcome", type: "send_email", config: { template: { id: welcome, variables: { NAME: { var: "contact.first_name" }, SOURCE: { var: "payload.source" } } } } },
+          {
+            key: "welcome",
+            type: "send_email",
+            config: { template: { id: welcome, variables: { NAME: { var: "contact.first_name" }, SOURCE: { var: "payload.source" } } } },
+          },
           { key: "pause", type: "delay", config: { duration: "2 seconds" } },
           { key: "is_pro", type: "condition", config: { type: "rule", field: "contact.plan", operator: "eq", value: "pro" } },
           { key: "pro_tips", type: "send_email", config: { template: { id: pro, variables: { NAME: { var: "contact.first_name" } } } } },
@@ -96,7 +112,11 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
       pro_tips: { status: "completed", output: { email_id: expect.any(String) } },
       upgrade: { status: "skipped", output: null },
     });
-    expect(stepsOf(byPath.free!)).toMatchObject({ is_pro: { status: "completed", output: { result: false } }, pro_tips: { status: "skipped" }, upgrade: { status: "completed" } });
+    expect(stepsOf(byPath.free!)).toMatchObject({
+      is_pro: { status: "completed", output: { result: false } },
+      pro_tips: { status: "skipped" },
+      upgrade: { status: "completed" },
+    });
     expect(byPath.pro!).toMatchObject({ object: "automation_run", status: "completed" });
     const pause = byPath.pro!.steps.find((s) => s.key === "pause")!;
     expect(instant(pause.completed_at!) - instant(pause.started_at!)).toBeGreaterThanOrEqual(2_000);
@@ -144,7 +164,9 @@ describe("wait_for_event", () => {
   it("takes event_received when the awaited event comes in time, and timeout when it does not", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "trial.started" }));
     await succeeded(() => resend.events.create({ name: "trial.converted", schema: { plan: "string" } }));
-    const thanks = await publishedTemplate("Thanks", "Thanks for choosing {{{PLAN}}}", "<p>Thanks</p>", [{ key: "PLAN", type: "string", fallbackValue: null }]);
+    const thanks = await publishedTemplate("Thanks", "Thanks for choosing {{{PLAN}}}", "<p>Thanks</p>", [
+      { key: "PLAN", type: "string", fallbackValue: null },
+    ]);
     const nudge = await publishedTemplate("Nudge", "Still thinking?", "<p>Your trial is ending</p>");
     const { id: automationId } = await succeeded(() =>
       resend.automations.create({
@@ -153,7 +175,11 @@ describe("wait_for_event", () => {
         steps: [
           { key: "start", type: "trigger", config: { eventName: "trial.started" } },
           { key: "await", type: "wait_for_event", config: { eventName: "trial.converted", timeout: `${waitSeconds} seconds` } },
-          { key: "thanks", type: "send_email", config: { template: { id: thanks, variables: { PLAN: { var: "steps.await.payload.plan" } } } } },
+          {
+            key: "thanks",
+            type: "send_email",
+            config: { template: { id: thanks, variables: { PLAN: { var: "steps.await.payload.plan" } } } },
+          },
           { key: "nudge", type: "send_email", config: { template: { id: nudge } } },
         ],
         connections: [
@@ -229,7 +255,11 @@ describe("runs and automation changes", () => {
     const parkedBy = Date.now();
     expect(await succeeded(() => resend.automations.stop(id))).toEqual({ object: "automation", id, status: "disabled" });
     const [cancelled] = await runsOf(id, 1, "cancelled");
-    expect(stepsOf(cancelled!)).toMatchObject({ placed: { status: "completed" }, later: { status: "skipped" }, review: { status: "skipped" } });
+    expect(stepsOf(cancelled!)).toMatchObject({
+      placed: { status: "completed" },
+      later: { status: "skipped" },
+      review: { status: "skipped" },
+    });
     await sleep(Math.max(0, parkedBy + delaySeconds * 1_000 + 500 - Date.now()));
     expect(sink.received.filter((m) => m.envelope.to.includes("second@example.test"))).toEqual([]);
     // A disabled automation starts no run.

@@ -29,66 +29,98 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
   const deployment = mailingRolesForSuite(mailConcurrency);
   let sagas: ChildProcess | undefined;
 
-  it("ends with exactly one email per contact, all delivered, every Message-ID at the sink", { timeout: 120_000 + contacts * 60 }, async () => {
-    const { sink, roles, events, database } = deployment;
-    const resend = new Resend(roles.token, { baseUrl: roles.url });
-    sagas = roles.startSagas();
-    const segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
-    const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
-    const imported = await succeeded(() => resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
-    const members = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db)).rows[0]!.n);
-    const importDeadline = Date.now() + 60_000 + contacts * 10;
-    while ((await succeeded(() => resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
-      if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
-      await sleep(250);
-    }
-
-    const started = Date.now();
-    const { id } = await succeeded(() => resend.broadcasts.create({ segmentId, from: "News <news@crash.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
-    const unique = () => distinctMessageIds(sink.received);
-    const statusAtKill: string[] = [];
-    // The first kill lands while the fan-out is still queueing (a few percent delivered), the second mid-delivery.
-    // The SIGTERM between finds the fan-out waiting for room in its window, which the delivery saga,
-    // stopping too, no longer makes.
-    for (const [fraction, stop] of [[0.05, "SIGKILL"], [0.25, "SIGTERM"], [0.5, "SIGKILL"]] as const) {
-      while (unique() < contacts * fraction) await sleep(5);
-      await sleep(Math.random() * 300);
-      const status = (await succeeded(() => resend.broadcasts.get(id))).status;
-      if (stop === "SIGKILL") await roles.kill(sagas!);
-      statusAtKill.push(stop === "SIGKILL" ? `${status} (SIGKILL)` : `${status} (SIGTERM, exited in ${await roles.terminate(sagas!, sigtermWithinMs)} ms)`);
+  it(
+    "ends with exactly one email per contact, all delivered, every Message-ID at the sink",
+    { timeout: 120_000 + contacts * 60 },
+    async () => {
+      const { sink, roles, events, database } = deployment;
+      const resend = new Resend(roles.token, { baseUrl: roles.url });
       sagas = roles.startSagas();
-    }
+      const segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
+      const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
+      const imported = await succeeded(() =>
+        resend.contacts.imports.create({
+          file: new Blob([rows.join("\n")]),
+          columnMap: { email: "email", firstName: "first_name" },
+          segments: [{ id: segmentId }],
+        } as never),
+      );
+      const members = async () =>
+        Number(
+          (await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db))
+            .rows[0]!.n,
+        );
+      const importDeadline = Date.now() + 60_000 + contacts * 10;
+      while ((await succeeded(() => resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
+        if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
+        await sleep(250);
+      }
 
-    const deadline = Date.now() + 60_000 + contacts * 30;
-    while (unique() < contacts && Date.now() < deadline) await sleep(200);
-    const delivered = Date.now();
-    expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
+      const started = Date.now();
+      const { id } = await succeeded(() =>
+        resend.broadcasts.create({
+          segmentId,
+          from: "News <news@crash.test>",
+          subject: "Hello {{{FIRST_NAME|there}}}",
+          text: "Hi {{{contact.first_name}}}",
+          send: true,
+        } as never),
+      );
+      const unique = () => distinctMessageIds(sink.received);
+      const statusAtKill: string[] = [];
+      // The first kill lands while the fan-out is still queueing (a few percent delivered), the second mid-delivery.
+      // The SIGTERM between finds the fan-out waiting for room in its window, which the delivery saga,
+      // stopping too, no longer makes.
+      for (const [fraction, stop] of [
+        [0.05, "SIGKILL"],
+        [0.25, "SIGTERM"],
+        [0.5, "SIGKILL"],
+      ] as const) {
+        while (unique() < contacts * fraction) await sleep(5);
+        await sleep(Math.random() * 300);
+        const status = (await succeeded(() => resend.broadcasts.get(id))).status;
+        if (stop === "SIGKILL") await roles.kill(sagas!);
+        statusAtKill.push(
+          stop === "SIGKILL"
+            ? `${status} (SIGKILL)`
+            : `${status} (SIGTERM, exited in ${await roles.terminate(sagas!, sigtermWithinMs)} ms)`,
+        );
+        sagas = roles.startSagas();
+      }
 
-    const stream = await broadcastEvents(events.store, id);
-    const planned = plannedRecipients(stream);
-    expect(planned).toHaveLength(contacts);
-    expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
-    expect(stream.filter((e) => e.type === "BroadcastSent")).toHaveLength(1);
-    const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
+      const deadline = Date.now() + 60_000 + contacts * 30;
+      while (unique() < contacts && Date.now() < deadline) await sleep(200);
+      const delivered = Date.now();
+      expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
 
-    // One stream per contact, each with one EmailQueued and one outcome, and no other email of the broadcast.
-    expect(await emailStreamShapes(events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
-    let rowsInReadModel = 0;
-    while (Date.now() < deadline) {
-      rowsInReadModel = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM emails WHERE broadcast_id = ${id}`.execute(database.db)).rows[0]!.n);
-      if (rowsInReadModel >= contacts) break;
-      await sleep(200);
-    }
-    expect(rowsInReadModel).toBe(contacts);
+      const stream = await broadcastEvents(events.store, id);
+      const planned = plannedRecipients(stream);
+      expect(planned).toHaveLength(contacts);
+      expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
+      expect(stream.filter((e) => e.type === "BroadcastSent")).toHaveLength(1);
+      const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
 
-    const expected = messageIdsOf(ids, roles.url);
-    expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
-    const duplicates = sink.received.length - contacts;
-    console.log(
-      `broadcast crash test: ${contacts} contacts, ${kills} SIGKILLs and a SIGTERM of the sagas process (broadcast ${statusAtKill.join(" then ")} at the stops); ` +
-        `${ids.length} emails, ${new Set(ids).size} distinct ids, ${unique()} distinct Message-IDs at the sink, ${duplicates} duplicate(s); ` +
-        `all delivered ${((delivered - started) / 1000).toFixed(1)} s after the send`,
-    );
-    expect(duplicates).toBeLessThanOrEqual(kills * mailConcurrency);
-  });
+      // One stream per contact, each with one EmailQueued and one outcome, and no other email of the broadcast.
+      expect(await emailStreamShapes(events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
+      let rowsInReadModel = 0;
+      while (Date.now() < deadline) {
+        rowsInReadModel = Number(
+          (await sql<{ n: string }>`SELECT count(*) AS n FROM emails WHERE broadcast_id = ${id}`.execute(database.db)).rows[0]!.n,
+        );
+        if (rowsInReadModel >= contacts) break;
+        await sleep(200);
+      }
+      expect(rowsInReadModel).toBe(contacts);
+
+      const expected = messageIdsOf(ids, roles.url);
+      expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
+      const duplicates = sink.received.length - contacts;
+      console.log(
+        `broadcast crash test: ${contacts} contacts, ${kills} SIGKILLs and a SIGTERM of the sagas process (broadcast ${statusAtKill.join(" then ")} at the stops); ` +
+          `${ids.length} emails, ${new Set(ids).size} distinct ids, ${unique()} distinct Message-IDs at the sink, ${duplicates} duplicate(s); ` +
+          `all delivered ${((delivered - started) / 1000).toFixed(1)} s after the send`,
+      );
+      expect(duplicates).toBeLessThanOrEqual(kills * mailConcurrency);
+    },
+  );
 });

@@ -53,7 +53,9 @@ describe("broadcasts through the resend SDK", () => {
     }
   };
   const withSubject = async (subject: string) =>
-    (await Promise.all(sink.received.map(async (m) => ({ m, parsed: await simpleParser(m.raw) })))).filter((x) => x.parsed.subject?.startsWith(subject));
+    (await Promise.all(sink.received.map(async (m) => ({ m, parsed: await simpleParser(m.raw) })))).filter((x) =>
+      x.parsed.subject?.startsWith(subject),
+    );
 
   beforeAll(async () => {
     mailing = await startMailingServer();
@@ -69,7 +71,9 @@ describe("broadcasts through the resend SDK", () => {
       ["erin", { topics: [{ id: topicId, subscription: "opt_out" }] }],
     ];
     for (const [name, fields] of people)
-      contactIds[name] = (await ok(resend.contacts.create({ email: `${name}@example.test`, segments: [{ id: segmentId }], ...fields } as never))).id;
+      contactIds[name] = (
+        await ok(resend.contacts.create({ email: `${name}@example.test`, segments: [{ id: segmentId }], ...fields } as never))
+      ).id;
     contactIds.frank = (await ok(resend.contacts.create({ email: "frank@example.test" }))).id;
     await ok(resend.suppressions.add({ email: "dave@example.test" } as never));
   }, 180_000);
@@ -95,7 +99,10 @@ describe("broadcasts through the resend SDK", () => {
     expect(byTo.get("bob@example.test")!.html).toContain("Hi there of your company");
     const host = new URL(server.url).hostname;
     expect(ann.messageId).toBe(`<${broadcastEmailId(id, contactIds.ann!)}@${host}>`);
-    const raw = messages.find((m) => m.envelope.to[0] === "ann@example.test")!.raw.toString().replace(/\r\n[ \t]+/g, " ");
+    const raw = messages
+      .find((m) => m.envelope.to[0] === "ann@example.test")!
+      .raw.toString()
+      .replace(/\r\n[ \t]+/g, " ");
     const listUnsubscribe = /^List-Unsubscribe: (.*)$/m.exec(raw)?.[1] ?? "";
     const url = /<(http[^>]+\/unsubscribe\/[^>]+)>/.exec(listUnsubscribe)?.[1];
     expect(url).toBeDefined();
@@ -103,7 +110,11 @@ describe("broadcasts through the resend SDK", () => {
     expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
     expect(ann.html).toContain(`href="${url}"`);
     // The link works: one click unsubscribes Ann from the topic it was sent for.
-    const click = await fetch(url!, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    const click = await fetch(url!, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
     expect(click.status).toBe(200);
 
     const got = await waitForCounts(id, (counts) => counts.delivered === 2);
@@ -125,7 +136,11 @@ describe("broadcasts through the resend SDK", () => {
     await sink.waitFor((r) => r.length >= 3, 30_000);
     // No topic: Erin, opted out of the newsletter topic only, gets it; Carol (unsubscribed) and Dave (suppressed) do not.
     await sleep(500);
-    expect((await withSubject("Scheduled")).map((x) => x.m.envelope.to[0]).sort()).toEqual(["ann@example.test", "bob@example.test", "erin@example.test"]);
+    expect((await withSubject("Scheduled")).map((x) => x.m.envelope.to[0]).sort()).toEqual([
+      "ann@example.test",
+      "bob@example.test",
+      "erin@example.test",
+    ]);
   });
 
   it("cancels a scheduled broadcast back to a draft, and nothing is sent", async () => {
@@ -142,7 +157,13 @@ describe("broadcasts through the resend SDK", () => {
 
   it("cancels while sending: the fan-out stops, and fewer than all recipients get it", async () => {
     const teamId = teamIdForName(BOOTSTRAP_TEAM_NAME);
-    await handleCommand({ store: server.serving.runtime.store, streamId: teamStream(teamId), decider: teamDecider, command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 2 }, metadata: { actor: "cli", teamId } });
+    await handleCommand({
+      store: server.serving.runtime.store,
+      streamId: teamStream(teamId),
+      decider: teamDecider,
+      command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 2 },
+      metadata: { actor: "cli", teamId },
+    });
     try {
       const big = (await ok(resend.segments.create({ name: "Many" }))).id;
       for (let i = 0; i < 12; i++) await ok(resend.contacts.create({ email: `many${i}@example.test`, segments: [{ id: big }] }));
@@ -159,7 +180,13 @@ describe("broadcasts through the resend SDK", () => {
       expect(after.status).toBe("canceled");
       expect(after.sent_at).toBeNull();
     } finally {
-      await handleCommand({ store: server.serving.runtime.store, streamId: teamStream(teamId), decider: teamDecider, command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond: null }, metadata: { actor: "cli", teamId } });
+      await handleCommand({
+        store: server.serving.runtime.store,
+        streamId: teamStream(teamId),
+        decider: teamDecider,
+        command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond: null },
+        metadata: { actor: "cli", teamId },
+      });
     }
   });
 
@@ -170,18 +197,38 @@ describe("broadcasts through the resend SDK", () => {
     expect(await refused(resend.broadcasts.remove(id))).toMatchObject({ statusCode: 403, name: "validation_error" });
     expect(await refused(resend.broadcasts.update(id, { subject: "Late" }))).toMatchObject({ statusCode: 403, name: "validation_error" });
     expect(await refused(resend.broadcasts.send(id))).toMatchObject({ statusCode: 403, name: "validation_error" });
-    expect(await refused(resend.broadcasts.cancel(id))).toMatchObject({ statusCode: 403, name: "validation_error", message: expect.stringMatching(/Only queued or scheduled/) });
+    expect(await refused(resend.broadcasts.cancel(id))).toMatchObject({
+      statusCode: 403,
+      name: "validation_error",
+      message: expect.stringMatching(/Only queued or scheduled/),
+    });
 
     const copy = await ok(resend.broadcasts.duplicate(id));
     await ok(resend.broadcasts.update(copy.id, { subject: "Rules again", name: "Copy" }));
-    expect(await ok(resend.broadcasts.get(copy.id))).toMatchObject({ status: "draft", subject: "Rules again", name: "Copy", segment_id: segmentId, audience_id: segmentId });
+    expect(await ok(resend.broadcasts.get(copy.id))).toMatchObject({
+      status: "draft",
+      subject: "Rules again",
+      name: "Copy",
+      segment_id: segmentId,
+      audience_id: segmentId,
+    });
     expect(await ok(resend.broadcasts.remove(copy.id))).toMatchObject({ object: "broadcast", id: copy.id, deleted: true });
-    expect(await refused(resend.broadcasts.get(copy.id))).toMatchObject({ statusCode: 404, name: "not_found", message: "Broadcast not found" });
+    expect(await refused(resend.broadcasts.get(copy.id))).toMatchObject({
+      statusCode: 404,
+      name: "not_found",
+      message: "Broadcast not found",
+    });
 
     const listed = await ok(resend.broadcasts.list());
     expect(listed.data.find((b) => b.id === id)).toMatchObject({ status: "sent", segment_id: segmentId, audience_id: segmentId });
-    expect(await refused(resend.broadcasts.create({ ...draft("No segment"), segmentId: undefined } as never))).toMatchObject({ statusCode: 422, name: "missing_required_field" });
+    expect(await refused(resend.broadcasts.create({ ...draft("No segment"), segmentId: undefined } as never))).toMatchObject({
+      statusCode: 422,
+      name: "missing_required_field",
+    });
     // Seed spec, Errors: `after` and `before` together on a list are rejected.
-    expect(await refused(resend.broadcasts.list({ limit: 10, after: id, before: id } as never))).toMatchObject({ statusCode: 422, name: "validation_error" });
+    expect(await refused(resend.broadcasts.list({ limit: 10, after: id, before: id } as never))).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+    });
   });
 });

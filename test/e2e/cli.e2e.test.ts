@@ -57,7 +57,8 @@ function stop(started: Started): Promise<number | null> {
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-if (testMode() === "server") console.warn("tidings serve (embedded) e2e skipped in server mode: it tests the embedded defaults of npm start");
+if (testMode() === "server")
+  console.warn("tidings serve (embedded) e2e skipped in server mode: it tests the embedded defaults of npm start");
 
 describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", () => {
   let firstToken = "";
@@ -108,6 +109,8 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
   it("stops start-up with one line naming a wrong setting", async () => {
     const failed = await start({ PORT: "not-a-port" }).catch((e: { output: string; code: number }) => e);
     expect(failed).toMatchObject({ code: 2 });
-    expect((failed as { output: string }).output.trim()).toBe('tidings: PORT must be an integer from 1 to 65535 (default 3000); got "not-a-port"');
+    expect((failed as { output: string }).output.trim()).toBe(
+      'tidings: PORT must be an integer from 1 to 65535 (default 3000); got "not-a-port"',
+    );
   });
 });

@@ -35,7 +35,10 @@ afterAll(async () => {
 describe("tidings operator commands", () => {
   it("audit stream prints each event of a stream with its metadata", async () => {
     const { stdout } = await tidings("audit", "stream", `apikey-${keyId}`, "--json");
-    const events = stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const events = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(events.map((e) => e.type)).toEqual(["ApiKeyCreated", "ApiKeyRenamed"]);
     expect(events[0]).toMatchObject({ revision: "0", id: expect.any(String), metadata: { teamId: expect.any(String) } });
     expect(events[0].metadata.actor).toMatch(/^api:/);
@@ -49,7 +52,10 @@ describe("tidings operator commands", () => {
 
   it("projections status shows every projection with its checkpoint and lag", async () => {
     const { stdout } = await tidings("projections", "status", "--json");
-    const statuses = stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const statuses = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(statuses.map((s) => s.name).sort()).toEqual([...productProjections.map((p) => p.name), "streams"].sort());
     for (const s of statuses) expect(s.checkpoint).toMatch(/^\d+\/\d+$/);
   });

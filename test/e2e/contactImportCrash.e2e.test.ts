@@ -26,10 +26,18 @@ describe.skipIf(!serverMode)("a contact import with the sagas process killed mid
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     await succeeded(() => resend.contactProperties.create({ key: "seats", type: "number" }));
     // 1,200 good rows, 20 repeating earlier addresses, 10 with a bad `seats`: 1,230 rows.
-    const rows = ["email,seats", ...Array.from({ length: 1200 }, (_, i) => `crash${i}@example.com,${i}`), ...Array.from({ length: 20 }, (_, i) => `crash${i * 7}@example.com,${i}`)];
+    const rows = [
+      "email,seats",
+      ...Array.from({ length: 1200 }, (_, i) => `crash${i}@example.com,${i}`),
+      ...Array.from({ length: 20 }, (_, i) => `crash${i * 7}@example.com,${i}`),
+    ];
     for (let i = 0; i < 10; i++) rows.push(`bad${i}@example.com,many`);
     const { id } = await succeeded(() =>
-      resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", properties: { seats: { column: "seats", type: "number" } } }, onConflict: "upsert" }),
+      resend.contacts.imports.create({
+        file: new Blob([rows.join("\n")]),
+        columnMap: { email: "email", properties: { seats: { column: "seats", type: "number" } } },
+        onConflict: "upsert",
+      }),
     );
 
     sagas = roles.startSagas();
@@ -53,7 +61,9 @@ describe.skipIf(!serverMode)("a contact import with the sagas process killed mid
       done = await succeeded(() => resend.contacts.imports.get(id));
     }
     expect(done.counts).toEqual({ total: 1230, created: 1200, updated: 20, skipped: 0, failed: 10 });
-    expect((done as unknown as { errors: { line: number }[] }).errors.map((e) => e.line)).toEqual(Array.from({ length: 10 }, (_, i) => 1222 + i));
+    expect((done as unknown as { errors: { line: number }[] }).errors.map((e) => e.line)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 1222 + i),
+    );
     const contacts = await succeeded(() => resend.contacts.list());
     expect(contacts.data).toHaveLength(1200);
     expect(new Set(contacts.data.map((c) => c.email)).size).toBe(1200);

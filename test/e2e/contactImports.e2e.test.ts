@@ -33,7 +33,12 @@ describe("resend.contacts.imports", () => {
     const created = await succeeded(() =>
       file.resend.contacts.imports.create({
         file: new Blob([rows.join("\n")], { type: "text/csv" }),
-        columnMap: { email: "mail", firstName: "given", unsubscribed: "optout", properties: { plan: { column: "plan" }, seats: { column: "seats", type: "number" } } },
+        columnMap: {
+          email: "mail",
+          firstName: "given",
+          unsubscribed: "optout",
+          properties: { plan: { column: "plan" }, seats: { column: "seats", type: "number" } },
+        },
         onConflict: "upsert",
         segments: [{ id: segment.id }],
       }),
@@ -63,7 +68,14 @@ describe("resend.contacts.imports", () => {
 
   it("lists imports: 10 by default, after/before exclusive, and a status filter", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++) ids.push((await succeeded(() => file.resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }))).id);
+    for (let i = 0; i < 11; i++)
+      ids.push(
+        (
+          await succeeded(() =>
+            file.resend.contacts.imports.create({ file: new Blob([`email\nlist${i}@example.com\n`]), onConflict: "skip" }),
+          )
+        ).id,
+      );
     for (const id of ids) await finished(id);
     const first = await succeeded(() => file.resend.contacts.imports.list());
     expect(first.data).toHaveLength(10);
@@ -72,7 +84,9 @@ describe("resend.contacts.imports", () => {
     expect(page.data.map((i) => i.id)).toEqual([ids[9], ids[8], ids[7]]);
     const back = await succeeded(() => file.resend.contacts.imports.list({ limit: 2, before: ids[7]! }));
     expect(back.data.map((i) => i.id)).toEqual([ids[9], ids[8]]);
-    expect((await succeeded(() => file.resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(expect.arrayContaining(ids));
+    expect((await succeeded(() => file.resend.contacts.imports.list({ status: "completed", limit: 100 }))).data.map((i) => i.id)).toEqual(
+      expect.arrayContaining(ids),
+    );
     expect((await succeeded(() => file.resend.contacts.imports.list({ status: "queued" }))).data).toEqual([]);
     const both = await paced(() => file.resend.contacts.imports.list({ after: ids[0]!, before: ids[1]! } as never));
     expect(both.error).toMatchObject({ name: "validation_error" });

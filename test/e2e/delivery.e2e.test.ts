@@ -17,9 +17,12 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
   const host = () => new URL(server.url).hostname;
 
   const send = async (payload: Partial<Parameters<Resend["emails"]["send"]>[0]> & { to: string | string[] }) => {
-    const { data, error } = await resend.emails.send({ from: "Acme <hello@acme.test>", subject: "Hello", html: "<p>Hi</p>", ...payload } as Parameters<
-      Resend["emails"]["send"]
-    >[0]);
+    const { data, error } = await resend.emails.send({
+      from: "Acme <hello@acme.test>",
+      subject: "Hello",
+      html: "<p>Hi</p>",
+      ...payload,
+    } as Parameters<Resend["emails"]["send"]>[0]);
     if (error) throw new Error(`send: ${error.name}: ${error.message}`);
     return data!.id;
   };
@@ -78,7 +81,10 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
       })
       .publish();
     if (template.error) throw new Error(`template: ${template.error.message}`);
-    const sent = await resend.emails.send({ to: "bo@example.test", template: { id: template.data!.id, variables: { NAME: "Bo <Admin>", ITEMS: 3 } } } as Parameters<Resend["emails"]["send"]>[0]);
+    const sent = await resend.emails.send({
+      to: "bo@example.test",
+      template: { id: template.data!.id, variables: { NAME: "Bo <Admin>", ITEMS: 3 } },
+    } as Parameters<Resend["emails"]["send"]>[0]);
     if (sent.error) throw new Error(`send: ${sent.error.message}`);
     await waitForLastEvent(sent.data!.id, "delivered");
     const [message] = sink.withMessageId(`<${sent.data!.id}@${host()}>`);
@@ -142,7 +148,10 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
     await waitForLastEvent(id, "delivery_delayed");
     expect(sink.withMessageId(`<${id}@${host()}>`).map((m) => m.envelope.to)).toEqual([["ann@example.test", "cy@example.test"]]);
     await waitForLastEvent(id, "delivered");
-    expect(sink.withMessageId(`<${id}@${host()}>`).map((m) => m.envelope.to)).toEqual([["ann@example.test", "cy@example.test"], ["greylisted@example.test"]]);
+    expect(sink.withMessageId(`<${id}@${host()}>`).map((m) => m.envelope.to)).toEqual([
+      ["ann@example.test", "cy@example.test"],
+      ["greylisted@example.test"],
+    ]);
   });
 
   it("shows delivered when the others took it and one recipient bounced, and suppresses only that one", async () => {

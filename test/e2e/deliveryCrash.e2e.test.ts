@@ -73,7 +73,8 @@ describe.skipIf(!serverMode)("delivery with the sagas process killed three times
     while (unique() < emails && Date.now() < deadline) await sleep(100);
     expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(emails);
 
-    const outcomesOf = async (id: string) => (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
+    const outcomesOf = async (id: string) =>
+      (await events.store.readStream(emailStream(id))).filter((e) => finalOutcomes.has(e.type)).map((e) => e.type);
     let outcomes: string[][];
     do {
       outcomes = [];

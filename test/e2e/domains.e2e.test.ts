@@ -49,13 +49,20 @@ async function create(payload: Parameters<Resend["domains"]["create"]>[0]): Prom
 
 const publish = (records: WireRecord[], leaveOut?: (r: WireRecord) => boolean) => publishRecords(dns, records, leaveOut);
 const waitForDomain = (id: string, until: (d: Domain) => boolean, timeoutMs?: number) => waitForDomainOf(resend, id, until, timeoutMs);
-const recordStatus = (domain: Domain, record: string, type?: string) => domain.records.find((r) => r.record === record && (!type || r.type === type))?.status;
+const recordStatus = (domain: Domain, record: string, type?: string) =>
+  domain.records.find((r) => r.record === record && (!type || r.type === type))?.status;
 
 describe("resend.domains", () => {
   it("takes a domain from not_started to verified once its records are published", async () => {
     const name = uniqueName("journey");
     const created = await create({ name });
-    expect(created).toMatchObject({ id: expect.stringMatching(uuid), name, status: "not_started", region: "us-east-1", capabilities: { sending: "enabled", receiving: "disabled" } });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(uuid),
+      name,
+      status: "not_started",
+      region: "us-east-1",
+      capabilities: { sending: "enabled", receiving: "disabled" },
+    });
     expect(created.created_at).toMatch(wireTimestamp);
     expect(created.records.map((r) => [r.record, r.type, r.name, r.status, r.ttl])).toEqual([
       ["DKIM", "TXT", `tidings._domainkey.${name}`, "not_started", "Auto"],
@@ -63,7 +70,9 @@ describe("resend.domains", () => {
       ["SPF", "TXT", `send.${name}`, "not_started", "Auto"],
     ]);
     const recommended = (created as typeof created & { recommended_records: WireRecord[] }).recommended_records;
-    expect(recommended.map((r) => [r.record, r.type, r.name, r.status, r.ttl])).toEqual([["DMARC", "TXT", `_dmarc.${name}`, "not_started", "Auto"]]);
+    expect(recommended.map((r) => [r.record, r.type, r.name, r.status, r.ttl])).toEqual([
+      ["DMARC", "TXT", `_dmarc.${name}`, "not_started", "Auto"],
+    ]);
     expect(created.records[1]).toMatchObject({ value: "mx.tidings.test", priority: 10 });
     expect(created.records[2]!.value).toBe("v=spf1 include:_spf.tidings.test ~all");
 
@@ -96,13 +105,25 @@ describe("resend.domains", () => {
 
   it("updates only the fields given, and refuses to disable the last capability", async () => {
     const domain = await create({ name: uniqueName("patch"), capabilities: { sending: "enabled", receiving: "enabled" } });
-    expect((await resend.domains.update({ id: domain.id, clickTracking: true, trackingSubdomain: "go" })).data).toEqual({ object: "domain", id: domain.id });
+    expect((await resend.domains.update({ id: domain.id, clickTracking: true, trackingSubdomain: "go" })).data).toEqual({
+      object: "domain",
+      id: domain.id,
+    });
     expect((await resend.domains.update({ id: domain.id, capabilities: { sending: "disabled" } })).error).toBeNull();
     const last = await resend.domains.update({ id: domain.id, capabilities: { receiving: "disabled" } });
     expect(last.error).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`capabilities`") });
     const { data } = await resend.domains.get(domain.id);
-    expect(data).toMatchObject({ click_tracking: true, open_tracking: false, tracking_subdomain: "go", capabilities: { sending: "disabled", receiving: "enabled" } });
-    expect(data?.records.find((r) => r.record === "Tracking")).toMatchObject({ type: "CNAME", name: `go.${domain.name}`, value: "track.tidings.test" });
+    expect(data).toMatchObject({
+      click_tracking: true,
+      open_tracking: false,
+      tracking_subdomain: "go",
+      capabilities: { sending: "disabled", receiving: "enabled" },
+    });
+    expect(data?.records.find((r) => r.record === "Tracking")).toMatchObject({
+      type: "CNAME",
+      name: `go.${domain.name}`,
+      value: "track.tidings.test",
+    });
   });
 
   it("refuses bad input with the reference's errors, naming the field", async () => {
@@ -141,7 +162,12 @@ describe("sending from a domain", () => {
 
   it("delivers mail from a verified domain DKIM-signed from its return path; the signature verifies against the published key", async () => {
     const domain = await aVerifiedDomain();
-    const { data, error } = await resend.emails.send({ from: from(domain.name), to: "ann@example.test", subject: "Signed", html: "<p>Signed</p>" });
+    const { data, error } = await resend.emails.send({
+      from: from(domain.name),
+      to: "ann@example.test",
+      subject: "Signed",
+      html: "<p>Signed</p>",
+    });
     expect(error).toBeNull();
     await lastEvent(data!.id, "delivered");
     const ours = (m: { messageId: string | null }) => m.messageId?.startsWith(`<${data!.id}@`) ?? false;
@@ -158,8 +184,17 @@ describe("sending from a domain", () => {
   it("refuses a send from an unverified domain, and from a domain never registered", async () => {
     const domain = await create({ name: uniqueName("unverified") });
     const refused = await resend.emails.send({ from: from(domain.name), to: "ann@example.test", subject: "No", html: "<p>No</p>" });
-    expect(refused.error).toEqual({ statusCode: 403, name: "validation_error", message: `The \`${domain.name}\` domain is not verified. Add and verify it before sending from it.` });
-    const unknown = await resend.emails.send({ from: "hello@nowhere.example.test", to: "ann@example.test", subject: "No", html: "<p>No</p>" });
+    expect(refused.error).toEqual({
+      statusCode: 403,
+      name: "validation_error",
+      message: `The \`${domain.name}\` domain is not verified. Add and verify it before sending from it.`,
+    });
+    const unknown = await resend.emails.send({
+      from: "hello@nowhere.example.test",
+      to: "ann@example.test",
+      subject: "No",
+      html: "<p>No</p>",
+    });
     expect(unknown.error).toMatchObject({ statusCode: 403, name: "validation_error" });
   });
 
@@ -178,14 +213,26 @@ describe("resend.domains.claims", () => {
     publish(held.records);
     await resend.domains.verify(held.id);
     await waitForDomain(held.id, (d) => d.status === "verified");
-    const scheduled = await resend.emails.send({ from: `hello@${held.name}`, to: "ann@example.test", subject: "Later", html: "<p>x</p>", scheduledAt: "in 1 hour" });
+    const scheduled = await resend.emails.send({
+      from: `hello@${held.name}`,
+      to: "ann@example.test",
+      subject: "Later",
+      html: "<p>x</p>",
+      scheduledAt: "in 1 hour",
+    });
     expect(scheduled.error).toBeNull();
 
     const taken = await claimant.domains.create({ name: held.name });
     expect(taken.error).toMatchObject({ statusCode: 403, name: "validation_error", message: expect.stringContaining("claim") });
     const { data: claim, error } = await claimant.domains.claims.create({ name: held.name });
     expect(error).toBeNull();
-    expect(claim).toMatchObject({ object: "domain_claim", name: held.name, status: "pending", record: { type: "TXT", name: held.name, ttl: "Auto" }, blocked_reason: null });
+    expect(claim).toMatchObject({
+      object: "domain_claim",
+      name: held.name,
+      status: "pending",
+      record: { type: "TXT", name: held.name, ttl: "Auto" },
+      blocked_reason: null,
+    });
     expect(claim!.expires_at).toMatch(wireTimestamp);
     (dns.zone[held.name] ??= {}).TXT = [claim!.record.value];
 

@@ -87,7 +87,9 @@ describe("resend.emails", () => {
     const later = new Date(Date.now() + 3 * 3600_000);
     const moved = await paced(() => resend.emails.update({ id: sent.data!.id, scheduledAt: later.toISOString() }));
     expect(moved.data).toEqual({ object: "email", id: sent.data!.id });
-    expect((await paced(() => resend.emails.get(sent.data!.id))).data!.scheduled_at!.slice(0, 19)).toBe(later.toISOString().slice(0, 19).replace("T", " "));
+    expect((await paced(() => resend.emails.get(sent.data!.id))).data!.scheduled_at!.slice(0, 19)).toBe(
+      later.toISOString().slice(0, 19).replace("T", " "),
+    );
 
     const canceled = await paced(() => resend.emails.cancel(sent.data!.id));
     expect(canceled.data).toEqual({ object: "email", id: sent.data!.id });
@@ -97,7 +99,12 @@ describe("resend.emails", () => {
 
 describe("resend.batch", () => {
   it("strict: sends every email, in order", async () => {
-    const { data, error } = await paced(() => resend.batch.send([{ ...message, subject: "b1" }, { ...message, subject: "b2" }]));
+    const { data, error } = await paced(() =>
+      resend.batch.send([
+        { ...message, subject: "b1" },
+        { ...message, subject: "b2" },
+      ]),
+    );
     expect(error).toBeNull();
     expect(data!.data).toHaveLength(2);
     const second = await paced(() => resend.emails.get(data!.data[1]!.id));
@@ -111,7 +118,9 @@ describe("resend.batch", () => {
   });
 
   it("permissive: sends the valid emails and reports the others by index", async () => {
-    const { data, error } = await paced(() => resend.batch.send([{ ...message, from: "nope" }, message], { batchValidation: "permissive" }));
+    const { data, error } = await paced(() =>
+      resend.batch.send([{ ...message, from: "nope" }, message], { batchValidation: "permissive" }),
+    );
     expect(error).toBeNull();
     expect(data!.data).toEqual([{ id: expect.stringMatching(uuid) }]);
     expect(data!.errors).toEqual([{ index: 0, message: expect.stringContaining("`from`") }]);

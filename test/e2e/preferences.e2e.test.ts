@@ -18,7 +18,8 @@ let resend: Resend;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  if (!existsSync(executablePath))
+    throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   // The browser starts while the server does; either way both are kept, for afterAll to close.
   const launching = chromium.launch({ executablePath, args: ["--no-sandbox"] });
   try {
@@ -41,11 +42,21 @@ async function teamOf(contactId: string): Promise<string> {
 
 describe("the preference page", () => {
   it("shows the topics, saves a change made in the browser, and one-click unsubscribes", async () => {
-    const news = await succeeded(() => resend.topics.create({ name: "News", defaultSubscription: "opt_in", visibility: "public" } as never));
-    const offers = await succeeded(() => resend.topics.create({ name: "Offers", defaultSubscription: "opt_out", visibility: "public" } as never));
+    const news = await succeeded(() =>
+      resend.topics.create({ name: "News", defaultSubscription: "opt_in", visibility: "public" } as never),
+    );
+    const offers = await succeeded(() =>
+      resend.topics.create({ name: "Offers", defaultSubscription: "opt_out", visibility: "public" } as never),
+    );
     const contact = await succeeded(() => resend.contacts.create({ email: "reader@example.com" }));
     const teamId = await teamOf(contact.id);
-    const link = (topicId: string | null) => unsubscribeUrl(server.url, server.env.TIDINGS_SECRET!, { contactId: contact.id, teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    const link = (topicId: string | null) =>
+      unsubscribeUrl(server.url, server.env.TIDINGS_SECRET!, {
+        contactId: contact.id,
+        teamId,
+        topicId,
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      });
 
     const page = await browser.newPage({ javaScriptEnabled: false });
     await page.goto(link(null));
@@ -67,7 +78,11 @@ describe("the preference page", () => {
     expect(await page.getByRole("heading").textContent()).toBe("This link does not work");
 
     // RFC 8058: the mail client POSTs `List-Unsubscribe=One-Click` to the link, without the page.
-    const oneClick = await fetch(link(null), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    const oneClick = await fetch(link(null), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
     expect(oneClick.status).toBe(200);
     expect(await succeeded(() => resend.contacts.get(contact.id))).toMatchObject({ unsubscribed: true });
     await page.close();

@@ -41,12 +41,18 @@ beforeAll(async () => {
   inbound = nodemailer.createTransport({ host: "127.0.0.1", port: server.serving.inboundSmtp!.port, secure: false, ignoreTLS: true });
 
   domain = `rcv-${randomUUID().slice(0, 8)}.example.test`;
-  const { data: created, error } = await resend.domains.create({ name: domain, capabilities: { sending: "enabled", receiving: "enabled" } });
+  const { data: created, error } = await resend.domains.create({
+    name: domain,
+    capabilities: { sending: "enabled", receiving: "enabled" },
+  });
   if (error) throw new Error(`domain: ${error.message}`);
   publishRecords(dns, created!.records);
   await resend.domains.verify(created!.id);
   await waitForDomain(resend, created!.id, (d) => d.status === "verified");
-  const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/inbound`, events: ["email.received", "email.complained", "email.bounced", "email.suppressed"] });
+  const hook = await resend.webhooks.create({
+    endpoint: `${receiver.url}/inbound`,
+    events: ["email.received", "email.complained", "email.bounced", "email.suppressed"],
+  });
   signingSecret = hook.data!.signing_secret;
 });
 afterAll(async () => {
@@ -58,14 +64,21 @@ afterAll(async () => {
 const verified = (received: ReceivedWebhook) =>
   resend.webhooks.verify({
     payload: received.body,
-    headers: { id: received.headers["svix-id"]!, timestamp: received.headers["svix-timestamp"]!, signature: received.headers["svix-signature"]! },
+    headers: {
+      id: received.headers["svix-id"]!,
+      timestamp: received.headers["svix-timestamp"]!,
+      signature: received.headers["svix-signature"]!,
+    },
     webhookSecret: signingSecret,
   }) as unknown as { type: string; created_at: string; data: Record<string, unknown> };
 
 async function webhookFor(type: string, emailId: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = receiver.at("/inbound").map(verified).filter((p) => p.type === type && p.data.email_id === emailId);
+    const found = receiver
+      .at("/inbound")
+      .map(verified)
+      .filter((p) => p.type === type && p.data.email_id === emailId);
     if (found.length > 0) return found;
     if (Date.now() > deadline) throw new Error(`no ${type} webhook for ${emailId}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -84,9 +97,14 @@ async function receivedWith(messageId: string, count = 1, timeoutMs = 10_000) {
 }
 
 /** How many events of `type` a stream holds: a duplicate shows here even where a read model's upsert hides it. */
-const eventsOf = async (streamId: string, type: string) => (await server.serving.runtime.store.readStream(streamId)).filter((e) => e.type === type).length;
+const eventsOf = async (streamId: string, type: string) =>
+  (await server.serving.runtime.store.readStream(streamId)).filter((e) => e.type === type).length;
 
-const smtpError = (promise: Promise<unknown>) => promise.then(() => null, (error: { responseCode?: number; response?: string }) => error);
+const smtpError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { responseCode?: number; response?: string }) => error,
+  );
 
 describe("receiving mail (reference §6.3)", () => {
   it("takes a message for a verified receiving domain: listed, parsed, raw and attachments downloadable without a key, email.received signed", async () => {
@@ -123,8 +141,22 @@ describe("receiving mail (reference §6.3)", () => {
       message_id: messageId,
       // In the message's order: nodemailer puts the inline image beside the html, before the attachment.
       attachments: [
-        { id: expect.stringMatching(uuid), filename: "logo.png", size: pixel.length, content_type: "image/png", content_id: "logo@ann", content_disposition: "inline" },
-        { id: expect.stringMatching(uuid), filename: "invoice.pdf", size: 13, content_type: "application/pdf", content_id: null, content_disposition: "attachment" },
+        {
+          id: expect.stringMatching(uuid),
+          filename: "logo.png",
+          size: pixel.length,
+          content_type: "image/png",
+          content_id: "logo@ann",
+          content_disposition: "inline",
+        },
+        {
+          id: expect.stringMatching(uuid),
+          filename: "invoice.pdf",
+          size: 13,
+          content_type: "application/pdf",
+          content_id: null,
+          content_disposition: "attachment",
+        },
       ],
     });
     const id = listed!.id;
@@ -167,8 +199,20 @@ describe("receiving mail (reference §6.3)", () => {
         message_id: messageId,
         subject: "Invoice question",
         attachments: [
-          { id: listed!.attachments[0]!.id, filename: "logo.png", content_type: "image/png", content_disposition: "inline", content_id: "logo@ann" },
-          { id: listed!.attachments[1]!.id, filename: "invoice.pdf", content_type: "application/pdf", content_disposition: "attachment", content_id: null },
+          {
+            id: listed!.attachments[0]!.id,
+            filename: "logo.png",
+            content_type: "image/png",
+            content_disposition: "inline",
+            content_id: "logo@ann",
+          },
+          {
+            id: listed!.attachments[1]!.id,
+            filename: "invoice.pdf",
+            content_type: "application/pdf",
+            content_disposition: "attachment",
+            content_id: null,
+          },
         ],
       },
     });
@@ -176,7 +220,14 @@ describe("receiving mail (reference §6.3)", () => {
 
   it("records a message once when the sending server sends it again (a lost 250)", async () => {
     const messageId = `<${randomUUID()}@elsewhere.test>`;
-    const message = { envelope: { from: "bo@elsewhere.test", to: [`help@${domain}`] }, from: "bo@elsewhere.test", to: `help@${domain}`, subject: "Twice", messageId, text: "Once." };
+    const message = {
+      envelope: { from: "bo@elsewhere.test", to: [`help@${domain}`] },
+      from: "bo@elsewhere.test",
+      to: `help@${domain}`,
+      subject: "Twice",
+      messageId,
+      text: "Once.",
+    };
     const first = await inbound.sendMail(message);
     const again = await inbound.sendMail(message);
     expect(again.response).toBe(first.response);
@@ -195,14 +246,29 @@ describe("receiving mail (reference §6.3)", () => {
 
   it("forwards a received email through the SDK, which fetches the raw message without a key", async () => {
     const messageId = `<${randomUUID()}@elsewhere.test>`;
-    await inbound.sendMail({ from: "cy@elsewhere.test", to: `hello@${domain}`, subject: "Pass it on", messageId, html: "<p>For the team</p>" });
+    await inbound.sendMail({
+      from: "cy@elsewhere.test",
+      to: `hello@${domain}`,
+      subject: "Pass it on",
+      messageId,
+      html: "<p>For the team</p>",
+    });
     const [received] = await receivedWith(messageId);
     // Html only: no text the sender never wrote.
-    expect((await resend.emails.receiving.get(received!.id)).data).toMatchObject({ html: expect.stringContaining("<p>For the team</p>"), text: null });
-    const { data, error } = await resend.emails.receiving.forward({ emailId: received!.id, to: "team@example.test", from: `Support <support@${domain}>` });
+    expect((await resend.emails.receiving.get(received!.id)).data).toMatchObject({
+      html: expect.stringContaining("<p>For the team</p>"),
+      text: null,
+    });
+    const { data, error } = await resend.emails.receiving.forward({
+      emailId: received!.id,
+      to: "team@example.test",
+      from: `Support <support@${domain}>`,
+    });
     expect(error).toBeNull();
     expect(data!.id).toMatch(uuid);
-    const [forwarded] = await sink.waitFor((all) => all.some((m) => m.envelope.to.includes("team@example.test"))).then((all) => all.filter((m) => m.envelope.to.includes("team@example.test")));
+    const [forwarded] = await sink
+      .waitFor((all) => all.some((m) => m.envelope.to.includes("team@example.test")))
+      .then((all) => all.filter((m) => m.envelope.to.includes("team@example.test")));
     const parsed = await simpleParser(forwarded!.raw);
     expect(parsed.subject).toBe("Pass it on");
     expect(parsed.html).toContain("For the team");
@@ -213,10 +279,14 @@ describe("receiving mail (reference §6.3)", () => {
     expect(stranger).toMatchObject({ responseCode: 550, response: expect.stringContaining("does not receive mail for nowhere.test") });
     // Receiving on, MX not yet verified: nothing shows the name's owner pointed it here.
     const unverified = `pending-${randomUUID().slice(0, 8)}.example.test`;
-    expect((await resend.domains.create({ name: unverified, capabilities: { sending: "disabled", receiving: "enabled" } })).error).toBeNull();
+    expect(
+      (await resend.domains.create({ name: unverified, capabilities: { sending: "disabled", receiving: "enabled" } })).error,
+    ).toBeNull();
     const early = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: `someone@${unverified}`, subject: "Hi", text: "Hi" }));
     expect(early).toMatchObject({ responseCode: 550 });
-    const big = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: `big@${domain}`, subject: "Big", text: "x".repeat(MAX_BYTES + 1024) }));
+    const big = await smtpError(
+      inbound.sendMail({ from: "x@elsewhere.test", to: `big@${domain}`, subject: "Big", text: "x".repeat(MAX_BYTES + 1024) }),
+    );
     expect(big).toMatchObject({ responseCode: 552 });
   });
 });
@@ -289,7 +359,9 @@ describe("asynchronous bounces", () => {
   it("records a relay's later bounce, sent back to the email's bounce address: bounced, email.bounced, suppressed", async () => {
     const to = `erin-${randomUUID().slice(0, 6)}@example.test`;
     const { data: sent } = await resend.emails.send({ from: `Acme <news@${domain}>`, to, subject: "Relayed", html: "<p>Relayed</p>" });
-    const [relayed] = await sink.waitFor((all) => all.some((m) => m.envelope.to.includes(to))).then((all) => all.filter((m) => m.envelope.to.includes(to)));
+    const [relayed] = await sink
+      .waitFor((all) => all.some((m) => m.envelope.to.includes(to)))
+      .then((all) => all.filter((m) => m.envelope.to.includes(to)));
     expect(relayed!.envelope.from).toMatch(new RegExp(`^bounce\\+${sent!.id}\\.[0-9a-f]{16}@send\\.`));
     await expect.poll(async () => (await resend.emails.get(sent!.id)).data?.last_event).toBe("delivered");
 
@@ -306,13 +378,16 @@ describe("asynchronous bounces", () => {
     const [bounced] = await webhookFor("email.bounced", sent!.id);
     expect(bounced!.data).toMatchObject({ email_id: sent!.id, bounce: { type: "Permanent", message: "550 5.1.1 user unknown" } });
     expect((await resend.emails.get(sent!.id)).data?.last_event).toBe("bounced");
-    const suppressions = await fetch(`${server.url}/suppressions?origin=bounce`, { headers: { authorization: `Bearer ${server.token}` } }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    const suppressions = await fetch(`${server.url}/suppressions?origin=bounce`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    }).then((r) => r.json() as Promise<{ data: unknown[] }>);
     expect(suppressions.data).toContainEqual(expect.objectContaining({ email: to, origin: "bounce", source_id: sent!.id }));
-
   });
 
   it("takes only reports at a return path", async () => {
-    const plain = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: `someone@send.${domain}`, subject: "Hello", text: "Not a report" }));
+    const plain = await smtpError(
+      inbound.sendMail({ from: "x@elsewhere.test", to: `someone@send.${domain}`, subject: "Hello", text: "Not a report" }),
+    );
     expect(plain).toMatchObject({ responseCode: 550 });
   });
 });
@@ -321,14 +396,22 @@ describe("feedback-loop complaints", () => {
   it("records a report about a sent email: email.complained, last_event complained, the recipient suppressed from then on", async () => {
     const to = `dana-${randomUUID().slice(0, 6)}@example.test`;
     const { data: sent } = await resend.emails.send({ from: "Acme <hello@acme.test>", to, subject: "Our news", html: "<p>News</p>" });
-    const [delivered] = await sink.waitFor((all) => all.some((m) => m.envelope.to.includes(to))).then((all) => all.filter((m) => m.envelope.to.includes(to)));
+    const [delivered] = await sink
+      .waitFor((all) => all.some((m) => m.envelope.to.includes(to)))
+      .then((all) => all.filter((m) => m.envelope.to.includes(to)));
     expect(delivered!.messageId).toContain(sent!.id);
 
     const arf = feedbackReport(delivered!.raw, to);
     // At a team's receiving address a report is mail like any other: its sender cannot touch the team's emails.
     await inbound.sendMail({ envelope: { from: "", to: [`abuse@${domain}`] }, raw: arf });
     expect(await eventsOf(`email-${sent!.id}`, "EmailComplained")).toBe(0);
-    await expect.poll(async () => (await resend.emails.receiving.list()).data?.data.some((e) => e.subject === "Complaint" && e.received_for.includes(`abuse@${domain}`))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await resend.emails.receiving.list()).data?.data.some(
+          (e) => e.subject === "Complaint" && e.received_for.includes(`abuse@${domain}`),
+        ),
+      )
+      .toBe(true);
 
     const report = { envelope: { from: "", to: ["fbl@mx.tidings.test"] }, raw: arf };
     await inbound.sendMail(report);
@@ -341,18 +424,29 @@ describe("feedback-loop complaints", () => {
       data: expect.objectContaining({ email_id: sent!.id, to: [to], subject: "Our news", message_id: delivered!.messageId }),
     });
     expect((await resend.emails.get(sent!.id)).data?.last_event).toBe("complained");
-    const suppressions = await fetch(`${server.url}/suppressions?origin=complaint`, { headers: { authorization: `Bearer ${server.token}` } }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    const suppressions = await fetch(`${server.url}/suppressions?origin=complaint`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    }).then((r) => r.json() as Promise<{ data: unknown[] }>);
     expect(suppressions.data).toContainEqual(expect.objectContaining({ email: to, origin: "complaint", source_id: sent!.id }));
 
     const { data: next } = await resend.emails.send({ from: "Acme <hello@acme.test>", to, subject: "More news", html: "<p>More</p>" });
     expect((await resend.emails.get(next!.id)).data?.last_event).toBe("suppressed");
     const [suppressed] = await webhookFor("email.suppressed", next!.id);
-    expect(suppressed!.data.suppressed).toEqual({ message: `On the team's suppression list: ${to}.`, type: "OnAccountSuppressionList", reason: "previous_complaint" });
+    expect(suppressed!.data.suppressed).toEqual({
+      message: `On the team's suppression list: ${to}.`,
+      type: "OnAccountSuppressionList",
+      reason: "previous_complaint",
+    });
   });
 
   it("takes only reports at the feedback address, and accepts one naming no email of ours without recording it", async () => {
-    const plain = await smtpError(inbound.sendMail({ from: "x@elsewhere.test", to: "fbl@mx.tidings.test", subject: "Hello", text: "Not a report" }));
-    expect(plain).toMatchObject({ responseCode: 550, response: expect.stringContaining("feedback-loop (ARF) and delivery-status reports only") });
+    const plain = await smtpError(
+      inbound.sendMail({ from: "x@elsewhere.test", to: "fbl@mx.tidings.test", subject: "Hello", text: "Not a report" }),
+    );
+    expect(plain).toMatchObject({
+      responseCode: 550,
+      response: expect.stringContaining("feedback-loop (ARF) and delivery-status reports only"),
+    });
     const foreign = Buffer.from(`Message-ID: <${randomUUID()}@elsewhere.test>\r\nTo: x@example.test\r\n\r\nbody`);
     const accepted = await inbound.sendMail({ envelope: { from: "", to: ["fbl@mx.tidings.test"] }, raw: feedbackReport(foreign, null) });
     expect(accepted.response).toMatch(/^250 /);

@@ -19,7 +19,8 @@ const patienceMs = 90_000;
 const contacts = 1_000;
 const mailConcurrency = 4;
 
-if (testMode() === "server") console.warn("SIGTERM test of embedded `tidings serve` skipped in server mode: it runs every role in one process on a data directory");
+if (testMode() === "server")
+  console.warn("SIGTERM test of embedded `tidings serve` skipped in server mode: it runs every role in one process on a data directory");
 
 /**
  * `tidings serve` on embedded defaults runs every role in one process on one PGlite. SIGTERM in the
@@ -38,14 +39,28 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
 
   const start = async () => {
     child = spawn(process.execPath, [cli, "serve"], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", TIDINGS_BOOTSTRAP_TOKEN: token, MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency) },
+      env: {
+        PATH: process.env.PATH,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        LOG_LEVEL: "warn",
+        TIDINGS_BOOTSTRAP_TOKEN: token,
+        MAIL_TRANSPORT: "smtp",
+        SMTP_URL: sink.url,
+        MAIL_CONCURRENCY: String(mailConcurrency),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const started = child;
     started.stdout!.on("data", (d) => (output = (output + d).slice(-4_000)));
     started.stderr!.on("data", (d) => (output = (output + d).slice(-4_000)));
     const deadline = Date.now() + 120_000;
-    while (!(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (started.exitCode !== null || Date.now() > deadline) throw new Error(`tidings serve did not start:\n${output}`);
       await sleep(100);
     }
@@ -87,7 +102,11 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
     segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
     const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
     const { id } = await succeeded(() =>
-      resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never),
+      resend.contacts.imports.create({
+        file: new Blob([rows.join("\n")]),
+        columnMap: { email: "email", firstName: "first_name" },
+        segments: [{ id: segmentId }],
+      } as never),
     );
     // Read from the read model, which a loaded machine may not have brought up to the create yet.
     const importStatus = async () => {
@@ -116,7 +135,15 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
   it("mid-broadcast to a relay that holds its replies; started again, each contact gets one email", { timeout: 300_000 }, async () => {
     const resend = new Resend(token, { baseUrl: `http://127.0.0.1:${port}` });
     sink.delayReplies(20_000);
-    await succeeded(() => resend.broadcasts.create({ segmentId, from: "News <news@sigterm.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
+    await succeeded(() =>
+      resend.broadcasts.create({
+        segmentId,
+        from: "News <news@sigterm.test>",
+        subject: "Hello {{{FIRST_NAME|there}}}",
+        text: "Hi {{{contact.first_name}}}",
+        send: true,
+      } as never),
+    );
     const deadline = Date.now() + 120_000;
     while (sink.heldReplies < mailConcurrency) {
       if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay:\n${output}`);
@@ -137,7 +164,9 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
     // The messages the relay still held at the stop are kept once it answers them, client gone or not.
     while (sink.heldReplies > 0) await sleep(100);
     const repeats = sink.received.length - contacts;
-    measured.push(`broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`);
+    measured.push(
+      `broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`,
+    );
     expect(repeats).toBeLessThanOrEqual(heldAtStop);
     expect(await terminate("idle")).toBeLessThan(exitBoundMs);
   });

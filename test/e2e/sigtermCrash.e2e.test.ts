@@ -24,7 +24,10 @@ const patienceMs = 90_000;
 const contacts = Number(process.env.SIGTERM_CRASH_CONTACTS ?? 2_000);
 const mailConcurrency = 4;
 
-const serverMode = serverModeOnly("SIGTERM test of split roles", "it stops separate api, projector and sagas processes, which an embedded data directory does not admit");
+const serverMode = serverModeOnly(
+  "SIGTERM test of split roles",
+  "it stops separate api, projector and sagas processes, which an embedded data directory does not admit",
+);
 
 /**
  * A deploy stops each role with SIGTERM and waits for it. Each role here is a child process, stopped while
@@ -68,12 +71,19 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
     // Started first, so the import meets a sagas process, and the projector's live feed has its events to follow.
     sagas = roles.startSagas();
-    const { id } = await succeeded(() => resend.contacts.imports.create({ file: new Blob([rows.join("\n")]), columnMap: { email: "email", firstName: "first_name" }, segments: [{ id: segmentId }] } as never));
+    const { id } = await succeeded(() =>
+      resend.contacts.imports.create({
+        file: new Blob([rows.join("\n")]),
+        columnMap: { email: "email", firstName: "first_name" },
+        segments: [{ id: segmentId }],
+      } as never),
+    );
     const imported = () => count(sql`SELECT count(*) AS n FROM contacts`);
     const deadline = Date.now() + 120_000 + contacts * 20;
     const until = async (what: string, condition: () => Promise<boolean>) => {
       while (!(await condition())) {
-        if (Date.now() > deadline) throw new Error(`${what} did not happen: sagas ${roles.errors("sagas")} projector ${roles.errors("projector")}`);
+        if (Date.now() > deadline)
+          throw new Error(`${what} did not happen: sagas ${roles.errors("sagas")} projector ${roles.errors("projector")}`);
         await sleep(50);
       }
     };
@@ -93,7 +103,10 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     const done = await succeeded(() => resend.contacts.imports.get(id));
     expect(done.counts).toEqual({ total: contacts, created: contacts, updated: 0, skipped: 0, failed: 0 });
     expect(await count(sql`SELECT count(DISTINCT email) AS n FROM contacts`)).toBe(contacts);
-    await until("every contact in the segment", async () => (await count(sql`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`)) === contacts);
+    await until(
+      "every contact in the segment",
+      async () => (await count(sql`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`)) === contacts,
+    );
   });
 
   it("stops the api with a request still arriving", { timeout: 120_000 }, async () => {
@@ -101,13 +114,21 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     const api = roles.startRole("api", { PORT: String(port) });
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 60_000;
-    while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline) throw new Error(`the api did not start: ${roles.errors("api")}`);
       await sleep(100);
     }
     // An upload whose client sends a few bytes a second and never finishes: the drain cannot wait it out.
     const boundary = "trickle";
-    const upload = request(`${base}/contacts/imports`, { method: "POST", headers: { authorization: `Bearer ${roles.token}`, "content-type": `multipart/form-data; boundary=${boundary}` } });
+    const upload = request(`${base}/contacts/imports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${roles.token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
     const cut = new Promise<void>((resolve) => {
       upload.on("error", () => resolve());
       upload.on("response", (response) => response.resume().on("end", resolve).on("error", resolve));
@@ -124,60 +145,79 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
     }
   });
 
-  it("stops the sagas with webhook requests held by a slow endpoint; started again, every webhook is delivered", { timeout: 180_000 }, async () => {
-    const resend = new Resend(roles.token, { baseUrl: roles.url });
-    const held = 20;
-    // An endpoint that answers after 30 s: each request in flight would hold the stop until its 15 s timeout.
-    receiver.answer("/slow", [200], 30_000);
-    const webhook = await succeeded(() => resend.webhooks.create({ endpoint: `${receiver.url}/slow`, events: ["contact.created"] }));
-    for (let i = 0; i < held; i++) await succeeded(() => resend.contacts.create({ email: `hooked${i}@example.test` }));
-    await receiver.waitFor("/slow", held, 60_000);
-    expect(await terminate("sagas", sagas, `with ${held} webhook requests held by the endpoint`)).toBeLessThan(exitBoundMs);
+  it(
+    "stops the sagas with webhook requests held by a slow endpoint; started again, every webhook is delivered",
+    { timeout: 180_000 },
+    async () => {
+      const resend = new Resend(roles.token, { baseUrl: roles.url });
+      const held = 20;
+      // An endpoint that answers after 30 s: each request in flight would hold the stop until its 15 s timeout.
+      receiver.answer("/slow", [200], 30_000);
+      const webhook = await succeeded(() => resend.webhooks.create({ endpoint: `${receiver.url}/slow`, events: ["contact.created"] }));
+      for (let i = 0; i < held; i++) await succeeded(() => resend.contacts.create({ email: `hooked${i}@example.test` }));
+      await receiver.waitFor("/slow", held, 60_000);
+      expect(await terminate("sagas", sagas, `with ${held} webhook requests held by the endpoint`)).toBeLessThan(exitBoundMs);
 
-    receiver.answer("/slow", [200], 0);
-    sagas = roles.startSagas();
-    const delivered = () => count(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhook.id} AND status = 'success'`);
-    const deadline = Date.now() + 120_000;
-    while ((await delivered()) < held) {
-      if (Date.now() > deadline) throw new Error(`${await delivered()} of ${held} webhooks delivered: ${roles.errors("sagas")}`);
-      await sleep(100);
-    }
-    expect(new Set(receiver.at("/slow").map((r) => r.headers["webhook-id"])).size).toBe(held);
-  });
+      receiver.answer("/slow", [200], 0);
+      sagas = roles.startSagas();
+      const delivered = () =>
+        count(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ${webhook.id} AND status = 'success'`);
+      const deadline = Date.now() + 120_000;
+      while ((await delivered()) < held) {
+        if (Date.now() > deadline) throw new Error(`${await delivered()} of ${held} webhooks delivered: ${roles.errors("sagas")}`);
+        await sleep(100);
+      }
+      expect(new Set(receiver.at("/slow").map((r) => r.headers["webhook-id"])).size).toBe(held);
+    },
+  );
 
-  it("stops the sagas mid-broadcast to a relay that holds its replies; started again, each contact gets one email", { timeout: 300_000 + contacts * 60 }, async () => {
-    const resend = new Resend(roles.token, { baseUrl: roles.url });
-    // A relay that answers each message after 20 s: every send in flight, and every one behind it, would hold the stop.
-    sink.delayReplies(20_000);
-    const { id } = await succeeded(() => resend.broadcasts.create({ segmentId, from: "News <news@sigterm.test>", subject: "Hello {{{FIRST_NAME|there}}}", text: "Hi {{{contact.first_name}}}", send: true } as never));
-    const deadline = Date.now() + 120_000;
-    while (sink.heldReplies < mailConcurrency) {
-      if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay: ${roles.errors("sagas")}`);
-      await sleep(50);
-    }
-    const heldAtStop = sink.heldReplies;
-    const status = (await succeeded(() => resend.broadcasts.get(id))).status;
-    expect(await terminate("sagas", sagas, `mid-broadcast (${status}), sends held by the relay`)).toBeLessThan(exitBoundMs);
+  it(
+    "stops the sagas mid-broadcast to a relay that holds its replies; started again, each contact gets one email",
+    { timeout: 300_000 + contacts * 60 },
+    async () => {
+      const resend = new Resend(roles.token, { baseUrl: roles.url });
+      // A relay that answers each message after 20 s: every send in flight, and every one behind it, would hold the stop.
+      sink.delayReplies(20_000);
+      const { id } = await succeeded(() =>
+        resend.broadcasts.create({
+          segmentId,
+          from: "News <news@sigterm.test>",
+          subject: "Hello {{{FIRST_NAME|there}}}",
+          text: "Hi {{{contact.first_name}}}",
+          send: true,
+        } as never),
+      );
+      const deadline = Date.now() + 120_000;
+      while (sink.heldReplies < mailConcurrency) {
+        if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay: ${roles.errors("sagas")}`);
+        await sleep(50);
+      }
+      const heldAtStop = sink.heldReplies;
+      const status = (await succeeded(() => resend.broadcasts.get(id))).status;
+      expect(await terminate("sagas", sagas, `mid-broadcast (${status}), sends held by the relay`)).toBeLessThan(exitBoundMs);
 
-    sink.delayReplies(0);
-    sagas = roles.startSagas();
-    const unique = () => distinctMessageIds(sink.received);
-    const delivered = Date.now() + 60_000 + contacts * 30;
-    while (unique() < contacts && Date.now() < delivered) await sleep(200);
-    expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
+      sink.delayReplies(0);
+      sagas = roles.startSagas();
+      const unique = () => distinctMessageIds(sink.received);
+      const delivered = Date.now() + 60_000 + contacts * 30;
+      while (unique() < contacts && Date.now() < delivered) await sleep(200);
+      expect(unique(), `sagas stderr: ${roles.errors("sagas")}`).toBe(contacts);
 
-    const planned = plannedRecipients(await broadcastEvents(deployment.events.store, id));
-    expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
-    const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
-    expect(await emailStreamShapes(deployment.events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
-    const expected = messageIdsOf(ids, roles.url);
-    expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
-    // A message the relay held past the stop is accepted by it after all, and sent again by the next
-    // process with the same Message-ID: the 250-to-record window, once per send in flight at the stop.
-    // The messages the relay still held at the stop are kept once it answers them, client gone or not.
-    while (sink.heldReplies > 0) await sleep(100);
-    const repeats = sink.received.length - contacts;
-    measured.push(`broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`);
-    expect(repeats).toBeLessThanOrEqual(heldAtStop);
-  });
+      const planned = plannedRecipients(await broadcastEvents(deployment.events.store, id));
+      expect(new Set(planned.map((r) => r.contactId)).size).toBe(contacts);
+      const ids = planned.map((r) => broadcastEmailId(id, r.contactId));
+      expect(await emailStreamShapes(deployment.events.store, ids)).toEqual({ "EmailQueued,EmailDelivered": contacts });
+      const expected = messageIdsOf(ids, roles.url);
+      expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
+      // A message the relay held past the stop is accepted by it after all, and sent again by the next
+      // process with the same Message-ID: the 250-to-record window, once per send in flight at the stop.
+      // The messages the relay still held at the stop are kept once it answers them, client gone or not.
+      while (sink.heldReplies > 0) await sleep(100);
+      const repeats = sink.received.length - contacts;
+      measured.push(
+        `broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`,
+      );
+      expect(repeats).toBeLessThanOrEqual(heldAtStop);
+    },
+  );
 });

@@ -67,12 +67,22 @@ describe("resend.templates", () => {
 
   it("update after publishing makes an unpublished version; publish makes it current", async () => {
     const { data: created } = await paced(() => templates.create({ ...order, alias: "versions" }).publish());
-    const updated = await paced(() => templates.update("versions", { subject: "Shipped: {{{ORDER}}}", replyTo: ["a@acme.test", "b@acme.test"] }));
+    const updated = await paced(() =>
+      templates.update("versions", { subject: "Shipped: {{{ORDER}}}", replyTo: ["a@acme.test", "b@acme.test"] }),
+    );
     expect(updated.data).toEqual({ object: "template", id: created!.id });
     const edited = (await paced(() => templates.get("versions"))).data!;
-    expect(edited).toMatchObject({ status: "published", has_unpublished_versions: true, subject: "Shipped: {{{ORDER}}}", reply_to: ["a@acme.test", "b@acme.test"] });
+    expect(edited).toMatchObject({
+      status: "published",
+      has_unpublished_versions: true,
+      subject: "Shipped: {{{ORDER}}}",
+      reply_to: ["a@acme.test", "b@acme.test"],
+    });
     expect((await paced(() => templates.publish("versions"))).data).toEqual({ object: "template", id: created!.id });
-    expect((await paced(() => templates.get("versions"))).data).toMatchObject({ has_unpublished_versions: false, current_version_id: edited.current_version_id });
+    expect((await paced(() => templates.get("versions"))).data).toMatchObject({
+      has_unpublished_versions: false,
+      current_version_id: edited.current_version_id,
+    });
   });
 
   it("duplicate makes a draft copy without the alias", async () => {
@@ -80,7 +90,12 @@ describe("resend.templates", () => {
     const copy = await paced(() => templates.duplicate("to-copy"));
     expect(copy.data).toEqual({ object: "template", id: expect.stringMatching(uuid) });
     expect(copy.data!.id).not.toBe(source!.id);
-    expect((await paced(() => templates.get(copy.data!.id))).data).toMatchObject({ name: "Order shipped (copy)", alias: null, status: "draft", html: order.html });
+    expect((await paced(() => templates.get(copy.data!.id))).data).toMatchObject({
+      name: "Order shipped (copy)",
+      alias: null,
+      status: "draft",
+      html: order.html,
+    });
   });
 
   it("list pages newest first with the SDK's before, after, limit query", async () => {
@@ -100,15 +115,25 @@ describe("resend.templates", () => {
   it("remove deletes, frees the alias, and the template is then not found", async () => {
     const { data: created } = await paced(() => templates.create({ ...order, alias: "short-lived" }));
     expect((await paced(() => templates.remove("short-lived"))).data).toEqual({ object: "template", id: created!.id, deleted: true });
-    expect((await paced(() => templates.get(created!.id))).error).toEqual({ statusCode: 404, name: "not_found", message: "Template not found" });
+    expect((await paced(() => templates.get(created!.id))).error).toEqual({
+      statusCode: 404,
+      name: "not_found",
+      message: "Template not found",
+    });
     expect((await paced(() => templates.create({ ...order, alias: "short-lived" }))).error).toBeNull();
   });
 
   it("errors come back in the contract shape, naming the field", async () => {
     const taken = await paced(() => templates.create({ ...order, alias: "order-shipped" }));
     expect(taken.error).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`alias`") });
-    const badFallback = await paced(() => templates.create({ name: "x", html: "<p/>", variables: [{ key: "N", type: "number", fallbackValue: "3" as unknown as number }] }));
-    expect(badFallback.error).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("fallback_value") });
+    const badFallback = await paced(() =>
+      templates.create({ name: "x", html: "<p/>", variables: [{ key: "N", type: "number", fallbackValue: "3" as unknown as number }] }),
+    );
+    expect(badFallback.error).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+      message: expect.stringContaining("fallback_value"),
+    });
     const badFrom = await paced(() => templates.create({ name: "x", html: "<p/>", from: "nobody" }));
     expect(badFrom.error).toMatchObject({ statusCode: 422, name: "invalid_from_address" });
     expect((await paced(() => templates.publish("no-such-template"))).error).toMatchObject({ statusCode: 404, name: "not_found" });

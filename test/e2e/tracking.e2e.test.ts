@@ -24,7 +24,11 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
   const verify = (received: ReceivedWebhook, webhookSecret: string) =>
     resend.webhooks.verify({
       payload: received.body,
-      headers: { id: received.headers["svix-id"]!, timestamp: received.headers["svix-timestamp"]!, signature: received.headers["svix-signature"]! },
+      headers: {
+        id: received.headers["svix-id"]!,
+        timestamp: received.headers["svix-timestamp"]!,
+        signature: received.headers["svix-signature"]!,
+      },
       webhookSecret,
     }) as unknown as Payload;
 
@@ -43,7 +47,10 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     const name = `track-${randomBytes(4).toString("hex")}.test`;
     const domain = await resend.domains.create({ name, openTracking: true, clickTracking: true });
     expect(domain.error).toBeNull();
-    const { data: webhook } = await resend.webhooks.create({ endpoint: `${receiver.url}/engagement`, events: ["email.opened", "email.clicked"] as EventType[] });
+    const { data: webhook } = await resend.webhooks.create({
+      endpoint: `${receiver.url}/engagement`,
+      events: ["email.opened", "email.clicked"] as EventType[],
+    });
     const target = "https://shop.example.test/offer?item=7&ref=mail";
     const sent = await resend.emails.send({
       from: `Acme <hello@${name}>`,
@@ -58,7 +65,10 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     const parsed = await simpleParser(message!.raw);
     const html = String(parsed.html);
     const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
-    expect(links).toEqual([expect.stringMatching(new RegExp(`^${server.url.replace("127.0.0.1", "localhost")}/c/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`)), `mailto:help@${name}`]);
+    expect(links).toEqual([
+      expect.stringMatching(new RegExp(`^${server.url.replace("127.0.0.1", "localhost")}/c/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`)),
+      `mailto:help@${name}`,
+    ]);
     const pixel = /<img src="([^"]+\/o\/[^"]+)" width="1" height="1"/.exec(html)?.[1];
     expect(pixel).toBeDefined();
     expect(parsed.text).toContain("https://shop.example.test/offer?item=7&ref=mail");
@@ -81,22 +91,31 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
 
     const received = (await receiver.waitFor("/engagement", 3)).map((r) => verify(r, webhook!.signing_secret));
     const clicks = received.filter((p) => p.type === "email.clicked");
-    const base = { email_id: emailId, from: `Acme <hello@${name}>`, to: ["ann@example.test"], subject: "Our offer", tags: { campaign: "autumn" } };
+    const base = {
+      email_id: emailId,
+      from: `Acme <hello@${name}>`,
+      to: ["ann@example.test"],
+      subject: "Our offer",
+      tags: { campaign: "autumn" },
+    };
     expect(clicks.map((c) => c.data.machine).sort()).toEqual([false, true]);
     for (const click of clicks)
-      expect(click.data).toMatchObject({ ...base, click: { link: target, userAgent: firefox, ipAddress: expect.stringMatching(loopback), timestamp: expect.stringMatching(/Z$/) } });
+      expect(click.data).toMatchObject({
+        ...base,
+        click: { link: target, userAgent: firefox, ipAddress: expect.stringMatching(loopback), timestamp: expect.stringMatching(/Z$/) },
+      });
     expect(received.find((p) => p.type === "email.opened")?.data).toMatchObject({ ...base, machine: false });
 
     // The webhooks and the read model follow the events each at its own pace: the open can arrive first.
     const lastEvent = async () => (await resend.emails.get(emailId)).data?.last_event;
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await lastEvent()) !== "opened"; ) await sleep(50);
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await lastEvent()) !== "opened";) await sleep(50);
     expect(await lastEvent()).toBe("opened");
     const clickedLinks = async () => {
       const { rows } = await sql<{ link: string; clicks: string; machine_clicks: string }>`
         SELECT link, clicks, machine_clicks FROM email_link_clicks WHERE email_id = ${emailId}`.execute(server.serving.runtime.database.db);
       return rows.map((r) => ({ link: r.link, clicks: Number(r.clicks), machine_clicks: Number(r.machine_clicks) }));
     };
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await clickedLinks())[0]?.clicks !== 2; ) await sleep(50);
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await clickedLinks())[0]?.clicks !== 2;) await sleep(50);
     expect(await clickedLinks()).toEqual([{ link: target, clicks: 2, machine_clicks: 1 }]);
   });
 

@@ -13,7 +13,11 @@ type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
 const verify = (resend: Resend, received: ReceivedWebhook, webhookSecret: string) =>
   resend.webhooks.verify({
     payload: received.body,
-    headers: { id: received.headers["svix-id"]!, timestamp: received.headers["svix-timestamp"]!, signature: received.headers["svix-signature"]! },
+    headers: {
+      id: received.headers["svix-id"]!,
+      timestamp: received.headers["svix-timestamp"]!,
+      signature: received.headers["svix-signature"]!,
+    },
     webhookSecret,
   }) as unknown as { type: string; created_at: string; data: Record<string, unknown> };
 
@@ -21,7 +25,11 @@ const verify = (resend: Resend, received: ReceivedWebhook, webhookSecret: string
 const verifyStandard = (resend: Resend, received: ReceivedWebhook, webhookSecret: string) =>
   resend.webhooks.verify({
     payload: received.body,
-    headers: { id: received.headers["webhook-id"]!, timestamp: received.headers["webhook-timestamp"]!, signature: received.headers["webhook-signature"]! },
+    headers: {
+      id: received.headers["webhook-id"]!,
+      timestamp: received.headers["webhook-timestamp"]!,
+      signature: received.headers["webhook-signature"]!,
+    },
     webhookSecret,
   });
 
@@ -35,7 +43,13 @@ async function setUp(env: Record<string, string>) {
     return data!;
   };
   const send = async (tags?: { name: string; value: string }[]) => {
-    const { data, error } = await resend.emails.send({ from: "Acme <hello@acme.test>", to: "ann@example.test", subject: "Hello", html: "<p>Hi</p>", ...(tags ? { tags } : {}) });
+    const { data, error } = await resend.emails.send({
+      from: "Acme <hello@acme.test>",
+      to: "ann@example.test",
+      subject: "Hello",
+      html: "<p>Hi</p>",
+      ...(tags ? { tags } : {}),
+    });
     if (error) throw new Error(`send: ${error.name}: ${error.message}`);
     return data!.id;
   };
@@ -59,7 +73,11 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
   it("manages a webhook: create shows a whsec_ secret, get and list show it, patch and delete", async () => {
     const { resend, createWebhook } = t;
     const created = await createWebhook(`${receiver.url}/managed`, ["email.sent", "email.bounced"]);
-    expect(created).toEqual({ object: "webhook", id: expect.stringMatching(uuid), signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/) });
+    expect(created).toEqual({
+      object: "webhook",
+      id: expect.stringMatching(uuid),
+      signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/),
+    });
     expect(Buffer.from(created.signing_secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24);
     const got = await resend.webhooks.get(created.id);
     expect(got.data).toEqual({
@@ -72,7 +90,10 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
       signing_secret: created.signing_secret,
     });
     expect((await resend.webhooks.list()).data?.data.map((w) => w.id)).toContain(created.id);
-    expect((await resend.webhooks.update(created.id, { status: "disabled", events: ["email.delivered"] })).data).toEqual({ object: "webhook", id: created.id });
+    expect((await resend.webhooks.update(created.id, { status: "disabled", events: ["email.delivered"] })).data).toEqual({
+      object: "webhook",
+      id: created.id,
+    });
     expect((await resend.webhooks.get(created.id)).data).toMatchObject({ status: "disabled", events: ["email.delivered"] });
     expect((await resend.webhooks.remove(created.id)).data).toEqual({ object: "webhook", id: created.id, deleted: true });
     expect((await resend.webhooks.get(created.id)).error).toMatchObject({ statusCode: 404, name: "not_found" });
@@ -81,15 +102,33 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
   it("refuses bad input with a 422 naming the field or the unknown type", async () => {
     const { resend } = t;
     const create = (body: unknown) => resend.webhooks.create(body as Parameters<Resend["webhooks"]["create"]>[0]);
-    expect((await create({ endpoint: `${receiver.url}/x`, events: [] })).error).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`events`") });
+    expect((await create({ endpoint: `${receiver.url}/x`, events: [] })).error).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+      message: expect.stringContaining("`events`"),
+    });
     expect((await create({ endpoint: `${receiver.url}/x`, events: ["email.sent", "email.nope"] })).error).toMatchObject({
       statusCode: 422,
       message: expect.stringContaining("`events[1]`: `email.nope` is not a known event type"),
     });
-    expect((await create({ endpoint: "not a url", events: ["email.sent"] })).error).toMatchObject({ statusCode: 422, message: expect.stringContaining("`endpoint`") });
-    expect((await create({ endpoint: "ftp://example.com/in", events: ["email.sent"] })).error).toMatchObject({ statusCode: 422, message: expect.stringContaining("`endpoint`") });
-    expect((await create({ events: ["email.sent"] })).error).toMatchObject({ statusCode: 422, name: "missing_required_field", message: expect.stringContaining("`endpoint`") });
-    expect((await create({ endpoint: `${receiver.url}/x` })).error).toMatchObject({ statusCode: 422, name: "missing_required_field", message: expect.stringContaining("`events`") });
+    expect((await create({ endpoint: "not a url", events: ["email.sent"] })).error).toMatchObject({
+      statusCode: 422,
+      message: expect.stringContaining("`endpoint`"),
+    });
+    expect((await create({ endpoint: "ftp://example.com/in", events: ["email.sent"] })).error).toMatchObject({
+      statusCode: 422,
+      message: expect.stringContaining("`endpoint`"),
+    });
+    expect((await create({ events: ["email.sent"] })).error).toMatchObject({
+      statusCode: 422,
+      name: "missing_required_field",
+      message: expect.stringContaining("`endpoint`"),
+    });
+    expect((await create({ endpoint: `${receiver.url}/x` })).error).toMatchObject({
+      statusCode: 422,
+      name: "missing_required_field",
+      message: expect.stringContaining("`events`"),
+    });
     expect((await resend.webhooks.list()).data?.data.map((w) => w.endpoint)).not.toContain(`${receiver.url}/x`);
   });
 
@@ -121,7 +160,14 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     expect(receiver.at("/delivered")).toHaveLength(1);
     expect(receiver.at("/sent")).toHaveLength(1);
     const listed = await resend.webhooks.events.list({ webhookId: delivered.id });
-    expect(listed.data?.data).toEqual([{ id: onDelivered!.headers["svix-id"]!.replace(/^msg_/, ""), type: "email.delivered", created_at: expect.stringMatching(wireTimestamp), status: "success" }]);
+    expect(listed.data?.data).toEqual([
+      {
+        id: onDelivered!.headers["svix-id"]!.replace(/^msg_/, ""),
+        type: "email.delivered",
+        created_at: expect.stringMatching(wireTimestamp),
+        status: "success",
+      },
+    ]);
   });
 
   it("retries a receiver answering 500 twice under the same id, lists the three attempts, and replays", async () => {
@@ -142,11 +188,25 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     };
     const listed = await attempts(3);
     expect(listed.map((a) => a.http_status_code)).toEqual([200, 500, 500]);
-    expect(listed[1]).toMatchObject({ id: expect.stringMatching(uuid), response: "failed with 500", sent_at: expect.stringMatching(wireTimestamp) });
+    expect(listed[1]).toMatchObject({
+      id: expect.stringMatching(uuid),
+      response: "failed with 500",
+      sent_at: expect.stringMatching(wireTimestamp),
+    });
     const got = await resend.webhooks.events.get({ webhookId: webhook.id, eventId });
-    expect(got.data).toMatchObject({ object: "webhook_event", id: eventId, type: "email.delivered", status: "success", next_attempt_at: null, payload: { type: "email.delivered" } });
+    expect(got.data).toMatchObject({
+      object: "webhook_event",
+      id: eventId,
+      type: "email.delivered",
+      status: "success",
+      next_attempt_at: null,
+      payload: { type: "email.delivered" },
+    });
 
-    expect((await resend.webhooks.events.replay({ webhookId: webhook.id, eventId })).data).toEqual({ object: "webhook_event", id: eventId });
+    expect((await resend.webhooks.events.replay({ webhookId: webhook.id, eventId })).data).toEqual({
+      object: "webhook_event",
+      id: eventId,
+    });
     const [, , , replayed] = await receiver.waitFor("/flaky", 4);
     expect(replayed!.headers["svix-id"]).toBe(requests[0]!.headers["svix-id"]);
     expect(replayed!.body).toBe(requests[0]!.body);
@@ -221,15 +281,28 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
       columnMap: { email: "email", firstName: "first_name" },
       onConflict: "upsert",
     });
-    for (const deadline = Date.now() + 20_000; (await resend.contacts.imports.get(started!.id)).data?.status !== "completed"; await sleep(100))
+    for (
+      const deadline = Date.now() + 20_000;
+      (await resend.contacts.imports.get(started!.id)).data?.status !== "completed";
+      await sleep(100)
+    )
       if (Date.now() > deadline) throw new Error("the import did not complete");
     await resend.contacts.update({ id: made!.id, lastName: "Lovelace" });
     await resend.contacts.remove(made!.id);
     const received = (await receiver.waitFor("/contacts", 3)).map((r) => verify(resend, r, webhook.signing_secret));
     await sleep(500);
     // Deliveries may arrive in any order (reference §8.4).
-    expect(receiver.at("/contacts").map((r) => (JSON.parse(r.body) as { type: string }).type).sort()).toEqual(["contact.created", "contact.deleted", "contact.updated"]);
-    expect(received.find((p) => p.type === "contact.updated")?.data).toMatchObject({ id: made!.id, first_name: "Changed", last_name: "Lovelace" });
+    expect(
+      receiver
+        .at("/contacts")
+        .map((r) => (JSON.parse(r.body) as { type: string }).type)
+        .sort(),
+    ).toEqual(["contact.created", "contact.deleted", "contact.updated"]);
+    expect(received.find((p) => p.type === "contact.updated")?.data).toMatchObject({
+      id: made!.id,
+      first_name: "Changed",
+      last_name: "Lovelace",
+    });
     expect(received.find((p) => p.type === "contact.deleted")?.data).toMatchObject({ id: made!.id, deleted: true });
   });
 
@@ -242,7 +315,12 @@ describe("webhooks through the resend SDK, into a real HTTP receiver on loopback
     await resend.domains.remove(made!.id);
     const received = (await receiver.waitFor("/domains", 3)).map((r) => verify(resend, r, webhook.signing_secret));
     await sleep(500);
-    expect(receiver.at("/domains").map((r) => (JSON.parse(r.body) as { type: string }).type).sort()).toEqual(["domain.created", "domain.deleted", "domain.updated"]);
+    expect(
+      receiver
+        .at("/domains")
+        .map((r) => (JSON.parse(r.body) as { type: string }).type)
+        .sort(),
+    ).toEqual(["domain.created", "domain.deleted", "domain.updated"]);
     const byType = (type: string) => received.find((p) => p.type === type)!.data as { records: { record: string }[] };
     expect(byType("domain.created")).toEqual({
       id: made!.id,
@@ -297,7 +375,8 @@ describe("webhooks with WEBHOOK_ALLOW_PRIVATE unset", () => {
   it("accepts http endpoints only in embedded mode (development) without the setting", async () => {
     // Subscribed to a type nothing emits yet, so nothing is sent to this name.
     const { error } = await t.resend.webhooks.create({ endpoint: "http://hooks.example.com/in", events: ["domain.created"] });
-    if (testMode() === "server") expect(error).toMatchObject({ statusCode: 422, message: expect.stringContaining("`endpoint` field must be an https URL") });
+    if (testMode() === "server")
+      expect(error).toMatchObject({ statusCode: 422, message: expect.stringContaining("`endpoint` field must be an https URL") });
     else expect(error).toBeNull();
   });
 

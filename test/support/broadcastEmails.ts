@@ -20,7 +20,10 @@ export async function emailStreamShapes(store: EventStore, emailIds: string[]): 
   for (let i = 0; i < emailIds.length; i += 200) {
     const streams = await Promise.all(emailIds.slice(i, i + 200).map((emailId) => store.readStream(emailStream(emailId))));
     for (const s of streams) {
-      const shape = s.map((e) => e.type).filter((t) => t !== "EmailSent").join(",");
+      const shape = s
+        .map((e) => e.type)
+        .filter((t) => t !== "EmailSent")
+        .join(",");
       shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
     }
   }
@@ -28,4 +31,5 @@ export async function emailStreamShapes(store: EventStore, emailIds: string[]): 
 }
 
 /** The Message-IDs the server at `apiUrl` gives these emails. */
-export const messageIdsOf = (emailIds: string[], apiUrl: string): Set<string> => new Set(emailIds.map((emailId) => `<${emailId}@${new URL(apiUrl).hostname}>`));
+export const messageIdsOf = (emailIds: string[], apiUrl: string): Set<string> =>
+  new Set(emailIds.map((emailId) => `<${emailId}@${new URL(apiUrl).hostname}>`));

@@ -20,12 +20,23 @@ export interface MailingRoles {
  * process's timers come back within the test; `settings` go over these. Started in `beforeAll`, stopped
  * in `afterAll`.
  */
-export function mailingRolesForSuite(mailConcurrency: number, settings: Record<string, string> = {}, options: SplitRolesOptions = {}): MailingRoles {
+export function mailingRolesForSuite(
+  mailConcurrency: number,
+  settings: Record<string, string> = {},
+  options: SplitRolesOptions = {},
+): MailingRoles {
   const deployment = {} as Partial<MailingRoles>;
   beforeAll(async () => {
     const sink = (deployment.sink = await startSmtpSink());
     const roles = (deployment.roles = await startSplitRoles(
-      { TIDINGS_ALLOW_UNVERIFIED_FROM: "true", MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, MAIL_CONCURRENCY: String(mailConcurrency), TIMER_LEASE_MS: "5000", ...settings },
+      {
+        TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
+        MAIL_TRANSPORT: "smtp",
+        SMTP_URL: sink.url,
+        MAIL_CONCURRENCY: String(mailConcurrency),
+        TIMER_LEASE_MS: "5000",
+        ...settings,
+      },
       options,
     ));
     deployment.events = await openEventStore(roles.database.url);

@@ -61,7 +61,8 @@ export async function startPrivateNats(): Promise<PrivateNats> {
           await nc.close();
         }
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`nats-server on ${url} did not answer within 30 s: ${String(error)}\n${output}`, { cause: error });
+        if (Date.now() > deadline)
+          throw new Error(`nats-server on ${url} did not answer within 30 s: ${String(error)}\n${output}`, { cause: error });
         await new Promise((r) => setTimeout(r, 100));
       }
     }

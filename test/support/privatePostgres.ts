@@ -26,7 +26,8 @@ export interface PrivatePostgres {
 
 /** Why a private server cannot be run here, or undefined when it can. */
 export function privatePostgresUnavailable(): string | undefined {
-  for (const binary of ["initdb", "pg_ctl", "postgres"]) if (!existsSync(join(binaries, binary))) return `${join(binaries, binary)} is missing`;
+  for (const binary of ["initdb", "pg_ctl", "postgres"])
+    if (!existsSync(join(binaries, binary))) return `${join(binaries, binary)} is missing`;
   if (process.getuid?.() === 0 && !existsSync("/usr/sbin/runuser") && !existsSync("/sbin/runuser"))
     return "runuser is missing, and PostgreSQL cannot be started as root without it";
   return undefined;
@@ -50,7 +51,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   // on: without it, a commit already answered could be lost with the server, which production never allows.
   writeFileSync(
     join(data, "postgresql.auto.conf"),
-    [`port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`, "fsync = off", "full_page_writes = off", "shared_buffers = 32MB", "max_connections = 200"].join("\n") + "\n",
+    [
+      `port = ${port}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${dir}'`,
+      "fsync = off",
+      "full_page_writes = off",
+      "shared_buffers = 32MB",
+      "max_connections = 200",
+    ].join("\n") + "\n",
   );
   if (asRoot) await run("chown", ["postgres:postgres", join(data, "postgresql.auto.conf")]);
   const start = async () => void (await command("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]));

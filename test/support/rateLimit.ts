@@ -15,7 +15,11 @@ export function raiseBootstrapTeamRateLimit(stores: { store: EventStore; databas
 }
 
 /** The same for any team. */
-export async function raiseTeamRateLimit(stores: { store: EventStore; database: Database }, teamId: string, requestsPerSecond = 100_000): Promise<void> {
+export async function raiseTeamRateLimit(
+  stores: { store: EventStore; database: Database },
+  teamId: string,
+  requestsPerSecond = 100_000,
+): Promise<void> {
   const { position } = await handleCommand({
     store: stores.store,
     streamId: teamStream(teamId),
@@ -24,7 +28,10 @@ export async function raiseTeamRateLimit(stores: { store: EventStore; database: 
     metadata: { actor: "cli", teamId },
   });
   if (!position) return;
-  const waiter = await createCheckpointWaiter(stores.database, productProjections.map((p) => p.name));
+  const waiter = await createCheckpointWaiter(
+    stores.database,
+    productProjections.map((p) => p.name),
+  );
   try {
     if (!(await waiter.waitFor(position, 10_000))) throw new Error("the raised rate limit did not reach the read models in 10 s");
   } finally {

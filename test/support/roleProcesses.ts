@@ -56,7 +56,10 @@ export function startRoleProcesses(env: Record<string, string>): RoleProcesses {
       if (running.has(role)) return;
       const file = files.get(role) ?? createWriteStream(logFile(role), { flags: "a" });
       files.set(role, file);
-      const child = spawn(process.execPath, [cli, "serve", "--role", role], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [cli, "serve", "--role", role], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       child.stdout!.pipe(file, { end: false });
       child.stderr!.pipe(file, { end: false });
       running.set(role, child);

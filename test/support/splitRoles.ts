@@ -59,7 +59,10 @@ export async function startSplitRoles(settings: Record<string, string>, options:
   const errors = new Map<ChildRole, string>();
   const children: ChildProcess[] = [];
   const startRole = (role: ChildRole, extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [cli, "serve", "--role", role], { env: { PATH: process.env.PATH, ...env, ...extra }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [cli, "serve", "--role", role], {
+      env: { PATH: process.env.PATH, ...env, ...extra },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     child.stderr!.on("data", (chunk: Buffer) => errors.set(role, ((errors.get(role) ?? "") + chunk.toString()).slice(-4_000)));
     children.push(child);
     return child;

@@ -31,7 +31,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const path = req.url ?? "/";
-      received.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() });
+      received.push({
+        path,
+        headers: req.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: Date.now(),
+      });
       const script = scripts.get(path) ?? [200];
       const status = script.length > 1 ? script.shift()! : script[0]!;
       const reply = () => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : `failed with ${status}`);

@@ -1,6 +1,14 @@
 import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
 import { commandRunner, type Changed } from "@tidings/commands";
-import { contactDecider, contactStream, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type LiveContact, type PropertyTypes } from "@tidings/domain";
+import {
+  contactDecider,
+  contactStream,
+  type ContactFields,
+  type ContactPropertyValue,
+  type ContactTopicChoice,
+  type LiveContact,
+  type PropertyTypes,
+} from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { findContact } from "./contactStreams.js";
@@ -34,19 +42,37 @@ export async function updateContact(
   return run(deps.store, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
 }
 
-export async function addContactToSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> {
+export async function addContactToSegment(
+  deps: Deps,
+  teamId: string,
+  idOrEmail: string,
+  segmentId: string,
+  metadata: EventMetadata,
+): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   await findSegment(deps.store, teamId, segmentId);
   return run(deps.store, contactId, { type: "AddContactToSegment", teamId, segmentId, now: now(deps) }, metadata);
 }
 
 /** A membership of a segment deleted since can still be removed, so it is not looked up. */
-export async function removeContactFromSegment(deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> {
+export async function removeContactFromSegment(
+  deps: Deps,
+  teamId: string,
+  idOrEmail: string,
+  segmentId: string,
+  metadata: EventMetadata,
+): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   return run(deps.store, contactId, { type: "RemoveContactFromSegment", teamId, segmentId, now: now(deps) }, metadata);
 }
 
-export async function updateContactTopics(deps: Deps, teamId: string, idOrEmail: string, topics: ContactTopicChoice[], metadata: EventMetadata): Promise<Changed> {
+export async function updateContactTopics(
+  deps: Deps,
+  teamId: string,
+  idOrEmail: string,
+  topics: ContactTopicChoice[],
+  metadata: EventMetadata,
+): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   await Promise.all(topics.map((t) => findTopic(deps.store, teamId, t.topicId)));
   return run(deps.store, contactId, { type: "UpdateContactTopics", teamId, topics, now: now(deps) }, metadata);

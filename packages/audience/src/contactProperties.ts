@@ -1,5 +1,16 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
-import { claimHeldWhile, commandRunner, decideCreate, loadLive, loadState, release, reservationStream, reservedBy, reserve, type Changed } from "@tidings/commands";
+import {
+  claimHeldWhile,
+  commandRunner,
+  decideCreate,
+  loadLive,
+  loadState,
+  release,
+  reservationStream,
+  reservedBy,
+  reserve,
+  type Changed,
+} from "@tidings/commands";
 import {
   contactPropertyDecider,
   contactPropertyStream,
@@ -37,7 +48,11 @@ export async function createContactProperty(
     now: formatTimestamp(deps.clock.now()),
   };
   decideCreate(contactPropertyDecider, command);
-  const stillHeld = claimHeldWhile((ownerId) => loadProperty(deps.store, ownerId), (property) => property.status === "active", () => deps.clock.now());
+  const stillHeld = claimHeldWhile(
+    (ownerId) => loadProperty(deps.store, ownerId),
+    (property) => property.status === "active",
+    () => deps.clock.now(),
+  );
   const claim = await reserve(deps.store, keyStream(teamId, input.key), propertyId, metadata, stillHeld);
   if (!claim.won) throw new TidingsError("validation_error", `A contact property with \`key\` \`${input.key}\` already exists.`);
   try {

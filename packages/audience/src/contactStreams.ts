@@ -6,7 +6,8 @@ import type { EventStore } from "@tidings/eventstore";
 /** The reservation stream that makes an email one contact per team (DESIGN §1), and turns it into the contact. */
 export const contactEmailStream = (teamId: string, email: string) => reservationStream(teamId, "contact-email", normalContactEmail(email));
 
-export const loadContact = (store: EventStore, contactId: string): Promise<ContactState> => loadState(store, contactStream(contactId), contactDecider);
+export const loadContact = (store: EventStore, contactId: string): Promise<ContactState> =>
+  loadState(store, contactStream(contactId), contactDecider);
 
 /**
  * A live contact of the team, named by id or email (reference §6.8: the path is either), read from the
@@ -26,4 +27,8 @@ export async function findContact(store: EventStore, teamId: string, idOrEmail: 
 
 /** A claim holds while its contact lives with that email; one left by an erasure that stopped halfway is taken over too. */
 export const emailClaimCheck = (store: EventStore, teamId: string, email: string, now: () => Date): ReserveOptions =>
-  claimHeldWhile((ownerId) => loadContact(store, ownerId), (contact) => isLiveFor(contact, teamId) && contact.email === normalContactEmail(email), now);
+  claimHeldWhile(
+    (ownerId) => loadContact(store, ownerId),
+    (contact) => isLiveFor(contact, teamId) && contact.email === normalContactEmail(email),
+    now,
+  );

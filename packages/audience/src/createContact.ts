@@ -1,6 +1,14 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { changed, claimAlongside, decideCreate, handleCommand, release, reserve, type Changed } from "@tidings/commands";
-import { contactDecider, contactStream, type ContactCommand, type ContactFields, type ContactPropertyValue, type ContactTopicChoice, type PropertyTypes } from "@tidings/domain";
+import {
+  contactDecider,
+  contactStream,
+  type ContactCommand,
+  type ContactFields,
+  type ContactPropertyValue,
+  type ContactTopicChoice,
+  type PropertyTypes,
+} from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactPropertyTypes } from "./contactProperties.js";
 import { contactEmailStream, emailClaimCheck } from "./contactStreams.js";
@@ -44,17 +52,34 @@ export async function createContact(
     now: formatTimestamp(deps.clock.now()),
   };
   const verdict = decideCreate(contactDecider, command);
-  await Promise.all([...input.segmentIds.map((id) => findSegment(deps.store, teamId, id)), ...input.topics.map((t) => findTopic(deps.store, teamId, t.topicId))]);
+  await Promise.all([
+    ...input.segmentIds.map((id) => findSegment(deps.store, teamId, id)),
+    ...input.topics.map((t) => findTopic(deps.store, teamId, t.topicId)),
+  ]);
   const stream = contactEmailStream(teamId, input.email);
   // Most emails a create names are new: claiming the email and writing the contact in one appendMany,
   // without reading first, is one round trip; a taken email or an existing contact takes the slow way.
   const created = verdict.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata }));
-  const fast = await claimAlongside(deps.store, stream, contactId, metadata, [{ streamId: contactStream(contactId), events: created, expectedRevision: "no_stream" }]);
+  const fast = await claimAlongside(deps.store, stream, contactId, metadata, [
+    { streamId: contactStream(contactId), events: created, expectedRevision: "no_stream" },
+  ]);
   if (fast) return { id: contactId, position: fast[0]!.position };
-  const claim = await reserve(deps.store, stream, contactId, metadata, emailClaimCheck(deps.store, teamId, input.email, () => deps.clock.now()));
+  const claim = await reserve(
+    deps.store,
+    stream,
+    contactId,
+    metadata,
+    emailClaimCheck(deps.store, teamId, input.email, () => deps.clock.now()),
+  );
   if (!claim.won) throw new TidingsError("contact_exists", `A contact with \`email\` \`${input.email.trim()}\` already exists.`);
   try {
-    const { position } = await handleCommand({ store: deps.store, streamId: contactStream(contactId), decider: contactDecider, command, metadata });
+    const { position } = await handleCommand({
+      store: deps.store,
+      streamId: contactStream(contactId),
+      decider: contactDecider,
+      command,
+      metadata,
+    });
     return changed(contactId, position);
   } catch (error) {
     await release(deps.store, stream, contactId, metadata);

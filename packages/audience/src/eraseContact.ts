@@ -16,7 +16,12 @@ type Deps = { store: EventStore; clock: Clock };
  *
  * Reference §6.8: deleting a contact that is not there answers as if it had been deleted.
  */
-export async function eraseContact(deps: Deps, teamId: string, idOrEmail: string, metadata: EventMetadata): Promise<{ position?: Position }> {
+export async function eraseContact(
+  deps: Deps,
+  teamId: string,
+  idOrEmail: string,
+  metadata: EventMetadata,
+): Promise<{ position?: Position }> {
   const contact = await findContact(deps.store, teamId, idOrEmail);
   if (!contact) return {};
   const erased = decideEraseContact(contact, teamId, formatTimestamp(deps.clock.now()));
@@ -24,7 +29,11 @@ export async function eraseContact(deps: Deps, teamId: string, idOrEmail: string
   const stream = contactErasureStream(contact.contactId);
   let position: Position;
   try {
-    ({ position } = await deps.store.append(stream, [{ id: deterministicId(stream, "erased"), type: erased.type, data: erased.data, metadata }], "no_stream"));
+    ({ position } = await deps.store.append(
+      stream,
+      [{ id: deterministicId(stream, "erased"), type: erased.type, data: erased.data, metadata }],
+      "no_stream",
+    ));
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
     // Recorded by an earlier attempt that stopped before the deletions.

@@ -19,7 +19,13 @@ export function createSegment(deps: Deps, teamId: string, name: string, metadata
   return run(deps.store, segmentId, { type: "CreateSegment", segmentId, teamId, name, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 
-export async function renameSegment(deps: Deps, teamId: string, segmentId: string, name: string, metadata: EventMetadata): Promise<Changed> {
+export async function renameSegment(
+  deps: Deps,
+  teamId: string,
+  segmentId: string,
+  name: string,
+  metadata: EventMetadata,
+): Promise<Changed> {
   await findSegment(deps.store, teamId, segmentId);
   return run(deps.store, segmentId, { type: "RenameSegment", teamId, name, now: formatTimestamp(deps.clock.now()) }, metadata);
 }

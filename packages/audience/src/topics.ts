@@ -13,12 +13,29 @@ export async function findTopic(store: EventStore, teamId: string, topicId: stri
   return topic;
 }
 
-export function createTopic(deps: Deps, teamId: string, fields: TopicFields, defaultSubscription: TopicSubscription, metadata: EventMetadata): Promise<Changed> {
+export function createTopic(
+  deps: Deps,
+  teamId: string,
+  fields: TopicFields,
+  defaultSubscription: TopicSubscription,
+  metadata: EventMetadata,
+): Promise<Changed> {
   const topicId = newId();
-  return run(deps.store, topicId, { type: "CreateTopic", topicId, teamId, fields, defaultSubscription, now: formatTimestamp(deps.clock.now()) }, metadata);
+  return run(
+    deps.store,
+    topicId,
+    { type: "CreateTopic", topicId, teamId, fields, defaultSubscription, now: formatTimestamp(deps.clock.now()) },
+    metadata,
+  );
 }
 
-export async function updateTopic(deps: Deps, teamId: string, topicId: string, changes: Partial<TopicFields>, metadata: EventMetadata): Promise<Changed> {
+export async function updateTopic(
+  deps: Deps,
+  teamId: string,
+  topicId: string,
+  changes: Partial<TopicFields>,
+  metadata: EventMetadata,
+): Promise<Changed> {
   await findTopic(deps.store, teamId, topicId);
   return run(deps.store, topicId, { type: "UpdateTopic", teamId, changes, now: formatTimestamp(deps.clock.now()) }, metadata);
 }

@@ -45,10 +45,11 @@ export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(byte
 /** Applies its own table on first use, so any process that opens a store can use it without a setup step. */
 export function createBlobStore(database: Database): BlobStore {
   let ready: Promise<unknown> | undefined;
-  const migrated = () => (ready ??= migrate(database, BLOBS_COMPONENT, blobMigrations).catch((error) => {
-    ready = undefined;
-    throw error;
-  }));
+  const migrated = () =>
+    (ready ??= migrate(database, BLOBS_COMPONENT, blobMigrations).catch((error) => {
+      ready = undefined;
+      throw error;
+    }));
   // PGlite moves a bytea parameter or column through JavaScript byte by byte (about 1.7 MB/s measured);
   // base64 text crosses as one string, many times faster. pg takes bytea natively, so it keeps it.
   const viaBase64 = database.kind === "pglite";
@@ -58,13 +59,17 @@ export function createBlobStore(database: Database): BlobStore {
       const sha256 = sha256Hex(bytes);
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const value = viaBase64 ? sql`decode(${buffer.toString("base64")}, 'base64')` : sql`${buffer}`;
-      await sql`INSERT INTO blobs (sha256, size, bytes) VALUES (${sha256}, ${bytes.byteLength}, ${value}) ON CONFLICT (sha256) DO NOTHING`.execute(database.db);
+      await sql`INSERT INTO blobs (sha256, size, bytes) VALUES (${sha256}, ${bytes.byteLength}, ${value}) ON CONFLICT (sha256) DO NOTHING`.execute(
+        database.db,
+      );
       return sha256;
     },
     async get(sha256) {
       await migrated();
       if (viaBase64) {
-        const { rows } = await sql<{ bytes: string }>`SELECT encode(bytes, 'base64') AS bytes FROM blobs WHERE sha256 = ${sha256}`.execute(database.db);
+        const { rows } = await sql<{ bytes: string }>`SELECT encode(bytes, 'base64') AS bytes FROM blobs WHERE sha256 = ${sha256}`.execute(
+          database.db,
+        );
         if (!rows[0]) throw new BlobNotFoundError(sha256);
         return Buffer.from(rows[0].bytes, "base64");
       }

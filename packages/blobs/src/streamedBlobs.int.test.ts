@@ -23,7 +23,10 @@ describe("streamed blob store", () => {
   it("stores a stream of several chunks under its sha256 and streams it back intact", async () => {
     const store = createStreamedBlobStore(test.database);
     const total = 2.5 * 1024 * 1024;
-    const put = await store.putStream(pieces(total, 64 * 1024, (i) => (i * 7) % 251), { maxBytes: total });
+    const put = await store.putStream(
+      pieces(total, 64 * 1024, (i) => (i * 7) % 251),
+      { maxBytes: total },
+    );
     const back = await collect(store.readStream(put.sha256));
     expect(put).toEqual({ sha256: sha256Hex(back), size: total });
     expect(back.every((byte, i) => byte === (i * 7) % 251)).toBe(true);
@@ -31,17 +34,39 @@ describe("streamed blob store", () => {
 
   it("keeps one copy of bytes uploaded twice", async () => {
     const store = createStreamedBlobStore(test.database);
-    const a = await store.putStream(pieces(1000, 100, () => 1), { maxBytes: 1000 });
-    const b = await store.putStream(pieces(1000, 300, () => 1), { maxBytes: 1000 });
+    const a = await store.putStream(
+      pieces(1000, 100, () => 1),
+      { maxBytes: 1000 },
+    );
+    const b = await store.putStream(
+      pieces(1000, 300, () => 1),
+      { maxBytes: 1000 },
+    );
     expect(b.sha256).toBe(a.sha256);
-    const { rows } = await test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("seq").where("blob_key", "=", a.sha256).execute().then((r) => ({ rows: r }));
+    const { rows } = await test.database
+      .tables<StreamedBlobTables>()
+      .selectFrom("blob_chunks")
+      .select("seq")
+      .where("blob_key", "=", a.sha256)
+      .execute()
+      .then((r) => ({ rows: r }));
     expect(rows).toHaveLength(1);
   });
 
   it("refuses a stream over the limit and keeps none of it", async () => {
     const store = createStreamedBlobStore(test.database);
-    await expect(store.putStream(pieces(5000, 1000, () => 2), { maxBytes: 4999 })).rejects.toBeInstanceOf(BlobTooLargeError);
-    const left = await test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
+    await expect(
+      store.putStream(
+        pieces(5000, 1000, () => 2),
+        { maxBytes: 4999 },
+      ),
+    ).rejects.toBeInstanceOf(BlobTooLargeError);
+    const left = await test.database
+      .tables<StreamedBlobTables>()
+      .selectFrom("blob_chunks")
+      .select("blob_key")
+      .where("blob_key", "like", "upload:%")
+      .execute();
     expect(left).toEqual([]);
   });
 

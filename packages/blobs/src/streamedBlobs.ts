@@ -51,10 +51,11 @@ const CHUNK_BYTES = 1024 * 1024;
 
 export function createStreamedBlobStore(database: Database): StreamedBlobStore {
   let ready: Promise<unknown> | undefined;
-  const migrated = () => (ready ??= migrate(database, "blob_chunks", migrations).catch((error) => {
-    ready = undefined;
-    throw error;
-  }));
+  const migrated = () =>
+    (ready ??= migrate(database, "blob_chunks", migrations).catch((error) => {
+      ready = undefined;
+      throw error;
+    }));
   // As in createBlobStore: PGlite moves bytea fastest as base64 text.
   const viaBase64 = database.kind === "pglite";
   const writeChunk = (key: string, seq: number, chunk: Buffer) => {
@@ -94,7 +95,10 @@ export function createStreamedBlobStore(database: Database): StreamedBlobStore {
       }
       const sha256 = hash.digest("hex");
       await database.db.transaction().execute(async (tx) => {
-        const { rows } = await sql`INSERT INTO streamed_blobs (sha256, size, chunks) VALUES (${sha256}, ${size}, ${seq}) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`.execute(tx);
+        const { rows } =
+          await sql`INSERT INTO streamed_blobs (sha256, size, chunks) VALUES (${sha256}, ${size}, ${seq}) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`.execute(
+            tx,
+          );
         // Already stored by an earlier upload of the same bytes: this copy is not needed.
         if (rows.length === 0) await sql`DELETE FROM blob_chunks WHERE blob_key = ${key}`.execute(tx);
         else await sql`UPDATE blob_chunks SET blob_key = ${sha256} WHERE blob_key = ${key}`.execute(tx);
@@ -108,10 +112,14 @@ export function createStreamedBlobStore(database: Database): StreamedBlobStore {
       if (!rows[0]) throw new BlobNotFoundError(sha256);
       for (let seq = 0; seq < rows[0].chunks; seq++) {
         if (viaBase64) {
-          const chunk = await sql<{ bytes: string }>`SELECT encode(bytes, 'base64') AS bytes FROM blob_chunks WHERE blob_key = ${sha256} AND seq = ${seq}`.execute(database.db);
+          const chunk = await sql<{
+            bytes: string;
+          }>`SELECT encode(bytes, 'base64') AS bytes FROM blob_chunks WHERE blob_key = ${sha256} AND seq = ${seq}`.execute(database.db);
           yield Buffer.from(chunk.rows[0]!.bytes, "base64");
         } else {
-          const chunk = await sql<{ bytes: Uint8Array }>`SELECT bytes FROM blob_chunks WHERE blob_key = ${sha256} AND seq = ${seq}`.execute(database.db);
+          const chunk = await sql<{ bytes: Uint8Array }>`SELECT bytes FROM blob_chunks WHERE blob_key = ${sha256} AND seq = ${seq}`.execute(
+            database.db,
+          );
           const bytes = chunk.rows[0]!.bytes;
           yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         }

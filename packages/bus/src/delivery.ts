@@ -99,7 +99,9 @@ export async function handleDelivery(
     },
     stopping,
   };
-  const heartbeat = options.heartbeat ? setInterval(() => void message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3) : undefined;
+  const heartbeat = options.heartbeat
+    ? setInterval(() => void message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3)
+    : undefined;
   try {
     await handler(message);
   } catch (error) {

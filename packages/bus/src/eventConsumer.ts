@@ -9,7 +9,10 @@ export type ConsumedEvent<Category extends StreamCategory, Type extends EventTyp
   data: EventOf<Category, Type>["data"];
 };
 
-export interface EventConsumerOptions<Category extends StreamCategory, Type extends EventTypeOf<Category>> extends Omit<ConsumerOptions, "filterSubject"> {
+export interface EventConsumerOptions<Category extends StreamCategory, Type extends EventTypeOf<Category>> extends Omit<
+  ConsumerOptions,
+  "filterSubject"
+> {
   category: Category;
   /** One event type of the category; omitted, every type of it. */
   type?: Type;

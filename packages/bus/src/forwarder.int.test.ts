@@ -21,12 +21,18 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
    * reads, and a write in another database of the cluster can hide them for a moment (DESIGN §4).
    */
   const append = async (streamId: string, ...types: string[]) => {
-    const appended = await store.append(streamId, types.map((type, i) => ({ id: randomUUID(), type, data: { i }, metadata: { teamId: "t1" } })), "any");
+    const appended = await store.append(
+      streamId,
+      types.map((type, i) => ({ id: randomUUID(), type, data: { i }, metadata: { teamId: "t1" } })),
+      "any",
+    );
     await settledWrites(test.database);
     return appended;
   };
   const checkpoint = async (name: string) => {
-    const { rows } = await sql<{ position: string }>`SELECT position FROM forwarder_checkpoints WHERE name = ${name}`.execute(test.database.db);
+    const { rows } = await sql<{ position: string }>`SELECT position FROM forwarder_checkpoints WHERE name = ${name}`.execute(
+      test.database.db,
+    );
     return rows[0]?.position;
   };
 
@@ -80,7 +86,9 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
     const dyingBus: Bus = {
       ...bus,
       publish: (subject, data, options) =>
-        subject.startsWith(`events.${cat}.`) && ++publishes > 8 ? Promise.reject(new Error("process killed")) : bus.publish(subject, data, options),
+        subject.startsWith(`events.${cat}.`) && ++publishes > 8
+          ? Promise.reject(new Error("process killed"))
+          : bus.publish(subject, data, options),
     };
     const c = await recordingConsumer(bus, { durable: `${cat}-c`, filterSubject: `events.${cat}.*`, maxDeliver: 3 });
 

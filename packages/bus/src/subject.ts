@@ -19,7 +19,8 @@ export function assertValidFilter(filter: string): void {
   tokens.forEach((token, i) => {
     if (token === "") throw new Error(`subject filter "${filter}" has an empty token`);
     if (token === ">" && i !== tokens.length - 1) throw new Error(`subject filter "${filter}" has ">" before its last token`);
-    if (token !== "*" && token !== ">" && /[*>\s]/.test(token)) throw new Error(`subject filter "${filter}" has a malformed token "${token}"`);
+    if (token !== "*" && token !== ">" && /[*>\s]/.test(token))
+      throw new Error(`subject filter "${filter}" has a malformed token "${token}"`);
   });
 }
 

@@ -10,7 +10,8 @@ import { reservationStream, reservedBy } from "./reservation.js";
  */
 export const domainNameStream = (name: string) => reservationStream("all-teams", "domain-name", name);
 
-export const loadDomain = (store: EventStore, domainId: string): Promise<DomainState> => loadState(store, domainStream(domainId), domainDecider);
+export const loadDomain = (store: EventStore, domainId: string): Promise<DomainState> =>
+  loadState(store, domainStream(domainId), domainDecider);
 
 /** The live domain holding `name`, whichever team it belongs to. */
 export async function domainHolding(store: EventStore, name: string): Promise<LiveDomain | undefined> {

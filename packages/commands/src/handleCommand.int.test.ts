@@ -38,7 +38,14 @@ describe("handleCommand", () => {
 
   it("likelyNew: writes a new stream without reading it, and decides on the stream when it exists after all", async () => {
     const likelyNew = (by: number, max: number) =>
-      handleCommand({ store, streamId: "counter-new", decider: counter, command: { type: "Increment", by, max }, metadata: { actor: "cli" }, likelyNew: true });
+      handleCommand({
+        store,
+        streamId: "counter-new",
+        decider: counter,
+        command: { type: "Increment", by, max },
+        metadata: { actor: "cli" },
+        likelyNew: true,
+      });
     await likelyNew(2, 10);
     await likelyNew(3, 10);
     expect((await store.readStream("counter-new")).map((e) => (e.data as { by: number }).by)).toEqual([2, 3]);
@@ -58,7 +65,15 @@ describe("reserve", () => {
     const stream = reservationStream("team-a", "alias", "alongside");
     const owners = Array.from({ length: 8 }, (_, i) => `owner-${i}`);
     const results = await Promise.all(
-      owners.map((o) => claimAlongside(store, stream, o, {}, [{ streamId: `owned-${stream}-${o}`, events: [{ id: newId(), type: "Incremented", data: { by: 1 } }], expectedRevision: "no_stream" }])),
+      owners.map((o) =>
+        claimAlongside(store, stream, o, {}, [
+          {
+            streamId: `owned-${stream}-${o}`,
+            events: [{ id: newId(), type: "Incremented", data: { by: 1 } }],
+            expectedRevision: "no_stream",
+          },
+        ]),
+      ),
     );
     expect(results.filter((r) => r !== undefined)).toHaveLength(1);
     const winner = owners[results.findIndex((r) => r !== undefined)]!;

@@ -1,11 +1,6 @@
 import { newId } from "@tidings/core";
 import { fold, isDomainError, type Decider, type DomainError } from "@tidings/domain";
-import {
-  WrongExpectedRevisionError,
-  type EventMetadata,
-  type EventStore,
-  type Position,
-} from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from "@tidings/eventstore";
 
 export interface CommandOutcome<Event> {
   /** The events this command appended (empty when the decider found nothing to do). */
@@ -62,7 +57,10 @@ export async function handleCommand<Command, Event extends { type: string; data:
   const attempts = options.maxAttempts ?? 10;
   for (let attempt = 1; ; attempt++) {
     const recorded = attempt === 1 && options.likelyNew ? [] : await store.readStream(streamId);
-    const state = fold(decider, recorded.map((e) => ({ type: e.type, data: e.data }) as Event));
+    const state = fold(
+      decider,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as Event),
+    );
     const decided = decider.decide(command, state);
     if (isDomainError(decided)) throw new DomainRejection(decided);
     if (decided.length === 0) return { events: [] };

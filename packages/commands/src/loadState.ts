@@ -9,7 +9,10 @@ export async function loadState<Event extends { type: string; data: unknown }, S
   decider: Pick<Decider<unknown, Event, State>, "initialState" | "evolve">,
 ): Promise<State> {
   const recorded = await store.readStream(streamId);
-  return fold(decider, recorded.map((e) => ({ type: e.type, data: e.data }) as Event));
+  return fold(
+    decider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as Event),
+  );
 }
 
 /**

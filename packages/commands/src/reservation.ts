@@ -1,5 +1,12 @@
 import { deterministicId, newId, sha256Hex } from "@tidings/core";
-import { WrongExpectedRevisionError, type AppendResult, type EventMetadata, type EventStore, type RecordedEvent, type StreamAppend } from "@tidings/eventstore";
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+  type StreamAppend,
+} from "@tidings/eventstore";
 
 /**
  * Uniqueness without reading a read model (DESIGN §1): a value is claimed by appending `ValueReserved` to a
@@ -7,8 +14,7 @@ import { WrongExpectedRevisionError, type AppendResult, type EventMetadata, type
  * one claim can win, across every api instance. A released value (`ValueReleased` last) can be claimed
  * again the same way, so the stream keeps the value's whole history of owners.
  */
-export const reservationStream = (teamId: string, kind: string, value: string) =>
-  `unique-${teamId}-${kind}-${sha256Hex(value)}`;
+export const reservationStream = (teamId: string, kind: string, value: string) => `unique-${teamId}-${kind}-${sha256Hex(value)}`;
 
 export type Reservation = { won: true } | { won: false; ownerId: string | undefined };
 
@@ -69,7 +75,8 @@ export async function reserve(
     const owner = last?.type === "ValueReserved" ? ownerOf(last) : undefined;
     // The same owner retrying its own claim has won already.
     if (owner === ownerId) return { won: true };
-    if (owner !== undefined && (!options.stillHeld || (await options.stillHeld(owner, last!.createdAt)))) return { won: false, ownerId: owner };
+    if (owner !== undefined && (!options.stillHeld || (await options.stillHeld(owner, last!.createdAt))))
+      return { won: false, ownerId: owner };
     const revision = last ? last.revision : "no_stream";
     const id = deterministicId(stream, `${ownerId}@${String(revision)}`);
     try {

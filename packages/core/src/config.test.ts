@@ -12,8 +12,16 @@ describe("loadConfig", () => {
   });
   it("uses the event store's database for read models in the Postgres-only deployment", () => {
     const c = loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret });
-    expect(c).toMatchObject({ mode: "server", eventStoreKind: "postgres", DATABASE_URL: "postgres://h/db", DATABASE_PREPARED_STATEMENTS: true });
-    expect(loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret, DATABASE_PREPARED_STATEMENTS: "false" }).DATABASE_PREPARED_STATEMENTS).toBe(false);
+    expect(c).toMatchObject({
+      mode: "server",
+      eventStoreKind: "postgres",
+      DATABASE_URL: "postgres://h/db",
+      DATABASE_PREPARED_STATEMENTS: true,
+    });
+    expect(
+      loadConfig({ EVENTSTORE_URL: "postgres://h/db", TIDINGS_SECRET: secret, DATABASE_PREPARED_STATEMENTS: "false" })
+        .DATABASE_PREPARED_STATEMENTS,
+    ).toBe(false);
   });
   it("reads whom to trust about the client's address: nobody by default, every hop, a number of hops, or named proxies", () => {
     expect(loadConfig({}).TRUST_PROXY).toBe(false);
@@ -24,11 +32,18 @@ describe("loadConfig", () => {
   it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
     expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 4, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
     const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });
-    expect(c).toMatchObject({ DNS_SERVERS: ["127.0.0.1:5353", "[::1]:53", "9.9.9.9", "::1"], MX_PORT: 2525, MX_TLS_REJECT_UNAUTHORIZED: false });
+    expect(c).toMatchObject({
+      DNS_SERVERS: ["127.0.0.1:5353", "[::1]:53", "9.9.9.9", "::1"],
+      MX_PORT: 2525,
+      MX_TLS_REJECT_UNAUTHORIZED: false,
+    });
   });
   it("reads the inbound SMTP listener's settings: off unless given a port, 40 MB messages, STARTTLS with a certificate", () => {
     expect(loadConfig({})).toMatchObject({ INBOUND_SMTP_PORT: undefined, INBOUND_MAX_MESSAGE_BYTES: 40 * 1024 * 1024 });
-    expect(loadConfig({ INBOUND_SMTP_PORT: "0", INBOUND_TLS_CERT: "c.pem", INBOUND_TLS_KEY: "k.pem" })).toMatchObject({ INBOUND_SMTP_PORT: 0, INBOUND_TLS_CERT: "c.pem" });
+    expect(loadConfig({ INBOUND_SMTP_PORT: "0", INBOUND_TLS_CERT: "c.pem", INBOUND_TLS_KEY: "k.pem" })).toMatchObject({
+      INBOUND_SMTP_PORT: 0,
+      INBOUND_TLS_CERT: "c.pem",
+    });
   });
   it.each([
     [{ INBOUND_SMTP_PORT: "70000" }, /^INBOUND_SMTP_PORT must be the port/],

@@ -78,7 +78,9 @@ export const settings = {
       .string()
       .default("false")
       .refine((v) => /^(true|false|[1-9])$/.test(v) || v.split(",").every((part) => isProxyAddress(part.trim())))
-      .transform((v): boolean | number | string[] => (v === "true" ? true : v === "false" ? false : /^[1-9]$/.test(v) ? Number(v) : v.split(",").map((part) => part.trim()))),
+      .transform((v): boolean | number | string[] =>
+        v === "true" ? true : v === "false" ? false : /^[1-9]$/.test(v) ? Number(v) : v.split(",").map((part) => part.trim()),
+      ),
     accepts:
       "false (default), true (trust X-Forwarded-For from any hop), a number of proxy hops from 1 to 9, or comma-separated proxy addresses or CIDRs: whom to believe about the client's address",
   },
@@ -88,18 +90,30 @@ export const settings = {
     schema: url(["postgres:", "postgresql:", "esdb:", "esdb+discover:"]).optional(),
     accepts: "postgres://… or esdb://… (unset: embedded PGlite in DATA_DIR)",
   },
-  DATABASE_URL: { schema: url(["postgres:", "postgresql:"]).optional(), accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)" },
+  DATABASE_URL: {
+    schema: url(["postgres:", "postgresql:"]).optional(),
+    accepts: "postgres://… for read models (default: EVENTSTORE_URL when it is postgres)",
+  },
   DATABASE_PREPARED_STATEMENTS: flag(
     "true",
     "true or false: send repeated statements to PostgreSQL as prepared statements (default true; false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21)",
   ),
-  NATS_URL: { schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(), accepts: "nats://host:port (unset: the bus lives in the database)" },
+  NATS_URL: {
+    schema: url(["nats:", "tls:", "ws:", "wss:"]).optional(),
+    accepts: "nats://host:port (unset: the bus lives in the database)",
+  },
   NATS_PREFIX: {
-    schema: z.string().regex(/^[A-Za-z0-9_]{1,32}$/).optional(),
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,32}$/)
+      .optional(),
     accepts: "1 to 32 letters, digits or _: keeps this install's streams and subjects apart on a shared NATS server",
   },
   MAIL_TRANSPORT: { schema: z.enum(transports).default("outbox"), accepts: "outbox, smtp or mx (default outbox)" },
-  SMTP_URL: { schema: url(["smtp:", "smtps:"]).optional(), accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)" },
+  SMTP_URL: {
+    schema: url(["smtp:", "smtps:"]).optional(),
+    accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)",
+  },
   MAIL_CONCURRENCY: between(1, 256, 4, "SMTP connections open at once (the relay's pool, or to all MX hosts)"),
   DNS_SERVERS: {
     schema: z
@@ -111,16 +125,23 @@ export const settings = {
   },
   MX_PORT: between(1, 65535, 25, "the port MX hosts are reached on", "25; another only for tests"),
   MX_TLS_REJECT_UNAUTHORIZED: flag("true", "true or false: verify an MX host's certificate when its domain enforces TLS (default true)"),
-  TIDINGS_SECRET: { schema: z.string().min(32).optional(), accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)" },
+  TIDINGS_SECRET: {
+    schema: z.string().min(32).optional(),
+    accepts: "at least 32 characters (embedded: generated into DATA_DIR when unset)",
+  },
   TIDINGS_ALLOW_UNVERIFIED_FROM: {
     schema: z
       .enum(["true", "false"])
       .optional()
       .transform((v) => (v === undefined ? undefined : v === "true")),
-    accepts: "true or false: accept a `from` on a domain the team has not verified (default true embedded, with a warning; false in server mode)",
+    accepts:
+      "true or false: accept a `from` on a domain the team has not verified (default true embedded, with a warning; false in server mode)",
   },
   TIDINGS_BOOTSTRAP_TOKEN: {
-    schema: z.string().regex(/^re_[0-9A-Za-z]{32,}$/).optional(),
+    schema: z
+      .string()
+      .regex(/^re_[0-9A-Za-z]{32,}$/)
+      .optional(),
     accepts: "re_ followed by at least 32 base62 characters",
   },
   LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
@@ -139,28 +160,53 @@ export const settings = {
     schema: z.string().regex(dnsLabel).default("tidings"),
     accepts: "a DNS label: the DKIM selector of every domain's key, published at <selector>._domainkey.<domain> (default tidings)",
   },
-  MAIL_HOST: { schema: hostname.optional(), accepts: "a host name: the MX that domains' return paths point at (default: PUBLIC_URL's host)" },
-  SPF_INCLUDE: { schema: hostname.optional(), accepts: "a host name: what domains' SPF records include (default: _spf.<PUBLIC_URL's host>)" },
-  INBOUND_HOST: { schema: hostname.optional(), accepts: "a host name: the MX of domains with receiving enabled (default: PUBLIC_URL's host)" },
+  MAIL_HOST: {
+    schema: hostname.optional(),
+    accepts: "a host name: the MX that domains' return paths point at (default: PUBLIC_URL's host)",
+  },
+  SPF_INCLUDE: {
+    schema: hostname.optional(),
+    accepts: "a host name: what domains' SPF records include (default: _spf.<PUBLIC_URL's host>)",
+  },
+  INBOUND_HOST: {
+    schema: hostname.optional(),
+    accepts: "a host name: the MX of domains with receiving enabled (default: PUBLIC_URL's host)",
+  },
   INBOUND_SMTP_PORT: {
     schema: int(0, 65535).optional(),
-    accepts: "the port the inbound SMTP listener (received mail, feedback-loop reports) takes, 0 for a free one; unset: no listener (default unset; 25 in production)",
+    accepts:
+      "the port the inbound SMTP listener (received mail, feedback-loop reports) takes, 0 for a free one; unset: no listener (default unset; 25 in production)",
   },
-  INBOUND_SMTP_HOST: { schema: z.string().min(1).optional(), accepts: "an interface address the inbound SMTP listener takes (default: HOST)" },
+  INBOUND_SMTP_HOST: {
+    schema: z.string().min(1).optional(),
+    accepts: "an interface address the inbound SMTP listener takes (default: HOST)",
+  },
   INBOUND_MAX_MESSAGE_BYTES: {
     schema: int(1024, 100 * 1024 * 1024).default(40 * 1024 * 1024),
     accepts: "the largest message the inbound SMTP listener takes, in bytes, 1024 to 104857600 (default 40 MB); larger ones get 552",
   },
-  INBOUND_TLS_CERT: { schema: z.string().min(1).optional(), accepts: "a PEM certificate file the inbound SMTP listener offers STARTTLS with (with INBOUND_TLS_KEY; default: no STARTTLS)" },
+  INBOUND_TLS_CERT: {
+    schema: z.string().min(1).optional(),
+    accepts: "a PEM certificate file the inbound SMTP listener offers STARTTLS with (with INBOUND_TLS_KEY; default: no STARTTLS)",
+  },
   INBOUND_TLS_KEY: { schema: z.string().min(1).optional(), accepts: "the PEM private key file of INBOUND_TLS_CERT" },
-  TRACKING_HOST: { schema: hostname.optional(), accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)" },
+  TRACKING_HOST: {
+    schema: hostname.optional(),
+    accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)",
+  },
   TRACKING_BASE_URL: {
     schema: z.union([z.enum(["subdomain", "public"]), url(["http:", "https:"])]).default("subdomain"),
     accepts:
       "subdomain (default: https://<tracking_subdomain>.<domain>), public (under PUBLIC_URL, for development) or an http(s) URL: where tracked links and the open pixel point",
   },
   DOMAIN_RECHECK_MS: between(1000, 86_400_000, 300_000, "milliseconds between DNS checks of a domain not yet verified", "5 min"),
-  DOMAIN_VERIFY_WINDOW_MS: between(1000, 2_592_000_000, 259_200_000, "milliseconds a domain is re-checked before it is marked failed", "72 h"),
+  DOMAIN_VERIFY_WINDOW_MS: between(
+    1000,
+    2_592_000_000,
+    259_200_000,
+    "milliseconds a domain is re-checked before it is marked failed",
+    "72 h",
+  ),
   DOMAIN_VERIFIED_RECHECK_MS: between(1000, 2_592_000_000, 86_400_000, "milliseconds between DNS checks of a verified domain", "24 h"),
   WEBHOOK_ALLOW_PRIVATE: flag(
     "false",
@@ -171,7 +217,13 @@ export const settings = {
     "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
   ),
   // The seed spec's limit; lower it only for tests of the 413.
-  CONTACT_IMPORT_MAX_BYTES: between(1, 200 * 1024 * 1024, 200 * 1024 * 1024, "largest CSV `POST /contacts/imports` takes, in bytes", "200 MB"),
+  CONTACT_IMPORT_MAX_BYTES: between(
+    1,
+    200 * 1024 * 1024,
+    200 * 1024 * 1024,
+    "largest CSV `POST /contacts/imports` takes, in bytes",
+    "200 MB",
+  ),
   // Rows side by side share the event store's round trips; 1 imports one row at a time.
   CONTACT_IMPORT_ROWS_IN_FLIGHT: between(1, 1024, 512, "rows of a contact import under way at once"),
   BROADCAST_EMAILS_PER_SECOND: {
@@ -182,7 +234,8 @@ export const settings = {
   BROADCAST_EMAILS_IN_FLIGHT: {
     // What a transactional email sent during a broadcast may find ahead of it in the delivery queue.
     schema: int(1, 100_000).default(1000),
-    accepts: "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
+    accepts:
+      "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
   },
   // Below the 10 s a deploy commonly waits after SIGTERM before it kills.
   SHUTDOWN_TIMEOUT_MS: between(
@@ -265,7 +318,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     SPF_INCLUDE: r.SPF_INCLUDE ?? `_spf.${publicHost}`,
     INBOUND_HOST: r.INBOUND_HOST ?? publicHost,
     TRACKING_HOST: r.TRACKING_HOST ?? publicHost,
-    TRACKING_BASE_URL: r.TRACKING_BASE_URL === "subdomain" ? null : r.TRACKING_BASE_URL === "public" ? publicUrl : r.TRACKING_BASE_URL.replace(/\/+$/, ""),
+    TRACKING_BASE_URL:
+      r.TRACKING_BASE_URL === "subdomain" ? null : r.TRACKING_BASE_URL === "public" ? publicUrl : r.TRACKING_BASE_URL.replace(/\/+$/, ""),
     TIDINGS_ALLOW_UNVERIFIED_FROM: r.TIDINGS_ALLOW_UNVERIFIED_FROM ?? mode === "embedded",
     mode,
     eventStoreKind,

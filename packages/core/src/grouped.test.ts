@@ -62,6 +62,13 @@ describe("rowsByInput", () => {
       { ord: 0, v: "a1" },
       { ord: 2, v: "c2" },
     ];
-    expect(rowsByInput(4, rows, (r) => r.ord, (r) => r.v)).toEqual([["a1"], [], ["c1", "c2"], []]);
+    expect(
+      rowsByInput(
+        4,
+        rows,
+        (r) => r.ord,
+        (r) => r.v,
+      ),
+    ).toEqual([["a1"], [], ["c1", "c2"], []]);
   });
 });

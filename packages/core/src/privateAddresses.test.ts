@@ -20,5 +20,7 @@ describe("addresses Tidings does not connect to for a customer", () => {
     "not-an-ip",
   ])("refuses %s", (address) => expect(isPrivateAddress(address)).toBe(true));
 
-  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("allows %s", (address) => expect(isPrivateAddress(address)).toBe(false));
+  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("allows %s", (address) =>
+    expect(isPrivateAddress(address)).toBe(false),
+  );
 });

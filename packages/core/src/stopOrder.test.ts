@@ -25,9 +25,17 @@ describe("StopOrder", () => {
     const parts = new StopOrder();
     let release!: () => void;
     parts.add("stores", () => {});
-    parts.add("sagas", () => new Promise<void>((resolve) => (release = resolve)), () => ["emails under way: e1"]);
+    parts.add(
+      "sagas",
+      () => new Promise<void>((resolve) => (release = resolve)),
+      () => ["emails under way: e1"],
+    );
     parts.add("api", () => {});
-    parts.add("projections", () => {}, () => []);
+    parts.add(
+      "projections",
+      () => {},
+      () => [],
+    );
     expect(parts.unfinished()).toEqual(["projections", "api", "sagas (emails under way: e1)", "stores"]);
     const stopping = parts.stop(() => {});
     await new Promise((resolve) => setImmediate(resolve));

@@ -72,7 +72,10 @@ export type StreamCategory = keyof EventsByCategory;
 /** The event types of a category (`"EmailQueued" | "EmailSent" | …` for `email`). */
 export type EventTypeOf<Category extends StreamCategory> = EventsByCategory[Category]["type"];
 /** One event of a category, by its type. */
-export type EventOf<Category extends StreamCategory, Type extends EventTypeOf<Category> = EventTypeOf<Category>> = Extract<EventsByCategory[Category], { type: Type }>;
+export type EventOf<Category extends StreamCategory, Type extends EventTypeOf<Category> = EventTypeOf<Category>> = Extract<
+  EventsByCategory[Category],
+  { type: Type }
+>;
 
 /** Each category's stream function: what keeps `EventsByCategory`'s keys equal to the streams' prefixes. */
 export const streamOfCategory: { [Category in StreamCategory]: (id: string) => string } = {

@@ -8,7 +8,11 @@ const TIMED_OUT = Symbol("timed out");
  * applies nothing. During catch-up a page is already in memory, so batches fill at once; live, a lone
  * event waits at most `batchMs` for company.
  */
-export async function* subscriptionBatches(subscription: Subscription, batchSize: number, batchMs: number): AsyncGenerator<RecordedEvent[]> {
+export async function* subscriptionBatches(
+  subscription: Subscription,
+  batchSize: number,
+  batchMs: number,
+): AsyncGenerator<RecordedEvent[]> {
   const iterator = subscription[Symbol.asyncIterator]();
   // The next event is requested before the batch is handed out; a failure meanwhile surfaces at its await.
   const pull = () => {

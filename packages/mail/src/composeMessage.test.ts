@@ -41,7 +41,13 @@ describe("composeMessage", () => {
     expect(parsed.text).toBe("Hello Ann, see your receipt: https://acme.test/r/42");
 
     const [logo, receipt] = parsed.attachments;
-    expect(logo).toMatchObject({ filename: "logo.png", contentType: "image/png", contentDisposition: "inline", cid: "logo", related: true });
+    expect(logo).toMatchObject({
+      filename: "logo.png",
+      contentType: "image/png",
+      contentDisposition: "inline",
+      cid: "logo",
+      related: true,
+    });
     expect(logo!.content.equals(png)).toBe(true);
     expect(receipt).toMatchObject({ filename: "receipt.txt", contentDisposition: "attachment" });
     expect(receipt!.content.toString()).toBe("total: 42");
@@ -77,14 +83,19 @@ describe("composeMessage", () => {
   });
 
   it("sends an html-only email with the text a receiver would read", async () => {
-    const html = '<h1>Welcome</h1><p>Read <a href="https://acme.test/docs">the docs</a>.</p><img src="https://acme.test/pixel.png" alt="x">';
+    const html =
+      '<h1>Welcome</h1><p>Read <a href="https://acme.test/docs">the docs</a>.</p><img src="https://acme.test/pixel.png" alt="x">';
     const parsed = await simpleParser(await composeMessage(anEmail({ html, text: htmlToText(html), attachments: [] })));
     expect(parsed.text?.trim()).toBe("Welcome\n\nRead the docs [https://acme.test/docs].");
   });
 
   it("DKIM-signs so that a verifier holding the published key passes it, twice over the same bytes", async () => {
     const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-    const dkim = { domainName: "acme.test", keySelector: "tidings", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }) as string };
+    const dkim = {
+      domainName: "acme.test",
+      keySelector: "tidings",
+      privateKey: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    };
     const published = publicKey.export({ type: "spki", format: "der" }).toString("base64");
     const resolver = async (name: string, type: string) => {
       if (name === "tidings._domainkey.acme.test" && type === "TXT") return [[`v=DKIM1; k=rsa; p=${published}`]];
@@ -97,9 +108,17 @@ describe("composeMessage", () => {
     expect(verified.results).toHaveLength(1);
     expect(verified.results[0]).toMatchObject({ signingDomain: "acme.test", selector: "tidings", status: { result: "pass" } });
 
-    const tampered = Buffer.from(signed.toString().replace("total: 42", "total: 99").replace(/dG90YWw6IDQy/, "dG90YWw6IDk5"));
+    const tampered = Buffer.from(
+      signed
+        .toString()
+        .replace("total: 42", "total: 99")
+        .replace(/dG90YWw6IDQy/, "dG90YWw6IDk5"),
+    );
     expect(tampered.equals(signed)).toBe(false);
     // mailauth reports a body hash mismatch as `neutral` with this comment (RFC 6376 §6.3: PERMFAIL).
-    expect((await dkimVerify(tampered, { resolver })).results[0]?.status).toMatchObject({ result: "neutral", comment: "body hash did not verify" });
+    expect((await dkimVerify(tampered, { resolver })).results[0]?.status).toMatchObject({
+      result: "neutral",
+      comment: "body hash did not verify",
+    });
   });
 });

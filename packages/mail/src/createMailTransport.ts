@@ -24,7 +24,10 @@ export function createMailTransport(config: MailTransportConfig, logger: Logger)
       return createSmtpTransport({ url: config.SMTP_URL, maxConnections: config.MAIL_CONCURRENCY });
     }
     case "mx":
-      logger.info({ dnsServers: config.DNS_SERVERS.length ? config.DNS_SERVERS : "system", port: config.MX_PORT }, "mail goes straight to each domain's MX");
+      logger.info(
+        { dnsServers: config.DNS_SERVERS.length ? config.DNS_SERVERS : "system", port: config.MX_PORT },
+        "mail goes straight to each domain's MX",
+      );
       return createMxTransport({
         dnsServers: config.DNS_SERVERS,
         port: config.MX_PORT,

@@ -3,7 +3,9 @@ import { htmlToText } from "./htmlToText.js";
 
 describe("htmlToText", () => {
   it("keeps links, drops images, and keeps headings in their case", () => {
-    const text = htmlToText('<h2>Your Order</h2><p>Track it <a href="https://x.test/t/1">here</a> or at <a href="https://x.test/t">https://x.test/t</a>.</p><img src="a.png" alt="logo">');
+    const text = htmlToText(
+      '<h2>Your Order</h2><p>Track it <a href="https://x.test/t/1">here</a> or at <a href="https://x.test/t">https://x.test/t</a>.</p><img src="a.png" alt="logo">',
+    );
     expect(text).toBe("Your Order\n\nTrack it here [https://x.test/t/1] or at https://x.test/t.");
   });
 

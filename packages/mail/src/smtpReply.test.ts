@@ -6,20 +6,40 @@ const smtpError = (fields: Partial<SmtpError>) => Object.assign(new Error(fields
 
 describe("outcomeOfSmtpError", () => {
   it("defers on 4xx and on a connection that failed, bounces on 5xx", () => {
-    expect(outcomeOfSmtpError(smtpError({ responseCode: 451, response: "451 try later" }), "opportunistic")).toEqual({ kind: "deferred", code: 451, response: "451 try later" });
-    expect(outcomeOfSmtpError(smtpError({ code: "ECONNECTION", message: "connect ECONNREFUSED" }), "opportunistic")).toEqual({ kind: "deferred", response: "connect ECONNREFUSED" });
-    expect(outcomeOfSmtpError(smtpError({ responseCode: 550, response: "550 no such user" }), "opportunistic")).toEqual({ kind: "bounced", code: 550, response: "550 no such user" });
+    expect(outcomeOfSmtpError(smtpError({ responseCode: 451, response: "451 try later" }), "opportunistic")).toEqual({
+      kind: "deferred",
+      code: 451,
+      response: "451 try later",
+    });
+    expect(outcomeOfSmtpError(smtpError({ code: "ECONNECTION", message: "connect ECONNREFUSED" }), "opportunistic")).toEqual({
+      kind: "deferred",
+      response: "connect ECONNREFUSED",
+    });
+    expect(outcomeOfSmtpError(smtpError({ responseCode: 550, response: "550 no such user" }), "opportunistic")).toEqual({
+      kind: "bounced",
+      code: 550,
+      response: "550 no such user",
+    });
   });
 
   it("never bounces on our own authentication failure, which would suppress the recipient", () => {
-    expect(outcomeOfSmtpError(smtpError({ code: "EAUTH", responseCode: 535, response: "535 bad credentials" }), "opportunistic")).toMatchObject({ kind: "deferred", code: 535 });
+    expect(
+      outcomeOfSmtpError(smtpError({ code: "EAUTH", responseCode: 535, response: "535 bad credentials" }), "opportunistic"),
+    ).toMatchObject({ kind: "deferred", code: 535 });
   });
 
   it("fails with a reason when enforced TLS is refused, and only then", () => {
     const refused = smtpError({ code: "ETLS", command: "STARTTLS", responseCode: 502, response: "502 not implemented" });
-    expect(outcomeOfSmtpError(refused, "enforced")).toEqual({ kind: "failed", response: "TLS required by the domain but not offered (502 not implemented)" });
-    expect(outcomeOfSmtpError(smtpError({ code: "ESOCKET", message: "self-signed certificate" }), "enforced")).toMatchObject({ kind: "failed" });
-    expect(outcomeOfSmtpError(smtpError({ code: "ESOCKET", message: "self-signed certificate" }), "opportunistic")).toMatchObject({ kind: "deferred" });
+    expect(outcomeOfSmtpError(refused, "enforced")).toEqual({
+      kind: "failed",
+      response: "TLS required by the domain but not offered (502 not implemented)",
+    });
+    expect(outcomeOfSmtpError(smtpError({ code: "ESOCKET", message: "self-signed certificate" }), "enforced")).toMatchObject({
+      kind: "failed",
+    });
+    expect(outcomeOfSmtpError(smtpError({ code: "ESOCKET", message: "self-signed certificate" }), "opportunistic")).toMatchObject({
+      kind: "deferred",
+    });
     expect(outcomeOfSmtpError(smtpError({ code: "ETLS", message: "handshake" }), "opportunistic")).toMatchObject({ kind: "deferred" });
   });
 });

@@ -25,7 +25,10 @@ export function outcomeOfSmtpError(error: SmtpError, tls: TlsPolicy): Outcome {
   const response = (error.response ?? error.message).trim();
   if (tls === "enforced" && (error.code === "ETLS" || tlsFailure.test(error.message))) {
     const notOffered = error.command === "STARTTLS" && error.responseCode !== undefined;
-    return { kind: "failed", response: notOffered ? `${tlsNotOffered} (${response})` : `TLS required by the domain but it failed: ${error.message}` };
+    return {
+      kind: "failed",
+      response: notOffered ? `${tlsNotOffered} (${response})` : `TLS required by the domain but it failed: ${error.message}`,
+    };
   }
   const code = error.responseCode;
   if (code === undefined || ["EAUTH", "ENOAUTH", "ECONFIG"].includes(error.code ?? "")) {

@@ -15,7 +15,10 @@ interface SocketOptions {
  */
 export function socketWithoutDelay(options: SocketOptions, callback: (error: Error | null, socket?: { connection: Socket }) => void): void {
   const socket = connect({ host: options.host ?? "localhost", port: options.port ?? (options.secure ? 465 : 587), noDelay: true });
-  const timer = setTimeout(() => socket.destroy(Object.assign(new Error("Connection timeout"), { code: "ETIMEDOUT" })), options.connectionTimeout ?? 30_000);
+  const timer = setTimeout(
+    () => socket.destroy(Object.assign(new Error("Connection timeout"), { code: "ETIMEDOUT" })),
+    options.connectionTimeout ?? 30_000,
+  );
   // A failure is not handed back: nodemailer's pool answers the send with it but keeps the connection's
   // place taken, so once the relay had refused as many connections as the pool holds, every send waited
   // for ever. With no socket, nodemailer connects itself, and its own failure frees the place.

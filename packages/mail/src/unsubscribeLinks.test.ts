@@ -28,6 +28,8 @@ describe("unsubscribe links", () => {
     expect(readUnsubscribeToken(secret, unsubscribeToken(secret, claims), new Date((claims.expiresAt + 1) * 1000))).toBeUndefined();
   });
   it("builds the URL under PUBLIC_URL", () => {
-    expect(unsubscribeUrl("https://mail.example.com/", secret, claims)).toBe(`https://mail.example.com/unsubscribe/${unsubscribeToken(secret, claims)}`);
+    expect(unsubscribeUrl("https://mail.example.com/", secret, claims)).toBe(
+      `https://mail.example.com/unsubscribe/${unsubscribeToken(secret, claims)}`,
+    );
   });
 });

@@ -30,7 +30,9 @@ function keyFor(secret: string): Buffer {
 const sign = (secret: string, body: string) => createHmac("sha256", keyFor(secret)).update(body).digest("base64url");
 
 export function unsubscribeToken(secret: string, claims: UnsubscribeClaims): string {
-  const body = Buffer.from([claims.contactId, claims.teamId, claims.topicId ?? "", String(claims.expiresAt)].join("|")).toString("base64url");
+  const body = Buffer.from([claims.contactId, claims.teamId, claims.topicId ?? "", String(claims.expiresAt)].join("|")).toString(
+    "base64url",
+  );
   return `${body}.${sign(secret, body)}`;
 }
 

@@ -17,7 +17,8 @@ it("keeps a second holder in the same process out until the first releases", asy
 });
 
 const embedded = testMode() !== "server";
-if (embedded) console.warn("advisory locks across sessions are a PostgreSQL server matter: their tests run only with TIDINGS_TEST_MODE=server");
+if (embedded)
+  console.warn("advisory locks across sessions are a PostgreSQL server matter: their tests run only with TIDINGS_TEST_MODE=server");
 
 describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
   let other: Database;
@@ -31,13 +32,23 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
 
   const advisoryLocks = async () =>
     Number(
-      (await sql<{ n: string }>`SELECT count(*)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(test.database.db))
-        .rows[0]!.n,
+      (
+        await sql<{
+          n: string;
+        }>`SELECT count(*)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(
+          test.database.db,
+        )
+      ).rows[0]!.n,
     );
   const holders = async () =>
     Number(
-      (await sql<{ n: string }>`SELECT count(DISTINCT pid)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(test.database.db))
-        .rows[0]!.n,
+      (
+        await sql<{
+          n: string;
+        }>`SELECT count(DISTINCT pid)::text AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(
+          test.database.db,
+        )
+      ).rows[0]!.n,
     );
 
   it("holds every lock of a process on one connection, and keeps other processes out", async () => {
@@ -59,7 +70,9 @@ describe.skipIf(embedded)("advisory locks on a PostgreSQL server", () => {
     expect(lost).toBeDefined();
     // With a timeout, pg_terminate_backend waits for the session to end: without one it only signals it, and
     // the lock was sometimes still held when the other process asked.
-    await sql`SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(other.db);
+    await sql`SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(
+      other.db,
+    );
     // The server released the lock with the session: another process can take it at once.
     const elsewhere = await other.tryLock("lost");
     expect(elsewhere).toBeDefined();

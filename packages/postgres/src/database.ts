@@ -68,13 +68,19 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 async function openServer(url: string, poolSize: number, preparedStatements: boolean): Promise<Database> {
   // A prepared statement is still planned for its values on every execution: a generic plan made while
   // a table was new (and unanalysed) would be kept as the table grew, a scan where an index belongs.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, ...(preparedStatements ? { options: "-c plan_cache_mode=force_custom_plan" } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(preparedStatements ? { options: "-c plan_cache_mode=force_custom_plan" } : {}),
+  });
   // A client that loses its server must not crash the process, idle (the pool's "error") or checked out
   // between two statements of a transaction (the client's own "error", which pg only emits when no query
   // is running to take it): the next query reports it, and the pool drops the client when it comes back.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }) });
+  const db = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: preparedStatements ? preparingPool(pool, new StatementNames()) : pool }),
+  });
   const dedicated = new Set<pg.Client>();
   const client = async () => {
     const c = new pg.Client({ connectionString: url });

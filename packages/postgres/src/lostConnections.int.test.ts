@@ -37,7 +37,10 @@ describe.skipIf(embedded)("connections the PostgreSQL server ends", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       await sql`SELECT 1`.execute(trx);
     });
-    const error = await ended.then(() => undefined, (e: unknown) => e);
+    const error = await ended.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     process.off("uncaughtException", collect);
     expect(uncaught).toEqual([]);
     expect(isConnectionLoss(error), String(error)).toBe(true);
@@ -46,20 +49,31 @@ describe.skipIf(embedded)("connections the PostgreSQL server ends", () => {
   });
 
   it("calls a statement cut off by the server connection loss, and a statement's own failure not", async () => {
-    const running = sql`SELECT pg_sleep(5)`.execute(database.db).then(() => undefined, (e: unknown) => e);
+    const running = sql`SELECT pg_sleep(5)`.execute(database.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     let pid: number | undefined;
     while (pid === undefined) {
-      const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(5)%' AND datname = current_database()`.execute(admin.db);
+      const { rows } = await sql<{
+        pid: number;
+      }>`SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(5)%' AND datname = current_database()`.execute(admin.db);
       pid = rows[0]?.pid;
     }
     await terminate(pid);
     const cutOff = await running;
     expect(isConnectionLoss(cutOff), String(cutOff)).toBe(true);
     const refused = await openDatabase({ url: "postgres://postgres@127.0.0.1:1/postgres", poolSize: 1 });
-    const unreachable = await sql`SELECT 1`.execute(refused.db).then(() => undefined, (e: unknown) => e);
+    const unreachable = await sql`SELECT 1`.execute(refused.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await refused.close();
     expect(isConnectionLoss(unreachable), String(unreachable)).toBe(true);
-    const wrong = await sql`SELECT no_such_column FROM pg_class`.execute(admin.db).then(() => undefined, (e: unknown) => e);
+    const wrong = await sql`SELECT no_such_column FROM pg_class`.execute(admin.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isConnectionLoss(wrong), String(wrong)).toBe(false);
   });
 
@@ -67,7 +81,9 @@ describe.skipIf(embedded)("connections the PostgreSQL server ends", () => {
     const received: string[] = [];
     const unlisten = await database.listen("lost_listen", (payload) => received.push(payload));
     try {
-      const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN "lost_listen"' AND datname = current_database()`.execute(admin.db);
+      const { rows } = await sql<{
+        pid: number;
+      }>`SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN "lost_listen"' AND datname = current_database()`.execute(admin.db);
       expect(rows).toHaveLength(1);
       await terminate(rows[0]!.pid);
       // Notifications sent before it listens again are lost (its users poll for that): keep sending.
@@ -82,7 +98,13 @@ describe.skipIf(embedded)("connections the PostgreSQL server ends", () => {
     }
     // Nothing listens again after unlisten: the session ends (its backend leaves pg_stat_activity a moment later).
     const listeners = async () =>
-      (await sql<{ n: string }>`SELECT count(*)::text AS n FROM pg_stat_activity WHERE query = 'LISTEN "lost_listen"' AND datname = current_database()`.execute(admin.db)).rows[0]!.n;
+      (
+        await sql<{
+          n: string;
+        }>`SELECT count(*)::text AS n FROM pg_stat_activity WHERE query = 'LISTEN "lost_listen"' AND datname = current_database()`.execute(
+          admin.db,
+        )
+      ).rows[0]!.n;
     const deadline = Date.now() + 5_000;
     while ((await listeners()) !== "0" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await listeners()).toBe("0");

@@ -30,19 +30,19 @@ export async function migrate(database: Database, component: string, migrations:
     .tables<MigrationTables>()
     .transaction()
     .execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`.execute(trx);
-    const done = new Set(
-      (await trx.selectFrom("schema_migrations").select("id").where("component", "=", component).execute()).map((r) => r.id),
-    );
-    for (const m of ordered) {
-      if (done.has(m.id)) continue;
-      for (const statement of splitStatements(m.sql)) {
-        await sql.raw(statement).execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`.execute(trx);
+      const done = new Set(
+        (await trx.selectFrom("schema_migrations").select("id").where("component", "=", component).execute()).map((r) => r.id),
+      );
+      for (const m of ordered) {
+        if (done.has(m.id)) continue;
+        for (const statement of splitStatements(m.sql)) {
+          await sql.raw(statement).execute(trx);
+        }
+        await trx.insertInto("schema_migrations").values({ component, id: m.id }).execute();
+        applied.push(m.id);
       }
-      await trx.insertInto("schema_migrations").values({ component, id: m.id }).execute();
-      applied.push(m.id);
-    }
-  });
+    });
   return applied;
 }
 

@@ -13,9 +13,12 @@ export async function settledWrites(database: Database, timeoutMs = 10_000): Pro
   const xid = rows[0]!.xid;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows: horizon } = await sql<{ passed: boolean }>`SELECT pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 AS passed`.execute(database.db);
+    const { rows: horizon } = await sql<{
+      passed: boolean;
+    }>`SELECT pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 AS passed`.execute(database.db);
     if (horizon[0]!.passed) return;
-    if (Date.now() > deadline) throw new Error(`the xmin horizon did not pass transaction ${xid} within ${timeoutMs} ms: a transaction in the cluster stays open`);
+    if (Date.now() > deadline)
+      throw new Error(`the xmin horizon did not pass transaction ${xid} within ${timeoutMs} ms: a transaction in the cluster stays open`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

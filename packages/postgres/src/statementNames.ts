@@ -14,9 +14,7 @@ export class StatementNames {
   private readonly named = new Map<string, string>();
   private readonly generations = new Map<string, number>();
 
-  constructor(
-    private readonly limits = { repeatsBeforeNaming: 2, maxNamed: 256, maxLength: 2048, maxTracked: 4096 },
-  ) {}
+  constructor(private readonly limits = { repeatsBeforeNaming: 2, maxNamed: 256, maxLength: 2048, maxTracked: 4096 }) {}
 
   /** The name to prepare `text` under, or undefined to send it as text. */
   nameOf(text: string): string | undefined {

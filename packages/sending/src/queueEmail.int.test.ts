@@ -22,7 +22,11 @@ describe("queueEmail", () => {
     const email = anEmail();
     await queueEmail(store, email, "derived");
     await queueEmail(store, email, "derived");
-    await queueEmail(store, { ...email, now: "2026-11-23 10:05:00.000000+00", content: { ...email.content, subject: "Rendered again" } }, "derived");
+    await queueEmail(
+      store,
+      { ...email, now: "2026-11-23 10:05:00.000000+00", content: { ...email.content, subject: "Rendered again" } },
+      "derived",
+    );
     const events = await store.readStream(emailStream(email.content.emailId));
     expect(events.map((e) => e.type)).toEqual(["EmailQueued"]);
     const again = anEmail({ content: anEmailContent({ emailId: newId() }) });
@@ -39,7 +43,10 @@ describe("queueEmail", () => {
   it("records a suppressed recipient in the same append, and a scheduled email as scheduled", async () => {
     const suppressed = anEmail({ suppressed: [{ email: "ann@example.test", origin: "bounce" }] });
     await queueEmail(store, suppressed, "fresh");
-    expect((await store.readStream(emailStream(suppressed.content.emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailSuppressed"]);
+    expect((await store.readStream(emailStream(suppressed.content.emailId))).map((e) => e.type)).toEqual([
+      "EmailQueued",
+      "EmailSuppressed",
+    ]);
     const scheduled = anEmail({ scheduledAt: "2026-11-24 10:00:00.000000+00" });
     await queueEmail(store, scheduled, "fresh");
     expect((await store.readStream(emailStream(scheduled.content.emailId))).map((e) => e.type)).toEqual(["EmailScheduled"]);

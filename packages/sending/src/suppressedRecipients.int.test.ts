@@ -7,7 +7,9 @@ let test: TestDatabase;
 beforeAll(async () => {
   test = await createTestDatabase();
   // The columns of the `suppressions` read model that the lookup reads.
-  await test.database.exec("CREATE TABLE suppressions (team_id uuid NOT NULL, email text NOT NULL, origin text NOT NULL, PRIMARY KEY (team_id, email))");
+  await test.database.exec(
+    "CREATE TABLE suppressions (team_id uuid NOT NULL, email text NOT NULL, origin text NOT NULL, PRIMARY KEY (team_id, email))",
+  );
 });
 afterAll(async () => {
   await test?.dispose();
@@ -15,7 +17,9 @@ afterAll(async () => {
 
 it("answers each of many concurrent sends with its own team's suppressed addresses and their origins, sorted", async () => {
   const [a, b] = [newId(), newId()];
-  await test.database.exec(`INSERT INTO suppressions VALUES ('${a}', 'x@a.test', 'bounce'), ('${a}', 'w@a.test', 'complaint'), ('${b}', 'y@b.test', 'manual')`);
+  await test.database.exec(
+    `INSERT INTO suppressions VALUES ('${a}', 'x@a.test', 'bounce'), ('${a}', 'w@a.test', 'complaint'), ('${b}', 'y@b.test', 'manual')`,
+  );
   const lookup = suppressedRecipients(test.database);
   const asked = Array.from({ length: 50 }, (_, i) =>
     i % 2 === 0 ? lookup(a, ["y@b.test", "x@a.test", `n${i}@a.test`, "w@a.test"]) : lookup(b, ["x@a.test", "y@b.test"]),
@@ -32,7 +36,9 @@ it("answers each of many concurrent sends with its own team's suppressed address
 it("compares bare addresses, whatever the names and case the recipients are written with", async () => {
   const team = newId();
   await test.database.exec(`INSERT INTO suppressions VALUES ('${team}', 'ann@a.test', 'bounce')`);
-  expect(await suppressedRecipients(test.database)(team, ["Ann <Ann@A.test>", "bob@a.test"])).toEqual([{ email: "ann@a.test", origin: "bounce" }]);
+  expect(await suppressedRecipients(test.database)(team, ["Ann <Ann@A.test>", "bob@a.test"])).toEqual([
+    { email: "ann@a.test", origin: "bounce" },
+  ]);
 });
 
 it("fails the sends of a query that fails, and answers the next ones", async () => {

@@ -36,12 +36,10 @@ export function suppressedRecipients(database: Database): SuppressedRecipients {
     const found = new Map(rows.map((r) => [`${r.team_id} ${r.email}`, r.origin]));
     for (const w of batch)
       w.resolve(
-        [...new Set(w.addresses)]
-          .sort()
-          .flatMap((email) => {
-            const origin = found.get(`${w.teamId} ${email}`);
-            return origin ? [{ email, origin }] : [];
-          }),
+        [...new Set(w.addresses)].sort().flatMap((email) => {
+          const origin = found.get(`${w.teamId} ${email}`);
+          return origin ? [{ email, origin }] : [];
+        }),
       );
   };
 
@@ -72,7 +70,9 @@ async function suppressionsOf(database: Database, teams: string[], emails: strin
   try {
     const { rows } = await sql<{ team_id: string; email: string; origin: SuppressionOrigin }>`
       SELECT s.team_id::text AS team_id, s.email, s.origin FROM suppressions s
-        JOIN unnest(${teams}::uuid[], ${emails}::text[]) AS w(team_id, email) ON s.team_id = w.team_id AND s.email = w.email`.execute(database.db);
+        JOIN unnest(${teams}::uuid[], ${emails}::text[]) AS w(team_id, email) ON s.team_id = w.team_id AND s.email = w.email`.execute(
+      database.db,
+    );
     return rows;
   } catch (error) {
     // A process can start before the projector has created the read model: nothing is suppressed yet.

@@ -165,9 +165,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       return sink.received.filter((m) => m.messageId === messageId);
     },
     waitForMessages(count, timeoutMs = 10_000) {
-      return sink.waitFor((received) => received.length >= count, timeoutMs).catch(() => {
-        throw new Error(`the SMTP sink holds ${sink.received.length} messages after ${timeoutMs} ms, expected ${count}`);
-      });
+      return sink
+        .waitFor((received) => received.length >= count, timeoutMs)
+        .catch(() => {
+          throw new Error(`the SMTP sink holds ${sink.received.length} messages after ${timeoutMs} ms, expected ${count}`);
+        });
     },
     waitFor(condition, timeoutMs = 10_000) {
       if (condition(sink.received)) return Promise.resolve(sink.received);
@@ -180,7 +182,9 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         };
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`the SMTP sink's messages did not meet the condition within ${timeoutMs} ms (it holds ${sink.received.length})`));
+          reject(
+            new Error(`the SMTP sink's messages did not meet the condition within ${timeoutMs} ms (it holds ${sink.received.length})`),
+          );
         }, timeoutMs);
         waiters.add(wake);
       });

@@ -19,7 +19,13 @@ export function testCertificate(): Promise<TestCertificate> {
     notAfterDate: new Date(Date.now() + 86_400_000),
     extensions: [
       { name: "basicConstraints", cA: false },
-      { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+        ],
+      },
     ],
   }).then((pems) => ({ key: pems.private, cert: pems.cert }));
   return shared;

@@ -30,10 +30,13 @@ export async function applyBatch(
 ): Promise<Position> {
   const last = events.at(-1);
   if (!last) return from;
-  const statements = projectBatch(target.projection, events).flatMap((writes) =>
-    writeStatements(writes, target.tables.get(writes.table)!),
-  );
-  await commit({ target: { name: target.projection.name, state: target.state, version: target.version }, from, to: last.position, statements });
+  const statements = projectBatch(target.projection, events).flatMap((writes) => writeStatements(writes, target.tables.get(writes.table)!));
+  await commit({
+    target: { name: target.projection.name, state: target.state, version: target.version },
+    from,
+    to: last.position,
+    statements,
+  });
   return last.position;
 }
 

@@ -24,8 +24,10 @@ describe(`batches of the projections of one $all batch, committed together (${te
   });
   afterAll(() => test?.dispose());
 
-  const positions = async (of: string[]) => Object.fromEntries((await readCheckpoints(test.database.db, of)).map((c) => [c.name, formatPosition(c.position)]));
-  const notes = async () => (await sql<{ note: string }>`SELECT note FROM commit_notes ORDER BY note`.execute(test.database.db)).rows.map((r) => r.note);
+  const positions = async (of: string[]) =>
+    Object.fromEntries((await readCheckpoints(test.database.db, of)).map((c) => [c.name, formatPosition(c.position)]));
+  const notes = async () =>
+    (await sql<{ note: string }>`SELECT note FROM commit_notes ORDER BY note`.execute(test.database.db)).rows.map((r) => r.note);
 
   it("moves each checkpoint asked in one turn, and fails only the one that had moved under its runner", async () => {
     const commit = batchCommitter(test.database);
@@ -36,7 +38,11 @@ describe(`batches of the projections of one $all batch, committed together (${te
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
-    expect(await positions(["moves_a", "moves_b", "moves_c"])).toEqual({ moves_a: formatPosition(at(20)), moves_b: formatPosition(at(20)), moves_c: formatPosition(at(10)) });
+    expect(await positions(["moves_a", "moves_b", "moves_c"])).toEqual({
+      moves_a: formatPosition(at(20)),
+      moves_b: formatPosition(at(20)),
+      moves_c: formatPosition(at(10)),
+    });
   });
 
   it("writes the batches whose checkpoints moved, and none of the one whose checkpoint had moved under it", async () => {
@@ -48,7 +54,11 @@ describe(`batches of the projections of one $all batch, committed together (${te
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
-    expect(await positions(["writes_a", "writes_b", "writes_c"])).toEqual({ writes_a: formatPosition(at(20)), writes_b: formatPosition(at(20)), writes_c: formatPosition(at(10)) });
+    expect(await positions(["writes_a", "writes_b", "writes_c"])).toEqual({
+      writes_a: formatPosition(at(20)),
+      writes_b: formatPosition(at(20)),
+      writes_c: formatPosition(at(10)),
+    });
     expect(await notes()).toEqual(["a"]);
   });
 

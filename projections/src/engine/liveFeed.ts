@@ -1,4 +1,11 @@
-import { comparePositions, subscriptionBatches, type EventStore, type Position, type RecordedEvent, type Subscription } from "@tidings/eventstore";
+import {
+  comparePositions,
+  subscriptionBatches,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from "@tidings/eventstore";
 
 export interface LiveFeedOptions {
   store: EventStore;

@@ -2,7 +2,14 @@ import { setMaxListeners } from "node:events";
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
-import { formatPosition, subscriptionBatches, type EventStore, type Position, type RecordedEvent, type Subscription } from "@tidings/eventstore";
+import {
+  formatPosition,
+  subscriptionBatches,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from "@tidings/eventstore";
 import { applyBatch, type BatchTarget } from "./applyBatch.js";
 import { batchCommitter } from "./checkpointMoves.js";
 import { createCheckpointWaiter, type CheckpointWaiter } from "./checkpointWaiter.js";
@@ -145,7 +152,10 @@ export async function startProjections(options: StartProjectionsOptions): Promis
         },
       });
       if (result.outcome === "switched") {
-        logger.info({ projection: projection.name, version: projection.version, events: result.events, seconds: result.seconds }, "projection rebuilt and switched");
+        logger.info(
+          { projection: projection.name, version: projection.version, events: result.events, seconds: result.seconds },
+          "projection rebuilt and switched",
+        );
         delete status.rebuild;
       }
     } finally {
@@ -164,7 +174,10 @@ export async function startProjections(options: StartProjectionsOptions): Promis
           await createLive(database, projection);
         } else if (live.version > projection.version) {
           status.state = "outdated";
-          logger.error({ projection: projection.name, version: projection.version, live: live.version }, "a newer version of this projection is live; not running it");
+          logger.error(
+            { projection: projection.name, version: projection.version, live: live.version },
+            "a newer version of this projection is live; not running it",
+          );
           return;
         } else if (live.version < projection.version) {
           await rebuild(projection, building?.version === projection.version ? building.position : undefined, status);

@@ -54,7 +54,11 @@ export async function projectionStatus(options: ProjectionStatusOptions): Promis
       name: projection.name,
       version: projection.version,
       liveVersion: live?.version,
-      state: (await isHeld(database, rebuildLock(projection.name))) ? "rebuilding" : (await isHeld(database, runnerLock(projection.name))) ? "live" : "stopped",
+      state: (await isHeld(database, rebuildLock(projection.name)))
+        ? "rebuilding"
+        : (await isHeld(database, runnerLock(projection.name)))
+          ? "live"
+          : "stopped",
       checkpoint: live ? formatPosition(live.position) : undefined,
       updatedAt: live?.updatedAt,
       lagEvents: lag.events,

@@ -61,7 +61,11 @@ describe(`version bump (${testMode()})`, () => {
         }
       })();
       gateOpen = true;
-      await until(async () => (await readCheckpoints(env.database.db, [name])).every((c) => c.state === "live" && c.version === 2), 15_000, "the switch");
+      await until(
+        async () => (await readCheckpoints(env.database.db, [name])).every((c) => c.state === "live" && c.version === 2),
+        15_000,
+        "the switch",
+      );
       reading = false;
       await readerLoop;
       expect([...seen].every((total) => total === 200 || total === 2000)).toBe(true);

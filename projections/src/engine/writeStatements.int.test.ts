@@ -79,7 +79,9 @@ async function apply(physical: string, writes: Write[]) {
 }
 
 async function contents(physical: string) {
-  const { rows } = await sql<{ row: string }>`SELECT t::text AS row FROM ${sql.table(physical)} t ORDER BY team, id`.execute(test.database.db);
+  const { rows } = await sql<{ row: string }>`SELECT t::text AS row FROM ${sql.table(physical)} t ORDER BY team, id`.execute(
+    test.database.db,
+  );
   return rows.map((r) => r.row);
 }
 
@@ -105,9 +107,14 @@ describe(`folded batch writes (${testMode()})`, () => {
 
   it("splits a batch larger than the bind-parameter limit into several statements", async () => {
     await test.database.exec(createTableSql("wide", projection.tables.items!));
-    const writes: Write[] = Array.from({ length: 12_000 }, (_, i) => (c) => c.upsert("items", { team: "a", id: BigInt(i), total: 1, high: i }));
+    const writes: Write[] = Array.from(
+      { length: 12_000 },
+      (_, i) => (c) => c.upsert("items", { team: "a", id: BigInt(i), total: 1, high: i }),
+    );
     await apply("wide", writes);
-    const { rows } = await sql<{ n: string; total: string }>`SELECT count(*)::text AS n, sum(total)::text AS total FROM wide`.execute(test.database.db);
+    const { rows } = await sql<{ n: string; total: string }>`SELECT count(*)::text AS n, sum(total)::text AS total FROM wide`.execute(
+      test.database.db,
+    );
     expect(rows[0]).toEqual({ n: "12000", total: "12000" });
   });
 });

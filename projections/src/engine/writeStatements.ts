@@ -29,7 +29,11 @@ export function writeStatements(writes: TableWrites, physical: string): Statemen
 function deleteStatements(table: string, definition: TableDefinition, rows: PendingRow[]): Statement[] {
   const key = definition.primaryKey;
   const match = key.map((c) => `t.${quoteIdent(c)} = v.${quoteIdent(c)}`).join(" AND ");
-  return chunks(rows.map((r) => r.key), key, definition).map(({ values, params }) => ({
+  return chunks(
+    rows.map((r) => r.key),
+    key,
+    definition,
+  ).map(({ values, params }) => ({
     text: `DELETE FROM ${table} AS t USING (VALUES ${values}) AS v(${key.map(quoteIdent).join(", ")}) WHERE ${match}`,
     params,
   }));
@@ -39,7 +43,9 @@ function updateStatements(table: string, definition: TableDefinition, group: Col
   const key = definition.primaryKey;
   const columns = [...key, ...group.columns];
   const set = group.columns
-    .map((c) => `${quoteIdent(c)} = ${mergeExpression(definition.columns[c]!.merge ?? "replace", `t.${quoteIdent(c)}`, `v.${quoteIdent(c)}`)}`)
+    .map(
+      (c) => `${quoteIdent(c)} = ${mergeExpression(definition.columns[c]!.merge ?? "replace", `t.${quoteIdent(c)}`, `v.${quoteIdent(c)}`)}`,
+    )
     .join(", ");
   const match = key.map((c) => `t.${quoteIdent(c)} = v.${quoteIdent(c)}`).join(" AND ");
   const rows = group.rows.map((r) => ({ ...r.key, ...r.update }));
@@ -54,7 +60,10 @@ function upsertStatements(table: string, definition: TableDefinition, group: Col
   const columns = [...key, ...group.columns.filter((c) => !key.includes(c))];
   const merged = columns
     .filter((c) => !key.includes(c))
-    .map((c) => `${quoteIdent(c)} = ${mergeExpression(definition.columns[c]!.merge ?? "replace", `t.${quoteIdent(c)}`, `EXCLUDED.${quoteIdent(c)}`)}`);
+    .map(
+      (c) =>
+        `${quoteIdent(c)} = ${mergeExpression(definition.columns[c]!.merge ?? "replace", `t.${quoteIdent(c)}`, `EXCLUDED.${quoteIdent(c)}`)}`,
+    );
   const onConflict = `ON CONFLICT (${key.map(quoteIdent).join(", ")}) ${merged.length > 0 ? `DO UPDATE SET ${merged.join(", ")}` : "DO NOTHING"}`;
   const rows = group.rows.map((r) => r.upsert!);
   return chunks(rows, columns, definition).map(({ values, params }) => ({
@@ -74,7 +83,9 @@ function groupByColumns(rows: PendingRow[], part: (row: PendingRow) => Row | und
   for (const row of rows) {
     const written = part(row);
     if (!written) continue;
-    const columns = Object.keys(written).filter((c) => !(c in row.key)).sort();
+    const columns = Object.keys(written)
+      .filter((c) => !(c in row.key))
+      .sort();
     const signature = columns.join(",");
     let group = groups.get(signature);
     if (!group) groups.set(signature, (group = { columns, rows: [] }));

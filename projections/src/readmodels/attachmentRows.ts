@@ -41,7 +41,12 @@ export function attachmentsTable<Varying extends { filename: ColumnDefinition; d
  * An email's attachments as rows of `table`, in the message's order counted down: lists run newest first
  * (highest first), and ids are random, so they cannot keep the order themselves.
  */
-export function upsertAttachments(context: BatchContext, table: string, email: { emailId: string; teamId: string }, attachments: Attachment[]): void {
+export function upsertAttachments(
+  context: BatchContext,
+  table: string,
+  email: { emailId: string; teamId: string },
+  attachments: Attachment[],
+): void {
   for (const [index, attachment] of attachments.entries())
     context.upsert(table, {
       id: attachment.id,

@@ -6,4 +6,10 @@ import { segmentsProjection } from "./segments.js";
 import { topicsProjection } from "./topics.js";
 
 /** Contact properties, contacts with their memberships, segments, topics and contact imports: the audience's read models, run as one. */
-export const audienceProjection = mergedProjection("audience", [contactPropertiesProjection, contactsProjection, segmentsProjection, topicsProjection, contactImportsProjection]);
+export const audienceProjection = mergedProjection("audience", [
+  contactPropertiesProjection,
+  contactsProjection,
+  segmentsProjection,
+  topicsProjection,
+  contactImportsProjection,
+]);

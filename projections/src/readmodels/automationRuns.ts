@@ -71,7 +71,11 @@ export const automationRunsProjection = {
       );
     },
     AutomationRunStepWaiting(data, context) {
-      context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } });
+      context.update(
+        "automation_run_steps",
+        { run_id: data.runId, key: data.key },
+        { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } },
+      );
     },
     AutomationRunStepCompleted(data, context) {
       context.update(
@@ -81,7 +85,11 @@ export const automationRunsProjection = {
       );
     },
     AutomationRunStepFailed(data, context) {
-      context.update("automation_run_steps", { run_id: data.runId, key: data.key }, { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt });
+      context.update(
+        "automation_run_steps",
+        { run_id: data.runId, key: data.key },
+        { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt },
+      );
     },
     AutomationRunEnded(data, context) {
       context.update("automation_runs", { id: data.runId }, { status: data.status, completed_at: data.endedAt });

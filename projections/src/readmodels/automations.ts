@@ -35,10 +35,21 @@ export const automationsProjection = {
   },
   handlers: handlersOf<AutomationEvent>({
     AutomationCreated(data, context) {
-      context.upsert("automations", { id: data.automationId, team_id: data.teamId, ...definitionColumns(data), version: 1, created_at: data.createdAt, updated_at: null });
+      context.upsert("automations", {
+        id: data.automationId,
+        team_id: data.teamId,
+        ...definitionColumns(data),
+        version: 1,
+        created_at: data.createdAt,
+        updated_at: null,
+      });
     },
     AutomationUpdated(data, context) {
-      context.update("automations", { id: data.automationId }, { ...definitionColumns(data), version: data.version, updated_at: data.updatedAt });
+      context.update(
+        "automations",
+        { id: data.automationId },
+        { ...definitionColumns(data), version: data.version, updated_at: data.updatedAt },
+      );
     },
     AutomationDeleted(data, context) {
       context.delete("automations", { id: data.automationId });

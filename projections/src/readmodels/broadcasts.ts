@@ -19,8 +19,10 @@ const contentColumns = (data: EventData<BroadcastEvent, "BroadcastCreated" | "Br
   topic_id: data.topicId,
 });
 
-const status = (value: string, extra: Record<string, unknown> = {}) => (data: { broadcastId: string }, context: BatchContext) =>
-  context.update("broadcasts", { id: data.broadcastId }, { status: value, ...extra });
+const status =
+  (value: string, extra: Record<string, unknown> = {}) =>
+  (data: { broadcastId: string }, context: BatchContext) =>
+    context.update("broadcasts", { id: data.broadcastId }, { status: value, ...extra });
 
 /** A recipient of a broadcast: `planned` in the snapshot until its email exists, then that email's status. */
 export type BroadcastRecipientStatus = "planned" | EmailStatus;
@@ -76,7 +78,15 @@ export const broadcastsProjection = {
   },
   handlers: handlersOf<BroadcastEvent | EmailEvent>({
     BroadcastCreated(data, context) {
-      context.upsert("broadcasts", { id: data.broadcastId, team_id: data.teamId, ...contentColumns(data), status: "draft", created_at: data.createdAt, scheduled_at: null, sent_at: null });
+      context.upsert("broadcasts", {
+        id: data.broadcastId,
+        team_id: data.teamId,
+        ...contentColumns(data),
+        status: "draft",
+        created_at: data.createdAt,
+        scheduled_at: null,
+        sent_at: null,
+      });
     },
     BroadcastUpdated(data, context) {
       context.update("broadcasts", { id: data.broadcastId }, contentColumns(data));

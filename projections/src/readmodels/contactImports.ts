@@ -41,10 +41,15 @@ export const contactImportsProjection = {
     },
     ContactImportProgressed(data, context) {
       context.update("contact_imports", { id: data.importId }, { counts: data.counts });
-      for (const error of data.errors) context.upsert("contact_import_errors", { import_id: data.importId, line: error.line, reason: error.reason });
+      for (const error of data.errors)
+        context.upsert("contact_import_errors", { import_id: data.importId, line: error.line, reason: error.reason });
     },
     ContactImportCompleted(data, context) {
-      context.update("contact_imports", { id: data.importId }, { status: "completed", counts: data.counts, completed_at: data.completedAt });
+      context.update(
+        "contact_imports",
+        { id: data.importId },
+        { status: "completed", counts: data.counts, completed_at: data.completedAt },
+      );
     },
     ContactImportFailed(data, context) {
       context.update("contact_imports", { id: data.importId }, { status: "failed", completed_at: data.failedAt });

@@ -12,7 +12,11 @@ export const contactPropertiesProjection = {
       columns: {
         key: { type: "text" },
         type: { type: "text", ...holds<ContactPropertyType>() },
-        fallback_value: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>() },
+        fallback_value: {
+          type: "jsonb",
+          nullable: true,
+          ...holds<NonNullable<EventData<ContactPropertyEvent, "ContactPropertyCreated">["fallbackValue"]>>(),
+        },
         created_at: { type: "timestamptz" },
       },
     }),

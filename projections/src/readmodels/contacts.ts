@@ -11,8 +11,14 @@ const personColumns = (data: EventData<ContactEvent, "ContactCreated" | "Contact
   properties: data.properties,
 });
 
-function topicChoices(context: BatchContext, contactId: string, teamId: string, topics: EventData<ContactEvent, "ContactTopicsUpdated">["topics"]) {
-  for (const { topicId, subscription } of topics) context.upsert("contact_topics", { contact_id: contactId, topic_id: topicId, team_id: teamId, subscription });
+function topicChoices(
+  context: BatchContext,
+  contactId: string,
+  teamId: string,
+  topics: EventData<ContactEvent, "ContactTopicsUpdated">["topics"],
+) {
+  for (const { topicId, subscription } of topics)
+    context.upsert("contact_topics", { contact_id: contactId, topic_id: topicId, team_id: teamId, subscription });
 }
 
 /**
@@ -58,16 +64,32 @@ export const contactsProjection = {
   },
   handlers: handlersOf<ContactEvent | ContactErased>({
     ContactCreated(data, context) {
-      context.upsert("contacts", { id: data.contactId, team_id: data.teamId, ...personColumns(data), created_at: data.createdAt, updated_at: data.createdAt });
+      context.upsert("contacts", {
+        id: data.contactId,
+        team_id: data.teamId,
+        ...personColumns(data),
+        created_at: data.createdAt,
+        updated_at: data.createdAt,
+      });
       for (const segmentId of data.segmentIds)
-        context.upsert("contact_segments", { contact_id: data.contactId, segment_id: segmentId, team_id: data.teamId, added_at: data.createdAt });
+        context.upsert("contact_segments", {
+          contact_id: data.contactId,
+          segment_id: segmentId,
+          team_id: data.teamId,
+          added_at: data.createdAt,
+        });
       topicChoices(context, data.contactId, data.teamId, data.topics);
     },
     ContactUpdated(data, context) {
       context.update("contacts", { id: data.contactId }, { ...personColumns(data), updated_at: data.updatedAt });
     },
     ContactAddedToSegment(data, context) {
-      context.upsert("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId, team_id: data.teamId, added_at: data.addedAt });
+      context.upsert("contact_segments", {
+        contact_id: data.contactId,
+        segment_id: data.segmentId,
+        team_id: data.teamId,
+        added_at: data.addedAt,
+      });
     },
     ContactRemovedFromSegment(data, context) {
       context.delete("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId });

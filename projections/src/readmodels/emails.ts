@@ -69,9 +69,9 @@ export const emailsProjection = {
       Object.entries(emailStatusAfter)
         .filter(([type]) => type !== "EmailQueued" && type !== "EmailScheduled")
         .map(([type, lastEvent]) => [
-        type,
-        (data: { emailId: string }, context: BatchContext) => context.update("emails", { id: data.emailId }, { last_event: lastEvent }),
-      ]),
+          type,
+          (data: { emailId: string }, context: BatchContext) => context.update("emails", { id: data.emailId }, { last_event: lastEvent }),
+        ]),
     ),
   }),
 } satisfies Projection;

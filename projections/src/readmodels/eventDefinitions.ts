@@ -11,7 +11,11 @@ export const eventDefinitionsProjection = {
     event_definitions: teamResourceTable({
       columns: {
         name: { type: "text" },
-        schema: { type: "jsonb", nullable: true, ...holds<NonNullable<EventData<EventDefinitionEvent, "EventDefinitionCreated">["schema"]>>() },
+        schema: {
+          type: "jsonb",
+          nullable: true,
+          ...holds<NonNullable<EventData<EventDefinitionEvent, "EventDefinitionCreated">["schema"]>>(),
+        },
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz", nullable: true },
       },
@@ -20,7 +24,14 @@ export const eventDefinitionsProjection = {
   },
   handlers: handlersOf<EventDefinitionEvent>({
     EventDefinitionCreated(data, context) {
-      context.upsert("event_definitions", { id: data.eventDefId, team_id: data.teamId, name: data.name, schema: data.schema, created_at: data.createdAt, updated_at: null });
+      context.upsert("event_definitions", {
+        id: data.eventDefId,
+        team_id: data.teamId,
+        name: data.name,
+        schema: data.schema,
+        created_at: data.createdAt,
+        updated_at: null,
+      });
     },
     EventDefinitionUpdated(data, context) {
       context.update("event_definitions", { id: data.eventDefId }, { schema: data.schema, updated_at: data.updatedAt });

@@ -37,11 +37,16 @@ interface ReadTypes {
   jsonb: unknown;
 }
 
-type Read<Column extends ColumnDefinition> = unknown extends Column["holds"] ? ReadTypes[Column["type"] & ColumnType] : Exclude<Column["holds"], undefined>;
+type Read<Column extends ColumnDefinition> = unknown extends Column["holds"]
+  ? ReadTypes[Column["type"] & ColumnType]
+  : Exclude<Column["holds"], undefined>;
 type RowOf<Columns extends Record<string, ColumnDefinition>> = {
   [Name in keyof Columns]: Columns[Name] extends { nullable: true } ? Read<Columns[Name]> | null : Read<Columns[Name]>;
 };
-type TablesOf<P> = P extends Projection<infer Tables extends Record<string, TableDefinition>> ? { [Table in keyof Tables]: RowOf<Tables[Table]["columns"]> } : never;
+type TablesOf<P> =
+  P extends Projection<infer Tables extends Record<string, TableDefinition>>
+    ? { [Table in keyof Tables]: RowOf<Tables[Table]["columns"]> }
+    : never;
 
 /**
  * Every read-model table with the row type its projection's table definition says, for `Kysely<ReadModels>`:

@@ -11,7 +11,12 @@ import { newestFirstPerTeam } from "./teamResourceTable.js";
 export const suppressionIdOf = (teamId: string, email: string) => deterministicId("suppression", teamId, email.toLowerCase());
 
 /** Puts an email's recipients on its team's list; an address already there keeps its first origin. */
-function suppress(context: BatchContext, email: { teamId: string; emailId: string; recipients: string[] }, origin: SuppressionOrigin, at: string) {
+function suppress(
+  context: BatchContext,
+  email: { teamId: string; emailId: string; recipients: string[] },
+  origin: SuppressionOrigin,
+  at: string,
+) {
   for (const address of bareAddresses(email.recipients))
     context.upsert("suppressions", {
       team_id: email.teamId,
@@ -55,7 +60,14 @@ export const suppressionsProjection = {
       suppress(context, data, "complaint", data.complainedAt);
     },
     SuppressionAdded(data, context) {
-      context.upsert("suppressions", { team_id: data.teamId, email: data.email, id: data.suppressionId, origin: data.origin, source_id: data.sourceId, created_at: data.createdAt });
+      context.upsert("suppressions", {
+        team_id: data.teamId,
+        email: data.email,
+        id: data.suppressionId,
+        origin: data.origin,
+        source_id: data.sourceId,
+        created_at: data.createdAt,
+      });
     },
     SuppressionRemoved(data, context) {
       context.delete("suppressions", { team_id: data.teamId, email: data.email });

@@ -22,7 +22,13 @@ export const teamsProjection = {
   },
   handlers: handlersOf<TeamEvent>({
     TeamCreated({ teamId, name, createdAt }, context) {
-      context.upsert("teams", { id: teamId, name, rate_limit_per_second: DEFAULT_RATE_LIMIT, broadcast_emails_per_second: null, created_at: createdAt });
+      context.upsert("teams", {
+        id: teamId,
+        name,
+        rate_limit_per_second: DEFAULT_RATE_LIMIT,
+        broadcast_emails_per_second: null,
+        created_at: createdAt,
+      });
     },
     TeamRateLimitSet({ teamId, requestsPerSecond }, context) {
       context.update("teams", { id: teamId }, { rate_limit_per_second: requestsPerSecond });

@@ -57,10 +57,18 @@ export const templatesProjection = {
       });
     },
     TemplateUpdated(data, context) {
-      context.update("templates", { id: data.templateId }, { ...contentColumns(data), current_version_id: data.versionId, updated_at: data.updatedAt });
+      context.update(
+        "templates",
+        { id: data.templateId },
+        { ...contentColumns(data), current_version_id: data.versionId, updated_at: data.updatedAt },
+      );
     },
     TemplatePublished({ templateId, versionId, publishedAt }, context) {
-      context.update("templates", { id: templateId }, { published_version_id: versionId, published_at: publishedAt, updated_at: publishedAt });
+      context.update(
+        "templates",
+        { id: templateId },
+        { published_version_id: versionId, published_at: publishedAt, updated_at: publishedAt },
+      );
     },
     TemplateDeleted(data, context) {
       context.delete("templates", { id: data.templateId });

@@ -24,7 +24,10 @@ export const webhookDeliveriesProjection = {
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
-      indexes: { by_webhook: "(webhook_id, created_at DESC, id DESC)", unfinished: "(status_at) WHERE status IN ('pending', 'attempting')" },
+      indexes: {
+        by_webhook: "(webhook_id, created_at DESC, id DESC)",
+        unfinished: "(status_at) WHERE status IN ('pending', 'attempting')",
+      },
     },
     webhook_attempts: {
       columns: {
@@ -56,7 +59,11 @@ export const webhookDeliveriesProjection = {
     },
     WebhookDeliveryAttempted(data, context, event) {
       const status = data.succeeded ? "success" : data.nextAttemptAt === null ? "failed" : "attempting";
-      context.update("webhook_deliveries", { id: data.deliveryId }, { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt });
+      context.update(
+        "webhook_deliveries",
+        { id: data.deliveryId },
+        { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt },
+      );
       context.upsert("webhook_attempts", {
         id: event.id,
         delivery_id: data.deliveryId,

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@tidings/core";
 import { migrate, type Database } from "@tidings/postgres";
-import { createPostgresEventStore, eventStoreMigrations, type EventStore, type PostgresEventStoreOptions, type Position } from "@tidings/eventstore";
+import {
+  createPostgresEventStore,
+  eventStoreMigrations,
+  type EventStore,
+  type PostgresEventStoreOptions,
+  type Position,
+} from "@tidings/eventstore";
 import type { Projection } from "../engine/projection.js";
 
 /** Builders for the integration tests: a store on a test database, projections, and events. */
@@ -82,7 +88,8 @@ export async function appendEvents(store: EventStore, type: string, streams: num
 }
 
 export async function countsOf(database: Database, name: string): Promise<Map<string, number>> {
-  const rows = await database.tables<Record<string, { stream_id: string; events: string | number }>>()
+  const rows = await database
+    .tables<Record<string, { stream_id: string; events: string | number }>>()
     .selectFrom(`${name}_counts`)
     .select(["stream_id", (eb) => eb.cast<string>("events", "text").as("events")])
     .execute();

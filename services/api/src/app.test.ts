@@ -15,17 +15,29 @@ beforeAll(async () => {
     readiness: {},
     routes: [
       (r) => {
-        r.post("/domains/:id/verify", { schema: { params: z.object({ id: z.string() }), response: { 200: z.object({ id: z.string() }) } } }, async (req) => ({
-          id: req.params.id,
-        }));
-        r.get("/contacts/:idOrEmail", { schema: { params: z.object({ idOrEmail: z.string() }), response: { 200: z.object({ key: z.string() }) } } }, async (req) => ({
-          key: req.params.idOrEmail,
-        }));
+        r.post(
+          "/domains/:id/verify",
+          { schema: { params: z.object({ id: z.string() }), response: { 200: z.object({ id: z.string() }) } } },
+          async (req) => ({
+            id: req.params.id,
+          }),
+        );
+        r.get(
+          "/contacts/:idOrEmail",
+          { schema: { params: z.object({ idOrEmail: z.string() }), response: { 200: z.object({ key: z.string() }) } } },
+          async (req) => ({
+            key: req.params.idOrEmail,
+          }),
+        );
         r.post(
           "/emails",
           {
             schema: {
-              body: z.object({ to: z.string(), subject: z.string().min(1), attachments: z.array(z.object({ filename: z.string() })).optional() }),
+              body: z.object({
+                to: z.string(),
+                subject: z.string().min(1),
+                attachments: z.array(z.object({ filename: z.string() })).optional(),
+              }),
               response: { 200: z.object({ id: z.string() }) },
             },
           },
@@ -34,11 +46,20 @@ beforeAll(async () => {
         // Registered before the literal route on purpose: the router must not care about order.
         r.post("/events/:idOrName", { schema: { response: { 200: z.object({ route: z.string() }) } } }, async () => ({ route: "param" }));
         r.post("/events/send", { schema: { response: { 200: z.object({ route: z.string() }) } } }, async () => ({ route: "literal" }));
-        r.post("/uploads", { bodyLimit: 2 * 1024 * 1024, schema: { body: z.object({ data: z.string() }), response: { 200: z.object({ size: z.number() }) } } }, async (req) => ({
-          size: req.body.data.length,
-        }));
-        r.post("/things", { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ object: z.literal("thing"), id: z.string() }) } } }, async (req, reply) =>
-          created(reply, { object: "thing" as const, id: req.body.name }),
+        r.post(
+          "/uploads",
+          {
+            bodyLimit: 2 * 1024 * 1024,
+            schema: { body: z.object({ data: z.string() }), response: { 200: z.object({ size: z.number() }) } },
+          },
+          async (req) => ({
+            size: req.body.data.length,
+          }),
+        );
+        r.post(
+          "/things",
+          { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ object: z.literal("thing"), id: z.string() }) } } },
+          async (req, reply) => created(reply, { object: "thing" as const, id: req.body.name }),
         );
         r.get("/fails/domain", { schema: { response: { 200: z.object({}) } } }, async () => {
           throw new TidingsError("not_found", "Template not found");
@@ -67,19 +88,37 @@ describe("request bodies", () => {
   it("answers malformed JSON with 400 validation_error saying what is wrong", async () => {
     const res = await app.inject({ method: "POST", url: "/emails", headers: { "content-type": "application/json" }, payload: '{"to": ' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ statusCode: 400, name: "validation_error", message: expect.stringMatching(/^The request body is not valid JSON: .+/) });
+    expect(res.json()).toEqual({
+      statusCode: 400,
+      name: "validation_error",
+      message: expect.stringMatching(/^The request body is not valid JSON: .+/),
+    });
   });
 
   it("refuses a __proto__ key", async () => {
-    const res = await app.inject({ method: "POST", url: "/emails", headers: { "content-type": "application/json" }, payload: '{"to":"a","subject":"s","__proto__":{"x":1}}' });
+    const res = await app.inject({
+      method: "POST",
+      url: "/emails",
+      headers: { "content-type": "application/json" },
+      payload: '{"to":"a","subject":"s","__proto__":{"x":1}}',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain("`__proto__`");
   });
 
   it("answers a body over the default 1 MiB limit with 413 in the error shape", async () => {
-    const res = await app.inject({ method: "POST", url: "/emails", headers: { "content-type": "application/json" }, payload: JSON.stringify({ to: "x".repeat(1024 * 1024) }) });
+    const res = await app.inject({
+      method: "POST",
+      url: "/emails",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ to: "x".repeat(1024 * 1024) }),
+    });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ statusCode: 413, name: "validation_error", message: "The request body is larger than the limit of 1048576 bytes for this endpoint." });
+    expect(res.json()).toEqual({
+      statusCode: 413,
+      name: "validation_error",
+      message: "The request body is larger than the limit of 1048576 bytes for this endpoint.",
+    });
   });
 
   it("lets a route raise its own body limit", async () => {

@@ -25,7 +25,13 @@ import { operationRoutes, resourceRoutes } from "./routes/index.js";
 import type { ApiServices } from "./services.js";
 
 /** The fastify instance every route file receives: zod schemas type its requests and replies. */
-export type ApiInstance = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+export type ApiInstance = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 /**
  * A resource's routes (`routes/<resource>.ts`): they declare zod schemas, call a handler or query, and
@@ -75,7 +81,8 @@ export function buildTransportApp(deps: TransportDeps): ApiInstance {
 }
 
 /** A number of hops trusts that many proxies nearest the server (fastify types only the function form of it). */
-const trustedProxies = (setting: boolean | number | string[]) => (typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting);
+const trustedProxies = (setting: boolean | number | string[]) =>
+  typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting;
 
 function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiServices | undefined): ApiInstance {
   const app = Fastify({

@@ -9,7 +9,11 @@ const inlineImages = new Set(["image/png", "image/jpeg", "image/gif", "image/web
  * cannot run there: the content type is checked, never sniffed, and sandboxed, and only plain images are
  * shown inline. A type a header cannot carry would otherwise make the reply throw.
  */
-export function sendDownload(reply: FastifyReply, bytes: Buffer, file: { contentType: string; disposition: string | null; filename: string }) {
+export function sendDownload(
+  reply: FastifyReply,
+  bytes: Buffer,
+  file: { contentType: string; disposition: string | null; filename: string },
+) {
   const type = mediaType.test(file.contentType) ? file.contentType.toLowerCase() : "application/octet-stream";
   const disposition = file.disposition === "inline" && inlineImages.has(type) ? "inline" : "attachment";
   return reply

@@ -25,11 +25,18 @@ async function insert(team: string, createdAt: string, name: string): Promise<st
 
 beforeAll(async () => {
   test = await createTestDatabase();
-  await test.database.exec(`CREATE TABLE items (id uuid PRIMARY KEY, team text NOT NULL, created_at timestamptz NOT NULL, name text NOT NULL)`);
+  await test.database.exec(
+    `CREATE TABLE items (id uuid PRIMARY KEY, team text NOT NULL, created_at timestamptz NOT NULL, name text NOT NULL)`,
+  );
   // Rows 0-9 lie within one millisecond, a microsecond apart: a cursor that went through a JS Date would
   // lose their order. Rows 10-14 share one timestamp: only the id orders them.
   for (let i = 0; i < 25; i++) {
-    const at = i < 10 ? `2025-01-01 00:00:00.000${String(i).padStart(3, "0")}+00` : i < 15 ? "2025-01-02 00:00:00+00" : `2025-01-03 00:00:${String(i).padStart(2, "0")}+00`;
+    const at =
+      i < 10
+        ? `2025-01-01 00:00:00.000${String(i).padStart(3, "0")}+00`
+        : i < 15
+          ? "2025-01-02 00:00:00+00"
+          : `2025-01-03 00:00:${String(i).padStart(2, "0")}+00`;
     await insert("a", at, `a${i}`);
   }
   for (let i = 0; i < 5; i++) await insert("b", `2025-01-01 00:00:0${i}+00`, `b${i}`);
@@ -114,8 +121,14 @@ describe("listPage", () => {
   });
 
   it("maps rows to wire items and can order by another unique key", async () => {
-    const byName = await listPage(teamItems("a"), { limit: 3, after: expected[0]! }, { orderBy: ["name", "id"], toItem: (r: Row) => ({ object: "item", name: r.name }) });
-    const names = (await sql<{ name: string }>`SELECT name FROM items WHERE team = 'a' ORDER BY name DESC, id DESC`.execute(db())).rows.map((r) => r.name);
+    const byName = await listPage(
+      teamItems("a"),
+      { limit: 3, after: expected[0]! },
+      { orderBy: ["name", "id"], toItem: (r: Row) => ({ object: "item", name: r.name }) },
+    );
+    const names = (await sql<{ name: string }>`SELECT name FROM items WHERE team = 'a' ORDER BY name DESC, id DESC`.execute(db())).rows.map(
+      (r) => r.name,
+    );
     const from = names.indexOf("a24");
     expect(byName.data).toEqual(names.slice(from + 1, from + 4).map((name) => ({ object: "item", name })));
   });

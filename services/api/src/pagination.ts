@@ -33,9 +33,11 @@ export const paginationShape = {
  * `after` and `before` together are refused (seed spec, Errors table).
  */
 export function listQuerySchema<Filters extends z.ZodRawShape = Record<never, never>>(filters?: Filters) {
-  return z.object({ ...paginationShape, ...(filters ?? ({} as Filters)) }).refine((query: { after?: unknown; before?: unknown }) => query.after === undefined || query.before === undefined, {
-    message: "`after` and `before` cannot be used together.",
-  });
+  return z
+    .object({ ...paginationShape, ...(filters ?? ({} as Filters)) })
+    .refine((query: { after?: unknown; before?: unknown }) => query.after === undefined || query.before === undefined, {
+      message: "`after` and `before` cannot be used together.",
+    });
 }
 
 export interface PageRequest {

@@ -45,7 +45,9 @@ export function preferencesPage(options: { email: string; unsubscribed: boolean;
         `</label>`,
     )
     .join("\n");
-  const status = options.unsubscribed ? `<p role="status">You are unsubscribed from all emails. Saving your preferences subscribes you again.</p>` : "";
+  const status = options.unsubscribed
+    ? `<p role="status">You are unsubscribed from all emails. Saving your preferences subscribes you again.</p>`
+    : "";
   const saved = options.saved ? `<p role="status">Your preferences are saved.</p>` : "";
   return page(
     "Email preferences",
@@ -64,7 +66,10 @@ export function unsubscribedPage(): string {
 }
 
 export function invalidLinkPage(): string {
-  return page("This link does not work", `<p>The link is incomplete, changed or expired. Open it again from the most recent email you received.</p>`);
+  return page(
+    "This link does not work",
+    `<p>The link is incomplete, changed or expired. Open it again from the most recent email you received.</p>`,
+  );
 }
 
 export function goneContactPage(): string {

@@ -11,12 +11,20 @@ beforeAll(async () => {
   app = buildTestApp({
     routes: [
       (r) => {
-        r.post("/broadcasts/:id/send", { schema: { params: z.object({ id: z.string() }), response: { 200: z.object({ id: z.string() }) } } }, async (req) => ({
-          id: req.params.id,
-        }));
-        r.get("/contacts/:idOrEmail", { schema: { params: z.object({ idOrEmail: z.string() }), response: { 200: z.object({ key: z.string() }) } } }, async (req) => ({
-          key: req.params.idOrEmail,
-        }));
+        r.post(
+          "/broadcasts/:id/send",
+          { schema: { params: z.object({ id: z.string() }), response: { 200: z.object({ id: z.string() }) } } },
+          async (req) => ({
+            id: req.params.id,
+          }),
+        );
+        r.get(
+          "/contacts/:idOrEmail",
+          { schema: { params: z.object({ idOrEmail: z.string() }), response: { 200: z.object({ key: z.string() }) } } },
+          async (req) => ({
+            key: req.params.idOrEmail,
+          }),
+        );
       },
     ],
   });
@@ -26,7 +34,10 @@ afterAll(() => app.close());
 
 /** The request the `resend` SDK makes (compat-reference §1.2): JSON content type on every call, no body when there is none. */
 const sdkFetch = (path: string, method = "GET") =>
-  fetch(`${base}${path}`, { method, headers: { Authorization: "Bearer re_test", "Content-Type": "application/json", "User-Agent": "resend-node:6.38.0" } });
+  fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: "Bearer re_test", "Content-Type": "application/json", "User-Agent": "resend-node:6.38.0" },
+  });
 
 describe("over a real socket", () => {
   it("answers a body-less POST carrying Content-Type: application/json", async () => {

@@ -16,7 +16,12 @@ async function clientAddress(trustProxy: boolean | number | string[] | undefined
     ],
   });
   try {
-    const reply = await app.inject({ method: "GET", url: "/whoami", remoteAddress: "10.0.0.2", headers: { "x-forwarded-for": "198.51.100.7, 10.0.0.1" } });
+    const reply = await app.inject({
+      method: "GET",
+      url: "/whoami",
+      remoteAddress: "10.0.0.2",
+      headers: { "x-forwarded-for": "198.51.100.7, 10.0.0.1" },
+    });
     return (reply.json() as { ip: string }).ip;
   } finally {
     await app.close();
@@ -24,7 +29,8 @@ async function clientAddress(trustProxy: boolean | number | string[] | undefined
 }
 
 describe("the client's address behind proxies (TRUST_PROXY)", () => {
-  it("is the peer's by default: a forwarded header anyone can send is not believed", async () => expect(await clientAddress(undefined)).toBe("10.0.0.2"));
+  it("is the peer's by default: a forwarded header anyone can send is not believed", async () =>
+    expect(await clientAddress(undefined)).toBe("10.0.0.2"));
   it("is the first address of the chain when every hop is trusted", async () => expect(await clientAddress(true)).toBe("198.51.100.7"));
   it("is the address one hop out when one proxy is trusted", async () => expect(await clientAddress(1)).toBe("10.0.0.1"));
   it("skips the named proxies only", async () => {

@@ -42,8 +42,15 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
   "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
-  "teams set-broadcast-rate": ({ config, logger, args }) => teamsSetBroadcastRate(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of emails per second or `default`")),
-  "teams set-rate-limit": ({ config, logger, args }) => teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
+  "teams set-broadcast-rate": ({ config, logger, args }) =>
+    teamsSetBroadcastRate(
+      config,
+      logger,
+      required(args[0], "a team name or id"),
+      required(args[1], "a number of emails per second or `default`"),
+    ),
+  "teams set-rate-limit": ({ config, logger, args }) =>
+    teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
 };
 
 function required(value: string | undefined, what: string): string {
@@ -70,7 +77,10 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
     // delivered again, and every effect is keyed, so the next process finds what was recorded and redoes
     // only the rest (an SMTP send cut before its outcome was recorded goes again, with the same Message-ID).
     setTimeout(() => {
-      logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, unfinished: serving.unfinished() }, "stop ran out of time; exiting with work under way");
+      logger.warn(
+        { timeoutMs: config.SHUTDOWN_TIMEOUT_MS, unfinished: serving.unfinished() },
+        "stop ran out of time; exiting with work under way",
+      );
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS).unref();
     serving.stop().then(() => process.exit(0), fail);
@@ -114,7 +124,12 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const { role, json, team, permission, name } = values;
-  await commands[key]!({ config, logger, args: positionals.slice(key.split(" ").length), options: { role: role!, json: json!, team, permission, name } });
+  await commands[key]!({
+    config,
+    logger,
+    args: positionals.slice(key.split(" ").length),
+    options: { role: role!, json: json!, team, permission, name },
+  });
 }
 
 main(process.argv.slice(2)).catch(fail);

@@ -22,6 +22,19 @@ export const broadcastScheduleDurable = (type: (typeof broadcastScheduleEvents)[
 /** The webhook saga: one fan-out consumer per stream category with webhook types, and one for replays. */
 export const webhookFanOutDurable = (streamCategory: string) => `webhooks-${streamCategory}`;
 export const webhookReplayDurable = "webhooks-replays";
-const webhookDurables = webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0).map((c) => webhookFanOutDurable(c.streamCategory));
+const webhookDurables = webhookEventCategories
+  .filter((c) => Object.keys(c.payloads).length > 0)
+  .map((c) => webhookFanOutDurable(c.streamCategory));
 
-export const sagaDurables: string[] = [deliveryDurable, ...scheduledEmailEvents.map(schedulerDurable), ...webhookDurables, webhookReplayDurable, domainVerificationDurable, contactImportDurable, automationEventsDurable, automationChangesDurable, broadcastFanOutDurable, ...broadcastScheduleEvents.map(broadcastScheduleDurable)];
+export const sagaDurables: string[] = [
+  deliveryDurable,
+  ...scheduledEmailEvents.map(schedulerDurable),
+  ...webhookDurables,
+  webhookReplayDurable,
+  domainVerificationDurable,
+  contactImportDurable,
+  automationEventsDurable,
+  automationChangesDurable,
+  broadcastFanOutDurable,
+  ...broadcastScheduleEvents.map(broadcastScheduleDurable),
+];

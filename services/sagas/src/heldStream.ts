@@ -24,7 +24,10 @@ export async function holdStream<Command, Event extends { type: string; data: un
   let revision: ExpectedRevision = "no_stream";
   const load = async () => {
     const recorded = await store.readStream(streamId);
-    state = fold(decider, recorded.map((e) => ({ type: e.type, data: e.data }) as Event));
+    state = fold(
+      decider,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as Event),
+    );
     revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
   };
   await load();
@@ -36,7 +39,11 @@ export async function holdStream<Command, Event extends { type: string; data: un
         if (decided.length === 0) return;
         try {
           const written = metadata();
-          const result = await store.append(streamId, decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata: written })), revision);
+          const result = await store.append(
+            streamId,
+            decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata: written })),
+            revision,
+          );
           revision = result.nextExpectedRevision;
           state = decided.reduce(decider.evolve, state);
           return;

@@ -1,7 +1,13 @@
 export * from "./timers/index.js";
 export { startSagas, type RunningSagas, type SagaDeps } from "./startSagas.js";
 export { deliverEmail, startDeliverySaga, retryTimerKey, type DeliveryDeps } from "./delivery/delivery.js";
-export { queueScheduledEmail, queueScheduledEmailDecider, sendTimerKey, startSchedulerSaga, syncSendTimer } from "./scheduling/scheduledEmails.js";
+export {
+  queueScheduledEmail,
+  queueScheduledEmailDecider,
+  sendTimerKey,
+  startSchedulerSaga,
+  syncSendTimer,
+} from "./scheduling/scheduledEmails.js";
 export { emailComposer, type BlobReader } from "./delivery/composeEmail.js";
 export { sagaDurables } from "./durables.js";
 export { runContactImport, startContactImportSaga, type ContactImportDeps } from "./imports/contactImports.js";

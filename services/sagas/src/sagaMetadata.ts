@@ -2,7 +2,15 @@ import { formatTimestamp, type Clock } from "@tidings/core";
 import type { EventMetadata } from "@tidings/eventstore";
 
 /** The sagas, as the `actor` of the events they append says them: `saga:<name>`. */
-export type SagaName = "delivery" | "scheduler" | "webhooks" | "automations" | "contact-import" | "broadcast-fan-out" | "broadcast-scheduler" | "domain-verification";
+export type SagaName =
+  | "delivery"
+  | "scheduler"
+  | "webhooks"
+  | "automations"
+  | "contact-import"
+  | "broadcast-fan-out"
+  | "broadcast-scheduler"
+  | "domain-verification";
 
 export interface SagaEventContext {
   teamId: string;

@@ -14,7 +14,12 @@ import { queueScheduledBroadcast, startBroadcastScheduleSaga, type BroadcastTime
 import { deliverEmail, deliveriesUnderWay, startDeliverySaga, type DeliveryDeps, type RetryTimerPayload } from "./delivery/delivery.js";
 import { createRecordLookup } from "./domains/domainRecordLookup.js";
 import { deliveryDomains } from "./delivery/deliveryDomain.js";
-import { fireDomainCheck, startDomainVerificationSaga, type DomainCheckTimer, type DomainVerificationDeps } from "./domains/domainVerification.js";
+import {
+  fireDomainCheck,
+  startDomainVerificationSaga,
+  type DomainCheckTimer,
+  type DomainVerificationDeps,
+} from "./domains/domainVerification.js";
 import { suppressedRecipients } from "@tidings/sending";
 import { queueScheduledEmail, startSchedulerSaga, type SendTimerPayload } from "./scheduling/scheduledEmails.js";
 import { createTimers, startTimerPoller } from "./timers/index.js";
@@ -57,7 +62,8 @@ const sagaReadModels = ["webhooks", "automations", "audience", "suppressions"];
 const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
 
 /** What a timer's payload says to do when it fires. */
-type TimerPayload = SendTimerPayload | RetryTimerPayload | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload | BroadcastTimerPayload;
+type TimerPayload =
+  SendTimerPayload | RetryTimerPayload | DomainCheckTimer | DeliveryTimerPayload | RunTimerPayload | BroadcastTimerPayload;
 
 /**
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
@@ -76,7 +82,9 @@ export async function startSagas({ store, database, bus, config, secret, logger,
   };
   const unfinished = () => {
     const emails = deliveriesUnderWay();
-    return emails.length > 0 ? [`emails under way, to be sent again with the same Message-ID if the relay took them: ${emails.join(", ")}`] : [];
+    return emails.length > 0
+      ? [`emails under way, to be sent again with the same Message-ID if the relay took them: ${emails.join(", ")}`]
+      : [];
   };
   try {
     const transport = createMailTransport(config, logger.child({ component: "mail" }));
@@ -171,7 +179,14 @@ export async function startSagas({ store, database, bus, config, secret, logger,
       ...(await startAutomationRunner({ bus, database, readModelsAt: readModels, deps: automations, concurrency: 64 })),
       await startContactImportSaga({
         bus,
-        deps: { store, blobs: createStreamedBlobStore(database), clock, logger: logger.child({ saga: "contact-import" }), checkpointRows: 500, rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT },
+        deps: {
+          store,
+          blobs: createStreamedBlobStore(database),
+          clock,
+          logger: logger.child({ saga: "contact-import" }),
+          checkpointRows: 500,
+          rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT,
+        },
       }),
       ...(await startBroadcastScheduleSaga({ bus, store, timers })),
       await startBroadcastFanOutSaga({
@@ -181,7 +196,12 @@ export async function startSagas({ store, database, bus, config, secret, logger,
           clock,
           database,
           logger: logger.child({ saga: "broadcast-fan-out" }),
-          links: { publicUrl: config.PUBLIC_URL, secret: secret ?? config.TIDINGS_SECRET ?? "", mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname, validForMs: UNSUBSCRIBE_LINK_VALID_MS },
+          links: {
+            publicUrl: config.PUBLIC_URL,
+            secret: secret ?? config.TIDINGS_SECRET ?? "",
+            mailHost: config.MAIL_HOST ?? new URL(config.PUBLIC_URL).hostname,
+            validForMs: UNSUBSCRIBE_LINK_VALID_MS,
+          },
           suppressed,
           rates: new TeamRates(),
           batchSize: 500,

@@ -47,8 +47,7 @@ export async function createInProcessBus(database: Database, options: InProcessB
 
   const insert = orderedPublisher(db, (subjects) => subjects.forEach(wakeFor));
 
-  const prune = () =>
-    pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));
+  const prune = () => pruneMessages(db, retention).catch((err) => logger.error({ err }, "pruning bus messages failed"));
   const pruneTimer = setInterval(() => void prune(), options.pruneIntervalMs ?? 60_000);
   pruneTimer.unref();
 

@@ -14,7 +14,6 @@ export interface InProcessConsumer {
   stop(): Promise<void>;
 }
 
-
 /**
  * One durable consumer's loop: claim as many deliveries as there are free handler slots, run them, and
  * when nothing is ready sleep until a publish wakes it, the next pending deadline, or the poll interval

@@ -11,7 +11,9 @@ describe("in-process bus", () => {
   let n = 0;
   const ns = () => `p${++n}${Math.random().toString(36).slice(2, 6)}`;
   const count = async (subjectPrefix: string) => {
-    const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM bus_messages WHERE subject LIKE ${`${subjectPrefix}%`}`.execute(test.database.db);
+    const { rows } = await sql<{
+      n: string;
+    }>`SELECT count(*)::text AS n FROM bus_messages WHERE subject LIKE ${`${subjectPrefix}%`}`.execute(test.database.db);
     return Number(rows[0]!.n);
   };
 

@@ -8,7 +8,10 @@ const maxPerStatement = 500;
  * caller may fire many publishes without awaiting each (the forwarder does) and consumers still see them
  * in that order; on PostgreSQL, separate pool connections would not keep it.
  */
-export function orderedPublisher(db: Kysely<unknown>, onInserted: (subjects: string[]) => void): (message: MessageToInsert) => Promise<void> {
+export function orderedPublisher(
+  db: Kysely<unknown>,
+  onInserted: (subjects: string[]) => void,
+): (message: MessageToInsert) => Promise<void> {
   const queue: Array<{ message: MessageToInsert; resolve: () => void; reject: (error: unknown) => void }> = [];
   let flushing = false;
   const flush = async () => {
@@ -18,7 +21,12 @@ export function orderedPublisher(db: Kysely<unknown>, onInserted: (subjects: str
     while (queue.length > 0) {
       const batch = queue.splice(0, maxPerStatement);
       try {
-        onInserted(await insertMessages(db, batch.map((p) => p.message)));
+        onInserted(
+          await insertMessages(
+            db,
+            batch.map((p) => p.message),
+          ),
+        );
         for (const p of batch) p.resolve();
       } catch (error) {
         for (const p of batch) p.reject(error);

@@ -37,7 +37,12 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
   const deadLetterStream = options.deadLetterStream ?? "DEADLETTER";
   // Without async traces: each request (every publish awaits its ack) would build an Error for its stack,
   // a tenth of the forwarder's CPU in a profile, for a trace our own errors already carry.
-  const nc = await connect({ servers: options.servers ?? "nats://127.0.0.1:4222", name: "tidings-bus", maxReconnectAttempts: -1, noAsyncTraces: true });
+  const nc = await connect({
+    servers: options.servers ?? "nats://127.0.0.1:4222",
+    name: "tidings-bus",
+    maxReconnectAttempts: -1,
+    noAsyncTraces: true,
+  });
   const js = nc.jetstream();
   let jsm: JetStreamManager;
   try {
@@ -93,7 +98,10 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
       while (letters.length < limit) {
         let stored: StoredMsg;
         try {
-          stored = await (jsm as JetStreamManager & Partial<DirectGet> as DirectGet).direct.getMessage(deadLetterStream, { seq, next_by_subj: subject });
+          stored = await (jsm as JetStreamManager & Partial<DirectGet> as DirectGet).direct.getMessage(deadLetterStream, {
+            seq,
+            next_by_subj: subject,
+          });
         } catch (error) {
           if ((error as { code?: string }).code === "404") break;
           throw error;

@@ -156,9 +156,13 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
     it("redelivers after nak with a delay, and not before the delay", async () => {
       const s = scope();
       await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
-      const c = await recordingConsumer(bus, { durable: s.durable("a"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs }, async (m) => {
-        if (m.deliveryCount === 1) await m.nak(700);
-      });
+      const c = await recordingConsumer(
+        bus,
+        { durable: s.durable("a"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs },
+        async (m) => {
+          if (m.deliveryCount === 1) await m.nak(700);
+        },
+      );
       const [first, second] = await c.waitFor(2);
       await c.stop();
       expect(second!.deliveryCount).toBe(2);
@@ -203,8 +207,16 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
       await bus.publish(s.subject("U"), "x", { msgId: s.msgId("2") });
       const longHandler = (m: { deliveryCount: number }) => (m.deliveryCount > 1 ? Promise.resolve() : sleep(ackWaitMs * 2.5));
-      const kept = await recordingConsumer(bus, { durable: s.durable("kept"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs, concurrency: 2, heartbeat: true }, longHandler);
-      const lapsed = await recordingConsumer(bus, { durable: s.durable("lapsed"), filterSubject: s.subject("U"), maxDeliver: 3, ackWaitMs, concurrency: 2 }, longHandler);
+      const kept = await recordingConsumer(
+        bus,
+        { durable: s.durable("kept"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs, concurrency: 2, heartbeat: true },
+        longHandler,
+      );
+      const lapsed = await recordingConsumer(
+        bus,
+        { durable: s.durable("lapsed"), filterSubject: s.subject("U"), maxDeliver: 3, ackWaitMs, concurrency: 2 },
+        longHandler,
+      );
       await waitUntil(() => kept.received.length >= 1 && lapsed.received.length >= 2);
       await sleep(ackWaitMs * 2);
       await kept.stop();
@@ -216,9 +228,17 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
     it("aborts `stopping` when the consumer stops, and hands the message its handler gave up to the next consumer at once", async () => {
       const s = scope();
       // An ack wait and a backoff far beyond the test's time: only a nak without delay brings the message back.
-      const options = { durable: s.durable("a"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs: 120_000, heartbeat: true, backoffMs: () => 120_000 };
+      const options = {
+        durable: s.durable("a"),
+        filterSubject: s.subject("T"),
+        maxDeliver: 3,
+        ackWaitMs: 120_000,
+        heartbeat: true,
+        backoffMs: () => 120_000,
+      };
       await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
-      const untilStopped = (m: BusMessage) => new Promise<void>((_, reject) => m.stopping.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
+      const untilStopped = (m: BusMessage) =>
+        new Promise<void>((_, reject) => m.stopping.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
       const first = await recordingConsumer(bus, options, untilStopped);
       await first.waitFor(1);
       await first.stop();
@@ -237,7 +257,12 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       const c = await recordingConsumer(bus, options, async (m) => {
         throw new Error(`boom on delivery ${m.deliveryCount}`);
       });
-      const graveyard = await recordingConsumer(bus, { durable: s.durable("graveyard"), filterSubject: deadLetterSubject(durable), maxDeliver: 3, ackWaitMs });
+      const graveyard = await recordingConsumer(bus, {
+        durable: s.durable("graveyard"),
+        filterSubject: deadLetterSubject(durable),
+        maxDeliver: 3,
+        ackWaitMs,
+      });
       await graveyard.waitFor(1);
       await sleep(400);
       await Promise.all([c.stop(), graveyard.stop()]);
@@ -245,7 +270,13 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
       expect(c.received.map((r) => r.deliveryCount)).toEqual([1, 2, 3]);
       expect(c.received[1]!.at - c.received[0]!.at).toBeGreaterThanOrEqual(140);
       const [letter] = await bus.deadLetters(durable);
-      expect(letter).toMatchObject({ subject: s.subject("T"), msgId: s.msgId("1"), data: { order: 7 }, deliveryCount: 3, error: "boom on delivery 3" });
+      expect(letter).toMatchObject({
+        subject: s.subject("T"),
+        msgId: s.msgId("1"),
+        data: { order: 7 },
+        deliveryCount: 3,
+        error: "boom on delivery 3",
+      });
       expect(letter!.deadAt).toBeInstanceOf(Date);
       expect(graveyard.received[0]).toMatchObject({ subject: deadLetterSubject(durable), data: { order: 7 } });
       expect(graveyard.received[0]!.headers).toMatchObject({ "tidings-original-subject": s.subject("T"), "x-trace": "t1" });

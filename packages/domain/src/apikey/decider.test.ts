@@ -29,11 +29,19 @@ describe("api key decider", () => {
   it("treats a retried create with the same token as done", () => given(apiKeyDecider, [created]).when(create()).then([]));
 
   it("rejects a name over 50 characters", () =>
-    given(apiKeyDecider).when(create({ name: "x".repeat(51) })).thenError("validation_error", /`name`.*at most 50/));
+    given(apiKeyDecider)
+      .when(create({ name: "x".repeat(51) }))
+      .thenError("validation_error", /`name`.*at most 50/));
 
-  it("rejects an empty name", () => given(apiKeyDecider).when(create({ name: "" })).thenError("validation_error", /`name`/));
+  it("rejects an empty name", () =>
+    given(apiKeyDecider)
+      .when(create({ name: "" }))
+      .thenError("validation_error", /`name`/));
 
-  it("rejects a name of spaces only", () => given(apiKeyDecider).when(create({ name: "   " })).thenError("validation_error", /`name`/));
+  it("rejects a name of spaces only", () =>
+    given(apiKeyDecider)
+      .when(create({ name: "   " }))
+      .thenError("validation_error", /`name`/));
 
   it("rejects a domain restriction on a full-access key", () =>
     given(apiKeyDecider)
@@ -56,7 +64,9 @@ describe("api key decider", () => {
       .then([{ type: "ApiKeyRenamed", data: { apiKeyId, name: "Staging" } }]));
 
   it("does not rename another team's key", () =>
-    given(apiKeyDecider, [created]).when({ type: "RenameApiKey", teamId: otherTeam, name: "x" }).thenError("not_found", "API key not found"));
+    given(apiKeyDecider, [created])
+      .when({ type: "RenameApiKey", teamId: otherTeam, name: "x" })
+      .thenError("not_found", "API key not found"));
 
   it("deletes a key once", () =>
     given(apiKeyDecider, [created])

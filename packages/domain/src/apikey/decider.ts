@@ -25,7 +25,8 @@ export type ApiKeyState = ResourceState<{ apiKeyId: string; teamId: string; name
 const notFound = () => new DomainError("not_found", "API key not found");
 
 function checkName(name: string): DomainError | undefined {
-  if (name.trim().length === 0) return new DomainError("validation_error", "The `name` field must contain at least 1 character that is not a space.");
+  if (name.trim().length === 0)
+    return new DomainError("validation_error", "The `name` field must contain at least 1 character that is not a space.");
   if (name.length > API_KEY_NAME_MAX)
     return new DomainError("validation_error", `The \`name\` field must be at most ${API_KEY_NAME_MAX} characters.`);
   return undefined;

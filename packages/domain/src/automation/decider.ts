@@ -7,7 +7,14 @@ export const automationStream = (automationId: string) => `automation-${automati
 export const AUTOMATION_NAME_MAX = 255;
 
 export type AutomationCommand =
-  | { type: "CreateAutomation"; automationId: string; teamId: string; definition: AutomationDefinition; duplicatedFrom: string | null; now: string }
+  | {
+      type: "CreateAutomation";
+      automationId: string;
+      teamId: string;
+      definition: AutomationDefinition;
+      duplicatedFrom: string | null;
+      now: string;
+    }
   | { type: "UpdateAutomation"; teamId: string; changes: Partial<AutomationDefinition>; now: string }
   | { type: "DeleteAutomation"; teamId: string; now: string };
 
@@ -37,7 +44,11 @@ const canonical = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(canonical)
     : value !== null && typeof value === "object"
-      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]))
+      ? Object.fromEntries(
+          Object.entries(value as Record<string, unknown>)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, v]) => [k, canonical(v)]),
+        )
       : value;
 const sameGraph = (a: AutomationDefinition, b: AutomationDefinition) =>
   JSON.stringify(canonical([a.steps, a.connections])) === JSON.stringify(canonical([b.steps, b.connections]));
@@ -55,7 +66,18 @@ export const automationDecider: Decider<AutomationCommand, AutomationEvent, Auto
     switch (event.type) {
       case "AutomationCreated": {
         const { automationId, teamId, name, status, steps, connections, createdAt } = event.data;
-        return { status: "active", automationStatus: status, automationId, teamId, name, steps, connections, version: 1, createdAt, updatedAt: null };
+        return {
+          status: "active",
+          automationStatus: status,
+          automationId,
+          teamId,
+          name,
+          steps,
+          connections,
+          version: 1,
+          createdAt,
+          updatedAt: null,
+        };
       }
       case "AutomationUpdated": {
         if (state.status === "none") return state;
@@ -84,7 +106,12 @@ export const automationDecider: Decider<AutomationCommand, AutomationEvent, Auto
         const graphChanged = !sameGraph(current, next);
         if (!graphChanged && next.name === current.name && next.status === current.status) return [];
         const version = graphChanged ? state.version + 1 : state.version;
-        return [{ type: "AutomationUpdated", data: { automationId: state.automationId, teamId: state.teamId, ...next, version, updatedAt: command.now } }];
+        return [
+          {
+            type: "AutomationUpdated",
+            data: { automationId: state.automationId, teamId: state.teamId, ...next, version, updatedAt: command.now },
+          },
+        ];
       }
       case "DeleteAutomation":
         if (!isLiveFor(state, command.teamId)) return notFound();

@@ -40,8 +40,11 @@ export function checkGraph(graph: AutomationGraph): DomainError | undefined {
     if (!byKey.has(c.to)) return invalid(`Connection to \`${c.to}\` names no step.`);
     if (c.to === trigger.key) return invalid(`Connection to \`${c.to}\`: nothing may lead to the \`trigger\` step.`);
     if (!outgoingTypes[from.type].includes(c.type))
-      return invalid(`Connection from \`${c.from}\` has type \`${c.type}\`; a \`${from.type}\` step takes ${outgoingTypes[from.type].map((t) => `\`${t}\``).join(" or ")}.`);
-    if (c.type === "timeout" && from.config.timeout === undefined) return invalid(`Connection from \`${c.from}\` has type \`timeout\`, but the step has no \`timeout\`.`);
+      return invalid(
+        `Connection from \`${c.from}\` has type \`${c.type}\`; a \`${from.type}\` step takes ${outgoingTypes[from.type].map((t) => `\`${t}\``).join(" or ")}.`,
+      );
+    if (c.type === "timeout" && from.config.timeout === undefined)
+      return invalid(`Connection from \`${c.from}\` has type \`timeout\`, but the step has no \`timeout\`.`);
     const way = `${c.from}\u0000${c.type}`;
     if (taken.has(way)) return invalid(`Step \`${c.from}\` has two \`${c.type}\` connections: a run follows one path.`);
     taken.add(way);

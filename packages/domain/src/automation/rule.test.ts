@@ -2,8 +2,16 @@ import { describe, expect, it } from "vitest";
 import { parseDuration } from "./duration.js";
 import { evaluateRule, resolveVariables, type Rule } from "./rule.js";
 
-const context = { contact: { email: "ada@acme.test", first_name: "Ada", plan: "pro", seats: 3, tags: ["a", "b"], nickname: "" }, payload: { total: 42.5, when: "2026-11-23" } };
-const leaf = (field: string, operator: Extract<Rule, { type: "rule" }>["operator"], value?: unknown): Rule => ({ type: "rule", field, operator, value });
+const context = {
+  contact: { email: "ada@acme.test", first_name: "Ada", plan: "pro", seats: 3, tags: ["a", "b"], nickname: "" },
+  payload: { total: 42.5, when: "2026-11-23" },
+};
+const leaf = (field: string, operator: Extract<Rule, { type: "rule" }>["operator"], value?: unknown): Rule => ({
+  type: "rule",
+  field,
+  operator,
+  value,
+});
 const holds = (rule: Rule) => evaluateRule(rule, context);
 
 describe("condition rules", () => {
@@ -40,7 +48,18 @@ describe("condition rules", () => {
 
 describe("step variables", () => {
   it("replaces {var} references anywhere in a value, leaving literals", () =>
-    expect(resolveVariables({ NAME: { var: "contact.first_name" }, TOTAL: { var: "payload.total" }, FIXED: "x", LIST: [{ var: "contact.plan" }], GONE: { var: "payload.nope" } }, context)).toEqual({
+    expect(
+      resolveVariables(
+        {
+          NAME: { var: "contact.first_name" },
+          TOTAL: { var: "payload.total" },
+          FIXED: "x",
+          LIST: [{ var: "contact.plan" }],
+          GONE: { var: "payload.nope" },
+        },
+        context,
+      ),
+    ).toEqual({
       NAME: "Ada",
       TOTAL: 42.5,
       FIXED: "x",

@@ -3,16 +3,21 @@ import { z } from "zod";
 export const ruleOperators = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "starts_with", "ends_with", "exists", "is_empty"] as const;
 export type RuleOperator = (typeof ruleOperators)[number];
 
-export type Rule =
-  | { type: "rule"; field: string; operator: RuleOperator; value?: unknown }
-  | { type: "and" | "or"; rules: Rule[] };
+export type Rule = { type: "rule"; field: string; operator: RuleOperator; value?: unknown } | { type: "and" | "or"; rules: Rule[] };
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 /** The condition and filter rule of reference §6.14: a leaf compares one field, `and`/`or` combine rules. */
 export const RuleSchema: z.ZodType<Rule> = z.lazy(() =>
   z.union([
-    z.object({ type: z.literal("rule"), field: z.string().min(1), operator: z.enum(ruleOperators), value: z.union([scalar, z.array(scalar)]).optional() }).strict(),
+    z
+      .object({
+        type: z.literal("rule"),
+        field: z.string().min(1),
+        operator: z.enum(ruleOperators),
+        value: z.union([scalar, z.array(scalar)]).optional(),
+      })
+      .strict(),
     z.object({ type: z.enum(["and", "or"]), rules: z.array(RuleSchema).min(1) }).strict(),
   ]),
 );
@@ -41,7 +46,8 @@ function compare(a: unknown, b: unknown): number | undefined {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-const loosely = (a: unknown, b: unknown) => a === b || (a !== undefined && a !== null && b !== undefined && b !== null && String(a) === String(b));
+const loosely = (a: unknown, b: unknown) =>
+  a === b || (a !== undefined && a !== null && b !== undefined && b !== null && String(a) === String(b));
 
 function holds(leaf: Extract<Rule, { type: "rule" }>, context: unknown): boolean {
   const actual = valueAt(context, leaf.field);
@@ -56,7 +62,9 @@ function holds(leaf: Extract<Rule, { type: "rule" }>, context: unknown): boolean
     case "neq":
       return !loosely(actual, expected);
     case "contains":
-      return Array.isArray(actual) ? actual.some((item) => loosely(item, expected)) : typeof actual === "string" && actual.includes(String(expected ?? ""));
+      return Array.isArray(actual)
+        ? actual.some((item) => loosely(item, expected))
+        : typeof actual === "string" && actual.includes(String(expected ?? ""));
     case "starts_with":
       return typeof actual === "string" && actual.startsWith(String(expected ?? ""));
     case "ends_with":

@@ -2,7 +2,16 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { RuleSchema } from "./rule.js";
 
-export const stepTypes = ["trigger", "send_email", "delay", "wait_for_event", "condition", "contact_update", "contact_delete", "add_to_segment"] as const;
+export const stepTypes = [
+  "trigger",
+  "send_email",
+  "delay",
+  "wait_for_event",
+  "condition",
+  "contact_update",
+  "contact_delete",
+  "add_to_segment",
+] as const;
 export type StepType = (typeof stepTypes)[number];
 
 export const connectionTypes = ["default", "condition_met", "condition_not_met", "timeout", "event_received"] as const;
@@ -21,7 +30,12 @@ export interface AutomationGraph {
 }
 
 const duration = (field: string) =>
-  z.string().refine((text) => parseDuration(text) !== undefined, `\`${field}\` must be a count and a unit between 1 second and 365 days, such as \`30 minutes\` or \`2 days\``);
+  z
+    .string()
+    .refine(
+      (text) => parseDuration(text) !== undefined,
+      `\`${field}\` must be a count and a unit between 1 second and 365 days, such as \`30 minutes\` or \`2 days\``,
+    );
 
 const variable = z.object({ var: z.string().min(1) }).strict();
 const variableOr = <T extends z.ZodType>(type: T) => z.union([type, variable]);
@@ -39,7 +53,9 @@ export const stepConfigSchemas: Record<StepType, z.ZodType> = {
       topic_id: z.string().optional(),
     })
     .strict(),
-  wait_for_event: z.object({ event_name: z.string().min(1), timeout: duration("timeout").optional(), filter_rule: RuleSchema.optional() }).strict(),
+  wait_for_event: z
+    .object({ event_name: z.string().min(1), timeout: duration("timeout").optional(), filter_rule: RuleSchema.optional() })
+    .strict(),
   condition: RuleSchema,
   contact_update: z
     .object({
@@ -69,10 +85,14 @@ export const triggerStep = (graph: AutomationGraph) => graph.steps.find((s) => s
 export const triggerEventName = (graph: AutomationGraph) => triggerStep(graph)?.config.event_name as string | undefined;
 
 /** The step a run goes to from `key` along a connection of `type`, if the graph has one. */
-export const nextStepKey = (graph: AutomationGraph, key: string, type: ConnectionType) => graph.connections.find((c) => c.from === key && c.type === type)?.to;
+export const nextStepKey = (graph: AutomationGraph, key: string, type: ConnectionType) =>
+  graph.connections.find((c) => c.from === key && c.type === type)?.to;
 
-export const templateIdsOf = (graph: AutomationGraph) =>
-  [...new Set(graph.steps.filter((s) => s.type === "send_email").map((s) => (s.config.template as { id: string }).id))];
+export const templateIdsOf = (graph: AutomationGraph) => [
+  ...new Set(graph.steps.filter((s) => s.type === "send_email").map((s) => (s.config.template as { id: string }).id)),
+];
 
 /** Every event name the graph reacts to: its trigger's and those its `wait_for_event` steps await. */
-export const eventNamesOf = (graph: AutomationGraph) => [...new Set(graph.steps.filter((s) => s.type === "trigger" || s.type === "wait_for_event").map((s) => s.config.event_name as string))];
+export const eventNamesOf = (graph: AutomationGraph) => [
+  ...new Set(graph.steps.filter((s) => s.type === "trigger" || s.type === "wait_for_event").map((s) => s.config.event_name as string)),
+];

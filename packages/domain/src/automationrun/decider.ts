@@ -5,8 +5,24 @@ import type { AutomationRunEvent, RunStatus, RunTrigger } from "./events.js";
 export const automationRunStream = (runId: string) => `automationrun-${runId}`;
 
 export type AutomationRunCommand =
-  | { type: "StartRun"; runId: string; automationId: string; teamId: string; version: number; graph: AutomationGraph; trigger: RunTrigger; now: string }
-  | { type: "CompleteStep"; key: string; outcome: "completed" | "skipped"; output: Record<string, unknown> | null; branch: ConnectionType; now: string }
+  | {
+      type: "StartRun";
+      runId: string;
+      automationId: string;
+      teamId: string;
+      version: number;
+      graph: AutomationGraph;
+      trigger: RunTrigger;
+      now: string;
+    }
+  | {
+      type: "CompleteStep";
+      key: string;
+      outcome: "completed" | "skipped";
+      output: Record<string, unknown> | null;
+      branch: ConnectionType;
+      now: string;
+    }
   | { type: "ParkStep"; key: string; eventName: string | null; until: string | null; now: string }
   | { type: "FailStep"; key: string; error: string; now: string }
   | { type: "CancelRun"; now: string };
@@ -66,11 +82,27 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
         const { runId, automationId, teamId, version, steps, connections, trigger, startedAt } = event.data;
         const graph = { steps, connections };
         const first = triggerStep(graph)!.key;
-        return { status: "running", runId, automationId, teamId, version, graph, trigger, current: first, currentSince: startedAt, waiting: null, visited: [], outputs: {} };
+        return {
+          status: "running",
+          runId,
+          automationId,
+          teamId,
+          version,
+          graph,
+          trigger,
+          current: first,
+          currentSince: startedAt,
+          waiting: null,
+          visited: [],
+          outputs: {},
+        };
       }
       case "AutomationRunStepWaiting":
         if (state.status === "none") return state;
-        return { ...state, waiting: { key: event.data.key, eventName: event.data.eventName, until: event.data.until, since: event.data.since } };
+        return {
+          ...state,
+          waiting: { key: event.data.key, eventName: event.data.eventName, until: event.data.until, since: event.data.since },
+        };
       case "AutomationRunStepCompleted": {
         if (state.status === "none") return state;
         const next = nextStepKey(state.graph, event.data.key, event.data.branch);
@@ -95,7 +127,10 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
     if (command.type === "StartRun") {
       if (state.status !== "none") return [];
       const { runId, automationId, teamId, version, graph, trigger, now } = command;
-      const started: AutomationRunEvent = { type: "AutomationRunStarted", data: { runId, automationId, teamId, version, ...graph, trigger, startedAt: now } };
+      const started: AutomationRunEvent = {
+        type: "AutomationRunStarted",
+        data: { runId, automationId, teamId, version, ...graph, trigger, startedAt: now },
+      };
       const run = automationRunDecider.evolve(state, started) as ActiveRun;
       const key = run.current;
       const output = { event_id: trigger.receivedEventId, event: trigger.name, contact_id: trigger.contactId };
@@ -119,15 +154,31 @@ export const automationRunDecider: Decider<AutomationRunCommand, AutomationRunEv
       }
       case "ParkStep":
         if (command.key !== state.current || state.waiting !== null || state.visited.includes(command.key)) return [];
-        return [{ type: "AutomationRunStepWaiting", data: { runId: state.runId, key: command.key, eventName: command.eventName, until: command.until, since: command.now } }];
+        return [
+          {
+            type: "AutomationRunStepWaiting",
+            data: { runId: state.runId, key: command.key, eventName: command.eventName, until: command.until, since: command.now },
+          },
+        ];
       case "FailStep":
         if (command.key !== state.current || state.visited.includes(command.key)) return [];
         return [
-          { type: "AutomationRunStepFailed", data: { runId: state.runId, key: command.key, error: command.error, startedAt: state.currentSince, failedAt: command.now } },
-          { type: "AutomationRunEnded", data: { runId: state.runId, status: "failed", skipped: skippedFrom(state, [command.key]), endedAt: command.now } },
+          {
+            type: "AutomationRunStepFailed",
+            data: { runId: state.runId, key: command.key, error: command.error, startedAt: state.currentSince, failedAt: command.now },
+          },
+          {
+            type: "AutomationRunEnded",
+            data: { runId: state.runId, status: "failed", skipped: skippedFrom(state, [command.key]), endedAt: command.now },
+          },
         ];
       case "CancelRun":
-        return [{ type: "AutomationRunEnded", data: { runId: state.runId, status: "cancelled", skipped: skippedFrom(state), endedAt: command.now } }];
+        return [
+          {
+            type: "AutomationRunEnded",
+            data: { runId: state.runId, status: "cancelled", skipped: skippedFrom(state), endedAt: command.now },
+          },
+        ];
     }
   },
 };

@@ -24,35 +24,56 @@ const created = (overrides: Partial<Extract<BroadcastEvent, { type: "BroadcastCr
   type: "BroadcastCreated",
   data: { ...content, broadcastId, teamId, origin: "api", duplicatedFrom: null, createdAt: now, ...overrides },
 });
-const scheduled: BroadcastEvent = { type: "BroadcastScheduled", data: { broadcastId, teamId, domainId: null, scheduledAt: later, at: now } };
+const scheduled: BroadcastEvent = {
+  type: "BroadcastScheduled",
+  data: { broadcastId, teamId, domainId: null, scheduledAt: later, at: now },
+};
 const queued: BroadcastEvent = { type: "BroadcastQueued", data: { broadcastId, teamId, domainId: null, queuedAt: now } };
-const planned = (batch: number): BroadcastEvent => ({ type: "BroadcastBatchPlanned", data: { broadcastId, teamId, batch, recipients: [{ contactId, email: "ann@example.test" }] } });
-const started = (batches: number): BroadcastEvent => ({ type: "BroadcastSendingStarted", data: { broadcastId, batches, recipients: batches, startedAt: now } });
+const planned = (batch: number): BroadcastEvent => ({
+  type: "BroadcastBatchPlanned",
+  data: { broadcastId, teamId, batch, recipients: [{ contactId, email: "ann@example.test" }] },
+});
+const started = (batches: number): BroadcastEvent => ({
+  type: "BroadcastSendingStarted",
+  data: { broadcastId, batches, recipients: batches, startedAt: now },
+});
 const batchQueued = (batch: number): BroadcastEvent => ({ type: "BroadcastBatchQueued", data: { broadcastId, batch, emails: 1, at: now } });
 const canceled: BroadcastEvent = { type: "BroadcastCanceled", data: { broadcastId, canceledAt: now } };
 const sent: BroadcastEvent = { type: "BroadcastSent", data: { broadcastId, sentAt: now } };
 
 describe("broadcast decider: requests", () => {
   it("creates a draft, and a repeated create appends nothing", () => {
-    given(broadcastDecider).when({ type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now }).then([created()]);
-    given(broadcastDecider, [created()]).when({ type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now }).then([]);
+    given(broadcastDecider)
+      .when({ type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now })
+      .then([created()]);
+    given(broadcastDecider, [created()])
+      .when({ type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now })
+      .then([]);
   });
 
   it("updates a draft with the whole content, and only a draft", () => {
     given(broadcastDecider, [created()])
       .when({ type: "UpdateBroadcast", teamId, changes: { subject: "New" }, now: later })
       .then([{ type: "BroadcastUpdated", data: { ...content, subject: "New", broadcastId, updatedAt: later } }]);
-    given(broadcastDecider, [created(), scheduled]).when({ type: "UpdateBroadcast", teamId, changes: { subject: "New" }, now }).thenError("broadcast_state_conflict", /scheduled/);
+    given(broadcastDecider, [created(), scheduled])
+      .when({ type: "UpdateBroadcast", teamId, changes: { subject: "New" }, now })
+      .thenError("broadcast_state_conflict", /scheduled/);
     given(broadcastDecider, [created()]).when({ type: "UpdateBroadcast", teamId, changes: {}, now }).then([]);
   });
 
   it("deletes drafts only", () => {
-    given(broadcastDecider, [created()]).when({ type: "DeleteBroadcast", teamId, now }).then([{ type: "BroadcastDeleted", data: { broadcastId, deletedAt: now } }]);
-    given(broadcastDecider, [created(), queued]).when({ type: "DeleteBroadcast", teamId, now }).thenError("broadcast_state_conflict", /queued/);
+    given(broadcastDecider, [created()])
+      .when({ type: "DeleteBroadcast", teamId, now })
+      .then([{ type: "BroadcastDeleted", data: { broadcastId, deletedAt: now } }]);
+    given(broadcastDecider, [created(), queued])
+      .when({ type: "DeleteBroadcast", teamId, now })
+      .thenError("broadcast_state_conflict", /queued/);
   });
 
   it("hides another team's broadcast and a deleted one", () => {
-    given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId: otherTeam, scheduledAt: null, domainId: null, now }).thenError("not_found");
+    given(broadcastDecider, [created()])
+      .when({ type: "SendBroadcast", teamId: otherTeam, scheduledAt: null, domainId: null, now })
+      .thenError("not_found");
     given(broadcastDecider, [created(), { type: "BroadcastDeleted", data: { broadcastId, deletedAt: now } }])
       .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
       .thenError("not_found");
@@ -64,21 +85,37 @@ describe("broadcast decider: requests", () => {
   });
 
   it("rejects the send of a broadcast not created through the API (seed spec, Errors)", () => {
-    given(broadcastDecider, [created({ origin: "dashboard" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("broadcast_state_conflict", /not created through the API/);
+    given(broadcastDecider, [created({ origin: "dashboard" })])
+      .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
+      .thenError("broadcast_state_conflict", /not created through the API/);
   });
 
   it("rejects a send of a draft missing what a send needs, and a second send", () => {
-    given(broadcastDecider, [created({ segmentId: null })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("missing_required_field", /segment_id/);
-    given(broadcastDecider, [created({ html: null, text: "" })]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("validation_error", /html/);
-    given(broadcastDecider, [created(), queued]).when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now }).thenError("broadcast_state_conflict", /queued/);
+    given(broadcastDecider, [created({ segmentId: null })])
+      .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
+      .thenError("missing_required_field", /segment_id/);
+    given(broadcastDecider, [created({ html: null, text: "" })])
+      .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
+      .thenError("validation_error", /html/);
+    given(broadcastDecider, [created(), queued])
+      .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
+      .thenError("broadcast_state_conflict", /queued/);
   });
 
   it("cancels a scheduled broadcast back to a draft, a queued or sending one for good, and nothing else", () => {
-    given(broadcastDecider, [created(), scheduled]).when({ type: "CancelBroadcast", teamId, now }).then([{ type: "BroadcastUnscheduled", data: { broadcastId, at: now } }]);
+    given(broadcastDecider, [created(), scheduled])
+      .when({ type: "CancelBroadcast", teamId, now })
+      .then([{ type: "BroadcastUnscheduled", data: { broadcastId, at: now } }]);
     given(broadcastDecider, [created(), queued]).when({ type: "CancelBroadcast", teamId, now }).then([canceled]);
-    given(broadcastDecider, [created(), queued, planned(0), started(1)]).when({ type: "CancelBroadcast", teamId, now }).then([canceled]);
-    given(broadcastDecider, [created()]).when({ type: "CancelBroadcast", teamId, now }).thenError("broadcast_state_conflict", /Only queued or scheduled/);
-    given(broadcastDecider, [created(), queued, started(0), sent]).when({ type: "CancelBroadcast", teamId, now }).thenError("broadcast_state_conflict", /sent/);
+    given(broadcastDecider, [created(), queued, planned(0), started(1)])
+      .when({ type: "CancelBroadcast", teamId, now })
+      .then([canceled]);
+    given(broadcastDecider, [created()])
+      .when({ type: "CancelBroadcast", teamId, now })
+      .thenError("broadcast_state_conflict", /Only queued or scheduled/);
+    given(broadcastDecider, [created(), queued, started(0), sent])
+      .when({ type: "CancelBroadcast", teamId, now })
+      .thenError("broadcast_state_conflict", /sent/);
   });
 });
 
@@ -86,14 +123,22 @@ describe("broadcast decider: fan-out", () => {
   it("queues a scheduled broadcast when its timer fires, once", () => {
     given(broadcastDecider, [created(), scheduled]).when({ type: "QueueScheduledBroadcast", now }).then([queued]);
     given(broadcastDecider, [created(), scheduled, queued]).when({ type: "QueueScheduledBroadcast", now }).then([]);
-    given(broadcastDecider, [created(), scheduled, { type: "BroadcastUnscheduled", data: { broadcastId, at: now } }]).when({ type: "QueueScheduledBroadcast", now }).then([]);
+    given(broadcastDecider, [created(), scheduled, { type: "BroadcastUnscheduled", data: { broadcastId, at: now } }])
+      .when({ type: "QueueScheduledBroadcast", now })
+      .then([]);
   });
 
   it("plans batches in order, each once", () => {
     const recipients = [{ contactId, email: "ann@example.test" }];
-    given(broadcastDecider, [created(), queued]).when({ type: "PlanBroadcastBatch", batch: 0, recipients }).then([planned(0)]);
-    given(broadcastDecider, [created(), queued, planned(0)]).when({ type: "PlanBroadcastBatch", batch: 0, recipients }).then([]);
-    given(broadcastDecider, [created(), queued]).when({ type: "PlanBroadcastBatch", batch: 1, recipients }).thenError("broadcast_state_conflict");
+    given(broadcastDecider, [created(), queued])
+      .when({ type: "PlanBroadcastBatch", batch: 0, recipients })
+      .then([planned(0)]);
+    given(broadcastDecider, [created(), queued, planned(0)])
+      .when({ type: "PlanBroadcastBatch", batch: 0, recipients })
+      .then([]);
+    given(broadcastDecider, [created(), queued])
+      .when({ type: "PlanBroadcastBatch", batch: 1, recipients })
+      .thenError("broadcast_state_conflict");
   });
 
   it("starts sending with the snapshot's size, then records each batch once and in order", () => {
@@ -101,16 +146,26 @@ describe("broadcast decider: fan-out", () => {
       .when({ type: "StartBroadcastSending", now })
       .then([{ type: "BroadcastSendingStarted", data: { broadcastId, batches: 2, recipients: 2, startedAt: now } }]);
     const sending = [created(), queued, planned(0), planned(1), started(2)];
-    given(broadcastDecider, sending).when({ type: "RecordBroadcastBatchQueued", batch: 0, emails: 1, now }).then([batchQueued(0)]);
-    given(broadcastDecider, [...sending, batchQueued(0)]).when({ type: "RecordBroadcastBatchQueued", batch: 0, emails: 1, now }).then([]);
-    given(broadcastDecider, sending).when({ type: "RecordBroadcastBatchQueued", batch: 1, emails: 1, now }).thenError("broadcast_state_conflict");
+    given(broadcastDecider, sending)
+      .when({ type: "RecordBroadcastBatchQueued", batch: 0, emails: 1, now })
+      .then([batchQueued(0)]);
+    given(broadcastDecider, [...sending, batchQueued(0)])
+      .when({ type: "RecordBroadcastBatchQueued", batch: 0, emails: 1, now })
+      .then([]);
+    given(broadcastDecider, sending)
+      .when({ type: "RecordBroadcastBatchQueued", batch: 1, emails: 1, now })
+      .thenError("broadcast_state_conflict");
   });
 
   it("is sent once every batch is queued, not before", () => {
     const sending = [created(), queued, planned(0), planned(1), started(2), batchQueued(0)];
     given(broadcastDecider, sending).when({ type: "CompleteBroadcast", now }).then([]);
-    given(broadcastDecider, [...sending, batchQueued(1)]).when({ type: "CompleteBroadcast", now }).then([sent]);
-    given(broadcastDecider, [created(), queued, started(0)]).when({ type: "CompleteBroadcast", now }).then([sent]);
+    given(broadcastDecider, [...sending, batchQueued(1)])
+      .when({ type: "CompleteBroadcast", now })
+      .then([sent]);
+    given(broadcastDecider, [created(), queued, started(0)])
+      .when({ type: "CompleteBroadcast", now })
+      .then([sent]);
   });
 
   it("takes no step once canceled", () => {

@@ -30,7 +30,15 @@ export interface BroadcastRecord {
 export type BroadcastState = { status: "none" } | BroadcastRecord;
 
 export type BroadcastCommand =
-  | { type: "CreateBroadcast"; broadcastId: string; teamId: string; origin: BroadcastRecord["origin"]; content: BroadcastContent; duplicatedFrom: string | null; now: string }
+  | {
+      type: "CreateBroadcast";
+      broadcastId: string;
+      teamId: string;
+      origin: BroadcastRecord["origin"];
+      content: BroadcastContent;
+      duplicatedFrom: string | null;
+      now: string;
+    }
   | { type: "UpdateBroadcast"; teamId: string; changes: Partial<BroadcastContent>; now: string }
   | { type: "DeleteBroadcast"; teamId: string; now: string }
   /** `scheduledAt` null sends now; already checked against `now` by `parseScheduledAt`. */
@@ -67,7 +75,20 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
   evolve(state, event) {
     if (event.type === "BroadcastCreated") {
       const { broadcastId, teamId, origin, duplicatedFrom: _d, createdAt: _c, ...content } = event.data;
-      return { status: "draft", broadcastId, teamId, origin, content, scheduledAt: null, domainId: null, queuedAt: null, plannedBatches: 0, plannedRecipients: 0, queuedBatches: 0, totalBatches: null };
+      return {
+        status: "draft",
+        broadcastId,
+        teamId,
+        origin,
+        content,
+        scheduledAt: null,
+        domainId: null,
+        queuedAt: null,
+        plannedBatches: 0,
+        plannedRecipients: 0,
+        queuedBatches: 0,
+        totalBatches: null,
+      };
     }
     if (state.status === "none") return state;
     switch (event.type) {
@@ -84,7 +105,11 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
       case "BroadcastQueued":
         return { ...state, status: "queued", domainId: event.data.domainId, queuedAt: event.data.queuedAt };
       case "BroadcastBatchPlanned":
-        return { ...state, plannedBatches: state.plannedBatches + 1, plannedRecipients: state.plannedRecipients + event.data.recipients.length };
+        return {
+          ...state,
+          plannedBatches: state.plannedBatches + 1,
+          plannedRecipients: state.plannedRecipients + event.data.recipients.length,
+        };
       case "BroadcastSendingStarted":
         return { ...state, status: "sending", totalBatches: event.data.batches };
       case "BroadcastBatchQueued":
@@ -104,7 +129,12 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
       const { broadcastId, teamId, origin, content, duplicatedFrom, now } = command;
       return [{ type: "BroadcastCreated", data: { ...content, broadcastId, teamId, origin, duplicatedFrom, createdAt: now } }];
     }
-    if (command.type === "UpdateBroadcast" || command.type === "DeleteBroadcast" || command.type === "SendBroadcast" || command.type === "CancelBroadcast") {
+    if (
+      command.type === "UpdateBroadcast" ||
+      command.type === "DeleteBroadcast" ||
+      command.type === "SendBroadcast" ||
+      command.type === "CancelBroadcast"
+    ) {
       if (!live(state, command.teamId)) return notFound();
       return decideRequest(command, state);
     }
@@ -134,12 +164,14 @@ function decideRequest(command: BroadcastRequest, state: BroadcastRecord): Broad
       if (unsendable) return unsendable;
       const { teamId } = state;
       const { domainId } = command;
-      if (command.scheduledAt !== null) return [{ type: "BroadcastScheduled", data: { broadcastId, teamId, domainId, scheduledAt: command.scheduledAt, at: command.now } }];
+      if (command.scheduledAt !== null)
+        return [{ type: "BroadcastScheduled", data: { broadcastId, teamId, domainId, scheduledAt: command.scheduledAt, at: command.now } }];
       return [{ type: "BroadcastQueued", data: { broadcastId, teamId, domainId, queuedAt: command.now } }];
     }
     case "CancelBroadcast":
       if (state.status === "scheduled") return [{ type: "BroadcastUnscheduled", data: { broadcastId, at: command.now } }];
-      if (state.status === "queued" || state.status === "sending") return [{ type: "BroadcastCanceled", data: { broadcastId, canceledAt: command.now } }];
+      if (state.status === "queued" || state.status === "sending")
+        return [{ type: "BroadcastCanceled", data: { broadcastId, canceledAt: command.now } }];
       return conflict(`Only queued or scheduled broadcasts can be canceled; this one is ${state.status}.`);
   }
 }
@@ -152,14 +184,21 @@ function decideFanOut(command: Exclude<BroadcastCommand, { teamId: string }>, st
   const { broadcastId, teamId } = state;
   switch (command.type) {
     case "QueueScheduledBroadcast":
-      return state.status === "scheduled" ? [{ type: "BroadcastQueued", data: { broadcastId, teamId, domainId: state.domainId, queuedAt: command.now } }] : [];
+      return state.status === "scheduled"
+        ? [{ type: "BroadcastQueued", data: { broadcastId, teamId, domainId: state.domainId, queuedAt: command.now } }]
+        : [];
     case "PlanBroadcastBatch":
       if (state.status !== "queued" || command.batch < state.plannedBatches) return [];
       if (command.batch > state.plannedBatches) return conflict(`Batch ${command.batch} planned before batch ${state.plannedBatches}.`);
       return [{ type: "BroadcastBatchPlanned", data: { broadcastId, teamId, batch: command.batch, recipients: command.recipients } }];
     case "StartBroadcastSending":
       if (state.status !== "queued") return [];
-      return [{ type: "BroadcastSendingStarted", data: { broadcastId, batches: state.plannedBatches, recipients: state.plannedRecipients, startedAt: command.now } }];
+      return [
+        {
+          type: "BroadcastSendingStarted",
+          data: { broadcastId, batches: state.plannedBatches, recipients: state.plannedRecipients, startedAt: command.now },
+        },
+      ];
     case "RecordBroadcastBatchQueued":
       if (state.status !== "sending" || command.batch < state.queuedBatches) return [];
       if (command.batch > state.queuedBatches) return conflict(`Batch ${command.batch} queued before batch ${state.queuedBatches}.`);

@@ -18,7 +18,10 @@ describe("personalizeBroadcast", () => {
   });
 
   it("takes the inline fallback first, then the property's own fallback_value, then nothing", () => {
-    const out = personalizeBroadcast({ ...base, text: "[{{{contact.last_name|Smith}}}] [{{{contact.city}}}] [{{{contact.city|Paris}}}] [{{{contact.last_name}}}] [{{{contact.unknown}}}]" });
+    const out = personalizeBroadcast({
+      ...base,
+      text: "[{{{contact.last_name|Smith}}}] [{{{contact.city}}}] [{{{contact.city|Paris}}}] [{{{contact.last_name}}}] [{{{contact.unknown}}}]",
+    });
     expect(out.text).toBe("[Smith] [your city] [Paris] [] []");
   });
 

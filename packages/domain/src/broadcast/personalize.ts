@@ -41,7 +41,11 @@ function fieldOf(key: string): string | undefined {
  */
 export function personalizeBroadcast(input: PersonalizeInput): PersonalizedParts {
   const { contact } = input;
-  const standard: Record<string, PlaceholderValue | null> = { first_name: contact.firstName, last_name: contact.lastName, email: contact.email };
+  const standard: Record<string, PlaceholderValue | null> = {
+    first_name: contact.firstName,
+    last_name: contact.lastName,
+    email: contact.email,
+  };
   const values: Record<string, PlaceholderValue | null | undefined> = {};
   const lookup = (key: string) => {
     if (unsubscribeKeys.includes(key)) return input.unsubscribeUrl;

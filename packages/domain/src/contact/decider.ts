@@ -2,7 +2,14 @@ import { DomainError, type Decider } from "../decider.js";
 import { createdBefore, isLiveFor } from "../teamResource.js";
 import type { ContactPropertyValue } from "../contactproperty/events.js";
 import type { ContactErased, ContactEvent, ContactTopicChoice, TopicSubscription } from "./events.js";
-import { applyPropertyChanges, checkContactEmail, checkContactName, checkContactProperties, normalContactEmail, type PropertyTypes } from "./rules.js";
+import {
+  applyPropertyChanges,
+  checkContactEmail,
+  checkContactName,
+  checkContactProperties,
+  normalContactEmail,
+  type PropertyTypes,
+} from "./rules.js";
 
 export const contactStream = (contactId: string) => `contact-${contactId}`;
 /** Where a contact's erasure is recorded; it outlives the contact's own stream. */
@@ -54,7 +61,10 @@ export type LiveContact = ContactRecord & { status: "active" };
 
 const notFound = () => new DomainError("not_found", "Contact not found");
 
-const sameFields = (a: ContactFields & { properties: Record<string, unknown> }, b: ContactFields & { properties: Record<string, unknown> }) =>
+const sameFields = (
+  a: ContactFields & { properties: Record<string, unknown> },
+  b: ContactFields & { properties: Record<string, unknown> },
+) =>
   a.firstName === b.firstName &&
   a.lastName === b.lastName &&
   a.unsubscribed === b.unsubscribed &&
@@ -107,8 +117,12 @@ export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState>
   },
   decide(command, state) {
     if (command.type === "CreateContact") {
-      if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.email === normalContactEmail(command.email), "Contact");
-      const invalid = checkContactEmail(command.email) ?? checkFields(command.fields) ?? checkContactProperties(command.properties, command.propertyTypes);
+      if (state.status !== "none")
+        return createdBefore(state.teamId === command.teamId && state.email === normalContactEmail(command.email), "Contact");
+      const invalid =
+        checkContactEmail(command.email) ??
+        checkFields(command.fields) ??
+        checkContactProperties(command.properties, command.propertyTypes);
       if (invalid) return invalid;
       const { contactId, teamId, fields, now } = command;
       return [

@@ -67,5 +67,11 @@ export const ContactErased = eventSchema("ContactErased", {
 });
 export type ContactErased = z.infer<typeof ContactErased>;
 
-export const ContactEvent = eventUnion([ContactCreated, ContactUpdated, ContactAddedToSegment, ContactRemovedFromSegment, ContactTopicsUpdated]);
+export const ContactEvent = eventUnion([
+  ContactCreated,
+  ContactUpdated,
+  ContactAddedToSegment,
+  ContactRemovedFromSegment,
+  ContactTopicsUpdated,
+]);
 export type ContactEvent = z.infer<typeof ContactEvent>;

@@ -35,7 +35,8 @@ export type PropertyTypes = Readonly<Record<string, ContactPropertyType | undefi
 export function checkContactProperties(values: Readonly<Record<string, unknown>>, types: PropertyTypes): DomainError | undefined {
   for (const [key, value] of Object.entries(values)) {
     const type = Object.hasOwn(types, key) ? types[key] : undefined;
-    if (type === undefined) return invalid(`\`properties.${key}\` is not a contact property of this team; create it with POST /contact-properties first.`);
+    if (type === undefined)
+      return invalid(`\`properties.${key}\` is not a contact property of this team; create it with POST /contact-properties first.`);
     if (value !== null && !fitsPropertyType(type, value)) return invalid(`\`properties.${key}\` must be a ${type}.`);
   }
   return undefined;

@@ -43,7 +43,19 @@ export const contactImportDecider: Decider<ContactImportCommand, ContactImportEv
     switch (event.type) {
       case "ContactImportQueued": {
         const { importId, teamId, file, columnMap, onConflict, segmentIds, topics } = event.data;
-        return { status: "queued", importId, teamId, file, columnMap, onConflict, segmentIds, topics, rowsDone: 0, counts: noImportCounts, errors: [] };
+        return {
+          status: "queued",
+          importId,
+          teamId,
+          file,
+          columnMap,
+          onConflict,
+          segmentIds,
+          topics,
+          rowsDone: 0,
+          counts: noImportCounts,
+          errors: [],
+        };
       }
       case "ContactImportStarted":
         return state.status === "none" ? state : { ...state, status: "in_progress" };
@@ -73,10 +85,17 @@ export const contactImportDecider: Decider<ContactImportCommand, ContactImportEv
       case "RecordContactImportProgress": {
         if (command.rowsDone <= state.rowsDone) return [];
         const room = Math.max(0, IMPORT_ROW_ERRORS_KEPT - state.errors.length);
-        return [{ type: "ContactImportProgressed", data: { importId, rowsDone: command.rowsDone, counts: command.counts, errors: command.errors.slice(0, room) } }];
+        return [
+          {
+            type: "ContactImportProgressed",
+            data: { importId, rowsDone: command.rowsDone, counts: command.counts, errors: command.errors.slice(0, room) },
+          },
+        ];
       }
       case "CompleteContactImport":
-        return [{ type: "ContactImportCompleted", data: { importId, teamId: state.teamId, counts: state.counts, completedAt: command.now } }];
+        return [
+          { type: "ContactImportCompleted", data: { importId, teamId: state.teamId, counts: state.counts, completedAt: command.now } },
+        ];
       case "FailContactImport":
         return [{ type: "ContactImportFailed", data: { importId, teamId: state.teamId, reason: command.reason, failedAt: command.now } }];
     }

@@ -73,5 +73,11 @@ export const ContactImportFailed = eventSchema("ContactImportFailed", {
   failedAt: z.string(),
 });
 
-export const ContactImportEvent = eventUnion([ContactImportQueued, ContactImportStarted, ContactImportProgressed, ContactImportCompleted, ContactImportFailed]);
+export const ContactImportEvent = eventUnion([
+  ContactImportQueued,
+  ContactImportStarted,
+  ContactImportProgressed,
+  ContactImportCompleted,
+  ContactImportFailed,
+]);
 export type ContactImportEvent = z.infer<typeof ContactImportEvent>;

@@ -24,7 +24,10 @@ export function readImportRow(record: CsvRecord, columns: ColumnMap, types: Prop
   const badEmail = checkContactEmail(email);
   if (badEmail) return { ok: false, reason: email === "" ? "missing email" : `invalid email \`${email}\`` };
   const fields: Partial<ContactFields> = {};
-  for (const [field, column] of [["firstName", columns.firstName], ["lastName", columns.lastName]] as const) {
+  for (const [field, column] of [
+    ["firstName", columns.firstName],
+    ["lastName", columns.lastName],
+  ] as const) {
     const value = cell(record, column);
     if (value === "") continue;
     const bad = checkContactName(field === "firstName" ? "first_name" : "last_name", value);

@@ -59,11 +59,21 @@ export const contactPropertyDecider: Decider<ContactPropertyCommand, ContactProp
         const invalid = checkFallbackValue(state.type, command.fallbackValue);
         if (invalid) return invalid;
         if (state.fallbackValue === command.fallbackValue) return [];
-        return [{ type: "ContactPropertyUpdated", data: { propertyId: state.propertyId, fallbackValue: command.fallbackValue, updatedAt: command.now } }];
+        return [
+          {
+            type: "ContactPropertyUpdated",
+            data: { propertyId: state.propertyId, fallbackValue: command.fallbackValue, updatedAt: command.now },
+          },
+        ];
       }
       case "DeleteContactProperty":
         if (!isLiveFor(state, command.teamId)) return notFound();
-        return [{ type: "ContactPropertyDeleted", data: { propertyId: state.propertyId, teamId: state.teamId, key: state.key, deletedAt: command.now } }];
+        return [
+          {
+            type: "ContactPropertyDeleted",
+            data: { propertyId: state.propertyId, teamId: state.teamId, key: state.key, deletedAt: command.now },
+          },
+        ];
     }
   },
 };

@@ -28,14 +28,22 @@ const create = (overrides: Partial<Extract<DomainCommand, { type: "CreateDomain"
   ...overrides,
 });
 const created: DomainEvent[] = [
-  { type: "DomainCreated", data: { domainId, teamId, name: "example.com", ...settings, targets, createdAt: now, records, status: "not_started" } },
+  {
+    type: "DomainCreated",
+    data: { domainId, teamId, name: "example.com", ...settings, targets, createdAt: now, records, status: "not_started" },
+  },
   { type: "DomainDkimKeyGenerated", data: { domainId, ...dkim, generatedAt: now, records, status: "not_started" } },
 ];
 const started: DomainEvent = {
   type: "DomainVerificationStarted",
   data: { domainId, verificationId, startedAt: now, deadline, records: withStatus(records, "pending"), status: "pending" },
 };
-const update = (changes: Extract<DomainCommand, { type: "UpdateDomain" }>["changes"], team = teamId): DomainCommand => ({ type: "UpdateDomain", teamId: team, changes, now: later });
+const update = (changes: Extract<DomainCommand, { type: "UpdateDomain" }>["changes"], team = teamId): DomainCommand => ({
+  type: "UpdateDomain",
+  teamId: team,
+  changes,
+  now: later,
+});
 const results = (status: RecordResult["status"], only?: string[]): RecordResult[] =>
   records.filter((r) => !only || only.includes(r.key)).map((r) => ({ key: r.key, name: r.name, value: r.value, status }));
 const check = (res: RecordResult[], id = checkId): DomainCommand => ({ type: "RecordDomainCheck", checkId: id, results: res, now: later });
@@ -45,20 +53,30 @@ const verifiedEvent: DomainEvent = {
 };
 
 describe("domain decider: create", () => {
-  it("creates a not_started domain with its records and a sealed DKIM key, the name lower-cased", () => given(domainDecider).when(create()).then(created));
+  it("creates a not_started domain with its records and a sealed DKIM key, the name lower-cased", () =>
+    given(domainDecider).when(create()).then(created));
 
   it("stores an IDN as punycode", () =>
-    expect((domainDecider.decide(create({ name: "bücher.example" }), domainDecider.initialState) as DomainEvent[])[0]!.data).toMatchObject({ name: "xn--bcher-kva.example" }));
+    expect((domainDecider.decide(create({ name: "bücher.example" }), domainDecider.initialState) as DomainEvent[])[0]!.data).toMatchObject({
+      name: "xn--bcher-kva.example",
+    }));
 
   it("treats its own retried create as done", () => given(domainDecider, created).when(create()).then([]));
 
-  it("rejects a name that is not a domain, naming `name`", () => given(domainDecider).when(create({ name: "not a domain" })).thenError("validation_error", /`name`/));
+  it("rejects a name that is not a domain, naming `name`", () =>
+    given(domainDecider)
+      .when(create({ name: "not a domain" }))
+      .thenError("validation_error", /`name`/));
 
   it("rejects an unknown region with invalid_region", () =>
-    given(domainDecider).when(create({ settings: { ...settings, region: "mars-1" as never } })).thenError("invalid_region", /`region`/));
+    given(domainDecider)
+      .when(create({ settings: { ...settings, region: "mars-1" as never } }))
+      .thenError("invalid_region", /`region`/));
 
   it("rejects a domain with no capability enabled", () =>
-    given(domainDecider).when(create({ settings: { ...settings, capabilities: { sending: "disabled", receiving: "disabled" } } })).thenError("validation_error", /`capabilities`/));
+    given(domainDecider)
+      .when(create({ settings: { ...settings, capabilities: { sending: "disabled", receiving: "disabled" } } }))
+      .thenError("validation_error", /`capabilities`/));
 
   it("never puts the private key in plaintext into an event", () => {
     const events = domainDecider.decide(create(), domainDecider.initialState) as DomainEvent[];
@@ -80,24 +98,43 @@ describe("domain decider: update", () => {
   });
 
   it("refuses to disable the last enabled capability", () =>
-    given(domainDecider, created).when(update({ capabilities: { sending: "disabled" } })).thenError("validation_error", /at least one/));
+    given(domainDecider, created)
+      .when(update({ capabilities: { sending: "disabled" } }))
+      .thenError("validation_error", /at least one/));
 
-  it("refuses a bad tracking_subdomain", () => given(domainDecider, created).when(update({ trackingSubdomain: "a.b" })).thenError("validation_error", /`tracking_subdomain`/));
+  it("refuses a bad tracking_subdomain", () =>
+    given(domainDecider, created)
+      .when(update({ trackingSubdomain: "a.b" }))
+      .thenError("validation_error", /`tracking_subdomain`/));
 
-  it("appends nothing when nothing changes", () => given(domainDecider, created).when(update({ tls: "opportunistic" })).then([]));
+  it("appends nothing when nothing changes", () =>
+    given(domainDecider, created)
+      .when(update({ tls: "opportunistic" }))
+      .then([]));
 
-  it("hides another team's domain", () => given(domainDecider, created).when(update({ tls: "enforced" }, otherTeam)).thenError("not_found"));
+  it("hides another team's domain", () =>
+    given(domainDecider, created)
+      .when(update({ tls: "enforced" }, otherTeam))
+      .thenError("not_found"));
 
   it("keeps a verified domain's record statuses, and re-derives its status when a new record appears", () => {
-    const events = domainDecider.decide(update({ clickTracking: true }), fold(domainDecider, [...created, started, verifiedEvent])) as DomainEvent[];
+    const events = domainDecider.decide(
+      update({ clickTracking: true }),
+      fold(domainDecider, [...created, started, verifiedEvent]),
+    ) as DomainEvent[];
     expect(events[0]!.data).toMatchObject({ status: "partially_verified" });
   });
 });
 
 describe("domain decider: delete", () => {
-  it("deletes", () => given(domainDecider, created).when({ type: "DeleteDomain", teamId, now: later }).then([{ type: "DomainDeleted", data: { domainId, name: "example.com", deletedAt: later } }]));
+  it("deletes", () =>
+    given(domainDecider, created)
+      .when({ type: "DeleteDomain", teamId, now: later })
+      .then([{ type: "DomainDeleted", data: { domainId, name: "example.com", deletedAt: later } }]));
   it("hides a deleted domain", () =>
-    given(domainDecider, [...created, { type: "DomainDeleted", data: { domainId, name: "example.com", deletedAt: later } }]).when(update({ tls: "enforced" })).thenError("not_found"));
+    given(domainDecider, [...created, { type: "DomainDeleted", data: { domainId, name: "example.com", deletedAt: later } }])
+      .when(update({ tls: "enforced" }))
+      .thenError("not_found"));
 });
 
 describe("domain decider: verification", () => {
@@ -105,12 +142,19 @@ describe("domain decider: verification", () => {
     given(domainDecider, created).when({ type: "StartDomainVerification", teamId, verificationId, now, deadline }).then([started]));
 
   it("records a round of lookups once", () => {
-    given(domainDecider, [...created, started]).when(check(results("verified"))).then([verifiedEvent]);
-    given(domainDecider, [...created, started, verifiedEvent]).when(check(results("verified"))).then([]);
+    given(domainDecider, [...created, started])
+      .when(check(results("verified")))
+      .then([verifiedEvent]);
+    given(domainDecider, [...created, started, verifiedEvent])
+      .when(check(results("verified")))
+      .then([]);
   });
 
   it("is verified once DKIM and SPF verify: DMARC is only recommended", () => {
-    const events = domainDecider.decide(check(results("verified", ["dkim", "spf-mx", "spf-txt"])), fold(domainDecider, [...created, started])) as DomainEvent[];
+    const events = domainDecider.decide(
+      check(results("verified", ["dkim", "spf-mx", "spf-txt"])),
+      fold(domainDecider, [...created, started]),
+    ) as DomainEvent[];
     expect(events[0]!.data).toMatchObject({ status: "verified" });
   });
 
@@ -118,7 +162,9 @@ describe("domain decider: verification", () => {
     const res = [...results("verified", ["spf-mx", "spf-txt"]), ...results("temporary_failure", ["dkim"])];
     const events = domainDecider.decide(check(res), fold(domainDecider, [...created, started])) as DomainEvent[];
     expect(events[0]!.data).toMatchObject({ status: "partially_failed" });
-    expect((events[0]!.data as { records: { key: string; status: string }[] }).records.find((r) => r.key === "dkim")?.status).toBe("temporary_failure");
+    expect((events[0]!.data as { records: { key: string; status: string }[] }).records.find((r) => r.key === "dkim")?.status).toBe(
+      "temporary_failure",
+    );
   });
 
   it("ignores the result for a record whose value changed since the lookup", () => {
@@ -130,7 +176,10 @@ describe("domain decider: verification", () => {
   it("makes a verified domain whose DKIM record disappeared ineligible for sending", () => {
     const verified = fold(domainDecider, [...created, started, verifiedEvent]);
     expect(isEligibleForSending(verified)).toBe(true);
-    const gone = domainDecider.decide(check(results("failed", ["dkim"]), "33333333-3333-4333-8333-333333333333"), verified) as DomainEvent[];
+    const gone = domainDecider.decide(
+      check(results("failed", ["dkim"]), "33333333-3333-4333-8333-333333333333"),
+      verified,
+    ) as DomainEvent[];
     expect(isEligibleForSending(fold(domainDecider, [...created, started, verifiedEvent, ...gone]))).toBe(false);
   });
 
@@ -144,19 +193,36 @@ describe("domain decider: verification", () => {
   it("is not eligible before any check", () => expect(isEligibleForSending(fold(domainDecider, [...created, started]))).toBe(false));
 
   it("is not eligible with sending disabled", () => {
-    const receivingOnly = domainDecider.decide(update({ capabilities: { sending: "disabled", receiving: "enabled" } }), fold(domainDecider, [...created, started, verifiedEvent])) as DomainEvent[];
+    const receivingOnly = domainDecider.decide(
+      update({ capabilities: { sending: "disabled", receiving: "enabled" } }),
+      fold(domainDecider, [...created, started, verifiedEvent]),
+    ) as DomainEvent[];
     expect(isEligibleForSending(fold(domainDecider, [...created, started, verifiedEvent, ...receivingOnly]))).toBe(false);
   });
 
   it("fails an unverified domain at the deadline, once", () => {
-    const failed: DomainEvent = { type: "DomainVerificationFailed", data: { domainId, verificationId, failedAt: later, records: withStatus(records, "pending"), status: "failed" } };
-    given(domainDecider, [...created, started]).when({ type: "FailDomainVerification", verificationId, now: later }).then([failed]);
-    given(domainDecider, [...created, started, failed]).when({ type: "FailDomainVerification", verificationId, now: later }).then([]);
+    const failed: DomainEvent = {
+      type: "DomainVerificationFailed",
+      data: { domainId, verificationId, failedAt: later, records: withStatus(records, "pending"), status: "failed" },
+    };
+    given(domainDecider, [...created, started])
+      .when({ type: "FailDomainVerification", verificationId, now: later })
+      .then([failed]);
+    given(domainDecider, [...created, started, failed])
+      .when({ type: "FailDomainVerification", verificationId, now: later })
+      .then([]);
   });
 
   it("does not fail a domain that verified", () =>
-    given(domainDecider, [...created, started, verifiedEvent]).when({ type: "FailDomainVerification", verificationId, now: later }).then([]));
+    given(domainDecider, [...created, started, verifiedEvent])
+      .when({ type: "FailDomainVerification", verificationId, now: later })
+      .then([]));
 
   it("keeps record statuses through withResults for a partial round", () =>
-    expect(withResults(records, { dkim: "verified" }).map((r) => r.status)).toEqual(["verified", "not_started", "not_started", "not_started"]));
+    expect(withResults(records, { dkim: "verified" }).map((r) => r.status)).toEqual([
+      "verified",
+      "not_started",
+      "not_started",
+      "not_started",
+    ]));
 });

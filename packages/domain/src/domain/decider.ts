@@ -15,7 +15,9 @@ export interface DkimKeyPair {
 }
 
 /** The settings a PATCH may change; `capabilities` may name one capability only. */
-export type DomainChanges = Partial<Omit<DomainSettings, "region" | "customReturnPath" | "capabilities">> & { capabilities?: Partial<Capabilities> };
+export type DomainChanges = Partial<Omit<DomainSettings, "region" | "customReturnPath" | "capabilities">> & {
+  capabilities?: Partial<Capabilities>;
+};
 
 /** One record as a round of lookups found it; a record whose name or value changed meanwhile ignores it. */
 export interface RecordResult {
@@ -78,7 +80,8 @@ function settingsAfter(settings: DomainSettings, changes: DomainChanges): Domain
   return { ...next, trackingSubdomain: next.trackingSubdomain.toLowerCase(), customReturnPath: next.customReturnPath.toLowerCase() };
 }
 
-const sameSettings = (a: DomainSettings, b: DomainSettings) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+const sameSettings = (a: DomainSettings, b: DomainSettings) =>
+  JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
 export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
   initialState: noResource,
@@ -87,7 +90,21 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       case "DomainCreated": {
         const { domainId, teamId, name, targets, createdAt, records, status, ...settings } = event.data;
         const dkim = { selector: targets.dkimSelector, publicKey: "", sealedPrivateKey: "" };
-        return { status: "active", domainId, teamId, name, settings, targets, dkim, records, domainStatus: status, sendable: false, verification: null, checkIds: new Set(), createdAt };
+        return {
+          status: "active",
+          domainId,
+          teamId,
+          name,
+          settings,
+          targets,
+          dkim,
+          records,
+          domainStatus: status,
+          sendable: false,
+          verification: null,
+          checkIds: new Set(),
+          createdAt,
+        };
       }
       case "DomainDkimKeyGenerated": {
         if (state.status === "none") return state;
@@ -109,7 +126,13 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       case "DomainRecordsChecked": {
         if (state.status === "none") return state;
         const { checkId, records, status } = event.data;
-        return { ...state, records, domainStatus: status, sendable: isSendingStatus(status), checkIds: new Set([...state.checkIds, checkId]) };
+        return {
+          ...state,
+          records,
+          domainStatus: status,
+          sendable: isSendingStatus(status),
+          checkIds: new Set([...state.checkIds, checkId]),
+        };
       }
       case "DomainVerificationFailed": {
         if (state.status === "none") return state;
@@ -120,9 +143,11 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
   decide(command, state) {
     switch (command.type) {
       case "CreateDomain": {
-        if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.dkim.publicKey === command.dkim.publicKey, "Domain");
+        if (state.status !== "none")
+          return createdBefore(state.teamId === command.teamId && state.dkim.publicKey === command.dkim.publicKey, "Domain");
         const name = normalizeDomainName(command.name);
-        if (name === undefined) return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
+        if (name === undefined)
+          return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
         const settings = settingsAfter(command.settings, {});
         const invalid = checkDomainSettings(settings);
         if (invalid) return invalid;
@@ -142,17 +167,37 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
         if (sameSettings(settings, state.settings)) return [];
         const records = domainRecords(state.name, settings, state.targets, state.dkim.publicKey, state.records);
         const reset = records.some((r) => r.status === "not_started" && r.key !== "dmarc");
-        const status = !reset || state.domainStatus === "not_started" || state.domainStatus === "pending" ? state.domainStatus : statusAfterCheck(records);
+        const status =
+          !reset || state.domainStatus === "not_started" || state.domainStatus === "pending"
+            ? state.domainStatus
+            : statusAfterCheck(records);
         return [{ type: "DomainUpdated", data: { domainId: state.domainId, ...settings, updatedAt: command.now, records, status } }];
       }
       case "DeleteDomain":
         if (!isLiveFor(state, command.teamId)) return notFound();
-        return [{ type: "DomainDeleted", data: { domainId: state.domainId, name: state.name, deletedAt: command.now, ...(command.claimedBy ? { claimedBy: command.claimedBy } : {}) } }];
+        return [
+          {
+            type: "DomainDeleted",
+            data: {
+              domainId: state.domainId,
+              name: state.name,
+              deletedAt: command.now,
+              ...(command.claimedBy ? { claimedBy: command.claimedBy } : {}),
+            },
+          },
+        ];
       case "StartDomainVerification": {
         if (!isLiveFor(state, command.teamId)) return notFound();
         if (state.verification?.verificationId === command.verificationId) return [];
         const { verificationId, now, deadline } = command;
-        const data = { domainId: state.domainId, verificationId, startedAt: now, deadline, records: withStatus(state.records, "pending"), status: "pending" as const };
+        const data = {
+          domainId: state.domainId,
+          verificationId,
+          startedAt: now,
+          deadline,
+          records: withStatus(state.records, "pending"),
+          status: "pending" as const,
+        };
         return [{ type: "DomainVerificationStarted", data }];
       }
       case "RecordDomainCheck": {
@@ -161,13 +206,25 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
           const found = command.results.find((r) => r.key === record.key && r.name === record.name && r.value === record.value);
           return found ? { ...record, status: found.status } : record;
         });
-        const data = { domainId: state.domainId, checkId: command.checkId, checkedAt: command.now, records, status: statusAfterCheck(records) };
+        const data = {
+          domainId: state.domainId,
+          checkId: command.checkId,
+          checkedAt: command.now,
+          records,
+          status: statusAfterCheck(records),
+        };
         return [{ type: "DomainRecordsChecked", data }];
       }
       case "FailDomainVerification": {
         if (state.status !== "active" || state.verification?.verificationId !== command.verificationId) return [];
         if (state.sendable) return [];
-        const data = { domainId: state.domainId, verificationId: command.verificationId, failedAt: command.now, records: state.records, status: "failed" as const };
+        const data = {
+          domainId: state.domainId,
+          verificationId: command.verificationId,
+          failedAt: command.now,
+          records: state.records,
+          status: "failed" as const,
+        };
         return [{ type: "DomainVerificationFailed", data }];
       }
     }

@@ -5,7 +5,8 @@ import { aDomainSettings, testRecordTargets } from "../testing/domainBuilders.js
 
 const targets = testRecordTargets;
 const settings = aDomainSettings;
-const shape = (records: DnsRecord[]) => records.map((r) => `${r.record} ${r.type} ${r.name} ${r.value}${r.priority === null ? "" : ` ${r.priority}`}`);
+const shape = (records: DnsRecord[]) =>
+  records.map((r) => `${r.record} ${r.type} ${r.name} ${r.value}${r.priority === null ? "" : ` ${r.priority}`}`);
 
 describe("domainRecords", () => {
   it("lists DKIM, SPF (MX and TXT on the return path) and DMARC for a sending domain", () =>
@@ -17,15 +18,32 @@ describe("domainRecords", () => {
     ]));
 
   it("adds a receiving MX and a tracking CNAME when those are on, on the chosen subdomains", () => {
-    const records = domainRecords("example.com", settings({ capabilities: { sending: "enabled", receiving: "enabled" }, clickTracking: true, trackingSubdomain: "t", customReturnPath: "bounce" }), targets, "K");
+    const records = domainRecords(
+      "example.com",
+      settings({
+        capabilities: { sending: "enabled", receiving: "enabled" },
+        clickTracking: true,
+        trackingSubdomain: "t",
+        customReturnPath: "bounce",
+      }),
+      targets,
+      "K",
+    );
     expect(shape(records)).toEqual(
-      expect.arrayContaining(["Receiving MX example.com inbound.mail.test 10", "Tracking CNAME t.example.com track.mail.test", "SPF MX bounce.example.com mx.mail.test 10"]),
+      expect.arrayContaining([
+        "Receiving MX example.com inbound.mail.test 10",
+        "Tracking CNAME t.example.com track.mail.test",
+        "SPF MX bounce.example.com mx.mail.test 10",
+      ]),
     );
     expect(records.every((r) => r.status === "not_started")).toBe(true);
   });
 
   it("keeps a record's status while its name and value stay, and resets a moved one", () => {
-    const before = withResults(domainRecords("example.com", settings({ openTracking: true }), targets, "K"), { dkim: "verified", tracking: "verified" });
+    const before = withResults(domainRecords("example.com", settings({ openTracking: true }), targets, "K"), {
+      dkim: "verified",
+      tracking: "verified",
+    });
     const after = domainRecords("example.com", settings({ openTracking: true, trackingSubdomain: "other" }), targets, "K", before);
     expect(after.find((r) => r.key === "dkim")?.status).toBe("verified");
     expect(after.find((r) => r.key === "tracking")?.status).toBe("not_started");
@@ -35,13 +53,25 @@ describe("domainRecords", () => {
 describe("statusAfterCheck", () => {
   const records = domainRecords("example.com", settings({ openTracking: true }), targets, "K");
   it("is verified when every required record is, DMARC aside", () =>
-    expect(statusAfterCheck(withResults(records, { dkim: "verified", "spf-mx": "verified", "spf-txt": "verified", tracking: "verified", dmarc: "failed" }))).toBe("verified"));
+    expect(
+      statusAfterCheck(
+        withResults(records, { dkim: "verified", "spf-mx": "verified", "spf-txt": "verified", tracking: "verified", dmarc: "failed" }),
+      ),
+    ).toBe("verified"));
   it("is partially_verified when the sending records are but another is not", () =>
-    expect(statusAfterCheck(withResults(records, { dkim: "verified", "spf-mx": "verified", "spf-txt": "verified", tracking: "failed" }))).toBe("partially_verified"));
+    expect(
+      statusAfterCheck(withResults(records, { dkim: "verified", "spf-mx": "verified", "spf-txt": "verified", tracking: "failed" })),
+    ).toBe("partially_verified"));
   it("is partially_failed when a sending record is not", () =>
-    expect(statusAfterCheck(withResults(records, { dkim: "failed", "spf-mx": "verified", "spf-txt": "verified", tracking: "verified" }))).toBe("partially_failed"));
+    expect(
+      statusAfterCheck(withResults(records, { dkim: "failed", "spf-mx": "verified", "spf-txt": "verified", tracking: "verified" })),
+    ).toBe("partially_failed"));
   it("is failed when nothing required is verified, temporary failures included", () =>
-    expect(statusAfterCheck(withResults(records, { dkim: "temporary_failure", "spf-mx": "failed", "spf-txt": "failed", tracking: "failed", dmarc: "verified" }))).toBe("failed"));
+    expect(
+      statusAfterCheck(
+        withResults(records, { dkim: "temporary_failure", "spf-mx": "failed", "spf-txt": "failed", tracking: "failed", dmarc: "verified" }),
+      ),
+    ).toBe("failed"));
 });
 
 describe("recordMatches", () => {

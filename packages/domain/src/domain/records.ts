@@ -37,7 +37,9 @@ export function wireRecords(records: readonly DnsRecord[]): WireDomainRecords {
 }
 
 export function webhookRecords(records: readonly DnsRecord[]): WireDnsRecord<"SPF" | "DKIM" | "Receiving MX" | "Tracking">[] {
-  return wireRecords(records).records.map((r) => (r.record === "Receiving" ? { ...r, record: "Receiving MX" as const } : { ...r, record: r.record }));
+  return wireRecords(records).records.map((r) =>
+    r.record === "Receiving" ? { ...r, record: "Receiving MX" as const } : { ...r, record: r.record },
+  );
 }
 
 const wireRecord = <Name extends string>(r: DnsRecord, record: Name): WireDnsRecord<Name> => ({
@@ -64,14 +66,28 @@ export function domainRecords(
 ): DnsRecord[] {
   const returnPath = `${settings.customReturnPath}.${name}`;
   const wanted: Unchecked[] = [
-    { key: "dkim", record: "DKIM", type: "TXT", name: `${targets.dkimSelector}._domainkey.${name}`, value: dkimRecordValue(publicKey), priority: null },
+    {
+      key: "dkim",
+      record: "DKIM",
+      type: "TXT",
+      name: `${targets.dkimSelector}._domainkey.${name}`,
+      value: dkimRecordValue(publicKey),
+      priority: null,
+    },
     { key: "spf-mx", record: "SPF", type: "MX", name: returnPath, value: targets.mailHost, priority: 10 },
     { key: "spf-txt", record: "SPF", type: "TXT", name: returnPath, value: spfRecordValue(targets.spfInclude), priority: null },
   ];
   if (settings.capabilities.receiving === "enabled")
     wanted.push({ key: "receiving-mx", record: "Receiving", type: "MX", name, value: targets.inboundHost, priority: 10 });
   if (settings.openTracking || settings.clickTracking)
-    wanted.push({ key: "tracking", record: "Tracking", type: "CNAME", name: `${settings.trackingSubdomain}.${name}`, value: targets.trackingHost, priority: null });
+    wanted.push({
+      key: "tracking",
+      record: "Tracking",
+      type: "CNAME",
+      name: `${settings.trackingSubdomain}.${name}`,
+      value: targets.trackingHost,
+      priority: null,
+    });
   wanted.push({ key: "dmarc", record: "DMARC", type: "TXT", name: `_dmarc.${name}`, value: DMARC_RECOMMENDED, priority: null });
   return wanted.map((record) => {
     const before = previous.find((p) => p.key === record.key);
@@ -125,7 +141,9 @@ export function recordMatches(record: Pick<DnsRecord, "key" | "type" | "value">,
   switch (record.key) {
     case "spf-txt": {
       const include = record.value.split(/\s+/).find((term) => term.startsWith("include:"))!;
-      return answers.some((a) => /^v=spf1(\s|$)/i.test(a.trim()) && a.split(/\s+/).some((term) => term.toLowerCase() === include.toLowerCase()));
+      return answers.some(
+        (a) => /^v=spf1(\s|$)/i.test(a.trim()) && a.split(/\s+/).some((term) => term.toLowerCase() === include.toLowerCase()),
+      );
     }
     case "dkim": {
       const key = /p=([^;]+)/.exec(compact(record.value))?.[1];

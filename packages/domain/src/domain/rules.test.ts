@@ -9,10 +9,21 @@ describe("normalizeDomainName", () => {
 
   it("stores an IDN as punycode", () => expect(normalizeDomainName("münchen.de")).toBe("xn--mnchen-3ya.de"));
 
-  it.each(["", "localhost", "example", "-bad.com", "bad-.com", "a..b.com", "under_score.com", "1.2.3.4", "exa mple.com", "user@example.com", "http://example.com", `${"a".repeat(64)}.com`, `${"abc.".repeat(64)}com`])(
-    "refuses %j",
-    (name) => expect(normalizeDomainName(name)).toBeUndefined(),
-  );
+  it.each([
+    "",
+    "localhost",
+    "example",
+    "-bad.com",
+    "bad-.com",
+    "a..b.com",
+    "under_score.com",
+    "1.2.3.4",
+    "exa mple.com",
+    "user@example.com",
+    "http://example.com",
+    `${"a".repeat(64)}.com`,
+    `${"abc.".repeat(64)}com`,
+  ])("refuses %j", (name) => expect(normalizeDomainName(name)).toBeUndefined());
 });
 
 describe("checkDomainSettings", () => {
@@ -28,16 +39,23 @@ describe("checkDomainSettings", () => {
     expect(checkDomainSettings(settings({ tls: "required" as never }))?.message).toMatch(/`tls`/));
 
   it("refuses a capability value other than enabled or disabled", () =>
-    expect(checkDomainSettings(settings({ capabilities: { sending: "on" as never, receiving: "disabled" } }))?.message).toMatch(/`capabilities.sending`/));
+    expect(checkDomainSettings(settings({ capabilities: { sending: "on" as never, receiving: "disabled" } }))?.message).toMatch(
+      /`capabilities.sending`/,
+    ));
 
   it("refuses both capabilities disabled", () =>
-    expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "disabled" } }))?.message).toMatch(/`capabilities`.*at least one/));
+    expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "disabled" } }))?.message).toMatch(
+      /`capabilities`.*at least one/,
+    ));
 
-  it("accepts receiving only", () => expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "enabled" } }))).toBeUndefined());
+  it("accepts receiving only", () =>
+    expect(checkDomainSettings(settings({ capabilities: { sending: "disabled", receiving: "enabled" } }))).toBeUndefined());
 
   it.each(["", "a.b", "-x", "x-", "under_score", "a".repeat(64)])("refuses tracking_subdomain %j", (label) =>
-    expect(checkDomainSettings(settings({ trackingSubdomain: label }))?.message).toMatch(/`tracking_subdomain`/));
+    expect(checkDomainSettings(settings({ trackingSubdomain: label }))?.message).toMatch(/`tracking_subdomain`/),
+  );
 
   it.each(["", "bounces.mail", "x_y"])("refuses custom_return_path %j", (label) =>
-    expect(checkDomainSettings(settings({ customReturnPath: label }))?.message).toMatch(/`custom_return_path`/));
+    expect(checkDomainSettings(settings({ customReturnPath: label }))?.message).toMatch(/`custom_return_path`/),
+  );
 });

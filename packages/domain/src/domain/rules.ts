@@ -1,6 +1,14 @@
 import { domainToASCII } from "node:url";
 import { DomainError } from "../decider.js";
-import { capabilityStates, domainRegions, tlsModes, type Capabilities, type DomainRegion, type DomainSettings, type TlsMode } from "./events.js";
+import {
+  capabilityStates,
+  domainRegions,
+  tlsModes,
+  type Capabilities,
+  type DomainRegion,
+  type DomainSettings,
+  type TlsMode,
+} from "./events.js";
 
 export const DEFAULT_REGION: DomainRegion = "us-east-1";
 export const DEFAULT_TLS: TlsMode = "opportunistic";

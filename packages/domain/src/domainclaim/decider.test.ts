@@ -13,7 +13,15 @@ const newer = "33333333-3333-4333-8333-333333333333";
 const later = "2026-11-24 10:00:00.000000+00";
 const expiresAt = "2026-11-30 10:00:00.000000+00";
 const afterExpiry = "2026-11-30 10:00:00.000001+00";
-const settings: DomainSettings = { region: "us-east-1", tls: "opportunistic", capabilities: DEFAULT_CAPABILITIES, openTracking: false, clickTracking: false, trackingSubdomain: "links", customReturnPath: "send" };
+const settings: DomainSettings = {
+  region: "us-east-1",
+  tls: "opportunistic",
+  capabilities: DEFAULT_CAPABILITIES,
+  openTracking: false,
+  clickTracking: false,
+  trackingSubdomain: "links",
+  customReturnPath: "send",
+};
 
 const create = (overrides: Partial<Extract<DomainClaimCommand, { type: "CreateDomainClaim" }>> = {}): DomainClaimCommand => ({
   type: "CreateDomainClaim",
@@ -29,24 +37,50 @@ const create = (overrides: Partial<Extract<DomainClaimCommand, { type: "CreateDo
 });
 const created: DomainClaimEvent = {
   type: "DomainClaimCreated",
-  data: { claimId, domainId, teamId, name: "example.com", ...settings, record: { type: "TXT", name: "example.com", value: "tidings-domain-verification=TOKEN" }, createdAt: now, expiresAt },
+  data: {
+    claimId,
+    domainId,
+    teamId,
+    name: "example.com",
+    ...settings,
+    record: { type: "TXT", name: "example.com", value: "tidings-domain-verification=TOKEN" },
+    createdAt: now,
+    expiresAt,
+  },
 };
-const check = (c: Extract<DomainClaimCommand, { type: "RecordDomainClaimCheck" }>["check"], at = later, team = teamId): DomainClaimCommand => ({ type: "RecordDomainClaimCheck", teamId: team, check: c, now: at });
+const check = (
+  c: Extract<DomainClaimCommand, { type: "RecordDomainClaimCheck" }>["check"],
+  at = later,
+  team = teamId,
+): DomainClaimCommand => ({ type: "RecordDomainClaimCheck", teamId: team, check: c, now: at });
 const blocked: DomainClaimEvent = { type: "DomainClaimBlocked", data: { domainId, reason: "pending_scheduled_emails", blockedAt: later } };
-const verified: DomainClaimEvent = { type: "DomainClaimVerified", data: { domainId, previousDomainId, previousTeamId: otherTeam, verifiedAt: later } };
+const verified: DomainClaimEvent = {
+  type: "DomainClaimVerified",
+  data: { domainId, previousDomainId, previousTeamId: otherTeam, verifiedAt: later },
+};
 
 describe("domain claim decider", () => {
   it("creates a pending claim with the TXT record to publish", () => given(domainClaimDecider).when(create()).then([created]));
 
   it("refuses a bad name or region, naming the field", () => {
-    given(domainClaimDecider).when(create({ name: "nope" })).thenError("validation_error", /`name`/);
-    given(domainClaimDecider).when(create({ settings: { ...settings, region: "x" as never } })).thenError("invalid_region", /`region`/);
-    given(domainClaimDecider).when(create({ settings: { ...settings, trackingSubdomain: "a.b" } })).thenError("validation_error", /`tracking_subdomain`/);
+    given(domainClaimDecider)
+      .when(create({ name: "nope" }))
+      .thenError("validation_error", /`name`/);
+    given(domainClaimDecider)
+      .when(create({ settings: { ...settings, region: "x" as never } }))
+      .thenError("invalid_region", /`region`/);
+    given(domainClaimDecider)
+      .when(create({ settings: { ...settings, trackingSubdomain: "a.b" } }))
+      .thenError("validation_error", /`tracking_subdomain`/);
   });
 
   it("is blocked while the holder has scheduled mail, once per reason", () => {
-    given(domainClaimDecider, [created]).when(check({ kind: "blocked", reason: "pending_scheduled_emails" })).then([blocked]);
-    given(domainClaimDecider, [created, blocked]).when(check({ kind: "blocked", reason: "pending_scheduled_emails" })).then([]);
+    given(domainClaimDecider, [created])
+      .when(check({ kind: "blocked", reason: "pending_scheduled_emails" }))
+      .then([blocked]);
+    given(domainClaimDecider, [created, blocked])
+      .when(check({ kind: "blocked", reason: "pending_scheduled_emails" }))
+      .then([]);
     given(domainClaimDecider, [created, blocked])
       .when(check({ kind: "blocked", reason: "recent_owner_activity" }))
       .then([{ type: "DomainClaimBlocked", data: { domainId, reason: "recent_owner_activity", blockedAt: later } }]);
@@ -54,12 +88,18 @@ describe("domain claim decider", () => {
 
   it("fails with a reason when the record is missing, and can verify later", () => {
     const failed: DomainClaimEvent = { type: "DomainClaimFailed", data: { domainId, reason: "missing", failedAt: later } };
-    given(domainClaimDecider, [created]).when(check({ kind: "failed", reason: "missing" })).then([failed]);
-    given(domainClaimDecider, [created, failed]).when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam })).then([verified]);
+    given(domainClaimDecider, [created])
+      .when(check({ kind: "failed", reason: "missing" }))
+      .then([failed]);
+    given(domainClaimDecider, [created, failed])
+      .when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam }))
+      .then([verified]);
   });
 
   it("verifies a blocked claim once the holder is quiet, then completes once", () => {
-    given(domainClaimDecider, [created, blocked]).when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam })).then([verified]);
+    given(domainClaimDecider, [created, blocked])
+      .when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam }))
+      .then([verified]);
     const completed: DomainClaimEvent = { type: "DomainClaimCompleted", data: { domainId, completedAt: later } };
     given(domainClaimDecider, [created, verified]).when({ type: "CompleteDomainClaim", now: later }).then([completed]);
     given(domainClaimDecider, [created, verified, completed]).when({ type: "CompleteDomainClaim", now: later }).then([]);
@@ -70,15 +110,22 @@ describe("domain claim decider", () => {
     const state = fold(domainClaimDecider, [created]);
     expect(state.status !== "none" && claimStatusAt(state, afterExpiry)).toBe("expired");
     expect(state.status !== "none" && claimStatusAt(state, later)).toBe("pending");
-    given(domainClaimDecider, [created]).when(check({ kind: "verified", previousDomainId: null, previousTeamId: null }, afterExpiry)).then([{ type: "DomainClaimExpired", data: { domainId, expiredAt: afterExpiry } }]);
+    given(domainClaimDecider, [created])
+      .when(check({ kind: "verified", previousDomainId: null, previousTeamId: null }, afterExpiry))
+      .then([{ type: "DomainClaimExpired", data: { domainId, expiredAt: afterExpiry } }]);
   });
 
   it("is superseded by a newer claim while open, and not once final", () => {
     const superseded: DomainClaimEvent = { type: "DomainClaimSuperseded", data: { domainId, supersededBy: newer, supersededAt: later } };
     given(domainClaimDecider, [created]).when({ type: "SupersedeDomainClaim", by: newer, now: later }).then([superseded]);
     given(domainClaimDecider, [created, verified]).when({ type: "SupersedeDomainClaim", by: newer, now: later }).then([]);
-    given(domainClaimDecider, [created, superseded]).when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam })).then([]);
+    given(domainClaimDecider, [created, superseded])
+      .when(check({ kind: "verified", previousDomainId, previousTeamId: otherTeam }))
+      .then([]);
   });
 
-  it("hides another team's claim", () => given(domainClaimDecider, [created]).when(check({ kind: "failed", reason: "x" }, later, otherTeam)).thenError("not_found"));
+  it("hides another team's claim", () =>
+    given(domainClaimDecider, [created])
+      .when(check({ kind: "failed", reason: "x" }, later, otherTeam))
+      .thenError("not_found"));
 });

@@ -16,7 +16,17 @@ export type ClaimCheck =
   | { kind: "verified"; previousDomainId: string | null; previousTeamId: string | null };
 
 export type DomainClaimCommand =
-  | { type: "CreateDomainClaim"; claimId: string; domainId: string; teamId: string; name: string; settings: DomainSettings; token: string; now: string; expiresAt: string }
+  | {
+      type: "CreateDomainClaim";
+      claimId: string;
+      domainId: string;
+      teamId: string;
+      name: string;
+      settings: DomainSettings;
+      token: string;
+      now: string;
+      expiresAt: string;
+    }
   | { type: "RecordDomainClaimCheck"; teamId: string; check: ClaimCheck; now: string }
   | { type: "CompleteDomainClaim"; now: string }
   | { type: "SupersedeDomainClaim"; by: string; now: string };
@@ -56,11 +66,20 @@ function decideCheck(state: LiveDomainClaim, check: ClaimCheck, now: string): Do
   if (claimStatusAt(state, now) === "expired") return [{ type: "DomainClaimExpired", data: { domainId, expiredAt: now } }];
   switch (check.kind) {
     case "blocked":
-      return state.status === "blocked" && state.blockedReason === check.reason ? [] : [{ type: "DomainClaimBlocked", data: { domainId, reason: check.reason, blockedAt: now } }];
+      return state.status === "blocked" && state.blockedReason === check.reason
+        ? []
+        : [{ type: "DomainClaimBlocked", data: { domainId, reason: check.reason, blockedAt: now } }];
     case "failed":
-      return state.status === "failed" && state.failureReason === check.reason ? [] : [{ type: "DomainClaimFailed", data: { domainId, reason: check.reason, failedAt: now } }];
+      return state.status === "failed" && state.failureReason === check.reason
+        ? []
+        : [{ type: "DomainClaimFailed", data: { domainId, reason: check.reason, failedAt: now } }];
     case "verified":
-      return [{ type: "DomainClaimVerified", data: { domainId, previousDomainId: check.previousDomainId, previousTeamId: check.previousTeamId, verifiedAt: now } }];
+      return [
+        {
+          type: "DomainClaimVerified",
+          data: { domainId, previousDomainId: check.previousDomainId, previousTeamId: check.previousTeamId, verifiedAt: now },
+        },
+      ];
   }
 }
 
@@ -71,7 +90,20 @@ export const domainClaimDecider: Decider<DomainClaimCommand, DomainClaimEvent, D
   evolve(state, event) {
     if (event.type === "DomainClaimCreated") {
       const { claimId, domainId, teamId, name, record, createdAt, expiresAt, ...settings } = event.data;
-      return { claimId, domainId, teamId, name, settings, record, createdAt, expiresAt, status: "pending", blockedReason: null, failureReason: null, previous: null };
+      return {
+        claimId,
+        domainId,
+        teamId,
+        name,
+        settings,
+        record,
+        createdAt,
+        expiresAt,
+        status: "pending",
+        blockedReason: null,
+        failureReason: null,
+        previous: null,
+      };
     }
     if (state.status === "none") return state;
     switch (event.type) {
@@ -80,7 +112,13 @@ export const domainClaimDecider: Decider<DomainClaimCommand, DomainClaimEvent, D
       case "DomainClaimFailed":
         return { ...state, status: "failed", blockedReason: null, failureReason: event.data.reason };
       case "DomainClaimVerified":
-        return { ...state, status: "verified", blockedReason: null, failureReason: null, previous: { domainId: event.data.previousDomainId, teamId: event.data.previousTeamId } };
+        return {
+          ...state,
+          status: "verified",
+          blockedReason: null,
+          failureReason: null,
+          previous: { domainId: event.data.previousDomainId, teamId: event.data.previousTeamId },
+        };
       case "DomainClaimCompleted":
         return { ...state, status: "completed" };
       case "DomainClaimExpired":
@@ -94,7 +132,8 @@ export const domainClaimDecider: Decider<DomainClaimCommand, DomainClaimEvent, D
       case "CreateDomainClaim": {
         if (state.status !== "none") return createdBefore(state.claimId === command.claimId, "Domain claim");
         const name = normalizeDomainName(command.name);
-        if (name === undefined) return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
+        if (name === undefined)
+          return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
         const invalid = checkDomainSettings(command.settings);
         if (invalid) return invalid;
         const { claimId, domainId, teamId, settings, token, now, expiresAt } = command;

@@ -35,7 +35,8 @@ const closed = new Set<RecipientSettlement>(["bounced", "failed", "suppressed"])
  */
 export function decideBounceReport(bounces: ReportedBounce[], now: string, email: BouncedEmail): EmailEvent[] | DomainError {
   if (!email.sent) {
-    if (email.status === "queued" || email.status === "delivery_delayed") return new DomainError("not_yet_sent", "The email's delivery attempt has no outcome yet.");
+    if (email.status === "queued" || email.status === "delivery_delayed")
+      return new DomainError("not_yet_sent", "The email's delivery attempt has no outcome yet.");
     return [];
   }
   const envelope = new Map(email.recipients.map((r) => [recipientKey(r), r]));

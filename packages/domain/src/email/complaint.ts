@@ -39,7 +39,12 @@ export function decideComplaint(complaint: Complaint, email: ComplainedEmail): E
   const fresh = blamed.filter((r) => !already.has(recipientKey(r)));
   if (blamed.length > 0 ? fresh.length === 0 : email.complained.length > 0) return [];
   const { feedbackType, reportedBy, now } = complaint;
-  return [{ type: "EmailComplained", data: { emailId: email.emailId, teamId: email.teamId, recipients: fresh, feedbackType, reportedBy, complainedAt: now } }];
+  return [
+    {
+      type: "EmailComplained",
+      data: { emailId: email.emailId, teamId: email.teamId, recipients: fresh, feedbackType, reportedBy, complainedAt: now },
+    },
+  ];
 }
 
 /** Stands for nobody in particular in `complained`, so a repeated anonymous report records nothing either. */

@@ -43,14 +43,20 @@ const delayed = (attempt: number): EmailEvent => ({
 describe("email decider: sending", () => {
   it("queues an email sent now", () => given(emailDecider).when(send()).then([queued]));
 
-  it("schedules an email with a future time", () => given(emailDecider).when(send({ scheduledAt: later })).then([scheduled]));
+  it("schedules an email with a future time", () =>
+    given(emailDecider)
+      .when(send({ scheduledAt: later }))
+      .then([scheduled]));
 
   it("treats a repeated send of the same id as done", () => given(emailDecider, [queued]).when(send()).then([]));
 
   it("records a send to a suppressed recipient as suppressed in the same append", () =>
     given(emailDecider)
       .when(send({ suppressed: [{ email: "ann@example.test", origin: "complaint" }] }))
-      .then([queued, { type: "EmailSuppressed", data: { emailId, recipients: ["ann@example.test"], suppressedAt: now, reason: "previous_complaint" } }]));
+      .then([
+        queued,
+        { type: "EmailSuppressed", data: { emailId, recipients: ["ann@example.test"], suppressedAt: now, reason: "previous_complaint" } },
+      ]));
 });
 
 describe("email decider: reschedule and cancel", () => {
@@ -63,10 +69,14 @@ describe("email decider: reschedule and cancel", () => {
       .then([{ type: "EmailRescheduled", data: { emailId, scheduledAt: "2026-11-25 10:00:00.000000+00", rescheduledAt: now } }]));
 
   it("records nothing when rescheduled to the same time", () =>
-    given(emailDecider, [scheduled]).when({ ...reschedule, scheduledAt: later }).then([]));
+    given(emailDecider, [scheduled])
+      .when({ ...reschedule, scheduledAt: later })
+      .then([]));
 
   it("refuses to reschedule an email that is not scheduled", () =>
-    given(emailDecider, [queued]).when(reschedule).thenError("validation_error", /cannot be rescheduled: it is queued/));
+    given(emailDecider, [queued])
+      .when(reschedule)
+      .thenError("validation_error", /cannot be rescheduled: it is queued/));
 
   it("refuses to reschedule a canceled email", () =>
     given(emailDecider, [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }])
@@ -81,16 +91,24 @@ describe("email decider: reschedule and cancel", () => {
   });
 
   it("cancels a scheduled email", () =>
-    given(emailDecider, [scheduled]).when(cancel).then([{ type: "EmailCanceled", data: { emailId, canceledAt: now } }]));
+    given(emailDecider, [scheduled])
+      .when(cancel)
+      .then([{ type: "EmailCanceled", data: { emailId, canceledAt: now } }]));
 
   it("treats a second cancel as done", () =>
-    given(emailDecider, [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }]).when(cancel).then([]));
+    given(emailDecider, [scheduled, { type: "EmailCanceled", data: { emailId, canceledAt: now } }])
+      .when(cancel)
+      .then([]));
 
   it("refuses to cancel an email already sent", () =>
-    given(emailDecider, [scheduled, sent]).when(cancel).thenError("validation_error", /cannot be canceled: it is sent/));
+    given(emailDecider, [scheduled, sent])
+      .when(cancel)
+      .thenError("validation_error", /cannot be canceled: it is sent/));
 
   it("does not show another team's email", () =>
-    given(emailDecider, [scheduled]).when({ ...cancel, teamId: otherTeam }).thenError("not_found", "Email not found"));
+    given(emailDecider, [scheduled])
+      .when({ ...cancel, teamId: otherTeam })
+      .thenError("not_found", "Email not found"));
 
   it("does not find an email that does not exist", () => given(emailDecider).when(cancel).thenError("not_found", "Email not found"));
 });
@@ -122,17 +140,28 @@ describe("email decider: delivery outcomes", () => {
   it("records each delay attempt once", () => {
     const delayedAnn = (n: number) => ({ type: "EmailDeliveryDelayed", data: { ...delayed(n).data, ...one } }) as EmailEvent;
     const deferral = attempt("deferred", { response: "451 try later", code: 451 }, 2);
-    given(emailDecider, [queued, delayed(1)]).when(deferral).then([delayedAnn(2)]);
-    given(emailDecider, [queued, delayed(1), delayedAnn(2)]).when(deferral).then([]);
+    given(emailDecider, [queued, delayed(1)])
+      .when(deferral)
+      .then([delayedAnn(2)]);
+    given(emailDecider, [queued, delayed(1), delayedAnn(2)])
+      .when(deferral)
+      .then([]);
   });
 
   it("records a bounce with the team, for the suppression list", () =>
-    given(emailDecider, [queued]).when(attempt("bounced", { response: "550 no such user", code: 550 })).then([bounced]));
+    given(emailDecider, [queued])
+      .when(attempt("bounced", { response: "550 no such user", code: 550 }))
+      .then([bounced]));
 
   it("records a failure", () =>
     given(emailDecider, [queued, delayed(1)])
       .when({ type: "RecordEmailFailed", reason: "TLS required", response: null, code: null, now })
-      .then([{ type: "EmailFailed", data: { emailId, reason: "TLS required", failedAt: now, response: null, code: null, recipients: ["ann@example.test"] } }]));
+      .then([
+        {
+          type: "EmailFailed",
+          data: { emailId, reason: "TLS required", failedAt: now, response: null, code: null, recipients: ["ann@example.test"] },
+        },
+      ]));
 
   const outcomes: [string, EmailCommand][] = [
     ["RecordEmailSent", { type: "RecordEmailSent", now }],

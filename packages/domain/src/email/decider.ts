@@ -68,7 +68,11 @@ export const hasFinalOutcome = (state: EmailState) => state.status !== "none" &&
  * Settles `recipients`, or when absent every pending recipient: an event recorded before outcomes named
  * their recipients was the email's one outcome. A recipient settles once; the first outcome stays.
  */
-function settle(state: Extract<EmailState, { emailId: string }>, as: RecipientSettlement, recipients?: string[]): Record<string, RecipientSettlement> {
+function settle(
+  state: Extract<EmailState, { emailId: string }>,
+  as: RecipientSettlement,
+  recipients?: string[],
+): Record<string, RecipientSettlement> {
   const settled = { ...state.settled };
   for (const recipient of recipients ?? pendingRecipients(state)) settled[recipientKey(recipient)] ??= as;
   return settled;
@@ -76,14 +80,24 @@ function settle(state: Extract<EmailState, { emailId: string }>, as: RecipientSe
 
 const notFound = () => new DomainError("not_found", "Email not found");
 
-
 export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
   initialState: { status: "none" },
   evolve(state, event) {
     if (event.type === "EmailQueued" || event.type === "EmailScheduled") {
       const scheduledAt = event.type === "EmailScheduled" ? event.data.scheduledAt : null;
       const { emailId, teamId } = event.data;
-      return { status: event.type === "EmailQueued" ? "queued" : "scheduled", emailId, teamId, scheduledAt, sent: false, delayedAttempts: 0, recipients: envelopeRecipients(event.data), settled: {}, deliveredAt: null, complained: [] };
+      return {
+        status: event.type === "EmailQueued" ? "queued" : "scheduled",
+        emailId,
+        teamId,
+        scheduledAt,
+        sent: false,
+        delayedAttempts: 0,
+        recipients: envelopeRecipients(event.data),
+        settled: {},
+        deliveredAt: null,
+        complained: [],
+      };
     }
     if (state.status === "none") return state;
     const status = emailStatusAfter[event.type] ?? state.status;
@@ -95,7 +109,13 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
       case "EmailDeliveryDelayed":
         return { ...state, status, delayedAttempts: Math.max(state.delayedAttempts, event.data.attempt) };
       case "EmailDelivered":
-        return { ...state, status, sent: true, settled: settle(state, "delivered", event.data.recipients), deliveredAt: state.deliveredAt ?? event.data.deliveredAt };
+        return {
+          ...state,
+          status,
+          sent: true,
+          settled: settle(state, "delivered", event.data.recipients),
+          deliveredAt: state.deliveredAt ?? event.data.deliveredAt,
+        };
       case "EmailBounced": {
         // A bounce reported after the relay's 250 (`decideBounceReport`) overrides that delivery.
         const settled = settle(state, "bounced", event.data.recipients);
@@ -123,7 +143,9 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         if (state.status !== "scheduled")
           return new DomainError("validation_error", `Email cannot be rescheduled: it is ${state.status}, not scheduled.`);
         if (state.scheduledAt === command.scheduledAt) return [];
-        return [{ type: "EmailRescheduled", data: { emailId: state.emailId, scheduledAt: command.scheduledAt, rescheduledAt: command.now } }];
+        return [
+          { type: "EmailRescheduled", data: { emailId: state.emailId, scheduledAt: command.scheduledAt, rescheduledAt: command.now } },
+        ];
       case "CancelEmail":
         if (state.teamId !== command.teamId) return notFound();
         if (state.status === "canceled") return [];

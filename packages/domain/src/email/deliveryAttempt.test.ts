@@ -12,12 +12,28 @@ const emailId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 const now = "2026-11-23 10:00:00.000000+00";
 const retryAt = "2026-11-23 10:01:00.000000+00";
 
-const content = anEmailContent({ emailId, teamId, to: ["Ann <ann@example.test>", "bob@example.test"], cc: ["cy@other.test"], createdAt: now });
+const content = anEmailContent({
+  emailId,
+  teamId,
+  to: ["Ann <ann@example.test>", "bob@example.test"],
+  cc: ["cy@other.test"],
+  createdAt: now,
+});
 const queued: EmailEvent = { type: "EmailQueued", data: content };
 
 const ok = (recipient: string): RecipientResult => ({ recipient, kind: "delivered", code: 250, response: "250 OK: queued" });
-const later = (recipient: string): RecipientResult => ({ recipient, kind: "deferred", code: 451, response: `451 4.2.0 ${recipient} greylisted` });
-const gone = (recipient: string): RecipientResult => ({ recipient, kind: "bounced", code: 550, response: `550 5.1.1 ${recipient} no such user` });
+const later = (recipient: string): RecipientResult => ({
+  recipient,
+  kind: "deferred",
+  code: 451,
+  response: `451 4.2.0 ${recipient} greylisted`,
+});
+const gone = (recipient: string): RecipientResult => ({
+  recipient,
+  kind: "bounced",
+  code: 550,
+  response: `550 5.1.1 ${recipient} no such user`,
+});
 
 const attempt = (results: RecipientResult[], n = 1, nextAttemptAt: string | null = retryAt): EmailCommand => ({
   type: "RecordDeliveryAttempt",
@@ -34,7 +50,15 @@ const delivered = (...recipients: string[]): EmailEvent => ({
 });
 const delayed = (n: number, ...recipients: string[]): EmailEvent => ({
   type: "EmailDeliveryDelayed",
-  data: { emailId, attempt: n, nextAttemptAt: retryAt, delayedAt: now, response: `451 4.2.0 ${recipients[0]} greylisted`, code: 451, recipients },
+  data: {
+    emailId,
+    attempt: n,
+    nextAttemptAt: retryAt,
+    delayedAt: now,
+    response: `451 4.2.0 ${recipients[0]} greylisted`,
+    code: 451,
+    recipients,
+  },
 });
 const bounced = (...recipients: string[]): EmailEvent => ({
   type: "EmailBounced",
@@ -55,10 +79,9 @@ const pendingAfter = (events: EmailEvent[]) => pendingRecipients(fold(emailDecid
 describe("email decider: per-recipient delivery", () => {
   it("sends to every envelope recipient first: to, cc and bcc as bare addresses, each once", () => {
     expect(pendingAfter([queued])).toEqual([ann, bob, cy]);
-    expect(envelopeRecipients({ to: ["Ann <Ann@Example.test>"], cc: ["ann@example.test"], bcc: ["zed@example.test", "ZED@example.test"] })).toEqual([
-      "Ann@Example.test",
-      "zed@example.test",
-    ]);
+    expect(
+      envelopeRecipients({ to: ["Ann <Ann@Example.test>"], cc: ["ann@example.test"], bcc: ["zed@example.test", "ZED@example.test"] }),
+    ).toEqual(["Ann@Example.test", "zed@example.test"]);
   });
 
   it("records a partial deferral as delivered to some and delayed for the rest, shown delivery_delayed, and retries only the deferred", () => {
@@ -72,7 +95,9 @@ describe("email decider: per-recipient delivery", () => {
     expect(pendingRecipients(state)).toEqual([bob]);
     expect(hasFinalOutcome(state)).toBe(false);
 
-    given(emailDecider, history).when(attempt([ok(bob)], 2)).then([delivered(bob)]);
+    given(emailDecider, history)
+      .when(attempt([ok(bob)], 2))
+      .then([delivered(bob)]);
     const done = fold(emailDecider, [...history, delivered(bob)]);
     expect([done.status, hasFinalOutcome(done), pendingRecipients(done)]).toEqual(["delivered", true, []]);
   });
@@ -110,7 +135,14 @@ describe("email decider: per-recipient delivery", () => {
       .then([
         {
           type: "EmailFailed",
-          data: { emailId, reason: `deferred for 24 hours: 451 4.2.0 ${bob} greylisted`, failedAt: now, response: `451 4.2.0 ${bob} greylisted`, code: 451, recipients: [bob] },
+          data: {
+            emailId,
+            reason: `deferred for 24 hours: 451 4.2.0 ${bob} greylisted`,
+            failedAt: now,
+            response: `451 4.2.0 ${bob} greylisted`,
+            code: 451,
+            recipients: [bob],
+          },
         },
       ]));
 
@@ -123,7 +155,9 @@ describe("email decider: per-recipient delivery", () => {
     const history = [queued, sent, delivered(ann, cy), delayed(1, bob), bounced(bob)];
     expect(pendingAfter(history)).toEqual([]);
     expect(hasFinalOutcome(fold(emailDecider, history))).toBe(true);
-    given(emailDecider, history).when(attempt([ok(bob)], 2)).then([]);
+    given(emailDecider, history)
+      .when(attempt([ok(bob)], 2))
+      .then([]);
   });
 
   it("folds outcomes recorded before they named recipients as the whole email's", () => {

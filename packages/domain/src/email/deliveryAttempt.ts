@@ -55,20 +55,44 @@ export function decideDeliveryAttempt(attempt: DeliveryAttempt, email: AttemptCo
   if (bounced.length > 0)
     events.push({
       type: "EmailBounced",
-      data: { emailId, teamId, recipients: recipients(bounced), bounce: { type: "permanent", message: bounced[0]!.response }, bouncedAt: at, ...reply(bounced) },
+      data: {
+        emailId,
+        teamId,
+        recipients: recipients(bounced),
+        bounce: { type: "permanent", message: bounced[0]!.response },
+        bouncedAt: at,
+        ...reply(bounced),
+      },
     });
   if (failed.length > 0)
-    events.push({ type: "EmailFailed", data: { emailId, reason: failed[0]!.response, failedAt: at, ...reply(failed), recipients: recipients(failed) } });
+    events.push({
+      type: "EmailFailed",
+      data: { emailId, reason: failed[0]!.response, failedAt: at, ...reply(failed), recipients: recipients(failed) },
+    });
   if (expired.length > 0)
     events.push({
       type: "EmailFailed",
-      data: { emailId, reason: `deferred for 24 hours: ${expired[0]!.response}`, failedAt: at, ...reply(expired), recipients: recipients(expired) },
+      data: {
+        emailId,
+        reason: `deferred for 24 hours: ${expired[0]!.response}`,
+        failedAt: at,
+        ...reply(expired),
+        recipients: recipients(expired),
+      },
     });
-  if (delivered.length > 0) events.push({ type: "EmailDelivered", data: { emailId, deliveredAt: at, ...reply(delivered), recipients: recipients(delivered) } });
+  if (delivered.length > 0)
+    events.push({ type: "EmailDelivered", data: { emailId, deliveredAt: at, ...reply(delivered), recipients: recipients(delivered) } });
   if (delayed.length > 0)
     events.push({
       type: "EmailDeliveryDelayed",
-      data: { emailId, attempt: attempt.attempt, nextAttemptAt: attempt.nextAttemptAt, delayedAt: at, ...reply(delayed), recipients: recipients(delayed) },
+      data: {
+        emailId,
+        attempt: attempt.attempt,
+        nextAttemptAt: attempt.nextAttemptAt,
+        delayedAt: at,
+        ...reply(delayed),
+        recipients: recipients(delayed),
+      },
     });
   return events;
 }

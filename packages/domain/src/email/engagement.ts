@@ -33,7 +33,10 @@ const agentPatterns: [RegExp, string][] = [
   [/Symantec|MessageLabs|Forcepoint|Trend ?Micro|Sophos|FireEye|Cisco.?(IronPort|ESA)|Zscaler|Check ?Point/i, "security_gateway"],
   [/Yahoo.*(Mail)?.*Proxy|YahooMailProxy/i, "yahoo_mail_proxy"],
   [/HeadlessChrome|PhantomJS|Puppeteer|Playwright|Selenium/i, "headless_browser"],
-  [/\b(curl|Wget|python-requests|python-urllib|aiohttp|Go-http-client|okhttp|Java\/|Apache-HttpClient|libwww-perl|node-fetch|undici|axios)\b/i, "http_library"],
+  [
+    /\b(curl|Wget|python-requests|python-urllib|aiohttp|Go-http-client|okhttp|Java\/|Apache-HttpClient|libwww-perl|node-fetch|undici|axios)\b/i,
+    "http_library",
+  ],
   [/bot\b|crawler|spider|facebookexternalhit|Slackbot|preview/i, "crawler"],
 ];
 
@@ -88,7 +91,10 @@ export function classifyEngagement(request: EngagementRequest): EngagementClass 
   if (byAgent) return { machine: true, reason: byAgent };
   const byNetwork = networkReason(request.ipAddress);
   if (byNetwork) return { machine: true, reason: byNetwork };
-  if (request.kind === "click" && (request.deliveredAt === null || request.at.getTime() - request.deliveredAt.getTime() < humanClickDelayMs))
+  if (
+    request.kind === "click" &&
+    (request.deliveredAt === null || request.at.getTime() - request.deliveredAt.getTime() < humanClickDelayMs)
+  )
     return { machine: true, reason: "click_within_2s_of_delivery" };
   return { machine: false, reason: null };
 }
@@ -111,7 +117,13 @@ export function decideEngagement(
 ): EmailEvent[] {
   const { ipAddress, userAgent, now } = command;
   const kind = command.type === "RecordEmailOpened" ? "open" : "click";
-  const { machine, reason } = classifyEngagement({ kind, ipAddress, userAgent, at: instant(now), deliveredAt: email.deliveredAt === null ? null : instant(email.deliveredAt) });
+  const { machine, reason } = classifyEngagement({
+    kind,
+    ipAddress,
+    userAgent,
+    at: instant(now),
+    deliveredAt: email.deliveredAt === null ? null : instant(email.deliveredAt),
+  });
   const seen = { emailId: email.emailId, ipAddress, userAgent, machine, machineReason: reason };
   if (command.type === "RecordEmailOpened") return [{ type: "EmailOpened", data: { ...seen, openedAt: now } }];
   return [{ type: "EmailClicked", data: { ...seen, link: command.link, linkIndex: command.linkIndex, clickedAt: now } }];

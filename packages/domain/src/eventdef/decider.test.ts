@@ -6,7 +6,10 @@ import { checkEventPayload } from "./rules.js";
 
 const eventDefId = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
 
-const create = (name: string, schema: Record<string, "string" | "number" | "boolean" | "date"> | null = { plan: "string" }): EventDefinitionCommand => ({
+const create = (
+  name: string,
+  schema: Record<string, "string" | "number" | "boolean" | "date"> | null = { plan: "string" },
+): EventDefinitionCommand => ({
   type: "CreateEventDefinition",
   eventDefId,
   teamId,
@@ -14,15 +17,28 @@ const create = (name: string, schema: Record<string, "string" | "number" | "bool
   schema,
   now,
 });
-const created: EventDefinitionEvent = { type: "EventDefinitionCreated", data: { eventDefId, teamId, name: "user.signed_up", schema: { plan: "string" }, createdAt: now } };
+const created: EventDefinitionEvent = {
+  type: "EventDefinitionCreated",
+  data: { eventDefId, teamId, name: "user.signed_up", schema: { plan: "string" }, createdAt: now },
+};
 
 describe("event definition decider", () => {
   it("creates a dotted name with a schema", () => given(eventDefinitionDecider).when(create("user.signed_up")).then([created]));
-  it("refuses the reserved resend: prefix", () => given(eventDefinitionDecider).when(create("resend:email.sent")).thenError("validation_error", /reserved prefix `resend:`/));
-  it("refuses the reserved tidings: prefix", () => given(eventDefinitionDecider).when(create("tidings:x")).thenError("validation_error", /`tidings:`/));
+  it("refuses the reserved resend: prefix", () =>
+    given(eventDefinitionDecider)
+      .when(create("resend:email.sent"))
+      .thenError("validation_error", /reserved prefix `resend:`/));
+  it("refuses the reserved tidings: prefix", () =>
+    given(eventDefinitionDecider)
+      .when(create("tidings:x"))
+      .thenError("validation_error", /`tidings:`/));
   it("refuses a name with spaces or empty words", () => {
-    given(eventDefinitionDecider).when(create("user signed up")).thenError("validation_error", /dotted words/);
-    given(eventDefinitionDecider).when(create("user..signed")).thenError("validation_error", /dotted words/);
+    given(eventDefinitionDecider)
+      .when(create("user signed up"))
+      .thenError("validation_error", /dotted words/);
+    given(eventDefinitionDecider)
+      .when(create("user..signed"))
+      .thenError("validation_error", /dotted words/);
   });
   it("refuses an unknown field type", () =>
     given(eventDefinitionDecider)
@@ -32,14 +48,23 @@ describe("event definition decider", () => {
     given(eventDefinitionDecider, [created])
       .when({ type: "UpdateEventDefinition", teamId, schema: null, now })
       .then([{ type: "EventDefinitionUpdated", data: { eventDefId, schema: null, updatedAt: now } }]);
-    given(eventDefinitionDecider, [created]).when({ type: "UpdateEventDefinition", teamId, schema: { plan: "string" }, now }).then([]);
+    given(eventDefinitionDecider, [created])
+      .when({ type: "UpdateEventDefinition", teamId, schema: { plan: "string" }, now })
+      .then([]);
   });
   it("another team's definition is not found", () =>
-    given(eventDefinitionDecider, [created]).when({ type: "DeleteEventDefinition", teamId: eventDefId, now }).thenError("not_found", "Event not found"));
+    given(eventDefinitionDecider, [created])
+      .when({ type: "DeleteEventDefinition", teamId: eventDefId, now })
+      .thenError("not_found", "Event not found"));
   it("deletes, and a deleted definition cannot be updated", () => {
-    const deleted: EventDefinitionEvent = { type: "EventDefinitionDeleted", data: { eventDefId, teamId, name: "user.signed_up", deletedAt: now } };
+    const deleted: EventDefinitionEvent = {
+      type: "EventDefinitionDeleted",
+      data: { eventDefId, teamId, name: "user.signed_up", deletedAt: now },
+    };
     given(eventDefinitionDecider, [created]).when({ type: "DeleteEventDefinition", teamId, now }).then([deleted]);
-    given(eventDefinitionDecider, [created, deleted]).when({ type: "UpdateEventDefinition", teamId, schema: null, now }).thenError("not_found");
+    given(eventDefinitionDecider, [created, deleted])
+      .when({ type: "UpdateEventDefinition", teamId, schema: null, now })
+      .thenError("not_found");
   });
 });
 

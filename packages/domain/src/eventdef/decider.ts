@@ -58,7 +58,12 @@ export const eventDefinitionDecider: Decider<EventDefinitionCommand, EventDefini
       }
       case "DeleteEventDefinition":
         if (!isLiveFor(state, command.teamId)) return notFound();
-        return [{ type: "EventDefinitionDeleted", data: { eventDefId: state.eventDefId, teamId: state.teamId, name: state.name, deletedAt: command.now } }];
+        return [
+          {
+            type: "EventDefinitionDeleted",
+            data: { eventDefId: state.eventDefId, teamId: state.teamId, name: state.name, deletedAt: command.now },
+          },
+        ];
     }
   },
 };

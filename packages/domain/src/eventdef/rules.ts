@@ -15,7 +15,8 @@ export function checkEventName(name: string): DomainError | undefined {
   const prefix = reservedPrefixes.find((p) => name.toLowerCase().startsWith(p));
   if (prefix) return invalid(`The \`name\` field cannot start with the reserved prefix \`${prefix}\`.`);
   if (name.length === 0 || name.length > EVENT_NAME_MAX) return invalid(`The \`name\` field must be 1 to ${EVENT_NAME_MAX} characters.`);
-  if (!namePattern.test(name)) return invalid("The `name` field must be dotted words of letters, digits, `_` or `-`, such as `user.signed_up`.");
+  if (!namePattern.test(name))
+    return invalid("The `name` field must be dotted words of letters, digits, `_` or `-`, such as `user.signed_up`.");
   return undefined;
 }
 
@@ -53,7 +54,8 @@ export function checkEventPayload(schema: EventSchema, payload: Readonly<Record<
   if (schema === null) return undefined;
   for (const [field, type] of Object.entries(schema)) {
     const value = payload[field];
-    if (value === undefined || value === null) return new DomainError("validation_error", `Missing \`payload.${field}\`: the event's schema declares it.`);
+    if (value === undefined || value === null)
+      return new DomainError("validation_error", `Missing \`payload.${field}\`: the event's schema declares it.`);
     if (!matches(type, value)) {
       const expected = type === "date" ? "an ISO-8601 date" : `a ${type}`;
       return invalid(`The \`payload.${field}\` field must be ${expected}.`);

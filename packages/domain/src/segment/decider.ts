@@ -23,7 +23,8 @@ const notFound = () => new DomainError("not_found", "Audience not found");
 
 function checkName(name: string): DomainError | undefined {
   if (name.trim() === "") return new DomainError("missing_required_field", "Missing `name` field.");
-  if (name.length > SEGMENT_NAME_MAX) return new DomainError("validation_error", `\`name\` must be at most ${SEGMENT_NAME_MAX} characters.`);
+  if (name.length > SEGMENT_NAME_MAX)
+    return new DomainError("validation_error", `\`name\` must be at most ${SEGMENT_NAME_MAX} characters.`);
   return undefined;
 }
 
@@ -44,7 +45,12 @@ export const segmentDecider: Decider<SegmentCommand, SegmentEvent, SegmentState>
       if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.name === command.name, "Segment");
       const invalid = checkName(command.name);
       if (invalid) return invalid;
-      return [{ type: "SegmentCreated", data: { segmentId: command.segmentId, teamId: command.teamId, name: command.name, createdAt: command.now } }];
+      return [
+        {
+          type: "SegmentCreated",
+          data: { segmentId: command.segmentId, teamId: command.teamId, name: command.name, createdAt: command.now },
+        },
+      ];
     }
     if (!isLiveFor(state, command.teamId)) return notFound();
     switch (command.type) {

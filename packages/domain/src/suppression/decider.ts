@@ -7,7 +7,15 @@ export const suppressionStream = (suppressionId: string) => `suppression-${suppr
 export const SUPPRESSION_BATCH_MAX = 100;
 
 export type SuppressionCommand =
-  | { type: "AddSuppression"; suppressionId: string; teamId: string; email: string; origin: SuppressionOrigin; sourceId: string | null; now: string }
+  | {
+      type: "AddSuppression";
+      suppressionId: string;
+      teamId: string;
+      email: string;
+      origin: SuppressionOrigin;
+      sourceId: string | null;
+      now: string;
+    }
   /**
    * `listed`: the suppression list shows the address. A hard bounce puts an address there straight from
    * `EmailBounced`, without this stream, so the list is what says a bounce can be removed.
@@ -36,7 +44,12 @@ export const suppressionDecider: Decider<SuppressionCommand, SuppressionEvent, S
     switch (command.type) {
       case "AddSuppression":
         if (mine) return [];
-        return [{ type: "SuppressionAdded", data: { suppressionId, teamId, email, origin: command.origin, sourceId: command.sourceId, createdAt: now } }];
+        return [
+          {
+            type: "SuppressionAdded",
+            data: { suppressionId, teamId, email, origin: command.origin, sourceId: command.sourceId, createdAt: now },
+          },
+        ];
       case "RemoveSuppression":
         return [{ type: "SuppressionRemoved", data: { suppressionId, teamId, email, removedAt: now } }];
     }

@@ -29,7 +29,9 @@ describe("team decider", () => {
     const set: TeamEvent = { type: "TeamBroadcastRateSet", data: { teamId, emailsPerSecond: 200 } };
     given(teamDecider, [created]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 200 }).then([set]);
     given(teamDecider, [created, set]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 200 }).then([]);
-    given(teamDecider, [created, set]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: null }).then([{ type: "TeamBroadcastRateSet", data: { teamId, emailsPerSecond: null } }]);
+    given(teamDecider, [created, set])
+      .when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: null })
+      .then([{ type: "TeamBroadcastRateSet", data: { teamId, emailsPerSecond: null } }]);
     given(teamDecider, [created]).when({ type: "SetTeamBroadcastRate", teamId, emailsPerSecond: 0 }).thenError("validation_error");
   });
 });

@@ -13,15 +13,20 @@ export type TeamCommand =
   | { type: "SetTeamBroadcastRate"; teamId: string; emailsPerSecond: number | null };
 
 export type TeamState =
-  | { exists: false }
-  | { exists: true; teamId: string; name: string; requestsPerSecond: number; broadcastEmailsPerSecond: number | null };
+  { exists: false } | { exists: true; teamId: string; name: string; requestsPerSecond: number; broadcastEmailsPerSecond: number | null };
 
 export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
   initialState: { exists: false },
   evolve(state, event) {
     switch (event.type) {
       case "TeamCreated":
-        return { exists: true, teamId: event.data.teamId, name: event.data.name, requestsPerSecond: DEFAULT_RATE_LIMIT, broadcastEmailsPerSecond: null };
+        return {
+          exists: true,
+          teamId: event.data.teamId,
+          name: event.data.name,
+          requestsPerSecond: DEFAULT_RATE_LIMIT,
+          broadcastEmailsPerSecond: null,
+        };
       case "TeamRateLimitSet":
         return state.exists ? { ...state, requestsPerSecond: event.data.requestsPerSecond } : state;
       case "TeamBroadcastRateSet":

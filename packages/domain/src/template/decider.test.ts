@@ -48,9 +48,15 @@ describe("template decider: create", () => {
 
   it("treats its own retried create as done", () => given(templateDecider, [created]).when(create()).then([]));
 
-  it("rejects an empty name", () => given(templateDecider).when(create({ name: " " })).thenError("validation_error", /`name`/));
+  it("rejects an empty name", () =>
+    given(templateDecider)
+      .when(create({ name: " " }))
+      .thenError("validation_error", /`name`/));
 
-  it("rejects an empty html", () => given(templateDecider).when(create({ html: "" })).thenError("validation_error", /`html`/));
+  it("rejects an empty html", () =>
+    given(templateDecider)
+      .when(create({ html: "" }))
+      .thenError("validation_error", /`html`/));
 
   it("rejects more than 50 variables", () =>
     given(templateDecider)
@@ -76,7 +82,14 @@ describe("template decider: create", () => {
 
   it("rejects a key declared twice", () =>
     given(templateDecider)
-      .when(create({ variables: [{ key: "A", type: "string", fallbackValue: null }, { key: "A", type: "number", fallbackValue: null }] }))
+      .when(
+        create({
+          variables: [
+            { key: "A", type: "string", fallbackValue: null },
+            { key: "A", type: "number", fallbackValue: null },
+          ],
+        }),
+      )
       .thenError("validation_error", /`variables\[1\]`\.key `A` is declared twice/));
 
   it("rejects a key that is not letters, digits and underscores", () =>
@@ -90,7 +103,9 @@ describe("template decider: create", () => {
       .thenError("validation_error", /reserved/));
 
   it("rejects a sender that is not a mailbox", () =>
-    given(templateDecider).when(create({ from: "acme.test" })).thenError("invalid_from_address", /`from`/));
+    given(templateDecider)
+      .when(create({ from: "acme.test" }))
+      .thenError("invalid_from_address", /`from`/));
 
   it("accepts a bare sender address", () =>
     given(templateDecider)
@@ -98,14 +113,19 @@ describe("template decider: create", () => {
       .then([{ type: "TemplateCreated", data: { ...created.data, from: "hello@acme.test" } } as TemplateEvent]));
 
   it("rejects a reply-to that is not an address", () =>
-    given(templateDecider).when(create({ replyTo: ["ok@acme.test", "nope"] })).thenError("validation_error", /`reply_to\[1\]`/));
+    given(templateDecider)
+      .when(create({ replyTo: ["ok@acme.test", "nope"] }))
+      .thenError("validation_error", /`reply_to\[1\]`/));
 
   it("rejects an alias that cannot travel raw in a path", () =>
-    given(templateDecider).when(create({ alias: "a/b" })).thenError("validation_error", /`alias`/));
+    given(templateDecider)
+      .when(create({ alias: "a/b" }))
+      .thenError("validation_error", /`alias`/));
 });
 
 describe("template decider: versions", () => {
-  it("publishes the draft as version 1", () => given(templateDecider, [created]).when({ type: "PublishTemplate", teamId, now }).then([published]));
+  it("publishes the draft as version 1", () =>
+    given(templateDecider, [created]).when({ type: "PublishTemplate", teamId, now }).then([published]));
 
   it("publishing again with nothing new does nothing", () =>
     given(templateDecider, [created, published]).when({ type: "PublishTemplate", teamId, now }).then([]));
@@ -113,12 +133,16 @@ describe("template decider: versions", () => {
   it("edits an unpublished draft in place", () =>
     given(templateDecider, [created])
       .when(update({ subject: "Hi" }))
-      .then([{ type: "TemplateUpdated", data: { templateId, versionId: v1, version: 1, updatedAt: later, ...aContent({ subject: "Hi" }) } }]));
+      .then([
+        { type: "TemplateUpdated", data: { templateId, versionId: v1, version: 1, updatedAt: later, ...aContent({ subject: "Hi" }) } },
+      ]));
 
   it("starts a new version when the edited one is published", () =>
     given(templateDecider, [created, published])
       .when(update({ subject: "Hi" }))
-      .then([{ type: "TemplateUpdated", data: { templateId, versionId: v2, version: 2, updatedAt: later, ...aContent({ subject: "Hi" }) } }]));
+      .then([
+        { type: "TemplateUpdated", data: { templateId, versionId: v2, version: 2, updatedAt: later, ...aContent({ subject: "Hi" }) } },
+      ]));
 
   it("publishes the new version as version 2", () =>
     given(templateDecider, [
@@ -129,13 +153,20 @@ describe("template decider: versions", () => {
       .when({ type: "PublishTemplate", teamId, now: later })
       .then([{ type: "TemplatePublished", data: { templateId, versionId: v2, version: 2, publishedAt: later } }]));
 
-  it("an edit that changes nothing records nothing", () => given(templateDecider, [created, published]).when(update({ name: "Welcome" })).then([]));
+  it("an edit that changes nothing records nothing", () =>
+    given(templateDecider, [created, published])
+      .when(update({ name: "Welcome" }))
+      .then([]));
 
   it("checks the edited template against the same rules", () =>
-    given(templateDecider, [created]).when(update({ variables: [{ key: "N", type: "number", fallbackValue: "x" }] })).thenError("validation_error"));
+    given(templateDecider, [created])
+      .when(update({ variables: [{ key: "N", type: "number", fallbackValue: "x" }] }))
+      .thenError("validation_error"));
 
   it("does not edit another team's template", () =>
-    given(templateDecider, [created]).when(update({ name: "x" }, otherTeam)).thenError("not_found", "Template not found"));
+    given(templateDecider, [created])
+      .when(update({ name: "x" }, otherTeam))
+      .thenError("not_found", "Template not found"));
 });
 
 describe("template decider: delete", () => {

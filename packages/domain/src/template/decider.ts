@@ -55,7 +55,9 @@ const sameContent = (a: TemplateContent, b: TemplateContent) =>
   contentFields.every((field) =>
     field === "variables"
       ? a.variables.length === b.variables.length &&
-        a.variables.every((v, i) => v.key === b.variables[i]!.key && v.type === b.variables[i]!.type && v.fallbackValue === b.variables[i]!.fallbackValue)
+        a.variables.every(
+          (v, i) => v.key === b.variables[i]!.key && v.type === b.variables[i]!.type && v.fallbackValue === b.variables[i]!.fallbackValue,
+        )
       : JSON.stringify(a[field]) === JSON.stringify(b[field]),
   );
 
@@ -98,7 +100,8 @@ export const templateDecider: Decider<TemplateCommand, TemplateEvent, TemplateSt
   decide(command, state) {
     switch (command.type) {
       case "CreateTemplate": {
-        if (state.status !== "none") return createdBefore(state.teamId === command.teamId && state.current.versionId === command.versionId, "Template");
+        if (state.status !== "none")
+          return createdBefore(state.teamId === command.teamId && state.current.versionId === command.versionId, "Template");
         const invalid = checkTemplateContent(command.content);
         if (invalid) return invalid;
         const { templateId, teamId, versionId, content, duplicatedFrom, now } = command;

@@ -38,7 +38,9 @@ describe("renderPlaceholders", () => {
     expect(renderPlaceholders("{{{NAME}}}", { NAME: "<b>" }, { escapeHtml: false })).toBe("<b>"));
 
   it("renders dotted keys", () =>
-    expect(renderPlaceholders("Hi {{{contact.first_name|friend}}}", { "contact.first_name": "Ada" }, { escapeHtml: false })).toBe("Hi Ada"));
+    expect(renderPlaceholders("Hi {{{contact.first_name|friend}}}", { "contact.first_name": "Ada" }, { escapeHtml: false })).toBe(
+      "Hi Ada",
+    ));
 
   it("leaves a placeholder with neither value nor fallback as written", () =>
     expect(renderPlaceholders("Hi {{{NAME}}}", {}, { escapeHtml: true })).toBe("Hi {{{NAME}}}"));

@@ -19,7 +19,8 @@ const aTemplate = (overrides: Partial<TemplateForSend> = {}): TemplateForSend =>
   ...overrides,
 });
 
-const errorOf = (result: ReturnType<typeof renderTemplate>) => (isDomainError(result) ? { name: result.name, message: result.message } : undefined);
+const errorOf = (result: ReturnType<typeof renderTemplate>) =>
+  isDomainError(result) ? { name: result.name, message: result.message } : undefined;
 
 describe("renderTemplate", () => {
   it("applies values, declared fallbacks and inline fallbacks", () =>
@@ -32,12 +33,17 @@ describe("renderTemplate", () => {
     }));
 
   it("HTML-escapes values in html but not in the subject or text", () =>
-    expect(
-      renderTemplate(aTemplate({ text: "Hi {{{NAME}}}" }), { NAME: "<Ada & co>", ORDER: "<1>", TOTAL: 1 }),
-    ).toMatchObject({ subject: "Your order <1>", html: "<p>Hi &lt;Ada &amp; co&gt;, total 1 EUR</p>", text: "Hi <Ada & co>" }));
+    expect(renderTemplate(aTemplate({ text: "Hi {{{NAME}}}" }), { NAME: "<Ada & co>", ORDER: "<1>", TOTAL: 1 })).toMatchObject({
+      subject: "Your order <1>",
+      html: "<p>Hi &lt;Ada &amp; co&gt;, total 1 EUR</p>",
+      text: "Hi <Ada & co>",
+    }));
 
   it("names a used variable that has no value and no fallback", () =>
-    expect(errorOf(renderTemplate(aTemplate(), { ORDER: "A-1" }))).toEqual({ name: "validation_error", message: expect.stringMatching(/`TOTAL`/) }));
+    expect(errorOf(renderTemplate(aTemplate(), { ORDER: "A-1" }))).toEqual({
+      name: "validation_error",
+      message: expect.stringMatching(/`TOTAL`/),
+    }));
 
   it("needs no value for a subject the payload replaces", () =>
     expect(renderTemplate(aTemplate(), { TOTAL: 3 }, { subject: "Thanks" })).toMatchObject({ subject: "Thanks" }));
@@ -51,13 +57,21 @@ describe("renderTemplate", () => {
     expect(renderTemplate(aTemplate({ replyTo: ["a@acme.test"] }), { ORDER: "1", TOTAL: 1 })).toMatchObject({ replyTo: ["a@acme.test"] }));
 
   it("requires a sender when the template has none", () =>
-    expect(errorOf(renderTemplate(aTemplate({ from: null }), { ORDER: "1", TOTAL: 1 }))).toEqual({ name: "missing_required_field", message: expect.stringMatching(/`from`/) }));
+    expect(errorOf(renderTemplate(aTemplate({ from: null }), { ORDER: "1", TOTAL: 1 }))).toEqual({
+      name: "missing_required_field",
+      message: expect.stringMatching(/`from`/),
+    }));
 
   it("requires a subject when the template has none", () =>
-    expect(errorOf(renderTemplate(aTemplate({ subject: null }), { TOTAL: 1 }))).toEqual({ name: "missing_required_field", message: expect.stringMatching(/`subject`/) }));
+    expect(errorOf(renderTemplate(aTemplate({ subject: null }), { TOTAL: 1 }))).toEqual({
+      name: "missing_required_field",
+      message: expect.stringMatching(/`subject`/),
+    }));
 
   it("refuses text for a number variable", () =>
-    expect(errorOf(renderTemplate(aTemplate(), { ORDER: "1", TOTAL: "12" }))?.message).toMatch(/`template\.variables\.TOTAL` must be a number/));
+    expect(errorOf(renderTemplate(aTemplate(), { ORDER: "1", TOTAL: "12" }))?.message).toMatch(
+      /`template\.variables\.TOTAL` must be a number/,
+    ));
 
   it("refuses a string value over 2000 characters", () =>
     expect(errorOf(renderTemplate(aTemplate(), { ORDER: "x".repeat(2001), TOTAL: 1 }))?.message).toMatch(/at most 2000/));

@@ -35,7 +35,10 @@ export interface RenderedTemplate {
 
 const invalid = (message: string) => new DomainError("validation_error", message);
 
-function checkValues(template: TemplateForSend, supplied: Readonly<Record<string, unknown>>): DomainError | Record<string, PlaceholderValue> {
+function checkValues(
+  template: TemplateForSend,
+  supplied: Readonly<Record<string, unknown>>,
+): DomainError | Record<string, PlaceholderValue> {
   const values: Record<string, PlaceholderValue> = {};
   for (const variable of template.variables) if (variable.fallbackValue !== null) values[variable.key] = variable.fallbackValue;
   const declared = new Map(template.variables.map((v) => [v.key, v.type]));

@@ -44,7 +44,10 @@ export function checkTemplateContent(content: TemplateContent): DomainError | un
   if (content.alias !== null && !aliasPattern.test(content.alias))
     return invalid("The `alias` field must be 1 to 255 letters, digits, `.`, `_` or `-`, not starting with `.`.");
   if (content.from !== null && !isMailbox(content.from))
-    return new DomainError("invalid_from_address", "Invalid `from` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.");
+    return new DomainError(
+      "invalid_from_address",
+      "Invalid `from` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.",
+    );
   const badReplyTo = content.replyTo?.findIndex((address) => !isMailbox(address)) ?? -1;
   if (badReplyTo >= 0) return invalid(`\`reply_to[${badReplyTo}]\` must be \`email@example.com\` or \`Name <email@example.com>\`.`);
   if (content.variables.length > TEMPLATE_VARIABLES_MAX)

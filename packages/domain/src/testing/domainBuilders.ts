@@ -14,4 +14,10 @@ export const aDomainSettings = (overrides: Partial<DomainSettings> = {}): Domain
 });
 
 /** Where records point in tests: hosts under `mail.test`. */
-export const testRecordTargets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.mail.test", spfInclude: "spf.mail.test", inboundHost: "inbound.mail.test", trackingHost: "track.mail.test" };
+export const testRecordTargets: RecordTargets = {
+  dkimSelector: "tidings",
+  mailHost: "mx.mail.test",
+  spfInclude: "spf.mail.test",
+  inboundHost: "inbound.mail.test",
+  trackingHost: "track.mail.test",
+};

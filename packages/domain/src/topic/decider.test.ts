@@ -6,23 +6,42 @@ import type { TopicEvent } from "./events.js";
 const topicId = "00000000-0000-4000-8000-000000000002";
 const fields: TopicFields = { name: "Product news", description: null, visibility: "private" };
 const created: TopicEvent = { type: "TopicCreated", data: { topicId, teamId, ...fields, defaultSubscription: "opt_in", createdAt: now } };
-const create = (overrides: Partial<TopicFields> = {}) => ({ type: "CreateTopic" as const, topicId, teamId, fields: { ...fields, ...overrides }, defaultSubscription: "opt_in" as const, now });
+const create = (overrides: Partial<TopicFields> = {}) => ({
+  type: "CreateTopic" as const,
+  topicId,
+  teamId,
+  fields: { ...fields, ...overrides },
+  defaultSubscription: "opt_in" as const,
+  now,
+});
 
 describe("topic decider", () => {
   it("creates a topic with its default subscription", () => {
     given(topicDecider).when(create()).then([created]);
   });
   it("refuses an empty name, a name over 50 and a description over 200 characters", () => {
-    given(topicDecider).when(create({ name: "" })).thenError("missing_required_field", /`name`/);
-    given(topicDecider).when(create({ name: "n".repeat(51) })).thenError("validation_error", /`name`/);
-    given(topicDecider).when(create({ description: "d".repeat(201) })).thenError("validation_error", /`description`/);
-    given(topicDecider, [created]).when({ type: "UpdateTopic", teamId, changes: { name: "n".repeat(51) }, now }).thenError("validation_error", /`name`/);
+    given(topicDecider)
+      .when(create({ name: "" }))
+      .thenError("missing_required_field", /`name`/);
+    given(topicDecider)
+      .when(create({ name: "n".repeat(51) }))
+      .thenError("validation_error", /`name`/);
+    given(topicDecider)
+      .when(create({ description: "d".repeat(201) }))
+      .thenError("validation_error", /`description`/);
+    given(topicDecider, [created])
+      .when({ type: "UpdateTopic", teamId, changes: { name: "n".repeat(51) }, now })
+      .thenError("validation_error", /`name`/);
   });
   it("updates name and description, and records nothing when they are unchanged", () => {
-    given(topicDecider, [created]).when({ type: "UpdateTopic", teamId, changes: { description: "Monthly" }, now }).then([
-      { type: "TopicUpdated", data: { topicId, name: "Product news", description: "Monthly", visibility: "private", updatedAt: now } },
-    ]);
-    given(topicDecider, [created]).when({ type: "UpdateTopic", teamId, changes: { name: "Product news" }, now }).then([]);
+    given(topicDecider, [created])
+      .when({ type: "UpdateTopic", teamId, changes: { description: "Monthly" }, now })
+      .then([
+        { type: "TopicUpdated", data: { topicId, name: "Product news", description: "Monthly", visibility: "private", updatedAt: now } },
+      ]);
+    given(topicDecider, [created])
+      .when({ type: "UpdateTopic", teamId, changes: { name: "Product news" }, now })
+      .then([]);
   });
   it("does not find another team's topic nor a deleted one", () => {
     const deleted: TopicEvent = { type: "TopicDeleted", data: { topicId, teamId, deletedAt: now } };

@@ -7,7 +7,6 @@ export const topicStream = (topicId: string) => `topic-${topicId}`;
 export const TOPIC_NAME_MAX = 50;
 export const TOPIC_DESCRIPTION_MAX = 200;
 
-
 export interface TopicFields {
   name: string;
   description: string | null;
@@ -84,5 +83,7 @@ export const topicDecider: Decider<TopicCommand, TopicEvent, TopicState> = {
 };
 
 /** Reference §6.13: the contact's own choice, else the topic's default. */
-export const effectiveSubscription = (choice: TopicSubscription | undefined, topic: { defaultSubscription: TopicSubscription }): TopicSubscription =>
-  choice ?? topic.defaultSubscription;
+export const effectiveSubscription = (
+  choice: TopicSubscription | undefined,
+  topic: { defaultSubscription: TopicSubscription },
+): TopicSubscription => choice ?? topic.defaultSubscription;

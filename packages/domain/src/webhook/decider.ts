@@ -74,7 +74,13 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
       case "WebhookSigningSecretRotated": {
         if (!isLiveWebhook(state)) return state;
         const { secret, previousSecret, previousValidUntil } = event.data;
-        return { ...state, secrets: [{ sealed: secret, validUntil: null }, { sealed: previousSecret, validUntil: previousValidUntil }] };
+        return {
+          ...state,
+          secrets: [
+            { sealed: secret, validUntil: null },
+            { sealed: previousSecret, validUntil: previousValidUntil },
+          ],
+        };
       }
       case "WebhookDeleted":
         return state.status === "none" ? state : { status: "deleted", webhookId: state.webhookId, teamId: state.teamId };
@@ -95,7 +101,8 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
         const endpoint = command.endpoint ?? state.endpoint;
         const events = command.events === undefined ? state.events : distinctEventTypes(command.events);
         const status = command.status ?? state.status;
-        const invalid = (command.endpoint === undefined ? undefined : checkEndpoint(endpoint, command.allowHttp)) ?? checkEventTypes(events);
+        const invalid =
+          (command.endpoint === undefined ? undefined : checkEndpoint(endpoint, command.allowHttp)) ?? checkEventTypes(events);
         if (invalid) return invalid;
         if (endpoint === state.endpoint && status === state.status && sameList(events, state.events)) return [];
         return [{ type: "WebhookUpdated", data: { webhookId: state.webhookId, endpoint, events, status, updatedAt: command.now } }];
@@ -105,7 +112,13 @@ export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState>
         return [
           {
             type: "WebhookSigningSecretRotated",
-            data: { webhookId: state.webhookId, secret: sealedSecret, previousSecret: state.secrets[0]!.sealed, previousValidUntil: graceUntil, rotatedAt: now },
+            data: {
+              webhookId: state.webhookId,
+              secret: sealedSecret,
+              previousSecret: state.secrets[0]!.sealed,
+              previousValidUntil: graceUntil,
+              rotatedAt: now,
+            },
           },
         ];
       }

@@ -25,34 +25,66 @@ const attempt = (n: number, succeeded: boolean, statusCode: number | null = succ
 });
 const attempted = (n: number, succeeded: boolean, nextAttemptAt: string | null): WebhookDeliveryEvent => ({
   type: "WebhookDeliveryAttempted",
-  data: { deliveryId, attempt: n, succeeded, statusCode: succeeded ? 200 : 500, response: succeeded ? "ok" : "boom", durationMs: 12, attemptedAt: now.toISOString(), nextAttemptAt },
+  data: {
+    deliveryId,
+    attempt: n,
+    succeeded,
+    statusCode: succeeded ? 200 : 500,
+    response: succeeded ? "ok" : "boom",
+    durationMs: 12,
+    attemptedAt: now.toISOString(),
+    nextAttemptAt,
+  },
 });
 const after = (ms: number) => new Date(now.getTime() + ms).toISOString();
 const failures = (count: number) => Array.from({ length: count }, (_, i) => attempted(i + 1, false, after(1)));
 
 describe("webhook delivery decider", () => {
   it("creates a delivery once", () => {
-    const create: WebhookDeliveryCommand = { type: "CreateWebhookDelivery", deliveryId, webhookId, teamId, eventId, payload, now: "2026-11-23 10:00:00.000000+00" };
+    const create: WebhookDeliveryCommand = {
+      type: "CreateWebhookDelivery",
+      deliveryId,
+      webhookId,
+      teamId,
+      eventId,
+      payload,
+      now: "2026-11-23 10:00:00.000000+00",
+    };
     given(webhookDeliveryDecider).when(create).then([createdEvent]);
     given(webhookDeliveryDecider, [createdEvent]).when(create).then([]);
   });
 
-  it("records a success with no next attempt", () => given(webhookDeliveryDecider, [createdEvent]).when(attempt(1, true)).then([attempted(1, true, null)]));
+  it("records a success with no next attempt", () =>
+    given(webhookDeliveryDecider, [createdEvent])
+      .when(attempt(1, true))
+      .then([attempted(1, true, null)]));
 
   it("schedules the second attempt 5 s after a first failure", () =>
-    given(webhookDeliveryDecider, [createdEvent]).when(attempt(1, false)).then([attempted(1, false, after(5_000))]));
+    given(webhookDeliveryDecider, [createdEvent])
+      .when(attempt(1, false))
+      .then([attempted(1, false, after(5_000))]));
 
   it("follows the reference schedule: 5 min after the second failure, 10 h after the seventh", () => {
-    given(webhookDeliveryDecider, [createdEvent, ...failures(1)]).when(attempt(2, false)).then([attempted(2, false, after(300_000))]);
-    given(webhookDeliveryDecider, [createdEvent, ...failures(6)]).when(attempt(7, false)).then([attempted(7, false, after(36_000_000))]);
+    given(webhookDeliveryDecider, [createdEvent, ...failures(1)])
+      .when(attempt(2, false))
+      .then([attempted(2, false, after(300_000))]);
+    given(webhookDeliveryDecider, [createdEvent, ...failures(6)])
+      .when(attempt(7, false))
+      .then([attempted(7, false, after(36_000_000))]);
   });
 
   it("fails the delivery after the eighth failed attempt", () =>
-    given(webhookDeliveryDecider, [createdEvent, ...failures(7)]).when(attempt(8, false)).then([attempted(8, false, null)]));
+    given(webhookDeliveryDecider, [createdEvent, ...failures(7)])
+      .when(attempt(8, false))
+      .then([attempted(8, false, null)]));
 
   it("does not record an attempt twice, nor after success", () => {
-    given(webhookDeliveryDecider, [createdEvent, ...failures(1)]).when(attempt(1, false)).then([]);
-    given(webhookDeliveryDecider, [createdEvent, attempted(1, true, null)]).when(attempt(2, true)).then([]);
+    given(webhookDeliveryDecider, [createdEvent, ...failures(1)])
+      .when(attempt(1, false))
+      .then([]);
+    given(webhookDeliveryDecider, [createdEvent, attempted(1, true, null)])
+      .when(attempt(2, true))
+      .then([]);
   });
 
   it("replays a failed delivery, starting the schedule over", () => {
@@ -66,14 +98,23 @@ describe("webhook delivery decider", () => {
   });
 
   it("does not replay another team's or another webhook's delivery", () => {
-    given(webhookDeliveryDecider, [createdEvent]).when({ type: "ReplayWebhookDelivery", teamId: webhookId, webhookId, now: "t" }).thenError("not_found");
-    given(webhookDeliveryDecider, [createdEvent]).when({ type: "ReplayWebhookDelivery", teamId, webhookId: teamId, now: "t" }).thenError("not_found");
+    given(webhookDeliveryDecider, [createdEvent])
+      .when({ type: "ReplayWebhookDelivery", teamId: webhookId, webhookId, now: "t" })
+      .thenError("not_found");
+    given(webhookDeliveryDecider, [createdEvent])
+      .when({ type: "ReplayWebhookDelivery", teamId, webhookId: teamId, now: "t" })
+      .thenError("not_found");
     given(webhookDeliveryDecider).when({ type: "ReplayWebhookDelivery", teamId, webhookId, now: "t" }).thenError("not_found");
   });
 
   it("abandons a pending delivery, and records no attempt after", () => {
-    const abandoned: WebhookDeliveryEvent = { type: "WebhookDeliveryAbandoned", data: { deliveryId, reason: "webhook disabled", abandonedAt: "t" } };
-    given(webhookDeliveryDecider, [createdEvent]).when({ type: "AbandonWebhookDelivery", reason: "webhook disabled", now: "t" }).then([abandoned]);
+    const abandoned: WebhookDeliveryEvent = {
+      type: "WebhookDeliveryAbandoned",
+      data: { deliveryId, reason: "webhook disabled", abandonedAt: "t" },
+    };
+    given(webhookDeliveryDecider, [createdEvent])
+      .when({ type: "AbandonWebhookDelivery", reason: "webhook disabled", now: "t" })
+      .then([abandoned]);
     given(webhookDeliveryDecider, [createdEvent, abandoned]).when(attempt(1, true)).then([]);
   });
 });

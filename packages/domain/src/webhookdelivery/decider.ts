@@ -65,7 +65,13 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
       case "WebhookDeliveryAttempted": {
         const { attempt, succeeded, nextAttemptAt } = event.data;
         const status = succeeded ? "success" : nextAttemptAt === null ? "failed" : "attempting";
-        return { ...state, status, attempts: attempt, roundAttempts: state.roundAttempts + 1, nextAttemptAt: succeeded ? null : nextAttemptAt };
+        return {
+          ...state,
+          status,
+          attempts: attempt,
+          roundAttempts: state.roundAttempts + 1,
+          nextAttemptAt: succeeded ? null : nextAttemptAt,
+        };
       }
       case "WebhookDeliveryReplayed":
         return { ...state, status: "pending", roundAttempts: 0, nextAttemptAt: null };
@@ -77,12 +83,19 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryCommand, WebhookDeli
     if (command.type === "CreateWebhookDelivery") {
       if (state.status !== "none") return [];
       const { deliveryId, webhookId, teamId, eventId, payload, now } = command;
-      return [{ type: "WebhookDeliveryCreated", data: { deliveryId, webhookId, teamId, eventId, eventType: payload.type, payload, createdAt: now } }];
+      return [
+        {
+          type: "WebhookDeliveryCreated",
+          data: { deliveryId, webhookId, teamId, eventId, eventType: payload.type, payload, createdAt: now },
+        },
+      ];
     }
     if (command.type === "ReplayWebhookDelivery") {
       if (state.status === "none" || state.teamId !== command.teamId || state.webhookId !== command.webhookId)
         return new DomainError("not_found", "Webhook event not found");
-      return [{ type: "WebhookDeliveryReplayed", data: { deliveryId: state.deliveryId, webhookId: state.webhookId, replayedAt: command.now } }];
+      return [
+        { type: "WebhookDeliveryReplayed", data: { deliveryId: state.deliveryId, webhookId: state.webhookId, replayedAt: command.now } },
+      ];
     }
     // Outcomes come from the saga, which may run an attempt twice: a done delivery records nothing more.
     if (state.status === "none" || isDeliveryDone(state)) return [];

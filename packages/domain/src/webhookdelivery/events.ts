@@ -46,6 +46,11 @@ export const WebhookDeliveryAbandoned = eventSchema("WebhookDeliveryAbandoned", 
   abandonedAt: z.string(),
 });
 
-export const WebhookDeliveryEvent = eventUnion([WebhookDeliveryCreated, WebhookDeliveryAttempted, WebhookDeliveryReplayed, WebhookDeliveryAbandoned]);
+export const WebhookDeliveryEvent = eventUnion([
+  WebhookDeliveryCreated,
+  WebhookDeliveryAttempted,
+  WebhookDeliveryReplayed,
+  WebhookDeliveryAbandoned,
+]);
 export type WebhookDeliveryEvent = z.infer<typeof WebhookDeliveryEvent>;
 export type WebhookDeliveryPayload = z.infer<typeof WebhookDeliveryCreated>["data"]["payload"];

@@ -37,9 +37,7 @@ describe("matchesAllFilter", () => {
     expect(matchesAllFilter(event, { streamCategory: ["email"] })).toBe(true);
     expect(matchesAllFilter(event, { streamCategory: ["emai"] })).toBe(false);
     expect(matchesAllFilter({ type: "X", streamId: "emailtemplate-1" }, { streamCategory: ["email"] })).toBe(false);
-    expect(matchesAllFilter({ type: "X", streamId: "unique-t-contact-email-ab" }, { streamCategory: ["unique"] })).toBe(
-      true,
-    );
+    expect(matchesAllFilter({ type: "X", streamId: "unique-t-contact-email-ab" }, { streamCategory: ["unique"] })).toBe(true);
   });
 
   it("matches nothing with an empty list, and everything without a filter", () => {

@@ -20,9 +20,7 @@ describe("toWrongExpectedRevisionError", () => {
   });
 
   it("reports a missing stream as no_stream, whether the client says so or uses -1", () => {
-    expect(toWrongExpectedRevisionError(wrongExpectedVersion("no_stream"), "email-1", "stream_exists")?.actual).toBe(
-      "no_stream",
-    );
+    expect(toWrongExpectedRevisionError(wrongExpectedVersion("no_stream"), "email-1", "stream_exists")?.actual).toBe("no_stream");
     expect(toWrongExpectedRevisionError(wrongExpectedVersion(-1n), "email-1", 0n)?.actual).toBe("no_stream");
   });
 

@@ -108,7 +108,11 @@ describe("subscriptionOf", () => {
   it("calls onStop once however often it is stopped", async () => {
     const { source } = aSource();
     let stops = 0;
-    const subscription = subscriptionOf<RecordedEvent>(source, (e) => e, () => stops++);
+    const subscription = subscriptionOf<RecordedEvent>(
+      source,
+      (e) => e,
+      () => stops++,
+    );
     await subscription.stop();
     await subscription.stop();
     expect(stops).toBe(1);

@@ -138,7 +138,9 @@ export class GroupCommit {
     // The events are already JSON text: splice them in rather than parse and serialise them again.
     const payload = `[${units
       .flatMap((unit, group) =>
-        unit.streams.map((s) => `{"stream":${JSON.stringify(s.streamId)},"expected":"${String(s.expected)}","group":${group},"events":${s.events}}`),
+        unit.streams.map(
+          (s) => `{"stream":${JSON.stringify(s.streamId)},"expected":"${String(s.expected)}","group":${group},"events":${s.events}}`,
+        ),
       )
       .join(",")}]`;
     let rows: SetRow[];

@@ -19,7 +19,10 @@ type Row = EventRow & { ord: string };
  * socket write instead of a few hundred, each of which PostgreSQL parses, plans and answers on its own. A
  * read sees every append that committed before its statement began, as alone.
  */
-export function groupRead(db: Kysely<unknown>, options: Grouping & { backwards: boolean }): (streamId: string, maxCount?: number) => Promise<RecordedEvent[]> {
+export function groupRead(
+  db: Kysely<unknown>,
+  options: Grouping & { backwards: boolean },
+): (streamId: string, maxCount?: number) => Promise<RecordedEvent[]> {
   const order = sql.raw(options.backwards ? "DESC" : "ASC");
 
   const readOne = async ({ streamId, maxCount }: Read): Promise<Row[]> => {

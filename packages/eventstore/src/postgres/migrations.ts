@@ -13,9 +13,4 @@ export const WRONG_EXPECTED_REVISION = "ES409";
  * Apply with `migrate(database, "eventstore", eventStoreMigrations)`. The tables live in their own schema
  * because in embedded mode read models and the bus share this database.
  */
-export const eventStoreMigrations: Migration[] = [
-  eventsMigration,
-  batchedAppendMigration,
-  setAppendMigration,
-  setAppendLookupMigration,
-];
+export const eventStoreMigrations: Migration[] = [eventsMigration, batchedAppendMigration, setAppendMigration, setAppendLookupMigration];

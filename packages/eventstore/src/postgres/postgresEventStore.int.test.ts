@@ -86,12 +86,24 @@ describe("PostgreSQL event store", () => {
         grouped.append(aStreamId(), taken, "no_stream"),
         grouped.append(existing, events(1), "no_stream"),
       ]);
-      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled", "fulfilled", "rejected", "rejected"]);
-      expect((outcomes[5] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/already used by another event/) });
+      expect(outcomes.map((o) => o.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "rejected",
+      ]);
+      expect((outcomes[5] as PromiseRejectedResult).reason).toMatchObject({
+        message: expect.stringMatching(/already used by another event/),
+      });
       expect((outcomes[6] as PromiseRejectedResult).reason).toMatchObject({ name: "WrongExpectedRevisionError", actual: 0n });
       for (const stream of good) expect(await grouped.readStream(stream)).toHaveLength(2);
 
-      const together = await Promise.all([aStreamId(), ...good].map((stream, i) => grouped.append(stream, events(1), i === 0 ? "no_stream" : 1n)));
+      const together = await Promise.all(
+        [aStreamId(), ...good].map((stream, i) => grouped.append(stream, events(1), i === 0 ? "no_stream" : 1n)),
+      );
       expect(together.slice(1).map((r) => r.nextExpectedRevision)).toEqual([2n, 2n, 2n, 2n]);
       expect(new Set(together.slice(1).map((r) => r.position.commit)).size).toBe(1);
       expect(new Set(together.map((r) => r.position.prepare)).size).toBe(5);
@@ -312,4 +324,3 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     }
   });
 });
-

@@ -64,7 +64,12 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   };
 
   return {
-    async append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      streamId: string,
+      events: EventToAppend[],
+      expectedRevision: ExpectedRevision,
+      options: AppendOptions = {},
+    ): Promise<AppendResult> {
       open();
       const [result] = await groupCommit.append([{ streamId, events, expectedRevision }], options.immediate ?? false);
       return result!;
@@ -83,8 +88,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       if (from === "start" && !backwards) return readFromStart(streamId, options.maxCount);
       if (from === "end" && backwards) return readFromEnd(streamId, options.maxCount);
       const bound =
-        from === "start" ? sql`e.revision <= 0`
-        : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
+        from === "start" ? sql`e.revision <= 0` : sql`e.revision ${sql.raw(backwards ? "<=" : ">=")} ${from.toString()}::bigint`;
       const { rows } = await sql<EventRow>`
         SELECT ${sql.raw(eventColumns)} FROM eventstore.events e
          WHERE e.stream_id = ${streamId} AND ${bound}
@@ -102,10 +106,12 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
     subscribeToAll(options: SubscribeOptions = {}): Subscription {
       open();
       // A failed LISTEN is not kept: the next subscription tries again.
-      listening ??= database.listen(APPENDED_CHANNEL, (payload) => signal.notify(payload)).catch((error: unknown) => {
-        listening = undefined;
-        throw error;
-      });
+      listening ??= database
+        .listen(APPENDED_CHANNEL, (payload) => signal.notify(payload))
+        .catch((error: unknown) => {
+          listening = undefined;
+          throw error;
+        });
       const { subscription, stopped } = postgresSubscription(
         { readPage, signal, listening: listening.then(() => {}), batchSize, pollIntervalMs },
         options,
@@ -143,7 +149,11 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
       if (closed) return;
       closed = true;
       await Promise.all([groupCommit.idle(), ...[...subscriptions].map((s) => s.stop())]);
-      if (listening) await listening.then((unlisten) => unlisten(), () => {});
+      if (listening)
+        await listening.then(
+          (unlisten) => unlisten(),
+          () => {},
+        );
       if (options.ownsDatabase) await database.close();
     },
   };

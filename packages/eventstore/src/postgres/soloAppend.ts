@@ -13,7 +13,13 @@ import type { AppendResult, ExpectedRevision } from "../port.js";
  * then re-checks the revision on the row it committed; the INSERT … ON CONFLICT DO NOTHING waits for one
  * creating it. One row is locked, so no order is needed to avoid deadlocks.
  */
-export async function appendAlone(db: Kysely<unknown>, streamId: string, expected: ExpectedRevision, events: string, count: number): Promise<AppendResult | undefined> {
+export async function appendAlone(
+  db: Kysely<unknown>,
+  streamId: string,
+  expected: ExpectedRevision,
+  events: string,
+  count: number,
+): Promise<AppendResult | undefined> {
   if ((typeof expected !== "bigint" && expected !== "no_stream") || count === 0) return undefined;
   const current = typeof expected === "bigint" ? expected : -1n;
   const claim =

@@ -24,7 +24,10 @@ const FIRST_RETRY_MS = 5;
  * read, and a delay carried over from blocker to blocker reached the poll interval and stayed there
  * (the forwarder then published in 500 ms steps, 350–450 ms after each append at 200 events/s).
  */
-export function postgresSubscription(settings: SubscriptionSettings, options: SubscribeOptions): { subscription: Subscription; stopped: Promise<void> } {
+export function postgresSubscription(
+  settings: SubscriptionSettings,
+  options: SubscribeOptions,
+): { subscription: Subscription; stopped: Promise<void> } {
   const { readPage, signal, batchSize, pollIntervalMs } = settings;
   let stopped = false;
   let reading: Promise<unknown> = Promise.resolve();

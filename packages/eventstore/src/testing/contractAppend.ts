@@ -24,7 +24,12 @@ export function appendContract(context: ContractContext): void {
       const read = await store.readStream(stream);
       expect(read.map((e) => e.id)).toEqual(appended.map((e) => e.id));
       expect(read.map((e) => e.revision)).toEqual([0n, 1n, 2n]);
-      expect(read[0]).toMatchObject({ type: appended[0]!.type, data: appended[0]!.data, metadata: appended[0]!.metadata, streamId: stream });
+      expect(read[0]).toMatchObject({
+        type: appended[0]!.type,
+        data: appended[0]!.data,
+        metadata: appended[0]!.metadata,
+        streamId: stream,
+      });
       expect(read[0]!.createdAt).toBeInstanceOf(Date);
       expect(Math.abs(read[0]!.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
       expectStrictlyIncreasing(read.map((e) => e.position));

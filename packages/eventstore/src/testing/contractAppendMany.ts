@@ -71,7 +71,14 @@ export function appendManyContract(context: ContractContext, guarantee: AppendMa
           const conflicting = i % 4 === 1;
           const appends = streams.map((streamId) => ({ streamId, events: events(1), expectedRevision: "no_stream" as const }));
           if (conflicting) appends.push({ streamId: taken, events: events(1), expectedRevision: "no_stream" });
-          return { streams, conflicting, done: store.appendMany(appends).then(() => "ok", (e: unknown) => e) };
+          return {
+            streams,
+            conflicting,
+            done: store.appendMany(appends).then(
+              () => "ok",
+              (e: unknown) => e,
+            ),
+          };
         });
         for (const call of calls) {
           const outcome = await call.done;
@@ -89,7 +96,9 @@ export function appendManyContract(context: ContractContext, guarantee: AppendMa
         const toFirst = events(1);
         const toFirstAppend: StreamAppend = { streamId: first, events: toFirst, expectedRevision: "no_stream" };
         const toLater = events(1);
-        await expect(store.appendMany([toFirstAppend, { streamId: later, events: toLater, expectedRevision: "no_stream" }])).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        await expect(
+          store.appendMany([toFirstAppend, { streamId: later, events: toLater, expectedRevision: "no_stream" }]),
+        ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
         expect((await store.readStream(first)).map((e) => e.id)).toEqual(toFirst.map((e) => e.id));
         await store.appendMany([toFirstAppend, { streamId: later, events: toLater, expectedRevision: 0n }]);
         expect(await store.readStream(first)).toHaveLength(1);
@@ -99,7 +108,11 @@ export function appendManyContract(context: ContractContext, guarantee: AppendMa
 
     it("treats the same call again as a retry: nothing new, the first results", async () => {
       const store = context.store();
-      const appends = [aStreamId(), aStreamId()].map((streamId) => ({ streamId, events: events(2), expectedRevision: "no_stream" as const }));
+      const appends = [aStreamId(), aStreamId()].map((streamId) => ({
+        streamId,
+        events: events(2),
+        expectedRevision: "no_stream" as const,
+      }));
       const first = await store.appendMany(appends);
       expect(await store.appendMany(appends)).toEqual(first);
       for (const { streamId } of appends) expect(await store.readStream(streamId)).toHaveLength(2);

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { comparePositions, type EventStore, type EventToAppend, type Position, type ReadAllOptions, type RecordedEvent, type Subscription } from "../port.js";
+import {
+  comparePositions,
+  type EventStore,
+  type EventToAppend,
+  type Position,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type Subscription,
+} from "../port.js";
 
 /** A category of its own per test, so tests that read `$all` see only their events. */
 export function aCategory(): string {
@@ -45,7 +53,9 @@ export async function readAllUntil(
 export function expectStrictlyIncreasing(positions: Position[]): void {
   for (let i = 1; i < positions.length; i++) {
     if (comparePositions(positions[i - 1]!, positions[i]!) >= 0) {
-      throw new Error(`position ${i} does not follow the one before: ${String(positions[i - 1]!.commit)}/${String(positions[i - 1]!.prepare)} then ${String(positions[i]!.commit)}/${String(positions[i]!.prepare)}`);
+      throw new Error(
+        `position ${i} does not follow the one before: ${String(positions[i - 1]!.commit)}/${String(positions[i - 1]!.prepare)} then ${String(positions[i]!.commit)}/${String(positions[i]!.prepare)}`,
+      );
     }
   }
 }
@@ -71,7 +81,9 @@ export class SubscriptionReader {
     const deadline = Date.now() + timeoutMs;
     while (!done(taken)) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()))));
+      const timeout = new Promise<"timeout">(
+        (resolve) => (timer = setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()))),
+      );
       const next = await Promise.race([this.iterator.next(), timeout]);
       clearTimeout(timer);
       if (next === "timeout") throw new Error(`the subscription delivered ${taken.length} events within ${timeoutMs} ms, not ${what}`);

@@ -33,10 +33,10 @@ export async function expectConcurrentAppendsDeliveredOnce(reader: EventStore, w
           if (size === 1) revision = (await writer.append(streams[w]!, batch, revision)).nextExpectedRevision;
           else {
             const side = events(1);
-            [{ nextExpectedRevision: revision }, { nextExpectedRevision: sideRevision }] = await writer.appendMany([
+            [{ nextExpectedRevision: revision }, { nextExpectedRevision: sideRevision }] = (await writer.appendMany([
               { streamId: streams[w]!, events: batch, expectedRevision: revision },
               { streamId: sideStreams[w]!, events: side, expectedRevision: sideRevision },
-            ]) as [AppendResult, AppendResult];
+            ])) as [AppendResult, AppendResult];
             sideIds.push(...side.map((e) => e.id));
           }
           ids.push(...batch.map((e) => e.id));
@@ -52,7 +52,10 @@ export async function expectConcurrentAppendsDeliveredOnce(reader: EventStore, w
     expect(allWritten).toHaveLength(total);
     expect([...receivedIds].sort()).toEqual(allWritten.sort());
     expectStrictlyIncreasing(received.map((e) => e.position));
-    [...streams.map((stream, i) => [stream, written[i]!.ids] as const), ...sideStreams.map((stream, i) => [stream, written[i]!.sideIds] as const)].forEach(([stream, ids]) => {
+    [
+      ...streams.map((stream, i) => [stream, written[i]!.ids] as const),
+      ...sideStreams.map((stream, i) => [stream, written[i]!.sideIds] as const),
+    ].forEach(([stream, ids]) => {
       const ofStream = received.filter((e) => e.streamId === stream);
       expect(ofStream.map((e) => e.id)).toEqual(ids);
       expect(ofStream.map((e) => e.revision)).toEqual(ofStream.map((_, r) => BigInt(r)));

@@ -35,7 +35,14 @@ export function readContract(context: ContractContext): void {
         { stream: s, options: undefined, expected: s.appended },
         { stream: s, options: { maxCount: i % 5 }, expected: s.appended.slice(0, i % 5) },
         { stream: s, options: { direction: "backwards" as const, maxCount: 1 }, expected: s.appended.slice(-1) },
-        { stream: s, options: { direction: "backwards" as const, maxCount: i % 4 }, expected: s.appended.slice().reverse().slice(0, i % 4) },
+        {
+          stream: s,
+          options: { direction: "backwards" as const, maxCount: i % 4 },
+          expected: s.appended
+            .slice()
+            .reverse()
+            .slice(0, i % 4),
+        },
         { stream: s, options: { direction: "backwards" as const }, expected: s.appended.slice().reverse() },
       ]);
 

@@ -78,7 +78,10 @@ export function subscribeContract(context: ContractContext): void {
 
     it(`delivers every event exactly once, in stream and position order, while ${WRITERS} writers append concurrently`, async () => {
       const store = context.store();
-      await expectConcurrentAppendsDeliveredOnce(store, Array.from({ length: WRITERS }, () => store));
+      await expectConcurrentAppendsDeliveredOnce(
+        store,
+        Array.from({ length: WRITERS }, () => store),
+      );
     });
   });
 }

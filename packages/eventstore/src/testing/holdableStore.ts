@@ -40,10 +40,14 @@ export function holdableStore(store: EventStore): HoldableStore {
   return {
     store: { ...store, subscribeToAll },
     hold() {
-      if (!held) held = new Promise<void>((resolve) => (release = () => {
-        held = undefined;
-        resolve();
-      }));
+      if (!held)
+        held = new Promise<void>(
+          (resolve) =>
+            (release = () => {
+              held = undefined;
+              resolve();
+            }),
+        );
       return () => release();
     },
   };

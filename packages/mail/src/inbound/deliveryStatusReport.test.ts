@@ -49,7 +49,12 @@ describe("parseDeliveryStatusReport", () => {
     expect(parseDeliveryStatusReport(Buffer.from(dsn))).toEqual({
       originalMessageId: "<9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a@tidings.test>",
       recipients: [
-        { recipient: "Gone@example.test", action: "failed", status: "5.1.1", diagnostic: "550 5.1.1 <gone@example.test>: Recipient address rejected: User unknown" },
+        {
+          recipient: "Gone@example.test",
+          action: "failed",
+          status: "5.1.1",
+          diagnostic: "550 5.1.1 <gone@example.test>: Recipient address rejected: User unknown",
+        },
         { recipient: "slow@example.test", action: "delayed", status: "4.4.1", diagnostic: null },
       ],
     }));

@@ -36,9 +36,15 @@ export function parseDeliveryStatusReport(raw: Buffer): DeliveryStatusReport | n
   const parts = multipartParts(message);
   const status = parts.find((p) => ["message/delivery-status", "message/global-delivery-status"].includes(contentType(p).type));
   if (!status) return null;
-  const blocks = status.body.toString("utf8").split(/\r?\n\s*\r?\n/).map(parseHeaderFields);
+  const blocks = status.body
+    .toString("utf8")
+    .split(/\r?\n\s*\r?\n/)
+    .map(parseHeaderFields);
   const recipients = blocks.flatMap((fields): RecipientStatus[] => {
-    const recipient = addressTokens([withoutType(first(fields, "original-recipient")) ?? "", withoutType(first(fields, "final-recipient")) ?? ""])[0];
+    const recipient = addressTokens([
+      withoutType(first(fields, "original-recipient")) ?? "",
+      withoutType(first(fields, "final-recipient")) ?? "",
+    ])[0];
     if (recipient === undefined) return [];
     return [
       {
@@ -49,7 +55,9 @@ export function parseDeliveryStatusReport(raw: Buffer): DeliveryStatusReport | n
       },
     ];
   });
-  const originalPart = parts.find((p) => ["message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers"].includes(contentType(p).type));
+  const originalPart = parts.find((p) =>
+    ["message/rfc822", "text/rfc822-headers", "message/global", "message/global-headers"].includes(contentType(p).type),
+  );
   const original = originalPart ? parseEntity(originalPart.body).headers : new Map<string, string[]>();
   return { originalMessageId: first(original, "message-id")?.match(/<[^<>\s]+>/)?.[0] ?? null, recipients };
 }

@@ -46,7 +46,9 @@ Spam Spam Spam
 `.replace(/\n/g, "\r\n");
 
 /** A provider's redacted report: no recipient fields, the original's headers only, base64-encoded. */
-const redactedHeaders = Buffer.from("To: redacted@yahoo.invalid\r\nMessage-ID:\r\n <0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d@tidings.test>\r\nSubject: Hi\r\n\r\n").toString("base64");
+const redactedHeaders = Buffer.from(
+  "To: redacted@yahoo.invalid\r\nMessage-ID:\r\n <0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d@tidings.test>\r\nSubject: Hi\r\n\r\n",
+).toString("base64");
 const redacted = `Content-Type: multipart/report; boundary=b1; report-type="feedback-report"
 
 --b1
@@ -107,12 +109,19 @@ describe("parseFeedbackReport", () => {
   });
 
   it("blames the recipient the report names, not everyone the original went to; the original's To only when it names one", () => {
-    expect(parseFeedbackReport(Buffer.from(twoRecipients))).toMatchObject({ originalMessageId: "<m2@tidings.test>", recipients: ["bob@example.test"] });
-    expect(parseFeedbackReport(Buffer.from(twoRecipients.replace("Original-Rcpt-To: rfc822;bob@example.test\n", "")))?.recipients).toEqual([]);
+    expect(parseFeedbackReport(Buffer.from(twoRecipients))).toMatchObject({
+      originalMessageId: "<m2@tidings.test>",
+      recipients: ["bob@example.test"],
+    });
+    expect(parseFeedbackReport(Buffer.from(twoRecipients.replace("Original-Rcpt-To: rfc822;bob@example.test\n", "")))?.recipients).toEqual(
+      [],
+    );
   });
 
   it("reads a not-spam report as such, and a report cut short before its closing delimiter", () => {
-    expect(parseFeedbackReport(Buffer.from(rfcExample.replace("Feedback-Type: abuse", "Feedback-Type: not-spam")))?.feedbackType).toBe("not-spam");
+    expect(parseFeedbackReport(Buffer.from(rfcExample.replace("Feedback-Type: abuse", "Feedback-Type: not-spam")))?.feedbackType).toBe(
+      "not-spam",
+    );
     const cut = rfcExample.slice(0, rfcExample.indexOf("Spam Spam Spam"));
     expect(parseFeedbackReport(Buffer.from(cut))?.originalMessageId).toBe("<8787KJKJ3K4J3K4J3K4J3.mail@example.net>");
   });

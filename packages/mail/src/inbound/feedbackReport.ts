@@ -15,7 +15,6 @@ export interface FeedbackReport {
   recipients: string[];
 }
 
-
 function complainants(fields: Map<string, string[]>, original: Map<string, string[]>): string[] {
   const named = addressTokens([...(fields.get("original-rcpt-to") ?? []), ...(fields.get("removal-recipient") ?? [])]);
   if (named.length > 0) return [...new Set(named)];

@@ -27,7 +27,12 @@ export function parseEntity(bytes: Buffer): MimeEntity {
   const headers = parseHeaderFields(headerText);
   const raw = match ? bytes.subarray(match.index + match[0].length) : Buffer.alloc(0);
   const encoding = first(headers, "content-transfer-encoding")?.toLowerCase();
-  const body = encoding === "base64" ? Buffer.from(raw.toString("latin1"), "base64") : encoding === "quoted-printable" ? decodeQuotedPrintable(raw) : raw;
+  const body =
+    encoding === "base64"
+      ? Buffer.from(raw.toString("latin1"), "base64")
+      : encoding === "quoted-printable"
+        ? decodeQuotedPrintable(raw)
+        : raw;
   return { headers, body };
 }
 
@@ -43,7 +48,8 @@ export function contentType(entity: MimeEntity): { type: string; params: Record<
   const type = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
   const params: Record<string, string> = {};
   if (semicolon >= 0)
-    for (const m of value.slice(semicolon).matchAll(parameter)) params[m[1]!.toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
+    for (const m of value.slice(semicolon).matchAll(parameter))
+      params[m[1]!.toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
   return { type: type || "text/plain", params };
 }
 
@@ -71,7 +77,10 @@ export function multipartParts(entity: MimeEntity): MimeEntity[] {
 
 function decodeQuotedPrintable(raw: Buffer): Buffer {
   const text = raw.toString("latin1").replace(/=\r?\n/g, "");
-  return Buffer.from(text.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1");
+  return Buffer.from(
+    text.replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    "latin1",
+  );
 }
 
 /**

@@ -48,7 +48,8 @@ describe("mx transport", () => {
   let sink: SmtpSink;
   let tlsSink: SmtpSink;
   let transport: MailTransport;
-  const toTlsSink = (rejectUnauthorized: boolean) => createMxTransport({ dnsServers: [dns.address], port: tlsSink.port, rejectUnauthorized, maxConnections: 4 });
+  const toTlsSink = (rejectUnauthorized: boolean) =>
+    createMxTransport({ dnsServers: [dns.address], port: tlsSink.port, rejectUnauthorized, maxConnections: 4 });
 
   beforeAll(async () => {
     dns = await startDnsResponder(zone);
@@ -101,7 +102,9 @@ describe("mx transport", () => {
 
   it("keeps at most maxConnections SMTP connections open at once", async () => {
     sink.delayReplies(50);
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => transport.send(aMail([`u${i}@example.test`, `v${i}@implicit.test`]))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => transport.send(aMail([`u${i}@example.test`, `v${i}@implicit.test`]))),
+    );
     expect(outcomes.every((o) => o.kind === "delivered")).toBe(true);
     expect(sink.received).toHaveLength(12);
     expect(sink.peakConnections).toBe(2);

@@ -81,7 +81,9 @@ export function createMxTransport(options: MxOptions): MailTransport {
         if (!unreachable(last)) return last;
       }
     }
-    return last ?? everyone({ kind: "deferred", response: `no address found for the mail exchangers of ${domain}: ${route.hosts.join(", ")}` });
+    return (
+      last ?? everyone({ kind: "deferred", response: `no address found for the mail exchangers of ${domain}: ${route.hosts.join(", ")}` })
+    );
   }
 
   const inFlight = new Set<Promise<unknown>>();

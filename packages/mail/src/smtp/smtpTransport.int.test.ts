@@ -5,7 +5,8 @@ import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import type { MailTransport, OutgoingMail } from "../port.js";
 import { createSmtpTransport } from "./smtpTransport.js";
 
-const raw = (id: string) => Buffer.from(`From: a@acme.test\r\nTo: ann@example.test\r\nSubject: hi\r\nMessage-ID: <${id}@acme.test>\r\n\r\nhello\r\n`);
+const raw = (id: string) =>
+  Buffer.from(`From: a@acme.test\r\nTo: ann@example.test\r\nSubject: hi\r\nMessage-ID: <${id}@acme.test>\r\n\r\nhello\r\n`);
 const aMail = (overrides: Partial<OutgoingMail> = {}): OutgoingMail => ({
   emailId: "e1",
   envelope: { from: "a@acme.test", to: ["ann@example.test", "hidden@example.test"] },
@@ -84,7 +85,12 @@ describe("smtp transport", () => {
     expect(outcome.kind).toBe("delivered");
     expect(outcome.perRecipient).toEqual([
       expect.objectContaining({ recipient: "ann@example.test", kind: "delivered", code: 250 }),
-      expect.objectContaining({ recipient: "hidden@example.test", kind: "bounced", code: 550, response: expect.stringContaining("no such mailbox") }),
+      expect.objectContaining({
+        recipient: "hidden@example.test",
+        kind: "bounced",
+        code: 550,
+        response: expect.stringContaining("no such mailbox"),
+      }),
     ]);
     expect(sink.received[0]!.envelope.to).toEqual(["ann@example.test"]);
   });
@@ -108,7 +114,9 @@ describe("smtp transport", () => {
 
   it("keeps at most maxConnections connections open, and reuses them", async () => {
     sink.delayReplies(50);
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => transport.send(aMail({ emailId: `p${i}`, raw: raw(`p${i}`) }))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => transport.send(aMail({ emailId: `p${i}`, raw: raw(`p${i}`) }))),
+    );
     expect(outcomes.every((o) => o.kind === "delivered")).toBe(true);
     expect(sink.received).toHaveLength(10);
     expect(sink.peakConnections).toBe(2);

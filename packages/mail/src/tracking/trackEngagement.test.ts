@@ -45,11 +45,15 @@ describe("trackEngagement", () => {
 
   it("adds one 1×1 pixel before </body>, or at the end without one", () => {
     const tracked = trackEngagement("<html><body><p>Hi</p></body></html>", { ...options, clicks: false });
-    expect(tracked).toMatch(/<p>Hi<\/p><img src="https:\/\/links\.acme\.test\/o\/[^"]+" width="1" height="1" alt="" [^>]*\/><\/body><\/html>$/);
+    expect(tracked).toMatch(
+      /<p>Hi<\/p><img src="https:\/\/links\.acme\.test\/o\/[^"]+" width="1" height="1" alt="" [^>]*\/><\/body><\/html>$/,
+    );
     expect(readOpenToken(secret, tokens(tracked, "o")[0]!)).toBe(emailId);
     expect(trackEngagement("<p>Hi</p>", { ...options, clicks: false })).toMatch(/^<p>Hi<\/p><img /);
   });
 
   it("yields the same bytes every time, so every attempt sends the same message", () =>
-    expect(trackEngagement('<a href="https://acme.test">x</a>', options)).toBe(trackEngagement('<a href="https://acme.test">x</a>', options)));
+    expect(trackEngagement('<a href="https://acme.test">x</a>', options)).toBe(
+      trackEngagement('<a href="https://acme.test">x</a>', options),
+    ));
 });

@@ -29,7 +29,8 @@ function keyFor(secret: string): Buffer {
   return key;
 }
 
-const mac = (secret: string, kind: Kind, body: Buffer) => createHmac("sha256", keyFor(secret)).update(kind).update(body).digest().subarray(0, macBytes);
+const mac = (secret: string, kind: Kind, body: Buffer) =>
+  createHmac("sha256", keyFor(secret)).update(kind).update(body).digest().subarray(0, macBytes);
 const uuidBytes = (id: string) => Buffer.from(id.replace(/-/g, ""), "hex");
 const uuidText = (bytes: Buffer) => bytes.toString("hex").replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, "$1-$2-$3-$4-$5");
 const seal = (secret: string, kind: Kind, body: Buffer) => `${body.toString("base64url")}.${mac(secret, kind, body).toString("base64url")}`;

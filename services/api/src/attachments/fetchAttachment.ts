@@ -16,12 +16,17 @@ const refused = (index: number, why: string) => new TidingsError("invalid_attach
  * checked, so a DNS answer cannot change between the check and the connect. Redirects are not followed:
  * each hop would need the same check.
  */
-export async function fetchAttachment(url: string, index: number, limits: FetchLimits): Promise<{ bytes: Buffer; contentType: string | null }> {
+export async function fetchAttachment(
+  url: string,
+  index: number,
+  limits: FetchLimits,
+): Promise<{ bytes: Buffer; contentType: string | null }> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookup(host, { all: true }).catch(() => []);
   if (addresses.length === 0) throw refused(index, `the host \`${host}\` does not resolve.`);
-  if (addresses.some((a) => isPrivateAddress(a.address))) throw refused(index, "private, loopback and link-local addresses are not fetched.");
+  if (addresses.some((a) => isPrivateAddress(a.address)))
+    throw refused(index, "private, loopback and link-local addresses are not fetched.");
   const chosen = addresses[0]!;
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [chosen]);
@@ -47,7 +52,9 @@ export async function fetchAttachment(url: string, index: number, limits: FetchL
         }
         chunks.push(chunk);
       });
-      response.on("end", () => resolve({ bytes: Buffer.concat(chunks), contentType: response.headers["content-type"]?.split(";")[0]?.trim() ?? null }));
+      response.on("end", () =>
+        resolve({ bytes: Buffer.concat(chunks), contentType: response.headers["content-type"]?.split(";")[0]?.trim() ?? null }),
+      );
       response.on("error", () => reject(refused(index, "the download broke off.")));
     });
     // The socket timeout only bounds silence; a server trickling a byte at a time must hit a total

@@ -31,7 +31,13 @@ async function checked(deps: Deps, teamId: string, definition: AutomationDefinit
   return { ...definition, ...(await checkAutomationReferences(deps.store, teamId, definition)) };
 }
 
-export async function createAutomation(deps: Deps, teamId: string, definition: AutomationDefinition, metadata: EventMetadata, duplicatedFrom: string | null = null): Promise<Changed> {
+export async function createAutomation(
+  deps: Deps,
+  teamId: string,
+  definition: AutomationDefinition,
+  metadata: EventMetadata,
+  duplicatedFrom: string | null = null,
+): Promise<Changed> {
   const automationId = newId();
   const command: AutomationCommand = { type: "CreateAutomation", automationId, teamId, definition, duplicatedFrom, now: now(deps) };
   decideCreate(automationDecider, command);
@@ -39,7 +45,13 @@ export async function createAutomation(deps: Deps, teamId: string, definition: A
 }
 
 /** A graph change is checked against the store again; a name or status change alone is not. */
-export async function updateAutomation(deps: Deps, teamId: string, id: string, changes: Partial<AutomationDefinition>, metadata: EventMetadata): Promise<Changed> {
+export async function updateAutomation(
+  deps: Deps,
+  teamId: string,
+  id: string,
+  changes: Partial<AutomationDefinition>,
+  metadata: EventMetadata,
+): Promise<Changed> {
   const automation = await findAutomation(deps.store, teamId, id);
   let next = changes;
   if (changes.steps !== undefined || changes.connections !== undefined) {

@@ -20,7 +20,12 @@ import type { RequestAuth } from "../plugins/auth.js";
 import { sendingDomainFor } from "./prepareEmail.js";
 import type { SendingDomainCache } from "../lookups/sendingDomainCache.js";
 
-export type BroadcastDeps = { store: EventStore; clock: Clock; config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">; domains: SendingDomainCache };
+export type BroadcastDeps = {
+  store: EventStore;
+  clock: Clock;
+  config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">;
+  domains: SendingDomainCache;
+};
 
 export interface ChangedBroadcast {
   id: string;
@@ -31,7 +36,8 @@ const orThrow = (error: DomainError | undefined) => {
   if (error) throw new DomainRejection(error);
 };
 
-const invalidReference = (field: string, what: string) => new TidingsError("validation_error", `The \`${field}\` field does not name ${what} of this team.`);
+const invalidReference = (field: string, what: string) =>
+  new TidingsError("validation_error", `The \`${field}\` field does not name ${what} of this team.`);
 
 /** A reference the content makes must name a live resource of the team, else the field is wrong (422), not the path (404). */
 async function checkReferences(deps: BroadcastDeps, teamId: string, changes: Partial<BroadcastContent>): Promise<void> {
@@ -45,10 +51,18 @@ async function checkReferences(deps: BroadcastDeps, teamId: string, changes: Par
   if (changes.topicId != null) await findTopic(deps.store, teamId, changes.topicId).catch(missingIs("topic_id", "a topic"));
 }
 
-async function loadBroadcast(store: EventStore, teamId: string, broadcastId: string): Promise<BroadcastRecord & { revision: bigint | "no_stream" }> {
+async function loadBroadcast(
+  store: EventStore,
+  teamId: string,
+  broadcastId: string,
+): Promise<BroadcastRecord & { revision: bigint | "no_stream" }> {
   const recorded = isUuid(broadcastId) ? await store.readStream(broadcastStream(broadcastId)) : [];
-  const state = fold(broadcastDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent));
-  if (state.status === "none" || state.status === "deleted" || state.teamId !== teamId) throw new TidingsError("not_found", "Broadcast not found");
+  const state = fold(
+    broadcastDecider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent),
+  );
+  if (state.status === "none" || state.status === "deleted" || state.teamId !== teamId)
+    throw new TidingsError("not_found", "Broadcast not found");
   return { ...state, revision: recorded.at(-1)!.revision };
 }
 
@@ -64,17 +78,39 @@ function scheduledAtOf(text: string | undefined, now: Date): string | null {
  * Decides a send on `state` and checks what the decider cannot: the `from` domain may be used by this key
  * (as for `POST /emails`). Returns the events without appending, so a create can append them with its own.
  */
-async function decideSend(deps: BroadcastDeps, auth: RequestAuth, state: BroadcastRecord, scheduledAt: string | undefined, now: Date): Promise<BroadcastEvent[]> {
-  const command: BroadcastCommand = { type: "SendBroadcast", teamId: auth.teamId, scheduledAt: scheduledAtOf(scheduledAt, now), domainId: null, now: formatTimestamp(now) };
+async function decideSend(
+  deps: BroadcastDeps,
+  auth: RequestAuth,
+  state: BroadcastRecord,
+  scheduledAt: string | undefined,
+  now: Date,
+): Promise<BroadcastEvent[]> {
+  const command: BroadcastCommand = {
+    type: "SendBroadcast",
+    teamId: auth.teamId,
+    scheduledAt: scheduledAtOf(scheduledAt, now),
+    domainId: null,
+    now: formatTimestamp(now),
+  };
   const verdict = broadcastDecider.decide(command, state);
   if (isDomainError(verdict)) throw new DomainRejection(verdict);
   const domainId = await sendingDomainFor(deps, auth, state.content.from!);
   return broadcastDecider.decide({ ...command, domainId }, state) as BroadcastEvent[];
 }
 
-async function append(deps: BroadcastDeps, broadcastId: string, events: BroadcastEvent[], revision: bigint | "no_stream", metadata: EventMetadata): Promise<ChangedBroadcast> {
+async function append(
+  deps: BroadcastDeps,
+  broadcastId: string,
+  events: BroadcastEvent[],
+  revision: bigint | "no_stream",
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   if (events.length === 0) return { id: broadcastId };
-  const { position } = await deps.store.append(broadcastStream(broadcastId), events.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })), revision);
+  const { position } = await deps.store.append(
+    broadcastStream(broadcastId),
+    events.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata })),
+    revision,
+  );
   return { id: broadcastId, position };
 }
 
@@ -92,7 +128,15 @@ export async function createBroadcast(
   await checkReferences(deps, auth.teamId, content);
   const now = deps.clock.now();
   const broadcastId = newId();
-  const create: BroadcastCommand = { type: "CreateBroadcast", broadcastId, teamId: auth.teamId, origin: "api", content, duplicatedFrom: null, now: formatTimestamp(now) };
+  const create: BroadcastCommand = {
+    type: "CreateBroadcast",
+    broadcastId,
+    teamId: auth.teamId,
+    origin: "api",
+    content,
+    duplicatedFrom: null,
+    now: formatTimestamp(now),
+  };
   const events = broadcastDecider.decide(create, broadcastDecider.initialState) as BroadcastEvent[];
   if (send.send) {
     const draft = events.reduce(broadcastDecider.evolve, broadcastDecider.initialState) as BroadcastRecord;
@@ -101,7 +145,13 @@ export async function createBroadcast(
   return append(deps, broadcastId, events, "no_stream", metadata);
 }
 
-export async function sendBroadcast(deps: BroadcastDeps, auth: RequestAuth, broadcastId: string, scheduledAt: string | undefined, metadata: EventMetadata): Promise<ChangedBroadcast> {
+export async function sendBroadcast(
+  deps: BroadcastDeps,
+  auth: RequestAuth,
+  broadcastId: string,
+  scheduledAt: string | undefined,
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   for (let attempt = 1; ; attempt++) {
     const state = await loadBroadcast(deps.store, auth.teamId, broadcastId);
     const events = await decideSend(deps, auth, state, scheduledAt, deps.clock.now());
@@ -115,30 +165,53 @@ export async function sendBroadcast(deps: BroadcastDeps, auth: RequestAuth, broa
 }
 
 function run(deps: BroadcastDeps, broadcastId: string, command: BroadcastCommand, metadata: EventMetadata): Promise<ChangedBroadcast> {
-  return handleCommand({ store: deps.store, streamId: broadcastStream(broadcastId), decider: broadcastDecider, command, metadata }).then(({ position }) => ({
-    id: broadcastId,
-    ...(position ? { position } : {}),
-  }));
+  return handleCommand({ store: deps.store, streamId: broadcastStream(broadcastId), decider: broadcastDecider, command, metadata }).then(
+    ({ position }) => ({
+      id: broadcastId,
+      ...(position ? { position } : {}),
+    }),
+  );
 }
 
-export async function updateBroadcast(deps: BroadcastDeps, teamId: string, broadcastId: string, changes: Partial<BroadcastContent>, metadata: EventMetadata): Promise<ChangedBroadcast> {
+export async function updateBroadcast(
+  deps: BroadcastDeps,
+  teamId: string,
+  broadcastId: string,
+  changes: Partial<BroadcastContent>,
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   await loadBroadcast(deps.store, teamId, broadcastId);
   await checkReferences(deps, teamId, changes);
   return run(deps, broadcastId, { type: "UpdateBroadcast", teamId, changes, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 
-export function deleteBroadcast(deps: BroadcastDeps, teamId: string, broadcastId: string, metadata: EventMetadata): Promise<ChangedBroadcast> {
+export function deleteBroadcast(
+  deps: BroadcastDeps,
+  teamId: string,
+  broadcastId: string,
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   return run(deps, broadcastId, { type: "DeleteBroadcast", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 
-export function cancelBroadcast(deps: BroadcastDeps, teamId: string, broadcastId: string, metadata: EventMetadata): Promise<ChangedBroadcast> {
+export function cancelBroadcast(
+  deps: BroadcastDeps,
+  teamId: string,
+  broadcastId: string,
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   return run(deps, broadcastId, { type: "CancelBroadcast", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 
 const copySuffix = " (copy)";
 
 /** A new draft with the source's content, whatever the source's state: a sent broadcast is the usual one to copy. */
-export async function duplicateBroadcast(deps: BroadcastDeps, teamId: string, broadcastId: string, metadata: EventMetadata): Promise<ChangedBroadcast> {
+export async function duplicateBroadcast(
+  deps: BroadcastDeps,
+  teamId: string,
+  broadcastId: string,
+  metadata: EventMetadata,
+): Promise<ChangedBroadcast> {
   const source = await loadBroadcast(deps.store, teamId, broadcastId);
   const id = newId();
   const name = source.content.name === null ? null : source.content.name + copySuffix;

@@ -6,7 +6,13 @@ import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 type Deps = { store: EventStore; clock: Clock };
 
 /** A key of another team is not found, like a key that never existed: the decider checks the team. */
-export async function renameApiKey(deps: Deps, teamId: string, apiKeyId: string, name: string, metadata: EventMetadata): Promise<Position | undefined> {
+export async function renameApiKey(
+  deps: Deps,
+  teamId: string,
+  apiKeyId: string,
+  name: string,
+  metadata: EventMetadata,
+): Promise<Position | undefined> {
   const { position } = await handleCommand({
     store: deps.store,
     streamId: apiKeyStream(apiKeyId),

@@ -15,7 +15,13 @@ const run = commandRunner(domainStream, domainDecider);
 
 const now = (deps: DomainDeps) => formatTimestamp(deps.clock.now());
 
-export async function updateDomain(deps: DomainDeps, teamId: string, domainId: string, changes: DomainChanges, metadata: EventMetadata): Promise<Changed> {
+export async function updateDomain(
+  deps: DomainDeps,
+  teamId: string,
+  domainId: string,
+  changes: DomainChanges,
+  metadata: EventMetadata,
+): Promise<Changed> {
   await existing(deps, teamId, domainId);
   return run(deps.store, domainId, { type: "UpdateDomain", teamId, changes, now: now(deps) }, metadata);
 }
@@ -33,5 +39,10 @@ export async function verifyDomain(deps: DomainDeps, teamId: string, domainId: s
   await existing(deps, teamId, domainId);
   const started = deps.clock.now();
   const deadline = formatTimestamp(new Date(started.getTime() + deps.config.DOMAIN_VERIFY_WINDOW_MS));
-  return run(deps.store, domainId, { type: "StartDomainVerification", teamId, verificationId: newId(), now: formatTimestamp(started), deadline }, metadata);
+  return run(
+    deps.store,
+    domainId,
+    { type: "StartDomainVerification", teamId, verificationId: newId(), now: formatTimestamp(started), deadline },
+    metadata,
+  );
 }

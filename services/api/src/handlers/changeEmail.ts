@@ -6,7 +6,13 @@ import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 type Deps = { store: EventStore; clock: Clock };
 
 /** `PATCH /emails/:id`: a new time for an email that is still scheduled. Another team's email is not found. */
-export async function rescheduleEmail(deps: Deps, teamId: string, emailId: string, scheduledAtText: string, metadata: EventMetadata): Promise<Position | undefined> {
+export async function rescheduleEmail(
+  deps: Deps,
+  teamId: string,
+  emailId: string,
+  scheduledAtText: string,
+  metadata: EventMetadata,
+): Promise<Position | undefined> {
   const now = deps.clock.now();
   const scheduledAt = parseScheduledAt(scheduledAtText, now);
   if (isDomainError(scheduledAt)) throw new TidingsError(scheduledAt.name, scheduledAt.message);

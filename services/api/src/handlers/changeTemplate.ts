@@ -1,6 +1,13 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { changed, DomainRejection, handleCommand, type Changed } from "@tidings/commands";
-import { isDomainError, templateDecider, templateStream, type LiveTemplate, type TemplateCommand, type TemplateContent } from "@tidings/domain";
+import {
+  isDomainError,
+  templateDecider,
+  templateStream,
+  type LiveTemplate,
+  type TemplateCommand,
+  type TemplateContent,
+} from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { claimTemplateAlias, releaseTemplateAlias } from "./claimTemplateAlias.js";
 import { findTemplate } from "../lookups/templateStreams.js";
@@ -56,8 +63,14 @@ export async function publishTemplate(deps: Deps, teamId: string, idOrAlias: str
 
 export async function deleteTemplate(deps: Deps, teamId: string, idOrAlias: string, metadata: EventMetadata): Promise<Changed> {
   const { templateId } = await existing(deps, teamId, idOrAlias);
-  const { events, position } = await run(deps, templateId, { type: "DeleteTemplate", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
+  const { events, position } = await run(
+    deps,
+    templateId,
+    { type: "DeleteTemplate", teamId, now: formatTimestamp(deps.clock.now()) },
+    metadata,
+  );
   for (const event of events)
-    if (event.type === "TemplateDeleted" && event.data.alias !== null) await releaseTemplateAlias(deps, teamId, event.data.alias, templateId, metadata);
+    if (event.type === "TemplateDeleted" && event.data.alias !== null)
+      await releaseTemplateAlias(deps, teamId, event.data.alias, templateId, metadata);
   return changed(templateId, position);
 }

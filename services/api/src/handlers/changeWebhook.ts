@@ -16,7 +16,13 @@ export function updateWebhook(
   changes: { endpoint?: string | undefined; events?: string[] | undefined; status?: WebhookStatus | undefined },
   metadata: EventMetadata,
 ): Promise<Changed> {
-  const command: WebhookCommand = { type: "UpdateWebhook", teamId, ...changes, allowHttp: allowsHttpEndpoints(deps.config), now: formatTimestamp(deps.clock.now()) };
+  const command: WebhookCommand = {
+    type: "UpdateWebhook",
+    teamId,
+    ...changes,
+    allowHttp: allowsHttpEndpoints(deps.config),
+    now: formatTimestamp(deps.clock.now()),
+  };
   return run(deps.store, webhookId, command, metadata);
 }
 
@@ -25,7 +31,12 @@ export function deleteWebhook(deps: Deps, teamId: string, webhookId: string, met
 }
 
 /** A new secret signs from now on; the old one signs beside it for 24 h, so receivers can switch unhurried. */
-export async function rotateWebhookSecret(deps: Deps, teamId: string, webhookId: string, metadata: EventMetadata): Promise<Changed & { signingSecret: string }> {
+export async function rotateWebhookSecret(
+  deps: Deps,
+  teamId: string,
+  webhookId: string,
+  metadata: EventMetadata,
+): Promise<Changed & { signingSecret: string }> {
   const now = deps.clock.now();
   const signingSecret = newSigningSecret();
   const command: WebhookCommand = {

@@ -32,7 +32,8 @@ export interface ClaimOutcome {
 /** The latest claim on a name, across teams: a newer claim supersedes the one it finds here. */
 const latestClaimStream = (name: string) => reservationStream("all-teams", "domain-claim", name);
 
-const loadClaim = (store: EventStore, domainId: string): Promise<DomainClaimState> => loadState(store, domainClaimStream(domainId), domainClaimDecider);
+const loadClaim = (store: EventStore, domainId: string): Promise<DomainClaimState> =>
+  loadState(store, domainClaimStream(domainId), domainClaimDecider);
 
 async function claimCommand(deps: Pick<ClaimDeps, "store">, domainId: string, command: DomainClaimCommand, metadata: EventMetadata) {
   return handleCommand({ store: deps.store, streamId: domainClaimStream(domainId), decider: domainClaimDecider, command, metadata });
@@ -49,7 +50,12 @@ export async function findClaim(store: EventStore, teamId: string, domainId: str
  * `POST /domains/claim`: a placeholder domain id and a pending claim whose TXT record proves control of
  * the name. The newest claim on a name wins: an older open one, whoever made it, is superseded.
  */
-export async function createDomainClaim(deps: ClaimDeps, teamId: string, input: CreateDomainInput, metadata: EventMetadata): Promise<ClaimOutcome> {
+export async function createDomainClaim(
+  deps: ClaimDeps,
+  teamId: string,
+  input: CreateDomainInput,
+  metadata: EventMetadata,
+): Promise<ClaimOutcome> {
   const domainId = newId();
   const now = deps.clock.now();
   const command: DomainClaimCommand = {
@@ -75,7 +81,12 @@ export async function createDomainClaim(deps: ClaimDeps, teamId: string, input: 
   await claimCommand(deps, domainId, command, metadata);
   const older = previous ? await loadClaim(deps.store, previous) : undefined;
   if (older && older.status !== "none")
-    await claimCommand(deps, older.domainId, { type: "SupersedeDomainClaim", by: domainId, now: command.now }, { ...metadata, teamId: older.teamId });
+    await claimCommand(
+      deps,
+      older.domainId,
+      { type: "SupersedeDomainClaim", by: domainId, now: command.now },
+      { ...metadata, teamId: older.teamId },
+    );
   return { claim: await findClaim(deps.store, teamId, domainId) };
 }
 
@@ -110,7 +121,10 @@ export async function verifyDomainClaim(deps: ClaimDeps, teamId: string, domainI
  */
 async function holderBlocker(deps: ClaimDeps, holderTeamId: string, name: string, now: Date): Promise<ClaimBlockedReason | undefined> {
   if (!(await deps.catchUp(["emails"])))
-    throw new TidingsError("service_unavailable", `The use of \`${name}\` by its holder cannot be checked yet: the read models are behind. Verify again in a moment.`);
+    throw new TidingsError(
+      "service_unavailable",
+      `The use of \`${name}\` by its holder cannot be checked yet: the read models are behind. Verify again in a moment.`,
+    );
   return claimBlocker(deps.database, holderTeamId, name, now);
 }
 
@@ -126,21 +140,46 @@ async function moveOwnership(deps: ClaimDeps, claim: LiveDomainClaim, metadata: 
   const moved = await reserve(deps.store, domainNameStream(claim.name), claim.domainId, metadata, {
     stillHeld: async (owner) => owner !== previous.domainId,
   });
-  if (!moved.won) throw new TidingsError("resource_locked", `The domain \`${claim.name}\` changed hands while the claim was being verified; verify again.`);
+  if (!moved.won)
+    throw new TidingsError(
+      "resource_locked",
+      `The domain \`${claim.name}\` changed hands while the claim was being verified; verify again.`,
+    );
   let position: Position | undefined;
   if (previous.domainId && previous.teamId) {
     const old = await loadDomain(deps.store, previous.domainId);
     if (old.status === "active") {
       const holderMetadata = { ...metadata, teamId: previous.teamId };
       const command = { type: "DeleteDomain" as const, teamId: previous.teamId, now, claimedBy: claim.domainId };
-      ({ position } = await handleCommand({ store: deps.store, streamId: domainStream(previous.domainId), decider: domainDecider, command, metadata: holderMetadata }));
+      ({ position } = await handleCommand({
+        store: deps.store,
+        streamId: domainStream(previous.domainId),
+        decider: domainDecider,
+        command,
+        metadata: holderMetadata,
+      }));
     }
   }
   if ((await loadDomain(deps.store, claim.domainId)).status === "none") {
     const targets = recordTargets(deps.config);
     const key = await generateDkimKey(sealingSecret(deps));
-    const command = { type: "CreateDomain" as const, domainId: claim.domainId, teamId: claim.teamId, name: claim.name, settings: claim.settings, targets, dkim: { selector: targets.dkimSelector, ...key }, now };
-    const created = await handleCommand({ store: deps.store, streamId: domainStream(claim.domainId), decider: domainDecider, command, metadata });
+    const command = {
+      type: "CreateDomain" as const,
+      domainId: claim.domainId,
+      teamId: claim.teamId,
+      name: claim.name,
+      settings: claim.settings,
+      targets,
+      dkim: { selector: targets.dkimSelector, ...key },
+      now,
+    };
+    const created = await handleCommand({
+      store: deps.store,
+      streamId: domainStream(claim.domainId),
+      decider: domainDecider,
+      command,
+      metadata,
+    });
     position = created.position ?? position;
   }
   await claimCommand(deps, claim.domainId, { type: "CompleteDomainClaim", now }, metadata);

@@ -10,7 +10,13 @@ type Deps = { store: EventStore; clock: Clock };
  * taken value, and `validation_error` names the field like any other bad input.
  */
 export async function claimTemplateAlias(deps: Deps, teamId: string, alias: string, templateId: string, metadata: EventMetadata) {
-  const claim = await reserve(deps.store, templateAliasStream(teamId, alias), templateId, metadata, aliasClaimCheck(deps.store, teamId, alias, () => deps.clock.now()));
+  const claim = await reserve(
+    deps.store,
+    templateAliasStream(teamId, alias),
+    templateId,
+    metadata,
+    aliasClaimCheck(deps.store, teamId, alias, () => deps.clock.now()),
+  );
   if (!claim.won) throw new TidingsError("validation_error", `A template with \`alias\` \`${alias}\` already exists.`);
 }
 

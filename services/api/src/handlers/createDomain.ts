@@ -69,7 +69,12 @@ export function sealingSecret(deps: Pick<DomainDeps, "secret">): string {
  * Registers a domain for the team: validated, a fresh sealed DKIM key, and its name reserved across all
  * teams. A name another team holds is refused with 403, pointing at claims (issue #5).
  */
-export async function createDomain(deps: DomainDeps, teamId: string, input: CreateDomainInput, metadata: EventMetadata): Promise<CreatedDomain> {
+export async function createDomain(
+  deps: DomainDeps,
+  teamId: string,
+  input: CreateDomainInput,
+  metadata: EventMetadata,
+): Promise<CreatedDomain> {
   const domainId = newId();
   const targets = recordTargets(deps.config);
   const unkeyed: DomainCommand & { type: "CreateDomain" } = {
@@ -92,7 +97,13 @@ export async function createDomain(deps: DomainDeps, teamId: string, input: Crea
   const name = created.name;
   await reserveDomainName(deps, teamId, name, domainId, metadata);
   try {
-    const { position } = await handleCommand({ store: deps.store, streamId: domainStream(domainId), decider: domainDecider, command, metadata });
+    const { position } = await handleCommand({
+      store: deps.store,
+      streamId: domainStream(domainId),
+      decider: domainDecider,
+      command,
+      metadata,
+    });
     return { id: domainId, created, ...(position ? { position } : {}) };
   } catch (error) {
     await release(deps.store, domainNameStream(name), domainId, metadata);
@@ -101,7 +112,13 @@ export async function createDomain(deps: DomainDeps, teamId: string, input: Crea
 }
 
 async function reserveDomainName(deps: DomainDeps, teamId: string, name: string, domainId: string, metadata: EventMetadata): Promise<void> {
-  const claim = await reserve(deps.store, domainNameStream(name), domainId, metadata, nameClaimCheck(deps.store, name, () => deps.clock.now()));
+  const claim = await reserve(
+    deps.store,
+    domainNameStream(name),
+    domainId,
+    metadata,
+    nameClaimCheck(deps.store, name, () => deps.clock.now()),
+  );
   if (claim.won) return;
   const holder = await domainHolding(deps.store, name);
   if (holder?.teamId === teamId) throw new TidingsError("domain_name_taken", `The domain \`${name}\` is already registered by your team.`);

@@ -28,9 +28,14 @@ const TEAM_NAME_MAX = 100;
  * A key for a team named by the operator (`tidings keys create --team <name>`). Every refusal is a
  * TidingsError carrying the contract's code and a message fit to print.
  */
-export async function createTeamKey(deps: { store: EventStore; clock: Clock }, input: TeamKeyInput, metadata: EventMetadata): Promise<CreatedTeamKey> {
+export async function createTeamKey(
+  deps: { store: EventStore; clock: Clock },
+  input: TeamKeyInput,
+  metadata: EventMetadata,
+): Promise<CreatedTeamKey> {
   const team = input.team.trim();
-  if (team.length === 0 || team.length > TEAM_NAME_MAX) throw new TidingsError("validation_error", `The team name must be 1 to ${TEAM_NAME_MAX} characters.`);
+  if (team.length === 0 || team.length > TEAM_NAME_MAX)
+    throw new TidingsError("validation_error", `The team name must be 1 to ${TEAM_NAME_MAX} characters.`);
   if (!apiKeyPermissions.includes(input.permission as ApiKeyPermission)) {
     throw new TidingsError("invalid_access", `The permission must be one of ${apiKeyPermissions.join(", ")}.`);
   }

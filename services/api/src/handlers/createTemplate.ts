@@ -1,6 +1,13 @@
 import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
 import { DomainRejection, handleCommand } from "@tidings/commands";
-import { isDomainError, templateDecider, templateStream, TEMPLATE_NAME_MAX, type TemplateCommand, type TemplateContent } from "@tidings/domain";
+import {
+  isDomainError,
+  templateDecider,
+  templateStream,
+  TEMPLATE_NAME_MAX,
+  type TemplateCommand,
+  type TemplateContent,
+} from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { claimTemplateAlias, releaseTemplateAlias } from "./claimTemplateAlias.js";
 import { findTemplate } from "../lookups/templateStreams.js";
@@ -12,7 +19,13 @@ export interface CreatedTemplate {
   position?: Position;
 }
 
-async function create(deps: Deps, teamId: string, content: TemplateContent, duplicatedFrom: string | null, metadata: EventMetadata): Promise<CreatedTemplate> {
+async function create(
+  deps: Deps,
+  teamId: string,
+  content: TemplateContent,
+  duplicatedFrom: string | null,
+  metadata: EventMetadata,
+): Promise<CreatedTemplate> {
   const templateId = newId();
   const command: TemplateCommand = {
     type: "CreateTemplate",
@@ -28,7 +41,13 @@ async function create(deps: Deps, teamId: string, content: TemplateContent, dupl
   if (isDomainError(verdict)) throw new DomainRejection(verdict);
   if (content.alias !== null) await claimTemplateAlias(deps, teamId, content.alias, templateId, metadata);
   try {
-    const { position } = await handleCommand({ store: deps.store, streamId: templateStream(templateId), decider: templateDecider, command, metadata });
+    const { position } = await handleCommand({
+      store: deps.store,
+      streamId: templateStream(templateId),
+      decider: templateDecider,
+      command,
+      metadata,
+    });
     return { id: templateId, ...(position ? { position } : {}) };
   } catch (error) {
     if (content.alias !== null) await releaseTemplateAlias(deps, teamId, content.alias, templateId, metadata);

@@ -16,7 +16,12 @@ export interface CreatedWebhook {
 /** Where plain http endpoints are accepted: the development setups (see WEBHOOK_ALLOW_PRIVATE). */
 export const allowsHttpEndpoints = (config: Config) => config.mode === "embedded" || config.WEBHOOK_ALLOW_PRIVATE;
 
-export async function createWebhook(deps: Deps, teamId: string, input: { endpoint: string; events: string[] }, metadata: EventMetadata): Promise<CreatedWebhook> {
+export async function createWebhook(
+  deps: Deps,
+  teamId: string,
+  input: { endpoint: string; events: string[] },
+  metadata: EventMetadata,
+): Promise<CreatedWebhook> {
   const webhookId = newId();
   const signingSecret = newSigningSecret();
   const { position } = await handleCommand({

@@ -74,7 +74,13 @@ function orThrow(error: DomainError | undefined): void {
  * template rendered, the sending domain checked, the attachments' bytes in the blob store, and the text
  * part generated. Throws the TidingsError the client gets; nothing is written to the event store here.
  */
-export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: SendEmailRequest, now: Date, emailId: string = newId()): Promise<PreparedEmail> {
+export async function prepareEmail(
+  deps: PrepareDeps,
+  auth: RequestAuth,
+  body: SendEmailRequest,
+  now: Date,
+  emailId: string = newId(),
+): Promise<PreparedEmail> {
   orThrow(checkTemplateExclusive(body));
   const template = body.template ? await templateForSend(deps, auth.teamId, body.template.id) : null;
   orThrow(checkContent(body, template?.subject ?? null));
@@ -133,10 +139,20 @@ export async function prepareEmail(deps: PrepareDeps, auth: RequestAuth, body: S
 }
 
 /** The team's domain the `from` is on (`checkSendingDomain`), which the delivery saga signs with. */
-export async function sendingDomainFor(deps: Pick<PrepareDeps, "domains" | "config">, auth: RequestAuth, from: string): Promise<string | null> {
+export async function sendingDomainFor(
+  deps: Pick<PrepareDeps, "domains" | "config">,
+  auth: RequestAuth,
+  from: string,
+): Promise<string | null> {
   const name = sendingDomainName(from);
   const holder = await deps.domains.holding(name);
-  const checked = checkSendingDomain({ name, holder, teamId: auth.teamId, allowUnverified: deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM, restrictedTo: auth.domainId });
+  const checked = checkSendingDomain({
+    name,
+    holder,
+    teamId: auth.teamId,
+    allowUnverified: deps.config.TIDINGS_ALLOW_UNVERIFIED_FROM,
+    restrictedTo: auth.domainId,
+  });
   if (isDomainError(checked)) throw new DomainRejection(checked);
   deps.domains.passed(name, holder);
   return checked.domainId;
@@ -153,7 +169,10 @@ async function storeAttachments(blobs: BlobStore, inputs: AttachmentInput[]): Pr
     if (input.content !== undefined) {
       bytes = Buffer.from(input.content, "base64");
     } else {
-      const fetched = await fetchAttachment(input.path!, index, { maxBytes: Math.floor((budget * 3) / 4), timeoutMs: PATH_FETCH_TIMEOUT_MS });
+      const fetched = await fetchAttachment(input.path!, index, {
+        maxBytes: Math.floor((budget * 3) / 4),
+        timeoutMs: PATH_FETCH_TIMEOUT_MS,
+      });
       bytes = fetched.bytes;
       fetchedType = fetched.contentType;
       budget -= base64Length(bytes.length);

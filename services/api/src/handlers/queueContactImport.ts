@@ -21,8 +21,12 @@ export async function queueContactImport(
   const keys = Object.keys(options.columnMap.properties);
   const types = await contactPropertyTypes(deps.store, teamId, keys);
   const unknown = keys.find((key) => types[key] === undefined);
-  if (unknown !== undefined) throw new TidingsError("validation_error", `\`column_map.properties.${unknown}\` is not a contact property of this team.`);
-  await Promise.all([...options.segmentIds.map((id) => findSegment(deps.store, teamId, id)), ...options.topics.map((t) => findTopic(deps.store, teamId, t.topicId))]);
+  if (unknown !== undefined)
+    throw new TidingsError("validation_error", `\`column_map.properties.${unknown}\` is not a contact property of this team.`);
+  await Promise.all([
+    ...options.segmentIds.map((id) => findSegment(deps.store, teamId, id)),
+    ...options.topics.map((t) => findTopic(deps.store, teamId, t.topicId)),
+  ]);
   const importId = newId();
   const { position } = await handleCommand({
     store: deps.store,

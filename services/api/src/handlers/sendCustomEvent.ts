@@ -18,7 +18,13 @@ export interface CustomEventInput {
  * an email the team has never seen gets a new contact (issue #9). Two sends racing to create the same
  * email both end with the one contact.
  */
-async function contactFor(deps: Deps, teamId: string, input: CustomEventInput, found: LiveContact | undefined, metadata: EventMetadata): Promise<{ id: string; created?: Position }> {
+async function contactFor(
+  deps: Deps,
+  teamId: string,
+  input: CustomEventInput,
+  found: LiveContact | undefined,
+  metadata: EventMetadata,
+): Promise<{ id: string; created?: Position }> {
   if (found) return { id: found.contactId };
   if (input.contactId !== undefined) {
     throw new TidingsError("validation_error", `The \`contact_id\` \`${input.contactId}\` names no contact of this team.`);
@@ -49,10 +55,19 @@ export interface SentCustomEvent {
  * Records one received custom event in a stream of its own; the automation runner reacts to it. An unknown
  * event name or a payload its schema refuses is a 422 naming what is wrong, and nothing is written.
  */
-export async function sendCustomEvent(deps: Deps, teamId: string, input: CustomEventInput, metadata: EventMetadata): Promise<SentCustomEvent> {
+export async function sendCustomEvent(
+  deps: Deps,
+  teamId: string,
+  input: CustomEventInput,
+  metadata: EventMetadata,
+): Promise<SentCustomEvent> {
   // Both lookups at once: they are independent, and a send is mostly these round trips.
-  const [definition, found] = await Promise.all([findEventDefinition(deps.store, teamId, input.event), findContact(deps.store, teamId, input.contactId ?? input.email!)]);
-  if (!definition) throw new TidingsError("validation_error", `The \`event\` \`${input.event}\` is not defined. Create it with POST /events first.`);
+  const [definition, found] = await Promise.all([
+    findEventDefinition(deps.store, teamId, input.event),
+    findContact(deps.store, teamId, input.contactId ?? input.email!),
+  ]);
+  if (!definition)
+    throw new TidingsError("validation_error", `The \`event\` \`${input.event}\` is not defined. Create it with POST /events first.`);
   const invalid = checkEventPayload(definition.schema, input.payload);
   if (invalid) throw new TidingsError(invalid.name, invalid.message);
   const contact = await contactFor(deps, teamId, input, found, metadata);
@@ -60,8 +75,20 @@ export async function sendCustomEvent(deps: Deps, teamId: string, input: CustomE
   const receivedEventId = newId();
   const event: CustomEventReceived = {
     type: "CustomEventReceived",
-    data: { receivedEventId, teamId, eventDefId: definition.eventDefId, name: definition.name, contactId, payload: input.payload, receivedAt: formatTimestamp(deps.clock.now()) },
+    data: {
+      receivedEventId,
+      teamId,
+      eventDefId: definition.eventDefId,
+      name: definition.name,
+      contactId,
+      payload: input.payload,
+      receivedAt: formatTimestamp(deps.clock.now()),
+    },
   };
-  await deps.store.append(customEventStream(receivedEventId), [{ id: receivedEventId, type: event.type, data: event.data, metadata }], "no_stream");
+  await deps.store.append(
+    customEventStream(receivedEventId),
+    [{ id: receivedEventId, type: event.type, data: event.data, metadata }],
+    "no_stream",
+  );
   return contact.created ? { id: receivedEventId, contactCreated: contact.created } : { id: receivedEventId };
 }

@@ -16,14 +16,24 @@ export interface SentEmail {
  * suppressed in the same append. The list is a read model, consulted as a lookup (DESIGN §1): a bounce
  * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
  */
-export async function sendEmail(deps: SendDeps, email: PreparedEmail, metadata: EventMetadata, origin: EmailIdOrigin = "fresh"): Promise<SentEmail> {
+export async function sendEmail(
+  deps: SendDeps,
+  email: PreparedEmail,
+  metadata: EventMetadata,
+  origin: EmailIdOrigin = "fresh",
+): Promise<SentEmail> {
   const { streamId, events, expectedRevision } = await queueAppend(deps, email, metadata, origin);
   const { position } = await deps.store.append(streamId, events, expectedRevision);
   return { id: email.content.emailId, position };
 }
 
 /** Records a batch's emails all together or none (one appendMany), so a failure never leaves half a batch sent. */
-export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metadata: EventMetadata, origin: EmailIdOrigin = "fresh"): Promise<SentEmail[]> {
+export async function sendEmails(
+  deps: SendDeps,
+  emails: PreparedEmail[],
+  metadata: EventMetadata,
+  origin: EmailIdOrigin = "fresh",
+): Promise<SentEmail[]> {
   const appends = await Promise.all(emails.map((email) => queueAppend(deps, email, metadata, origin)));
   const results = await deps.store.appendMany(appends);
   return emails.map((email, i) => ({ id: email.content.emailId, position: results[i]!.position }));
@@ -34,7 +44,12 @@ export async function sendEmails(deps: SendDeps, emails: PreparedEmail[], metada
  * from the request's Idempotency-Key (`idempotentId`), where a run taking over from one that recorded the
  * email already appends the same event ids, and the store answers that as a repeat.
  */
-async function queueAppend(deps: SendDeps, { content, scheduledAt }: PreparedEmail, metadata: EventMetadata, origin: EmailIdOrigin): Promise<StreamAppend> {
+async function queueAppend(
+  deps: SendDeps,
+  { content, scheduledAt }: PreparedEmail,
+  metadata: EventMetadata,
+  origin: EmailIdOrigin,
+): Promise<StreamAppend> {
   const suppressed = await deps.suppressed(content.teamId, [...content.to, ...content.cc, ...content.bcc]);
   return emailQueueAppend({ content, scheduledAt, suppressed, now: formatTimestamp(deps.clock.now()), metadata }, origin);
 }

@@ -24,7 +24,13 @@ const addCommand = (deps: Deps, teamId: string, email: string): SuppressionComma
 });
 
 async function run(deps: Deps, command: SuppressionCommand, metadata: EventMetadata): Promise<ChangedSuppression> {
-  const { position } = await handleCommand({ store: deps.store, streamId: suppressionStream(command.suppressionId), decider: suppressionDecider, command, metadata });
+  const { position } = await handleCommand({
+    store: deps.store,
+    streamId: suppressionStream(command.suppressionId),
+    decider: suppressionDecider,
+    command,
+    metadata,
+  });
   return { id: command.suppressionId, ...(position ? { position } : {}) };
 }
 
@@ -32,7 +38,8 @@ async function run(deps: Deps, command: SuppressionCommand, metadata: EventMetad
 export function checkSuppressionEmails(deps: Deps, teamId: string, emails: string[], field: (index: number) => string): void {
   emails.forEach((email, index) => {
     const verdict = suppressionDecider.decide(addCommand(deps, teamId, email), suppressionDecider.initialState);
-    if (isDomainError(verdict)) throw new DomainRejection({ ...verdict, message: verdict.message.replace("`email`", `\`${field(index)}\``) });
+    if (isDomainError(verdict))
+      throw new DomainRejection({ ...verdict, message: verdict.message.replace("`email`", `\`${field(index)}\``) });
   });
 }
 
@@ -47,7 +54,12 @@ export function addSuppression(deps: Deps, teamId: string, email: string, metada
  * yet on it is found through its stream. Found in neither, the address may have bounced a moment ago:
  * the list is asked again once it holds every write made before, rather than answer "not found".
  */
-export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: string, metadata: EventMetadata): Promise<ChangedSuppression> {
+export async function removeSuppression(
+  deps: Deps,
+  teamId: string,
+  idOrEmail: string,
+  metadata: EventMetadata,
+): Promise<ChangedSuppression> {
   let listed = await getSuppression(deps.database, teamId, idOrEmail);
   let email = listed?.email;
   let suppressionId = listed?.id;
@@ -57,11 +69,19 @@ export async function removeSuppression(deps: Deps, teamId: string, idOrEmail: s
     const inStream = state.status === "active" && state.teamId === teamId;
     email = inStream ? state.email : idOrEmail;
     if (!inStream) {
-      if (!(await deps.catchUp(["suppressions"]))) throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
+      if (!(await deps.catchUp(["suppressions"])))
+        throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
       listed = await getSuppression(deps.database, teamId, idOrEmail);
       if (listed) ({ email, id: suppressionId } = listed);
     }
   }
-  const command: SuppressionCommand = { type: "RemoveSuppression", suppressionId: suppressionId!, teamId, email: email!, listed: listed !== undefined, now: formatTimestamp(deps.clock.now()) };
+  const command: SuppressionCommand = {
+    type: "RemoveSuppression",
+    suppressionId: suppressionId!,
+    teamId,
+    email: email!,
+    listed: listed !== undefined,
+    now: formatTimestamp(deps.clock.now()),
+  };
   return run(deps, command, metadata);
 }

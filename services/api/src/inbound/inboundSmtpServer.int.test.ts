@@ -33,19 +33,43 @@ async function start(overrides: Partial<InboundSmtpOptions>): Promise<nodemailer
     logger: createLogger("silent"),
     ...overrides,
   });
-  return nodemailer.createTransport({ host: "127.0.0.1", port: listener.port, secure: false, ignoreTLS: overrides.tls === undefined, requireTLS: overrides.tls !== undefined, tls: { rejectUnauthorized: false } });
+  return nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: listener.port,
+    secure: false,
+    ignoreTLS: overrides.tls === undefined,
+    requireTLS: overrides.tls !== undefined,
+    tls: { rejectUnauthorized: false },
+  });
 }
 
 const message = { from: "ann@elsewhere.test", to: "support@acme.test", subject: "Hi", text: "Hi" };
-const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: { responseCode?: number; response?: string }) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { responseCode?: number; response?: string }) => error,
+  );
 
 describe("inbound SMTP listener", () => {
   it("hands the intake the envelope with each recipient's teams, and answers 250 with the ids", async () => {
     const seen: InboundEnvelope[] = [];
-    const client = await start({ intake: async (envelope) => (seen.push(envelope), { received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], report: null }) });
-    const info = await client.sendMail({ ...message, envelope: { from: "bounce@elsewhere.test", to: ["support@acme.test", "fbl@mx.tidings.test"] } });
+    const client = await start({
+      intake: async (envelope) => (seen.push(envelope), { received: ["3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c"], report: null }),
+    });
+    const info = await client.sendMail({
+      ...message,
+      envelope: { from: "bounce@elsewhere.test", to: ["support@acme.test", "fbl@mx.tidings.test"] },
+    });
     expect(info.response).toBe("250 2.0.0 Accepted as 3f0a7d2e-5b1c-4e8f-9a6d-2c4b6e8f0a1c");
-    expect(seen).toEqual([{ mailFrom: "bounce@elsewhere.test", recipients: [{ address: "support@acme.test", teams: [team] }, { address: "fbl@mx.tidings.test", teams: [] }] }]);
+    expect(seen).toEqual([
+      {
+        mailFrom: "bounce@elsewhere.test",
+        recipients: [
+          { address: "support@acme.test", teams: [team] },
+          { address: "fbl@mx.tidings.test", teams: [] },
+        ],
+      },
+    ]);
   });
 
   it("answers 451 when recording fails, so the sending server keeps the message and retries", async () => {

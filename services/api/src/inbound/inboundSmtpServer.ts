@@ -82,7 +82,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
       }
       lookUp(address.address).then(
         (teams) => {
-          if (teams === null) return callback(reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domainOf(address.address)}`));
+          if (teams === null)
+            return callback(reply(550, `5.1.1 <${address.address}>: this server does not receive mail for ${domainOf(address.address)}`));
           if (!teamsFound.has(session)) teamsFound.set(session, new Map());
           teamsFound.get(session)!.set(address.address, teams);
           callback();
@@ -106,26 +107,27 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
         }
         const raw = Buffer.concat(chunks);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
-        options
-          .intake({ mailFrom, recipients: recipientsOf(session) }, raw)
-          .then(
-            (result) => {
-                if (result.received.length === 0 && result.report === null) {
-                  callback(reply(550, "5.7.1 This address takes feedback-loop (ARF) and delivery-status reports only"));
-                  return;
-                }
-                logger.info({ received: result.received, report: result.report, bytes: raw.byteLength, remote: session.remoteAddress }, "inbound: message accepted");
-              callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
-            },
-            (error: unknown) => {
-              if (error instanceof ReportTooEarly) {
-                callback(reply(451, "4.3.0 The report is about an email whose delivery is still being recorded, try again later"));
-                return;
-              }
-              logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
-              callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
-            },
-          );
+        options.intake({ mailFrom, recipients: recipientsOf(session) }, raw).then(
+          (result) => {
+            if (result.received.length === 0 && result.report === null) {
+              callback(reply(550, "5.7.1 This address takes feedback-loop (ARF) and delivery-status reports only"));
+              return;
+            }
+            logger.info(
+              { received: result.received, report: result.report, bytes: raw.byteLength, remote: session.remoteAddress },
+              "inbound: message accepted",
+            );
+            callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
+          },
+          (error: unknown) => {
+            if (error instanceof ReportTooEarly) {
+              callback(reply(451, "4.3.0 The report is about an email whose delivery is still being recorded, try again later"));
+              return;
+            }
+            logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
+            callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
+          },
+        );
       });
     },
   });

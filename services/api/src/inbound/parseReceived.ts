@@ -3,14 +3,21 @@ import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 /** A mailbox list header as the wire shows it: `Name <address>` or the bare address, one per mailbox. */
 export function mailboxes(header: AddressObject | AddressObject[] | undefined): string[] {
   const objects = header === undefined ? [] : Array.isArray(header) ? header : [header];
-  return objects.flatMap((o) => o.value).flatMap((m) => (m.group ? m.group : [m])).filter((m) => m.address).map((m) => (m.name ? `${m.name} <${m.address}>` : m.address!));
+  return objects
+    .flatMap((o) => o.value)
+    .flatMap((m) => (m.group ? m.group : [m]))
+    .filter((m) => m.address)
+    .map((m) => (m.name ? `${m.name} <${m.address}>` : m.address!));
 }
 
 /** Header fields by lower-cased name, unfolded; a repeated field's values joined by a line break. */
 export function headerRecord(parsed: ParsedMail): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const { key, line } of parsed.headerLines) {
-    const value = line.slice(line.indexOf(":") + 1).replace(/\r?\n[ \t]+/g, " ").trim();
+    const value = line
+      .slice(line.indexOf(":") + 1)
+      .replace(/\r?\n[ \t]+/g, " ")
+      .trim();
     headers[key] = headers[key] === undefined ? value : `${headers[key]}\n${value}`;
   }
   return headers;

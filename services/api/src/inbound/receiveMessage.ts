@@ -38,7 +38,12 @@ export interface IntakeResult {
  * another transaction to other recipients (a Bcc sent apart, a list's copy) is received again for them.
  */
 export const inboundEmailId = (teamId: string, messageId: string | null, rawSha256: string, receivedFor: string[]) =>
-  deterministicId("inbound-email", teamId, messageId ?? `sha256:${rawSha256}`, ...[...new Set(receivedFor.map((a) => a.toLowerCase()))].sort());
+  deterministicId(
+    "inbound-email",
+    teamId,
+    messageId ?? `sha256:${rawSha256}`,
+    ...[...new Set(receivedFor.map((a) => a.toLowerCase()))].sort(),
+  );
 
 /**
  * Takes in one message the SMTP listener accepted the recipients of. A feedback report to a report address
@@ -49,7 +54,8 @@ export const inboundEmailId = (teamId: string, messageId: string | null, rawSha2
 export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope, raw: Buffer): Promise<IntakeResult> {
   const report = await recordReport(deps, envelope, raw);
   const receivedFor = new Map<string, string[]>();
-  for (const { address, teams } of envelope.recipients) for (const { teamId } of teams) receivedFor.set(teamId, [...(receivedFor.get(teamId) ?? []), address]);
+  for (const { address, teams } of envelope.recipients)
+    for (const { teamId } of teams) receivedFor.set(teamId, [...(receivedFor.get(teamId) ?? []), address]);
   if (receivedFor.size === 0) return { received: [], report };
 
   const parsed = await parseReceived(raw);

@@ -28,5 +28,10 @@ export async function recordBounceReport(
       code: Number(r.diagnostic?.match(/^([245]\d\d)\b/)?.[1]) || null,
     }));
   if (emailId === null || bounces.length === 0) return "unmatched";
-  return recordOnEmail(deps.store, emailId, { type: "RecordBounceReport", bounces, now: formatTimestamp(deps.clock.now()) }, "delivery-status-report");
+  return recordOnEmail(
+    deps.store,
+    emailId,
+    { type: "RecordBounceReport", bounces, now: formatTimestamp(deps.clock.now()) },
+    "delivery-status-report",
+  );
 }

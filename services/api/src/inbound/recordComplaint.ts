@@ -17,5 +17,10 @@ export async function recordComplaint(deps: { store: EventStore; clock: Clock },
   const emailId = emailIdOfMessageId(report.originalMessageId);
   if (emailId === null) return "unmatched";
   const { recipients, feedbackType, reportedBy } = report;
-  return recordOnEmail(deps.store, emailId, { type: "RecordEmailComplained", recipients, feedbackType, reportedBy, now: formatTimestamp(deps.clock.now()) }, "feedback-loop");
+  return recordOnEmail(
+    deps.store,
+    emailId,
+    { type: "RecordEmailComplained", recipients, feedbackType, reportedBy, now: formatTimestamp(deps.clock.now()) },
+    "feedback-loop",
+  );
 }

@@ -14,14 +14,24 @@ export class ReportTooEarly extends Error {
  * Records what a report says on the email's stream. The email's team comes from the stream, as a report
  * names no team; the decider answers a report it has already taken with nothing.
  */
-export async function recordOnEmail(store: EventStore, emailId: string, command: EmailCommand & { now: string }, actor: string): Promise<ReportOutcome> {
+export async function recordOnEmail(
+  store: EventStore,
+  emailId: string,
+  command: EmailCommand & { now: string },
+  actor: string,
+): Promise<ReportOutcome> {
   try {
     const { events } = await handleCommand({
       store,
       streamId: emailStream(emailId),
       decider: emailDecider,
       command,
-      metadata: (state) => ({ ...(state.status === "none" ? {} : { teamId: state.teamId }), actor, correlationId: emailId, occurredAt: command.now }),
+      metadata: (state) => ({
+        ...(state.status === "none" ? {} : { teamId: state.teamId }),
+        actor,
+        correlationId: emailId,
+        occurredAt: command.now,
+      }),
     });
     return events.length > 0 ? "recorded" : "duplicate";
   } catch (error) {

@@ -31,7 +31,8 @@ async function checkStep(store: EventStore, teamId: string, step: AutomationStep
  */
 export async function checkAutomationReferences(store: EventStore, teamId: string, graph: AutomationGraph): Promise<AutomationGraph> {
   for (const name of eventNamesOf(graph)) {
-    if (!(await findEventDefinition(store, teamId, name))) throw invalid(`The event \`${name}\` is not defined. Create it with POST /events first.`);
+    if (!(await findEventDefinition(store, teamId, name)))
+      throw invalid(`The event \`${name}\` is not defined. Create it with POST /events first.`);
   }
   const steps = await Promise.all(graph.steps.map((step) => checkStep(store, teamId, step)));
   return { steps, connections: graph.connections };

@@ -10,4 +10,8 @@ export const findDomain = (store: EventStore, teamId: string, domainId: string):
 
 /** A name's claim holds while its domain lives with that name. */
 export const nameClaimCheck = (store: EventStore, name: string, now: () => Date): ReserveOptions =>
-  claimHeldWhile((ownerId) => loadDomain(store, ownerId), (domain) => domain.status === "active" && domain.name === name, now);
+  claimHeldWhile(
+    (ownerId) => loadDomain(store, ownerId),
+    (domain) => domain.status === "active" && domain.name === name,
+    now,
+  );

@@ -1,6 +1,12 @@
 import { isUuid } from "@tidings/core";
 import { claimHeldWhile, loadState, reservationStream, reservedBy, type ReserveOptions } from "@tidings/commands";
-import { eventDefinitionDecider, eventDefinitionStream, isLiveFor, type EventDefinitionState, type LiveEventDefinition } from "@tidings/domain";
+import {
+  eventDefinitionDecider,
+  eventDefinitionStream,
+  isLiveFor,
+  type EventDefinitionState,
+  type LiveEventDefinition,
+} from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
 /** The reservation stream that makes an event name unique within a team (DESIGN §1), and turns a name into its definition. */
@@ -23,4 +29,8 @@ export async function findEventDefinition(store: EventStore, teamId: string, idO
 
 /** A name's claim holds while its definition lives with that name. */
 export const nameClaimCheck = (store: EventStore, teamId: string, name: string, now: () => Date): ReserveOptions =>
-  claimHeldWhile((ownerId) => loadEventDefinition(store, ownerId), (definition) => isLiveFor(definition, teamId) && definition.name === name, now);
+  claimHeldWhile(
+    (ownerId) => loadEventDefinition(store, ownerId),
+    (definition) => isLiveFor(definition, teamId) && definition.name === name,
+    now,
+  );

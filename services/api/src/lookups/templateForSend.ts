@@ -15,7 +15,8 @@ export async function templateForSend(services: { store: EventStore }, teamId: s
   const template = await findTemplate(services.store, teamId, idOrAlias);
   if (!template) throw new TidingsError("validation_error", `Template \`${idOrAlias}\` not found.`);
   const published = template.published;
-  if (!published) throw new TidingsError("validation_error", `Template \`${idOrAlias}\` is not published. Publish it before sending with it.`);
+  if (!published)
+    throw new TidingsError("validation_error", `Template \`${idOrAlias}\` is not published. Publish it before sending with it.`);
   const { name, subject, from, replyTo, html, text, variables } = published.content;
   return { templateId: template.templateId, version: published.version, name, subject, from, replyTo, html, text, variables };
 }

@@ -6,7 +6,8 @@ import type { EventStore } from "@tidings/eventstore";
 /** The reservation stream that makes an alias unique within a team (DESIGN §1). */
 export const templateAliasStream = (teamId: string, alias: string) => reservationStream(teamId, "template-alias", alias);
 
-export const loadTemplate = (store: EventStore, templateId: string): Promise<TemplateState> => loadState(store, templateStream(templateId), templateDecider);
+export const loadTemplate = (store: EventStore, templateId: string): Promise<TemplateState> =>
+  loadState(store, templateStream(templateId), templateDecider);
 
 /**
  * A live template of the team, named by id or alias, read from the event store rather than the read model
@@ -26,4 +27,8 @@ export async function findTemplate(store: EventStore, teamId: string, idOrAlias:
 
 /** A claim holds while its template lives with that alias. */
 export const aliasClaimCheck = (store: EventStore, teamId: string, alias: string, now: () => Date): ReserveOptions =>
-  claimHeldWhile((ownerId) => loadTemplate(store, ownerId), (template) => isLiveFor(template, teamId) && template.content.alias === alias, now);
+  claimHeldWhile(
+    (ownerId) => loadTemplate(store, ownerId),
+    (template) => isLiveFor(template, teamId) && template.content.alias === alias,
+    now,
+  );

@@ -43,7 +43,9 @@ export class ApiKeyUsage {
       await sql`
         INSERT INTO api_key_usage (api_key_id, last_used_at)
         SELECT r.id, r.at FROM jsonb_to_recordset(${rows}::jsonb) AS r(id uuid, at timestamptz)
-        ON CONFLICT (api_key_id) DO UPDATE SET last_used_at = GREATEST(api_key_usage.last_used_at, EXCLUDED.last_used_at)`.execute(this.database.db);
+        ON CONFLICT (api_key_id) DO UPDATE SET last_used_at = GREATEST(api_key_usage.last_used_at, EXCLUDED.last_used_at)`.execute(
+        this.database.db,
+      );
     } catch (error) {
       // Keep what failed for the next flush, unless a newer use has replaced it meanwhile.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);

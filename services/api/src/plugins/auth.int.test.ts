@@ -29,7 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const get = (url: string, authorization?: string) => app.inject({ method: "GET", url, headers: authorization === undefined ? {} : { authorization } });
+const get = (url: string, authorization?: string) =>
+  app.inject({ method: "GET", url, headers: authorization === undefined ? {} : { authorization } });
 
 describe("the Authorization header", () => {
   it("is required: without it, or without a bearer token in it, 401 missing_api_key", async () => {
@@ -43,7 +44,11 @@ describe("the Authorization header", () => {
   it("must name a live key: 403 invalid_api_key otherwise", async () => {
     for (const token of [`re_${"A".repeat(40)}`, "re_short", "anything-at-all"]) {
       const res = await get("/api-keys", `Bearer ${token}`);
-      expect([token, res.statusCode, res.json()]).toEqual([token, 403, { statusCode: 403, name: "invalid_api_key", message: "API key is invalid." }]);
+      expect([token, res.statusCode, res.json()]).toEqual([
+        token,
+        403,
+        { statusCode: 403, name: "invalid_api_key", message: "API key is invalid." },
+      ]);
     }
   });
 
@@ -66,7 +71,12 @@ describe("routes without a key", () => {
 
 describe("request.auth", () => {
   it("carries the caller's team, key, permission and domain to the sending routes", async () => {
-    const domain = await app.inject({ method: "POST", url: "/domains", headers: admin.headers, payload: { name: `auth-${newId().slice(0, 8)}.example.test` } });
+    const domain = await app.inject({
+      method: "POST",
+      url: "/domains",
+      headers: admin.headers,
+      payload: { name: `auth-${newId().slice(0, 8)}.example.test` },
+    });
     const domainId = domain.json().id as string;
     const sender = await t.aKey("auth-team", { permission: "sending_access", domainId });
     for (const url of ["/emails", "/emails/batch"]) {
@@ -85,7 +95,8 @@ describe("a deleted key", () => {
   it("fails within 1 s on every api instance, including one that has just used it", async () => {
     const other = await t.anotherInstance();
     const doomed = await t.aKey("auth-team", { name: "doomed" });
-    const use = (instance: ApiInstance) => instance.inject({ method: "GET", url: "/api-keys", headers: doomed.headers }).then((res) => res.statusCode);
+    const use = (instance: ApiInstance) =>
+      instance.inject({ method: "GET", url: "/api-keys", headers: doomed.headers }).then((res) => res.statusCode);
     expect(await use(other)).toBe(200);
     expect(await use(app)).toBe(200);
 

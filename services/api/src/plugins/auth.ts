@@ -52,7 +52,11 @@ export function isPublicRoute(url: string, schema: FastifySchema | undefined): b
  */
 export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   const { services } = options;
-  const lookup = new ApiKeyLookup(services.database, services.store, options.lookupTtlMs === undefined ? {} : { ttlMs: options.lookupTtlMs });
+  const lookup = new ApiKeyLookup(
+    services.database,
+    services.store,
+    options.lookupTtlMs === undefined ? {} : { ttlMs: options.lookupTtlMs },
+  );
   const usage = new ApiKeyUsage(services.database);
   app.decorateRequest("auth", null);
 

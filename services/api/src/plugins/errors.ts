@@ -53,7 +53,10 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   // written for clients, and answering them with a 500 would blame the server for bad input.
   const status = fastifyError.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    return { body: { statusCode: status, name: "validation_error", message: fastifyError.message ?? "Invalid request." }, unexpected: false };
+    return {
+      body: { statusCode: status, name: "validation_error", message: fastifyError.message ?? "Invalid request." },
+      unexpected: false,
+    };
   }
   return { body: { ...unexpectedError, message: unexpectedMessage }, unexpected: true };
 }
@@ -110,7 +113,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         ? (["headers_too_large", 431, "Request Header Fields Too Large"] as const)
         : (["malformed_request", 400, "Bad Request"] as const);
   const message =
-    status === 408 ? "The request took too long to arrive." : status === 431 ? "The request headers are too large." : "The request is not valid HTTP.";
+    status === 408
+      ? "The request took too long to arrive."
+      : status === 431
+        ? "The request headers are too large."
+        : "The request is not valid HTTP.";
   const body = JSON.stringify({ ...errorTable[code]!, message });
   if (socket.writable) {
     socket.write(

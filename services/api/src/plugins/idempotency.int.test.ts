@@ -31,16 +31,24 @@ const effectRoutes =
       return id;
     };
     const thing = z.object({ object: z.literal("thing"), id: z.string() });
-    app.post("/things", { schema: { body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }), response: { 201: thing } } }, async (request, reply) => {
-      await gate;
-      if (request.body.name === "refused") throw new TidingsError("validation_error", "`name` is refused.");
-      return created(reply, { object: "thing" as const, id: await effect("thing", request.body.name) });
-    });
-    app.post("/sends", { config: { idempotency: true }, schema: { body: z.object({ to: z.string() }), response: { 200: z.object({ id: z.string() }) } } }, async (request, reply) =>
-      ok(reply, { id: await effect("send", request.body.to) }),
+    app.post(
+      "/things",
+      { schema: { body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }), response: { 201: thing } } },
+      async (request, reply) => {
+        await gate;
+        if (request.body.name === "refused") throw new TidingsError("validation_error", "`name` is refused.");
+        return created(reply, { object: "thing" as const, id: await effect("thing", request.body.name) });
+      },
     );
-    app.post("/actions", { schema: { body: z.object({ name: z.string() }), response: { 200: z.object({ id: z.string() }) } } }, async (request, reply) =>
-      ok(reply, { id: await effect("action", request.body.name) }),
+    app.post(
+      "/sends",
+      { config: { idempotency: true }, schema: { body: z.object({ to: z.string() }), response: { 200: z.object({ id: z.string() }) } } },
+      async (request, reply) => ok(reply, { id: await effect("send", request.body.to) }),
+    );
+    app.post(
+      "/actions",
+      { schema: { body: z.object({ name: z.string() }), response: { 200: z.object({ id: z.string() }) } } },
+      async (request, reply) => ok(reply, { id: await effect("action", request.body.name) }),
     );
     app.post("/flaky", { schema: { body: z.object({ name: z.string() }), response: { 201: thing } } }, async (request, reply) => {
       if (failNextFlaky) {
@@ -77,7 +85,9 @@ beforeEach(() => {
 });
 
 const effects = async (kind?: string) => {
-  const rows = await sql<{ count: string }>`SELECT count(*)::text AS count FROM effects WHERE ${kind ? sql`kind = ${kind}` : sql`true`}`.execute(test.database.db);
+  const rows = await sql<{
+    count: string;
+  }>`SELECT count(*)::text AS count FROM effects WHERE ${kind ? sql`kind = ${kind}` : sql`true`}`.execute(test.database.db);
   return Number(rows.rows[0]!.count);
 };
 
@@ -136,7 +146,11 @@ describe("Idempotency-Key", () => {
     const count = await effects("thing");
     const other = await post(app, "/things", { name: "two" }, key);
     expect(other.statusCode).toBe(409);
-    expect(other.json()).toEqual({ statusCode: 409, name: "invalid_idempotent_request", message: expect.stringContaining("`Idempotency-Key`") });
+    expect(other.json()).toEqual({
+      statusCode: 409,
+      name: "invalid_idempotent_request",
+      message: expect.stringContaining("`Idempotency-Key`"),
+    });
     expect(await effects("thing")).toBe(count);
   });
 
@@ -162,7 +176,11 @@ describe("Idempotency-Key", () => {
     const count = await effects();
     const res = await post(app, "/things", { name: "bad key" }, key);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ statusCode: 400, name: "invalid_idempotency_key", message: "The `Idempotency-Key` header must be between 1 and 256 characters." });
+    expect(res.json()).toEqual({
+      statusCode: 400,
+      name: "invalid_idempotency_key",
+      message: "The `Idempotency-Key` header must be between 1 and 256 characters.",
+    });
     expect(await effects()).toBe(count);
   });
 
@@ -225,7 +243,7 @@ describe("Idempotency-Key", () => {
       expect((await post(app, "/flaky", { name: "outage" }, key)).statusCode).toBe(409);
       await test.database.exec("DELETE FROM key_outage");
       let retried = await post(app, "/flaky", { name: "outage" }, key);
-      for (const started = Date.now(); retried.statusCode === 409 && Date.now() - started < 10_000; ) {
+      for (const started = Date.now(); retried.statusCode === 409 && Date.now() - started < 10_000;) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         retried = await post(app, "/flaky", { name: "outage" }, key);
       }
@@ -267,13 +285,20 @@ describe("Idempotency-Key", () => {
     const key = newId();
     await sql`
       INSERT INTO api_idempotency_keys (team_id, method, path, key, request_hash, owner_request_id, reserved_at, expires_at)
-      VALUES (${teamA}, 'POST', '/things', ${key}, 'whatever', ${newId()}, now() - interval '2 minutes', now() + interval '1 day')`.execute(test.database.db);
+      VALUES (${teamA}, 'POST', '/things', ${key}, 'whatever', ${newId()}, now() - interval '2 minutes', now() + interval '1 day')`.execute(
+      test.database.db,
+    );
     const res = await post(app, "/things", { name: "after a crash" }, key);
     expect(res.statusCode).toBe(201);
   });
 
   it("ignores the header on unauthenticated requests", async () => {
-    const res = await app.inject({ method: "POST", url: "/things", headers: { "content-type": "application/json", "idempotency-key": "" }, payload: { name: "anonymous" } });
+    const res = await app.inject({
+      method: "POST",
+      url: "/things",
+      headers: { "content-type": "application/json", "idempotency-key": "" },
+      payload: { name: "anonymous" },
+    });
     expect(res.statusCode).toBe(201);
   });
 });

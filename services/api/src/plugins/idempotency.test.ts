@@ -20,7 +20,9 @@ describe("takesIdempotencyKeys", () => {
 
 describe("fingerprint", () => {
   it("is the same for the same body whatever the order of its keys", () => {
-    expect(fingerprint({ to: "a", subject: "b", tags: [{ name: "n", value: "v" }] })).toBe(fingerprint({ tags: [{ value: "v", name: "n" }], subject: "b", to: "a" }));
+    expect(fingerprint({ to: "a", subject: "b", tags: [{ name: "n", value: "v" }] })).toBe(
+      fingerprint({ tags: [{ value: "v", name: "n" }], subject: "b", to: "a" }),
+    );
   });
 
   it("differs when a value, an array order or a type differs", () => {

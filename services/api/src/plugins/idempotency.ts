@@ -67,7 +67,12 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     const key = request.headers["idempotency-key"];
     if (!caller || key === undefined) return done();
     if (typeof key !== "string" || key.length < 1 || key.length > maxIdempotencyKeyLength) {
-      return done(new TidingsError("invalid_idempotency_key", `The \`Idempotency-Key\` header must be between 1 and ${maxIdempotencyKeyLength} characters.`));
+      return done(
+        new TidingsError(
+          "invalid_idempotency_key",
+          `The \`Idempotency-Key\` header must be between 1 and ${maxIdempotencyKeyLength} characters.`,
+        ),
+      );
     }
     const scope = { teamId: caller.teamId, method: request.method, path: pathOf(request.url), key };
     request.idempotency = { scope, requestHash: fingerprint(request.body), owned: false };
@@ -116,13 +121,22 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
       await run();
       return;
     } catch (error) {
-      request.log.error({ err: error, idempotencyKey: request.idempotency?.scope.key }, `could not ${what}; trying again in the background`);
+      request.log.error(
+        { err: error, idempotencyKey: request.idempotency?.scope.key },
+        `could not ${what}; trying again in the background`,
+      );
     }
     const giveUpAt = Date.now() + timing.abandonedAfterSeconds * 1_000;
     void (async () => {
       while (!closing && Date.now() < giveUpAt) {
         await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
-        if (await run().then(() => true, () => false)) return request.log.info(`${what}: done once the database answered`);
+        if (
+          await run().then(
+            () => true,
+            () => false,
+          )
+        )
+          return request.log.info(`${what}: done once the database answered`);
       }
     })();
   };
@@ -132,7 +146,10 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     if (!held?.owned) return payload;
     held.owned = false;
     const keep = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === "string";
-    if (keep) await settle(request, "record the answer to an idempotent request", () => completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload));
+    if (keep)
+      await settle(request, "record the answer to an idempotent request", () =>
+        completeIdempotencyKey(database, held.scope, request.id, reply.statusCode, sealer ? sealer.seal(payload) : payload),
+      );
     else await settle(request, "release an idempotency key", () => releaseIdempotencyKey(database, held.scope, request.id));
     return payload;
   };
@@ -153,7 +170,11 @@ export function installIdempotency(app: FastifyInstance, options: IdempotencyOpt
     route.onResponse = [...hooks(route.onResponse), releaseUnanswered];
   });
 
-  runPeriodically(app, { name: "prune idempotency keys", everyMs: options.pruneEveryMs ?? 10 * 60_000, run: () => pruneIdempotencyKeys(database) });
+  runPeriodically(app, {
+    name: "prune idempotency keys",
+    everyMs: options.pruneEveryMs ?? 10 * 60_000,
+    run: () => pruneIdempotencyKeys(database),
+  });
 }
 
 /**

@@ -84,8 +84,16 @@ export async function reserveIdempotencyKey(
 }
 
 /** Stores the answer to replay. Only the request that reserved the key can answer it. */
-export async function completeIdempotencyKey(database: Database, scope: IdempotencyScope, requestId: string, status: number, body: string): Promise<void> {
-  await sql`UPDATE api_idempotency_keys SET response_status = ${status}, response_body = ${body} WHERE ${owned(scope, requestId)}`.execute(database.db);
+export async function completeIdempotencyKey(
+  database: Database,
+  scope: IdempotencyScope,
+  requestId: string,
+  status: number,
+  body: string,
+): Promise<void> {
+  await sql`UPDATE api_idempotency_keys SET response_status = ${status}, response_body = ${body} WHERE ${owned(scope, requestId)}`.execute(
+    database.db,
+  );
 }
 
 /**
@@ -95,7 +103,9 @@ export async function completeIdempotencyKey(database: Database, scope: Idempote
  * its retry meet what it wrote, not write it again under new ids.
  */
 export async function releaseIdempotencyKey(database: Database, scope: IdempotencyScope, requestId: string): Promise<void> {
-  await sql`UPDATE api_idempotency_keys SET reserved_at = '-infinity' WHERE ${owned(scope, requestId)} AND response_status IS NULL`.execute(database.db);
+  await sql`UPDATE api_idempotency_keys SET reserved_at = '-infinity' WHERE ${owned(scope, requestId)} AND response_status IS NULL`.execute(
+    database.db,
+  );
 }
 
 export async function pruneIdempotencyKeys(database: Database): Promise<number> {

@@ -14,10 +14,14 @@ beforeAll(async () => {
     readiness: {},
     routes: [
       (r) => {
-        r.post("/emails", { schema: { body: z.object({ subject: z.string() }), response: { 200: z.object({ ok: z.boolean() }) } } }, async (request) => {
-          received.push(request.body);
-          return { ok: true };
-        });
+        r.post(
+          "/emails",
+          { schema: { body: z.object({ subject: z.string() }), response: { 200: z.object({ ok: z.boolean() }) } } },
+          async (request) => {
+            received.push(request.body);
+            return { ok: true };
+          },
+        );
         r.post("/anything", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async (request) => {
           received.push(request.body);
           return { ok: true };
@@ -42,8 +46,16 @@ describe("JSON bodies nested too deeply", () => {
     const before = lines().length;
     const res = await app.inject({ method, url, headers: json, payload: nested(8000) });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ statusCode: 400, name: "validation_error", message: `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.` });
-    expect(lines().slice(before).filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(res.json()).toEqual({
+      statusCode: 400,
+      name: "validation_error",
+      message: `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.`,
+    });
+    expect(
+      lines()
+        .slice(before)
+        .filter((line) => Number(line.level) >= 50),
+    ).toEqual([]);
   });
 
   it("counts objects and arrays alike, and takes a body exactly at the limit", async () => {

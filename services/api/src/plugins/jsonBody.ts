@@ -39,7 +39,9 @@ export function acceptJsonBodies(app: FastifyInstance): void {
     }
     if (blank.test(text)) return done(null, undefined);
     if (nestsDeeperThan(text, maxJsonDepth)) {
-      return done(new TidingsError("invalid_json", `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.`));
+      return done(
+        new TidingsError("invalid_json", `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.`),
+      );
     }
     void strict(request, text, (error, value) => (error ? done(invalidJson(text)) : done(null, value)));
   });

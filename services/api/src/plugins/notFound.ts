@@ -31,7 +31,9 @@ export function installNotFound(app: FastifyInstance): void {
   app.addHook("onRequest", async (request, reply) => {
     const template = request.routeOptions.url;
     if (template === undefined || isFixed(template)) return;
-    const path = withoutTrailingSlash(template.replace(/:(\w+)/g, (_, name: string) => String((request.params as Record<string, unknown>)[name] ?? "")));
+    const path = withoutTrailingSlash(
+      template.replace(/:(\w+)/g, (_, name: string) => String((request.params as Record<string, unknown>)[name] ?? "")),
+    );
     const allowed = fixedPaths.get(path);
     if (allowed) refuseMethod(reply, request.method, path, allowed);
   });

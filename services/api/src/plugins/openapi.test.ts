@@ -24,14 +24,33 @@ beforeAll(async () => {
         );
         r.get(
           "/things",
-          { schema: { querystring: listQuerySchema({ status: z.enum(["completed", "failed"]).optional() }), response: { 200: listSchema(z.object({ id: z.string() })) } } },
+          {
+            schema: {
+              querystring: listQuerySchema({ status: z.enum(["completed", "failed"]).optional() }),
+              response: { 200: listSchema(z.object({ id: z.string() })) },
+            },
+          },
           async () => ({ object: "list" as const, has_more: false, data: [] }),
         );
         r.get("/things/:id", { schema: { params: z.object({ id: z.string() }), response: { 200: thing } } }, async () => ({ id: "x" }));
         r.post("/things/special", { schema: { response: { 200: thing } } }, async () => ({ id: "x" }));
-        r.post("/uploads", { bodyLimit: 2048, schema: { body: z.object({ data: z.string() }), response: { 200: thing } } }, async () => ({ id: "x" }));
-        r.post("/nudges", { schema: { body: z.object({ note: z.string() }).optional(), response: { 200: thing } } }, async () => ({ id: "x" }));
-        r.delete("/locks/:name", { schema: { params: z.object({ name: z.string().max(40) }), errors: { resource_locked: "The lock is held." }, response: { 200: thing } } }, async () => ({ id: "x" }));
+        r.post("/uploads", { bodyLimit: 2048, schema: { body: z.object({ data: z.string() }), response: { 200: thing } } }, async () => ({
+          id: "x",
+        }));
+        r.post("/nudges", { schema: { body: z.object({ note: z.string() }).optional(), response: { 200: thing } } }, async () => ({
+          id: "x",
+        }));
+        r.delete(
+          "/locks/:name",
+          {
+            schema: {
+              params: z.object({ name: z.string().max(40) }),
+              errors: { resource_locked: "The lock is held." },
+              response: { 200: thing },
+            },
+          },
+          async () => ({ id: "x" }),
+        );
         r.get(
           "/pixel",
           { schema: { response: { 200: { description: "A GIF.", content: { "image/gif": { schema: z.string() } } } } } },
@@ -69,16 +88,24 @@ describe("/openapi.json", () => {
 describe("the error answers in /openapi.json", () => {
   const document = async () => (await app.inject({ method: "GET", url: "/openapi.json" })).json();
   const errorRef = { $ref: "#/components/schemas/Error" };
-  type Operation = { responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }> };
+  type Operation = {
+    responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
+  };
   const operations = (doc: { paths: Record<string, Record<string, Operation>> }) =>
-    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation })));
+    Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation })),
+    );
 
   it("lists, for every operation, each error status it can answer, with the one Error schema", async () => {
     const doc = await document();
     for (const { label, operation } of operations(doc)) {
       const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
-      expect(errors.map(([status]) => status), label).toEqual(expect.arrayContaining(["422", "500"]));
-      for (const [status, response] of errors) expect([label, status, response.content?.["application/json"]?.schema]).toEqual([label, status, errorRef]);
+      expect(
+        errors.map(([status]) => status),
+        label,
+      ).toEqual(expect.arrayContaining(["422", "500"]));
+      for (const [status, response] of errors)
+        expect([label, status, response.content?.["application/json"]?.schema]).toEqual([label, status, errorRef]);
     }
     expect(Object.keys(doc.paths["/things"].post.responses)).toEqual(["201", "400", "408", "413", "415", "422", "431", "500"]);
     expect(doc.components.schemas.Error).toMatchObject({
@@ -87,7 +114,9 @@ describe("the error answers in /openapi.json", () => {
       additionalProperties: false,
       properties: { statusCode: { type: "integer" }, message: { type: "string" }, name: { type: "string" } },
     });
-    expect([...doc.components.schemas.Error.properties.name.enum].sort()).toEqual([...new Set(Object.values(errorTable).map((wire) => wire.name))].sort());
+    expect([...doc.components.schemas.Error.properties.name.enum].sort()).toEqual(
+      [...new Set(Object.values(errorTable).map((wire) => wire.name))].sort(),
+    );
   });
 
   it("says why, naming the route's own body limit", async () => {
@@ -107,7 +136,10 @@ describe("the error answers in /openapi.json", () => {
 
   it("adds the failures a route's schema declares", async () => {
     const doc = await document();
-    expect(doc.paths["/locks/{name}"].delete.responses["409"]).toMatchObject({ description: expect.stringContaining("The lock is held."), content: { "application/json": { schema: errorRef } } });
+    expect(doc.paths["/locks/{name}"].delete.responses["409"]).toMatchObject({
+      description: expect.stringContaining("The lock is held."),
+      content: { "application/json": { schema: errorRef } },
+    });
   });
 
   it("keeps a route's own media type beside the errors", async () => {
@@ -121,7 +153,12 @@ describe("the error answers in /openapi.json", () => {
 describe("/openapi.json's limits", () => {
   it("holds path parameters to the router's: not empty, not a dot segment, and at most 320 characters unless the schema says less", async () => {
     const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
-    expect(doc.paths["/things/{id}"].get.parameters[0].schema).toMatchObject({ type: "string", minLength: 1, maxLength: 320, not: { enum: [".", ".."] } });
+    expect(doc.paths["/things/{id}"].get.parameters[0].schema).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 320,
+      not: { enum: [".", ".."] },
+    });
     expect(doc.paths["/locks/{name}"].delete.parameters[0].schema).toMatchObject({ minLength: 1, maxLength: 40 });
   });
 

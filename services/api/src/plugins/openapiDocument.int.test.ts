@@ -34,7 +34,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const operations = () => Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, path, operation })));
+const operations = () =>
+  Object.entries(paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, path, operation })),
+  );
 const jsonBody = (operation: Operation) => operation.requestBody!.content["application/json"]!.schema;
 
 describe("the API's OpenAPI document", () => {
@@ -47,7 +50,12 @@ describe("the API's OpenAPI document", () => {
       // A page for a person (the tracked link's 404) is the one error answer that is not JSON.
       const page = (response: Operation["responses"][string]) => Object.keys(response.content ?? {}).join() === "text/html";
       const unshaped = Object.entries(operation.responses)
-        .filter(([status, response]) => Number(status) >= 400 && !page(response) && response.content?.["application/json"]?.schema.$ref !== "#/components/schemas/Error")
+        .filter(
+          ([status, response]) =>
+            Number(status) >= 400 &&
+            !page(response) &&
+            response.content?.["application/json"]?.schema.$ref !== "#/components/schemas/Error",
+        )
         .map(([status]) => `${label}: ${status} without the Error schema`);
       return [...missing, ...unshaped];
     });
@@ -58,13 +66,20 @@ describe("the API's OpenAPI document", () => {
     const body = jsonBody(paths["/emails"]!.post!);
     expect(body.required).toEqual(["to"]);
     const ways = body.anyOf!;
-    expect(ways.filter((way) => way.required?.includes("template"))).toEqual([expect.objectContaining({ required: ["template"], not: expect.anything() })]);
-    expect(ways.filter((way) => !way.required?.includes("template")).every((way) => way.required!.includes("subject") && way.required!.includes("from"))).toBe(true);
+    expect(ways.filter((way) => way.required?.includes("template"))).toEqual([
+      expect.objectContaining({ required: ["template"], not: expect.anything() }),
+    ]);
+    expect(
+      ways
+        .filter((way) => !way.required?.includes("template"))
+        .every((way) => way.required!.includes("subject") && way.required!.includes("from")),
+    ).toBe(true);
     expect((jsonBody(paths["/emails/batch"]!.post!) as { items: Schema }).items.anyOf).toEqual(ways);
   });
 
   it("documents the pages, the pixel, the redirect and the downloads in their own media types", () => {
-    const mediaTypes = (path: string, method: string, status: string) => Object.keys(paths[path]![method]!.responses[status]!.content ?? {});
+    const mediaTypes = (path: string, method: string, status: string) =>
+      Object.keys(paths[path]![method]!.responses[status]!.content ?? {});
     expect(mediaTypes("/o/{token}", "get", "200")).toEqual(["image/gif"]);
     expect(mediaTypes("/c/{token}", "get", "302")).toEqual(["text/html"]);
     expect(paths["/c/{token}"]!.get!.responses["302"]!.headers).toHaveProperty("location");
@@ -107,7 +122,8 @@ describe("the API's OpenAPI document", () => {
   });
 
   it("names the Idempotency-Key header where it is honoured", () => {
-    const header = (path: string, method: string) => paths[path]![method]!.parameters?.find((p) => p.in === "header" && p.name === "Idempotency-Key");
+    const header = (path: string, method: string) =>
+      paths[path]![method]!.parameters?.find((p) => p.in === "header" && p.name === "Idempotency-Key");
     expect(header("/emails", "post")?.schema).toMatchObject({ maxLength: 256 });
     expect(header("/contacts", "post")).toBeDefined();
     expect(header("/emails/{id}/cancel", "post")).toBeUndefined();

@@ -82,9 +82,13 @@ const successes: Record<string, string> = { "200": "Done.", "201": "Created.", "
 
 function completeOperation(operation: Operation, route: CatalogRoute, facts: AppFacts): Operation {
   const responses = Object.fromEntries(
-    Object.entries(operation.responses).map(([status, response]) => [status, response.description === "Default Response" && successes[status] ? { ...response, description: successes[status] } : response]),
+    Object.entries(operation.responses).map(([status, response]) => [
+      status,
+      response.description === "Default Response" && successes[status] ? { ...response, description: successes[status] } : response,
+    ]),
   );
-  for (const [status, headers] of declaredHeaders(route)) responses[status] = { ...responses[status]!, headers: { ...responses[status]?.headers, ...headers } };
+  for (const [status, headers] of declaredHeaders(route))
+    responses[status] = { ...responses[status]!, headers: { ...responses[status]?.headers, ...headers } };
   for (const [status, failures] of operationErrors(route, facts)) {
     const existing = responses[status];
     const reasons = failures.reasons.join(" ");
@@ -123,7 +127,11 @@ function limitPathParameter(parameter: Parameter): Parameter {
   const name = parameter.name === "*" ? wildcardName : parameter.name;
   if (schema.type !== "string") return { ...parameter, name };
   const maxLength = parameter.name === "*" ? schema.maxLength : (schema.maxLength ?? routerOptions.maxParamLength);
-  const limits = { minLength: Math.max(1, Number(schema.minLength ?? 0)), ...(maxLength === undefined ? {} : { maxLength }), not: { enum: [".", ".."] } };
+  const limits = {
+    minLength: Math.max(1, Number(schema.minLength ?? 0)),
+    ...(maxLength === undefined ? {} : { maxLength }),
+    not: { enum: [".", ".."] },
+  };
   return { ...parameter, name, schema: { ...schema, ...limits } };
 }
 

@@ -15,7 +15,8 @@ const route = (method: string, url: string, extra: Partial<CatalogRoute> = {}): 
 const statuses = (subject: CatalogRoute, catalog: CatalogRoute[] = [subject], guarded = true) => [
   ...operationErrors(subject, { catalog, guarded, defaultBodyLimit: 1024 }).keys(),
 ];
-const namesAt = (subject: CatalogRoute, status: number) => operationErrors(subject, { catalog: [subject], guarded: true, defaultBodyLimit: 1024 }).get(status)?.names;
+const namesAt = (subject: CatalogRoute, status: number) =>
+  operationErrors(subject, { catalog: [subject], guarded: true, defaultBodyLimit: 1024 }).get(status)?.names;
 
 describe("the error answers of an operation", () => {
   it("for a read behind a key: the key, the rate limit, an unknown id and a bad path", () => {
@@ -63,7 +64,10 @@ describe("the error answers of an operation", () => {
 
   it("adds what the route declares, and refuses a code errorTable does not know", () => {
     const locked = route("DELETE", "/locks/:name", { schema: { errors: { resource_locked: "Held." }, response: {} } });
-    expect(operationErrors(locked, { catalog: [locked], guarded: true, defaultBodyLimit: 1024 }).get(409)).toEqual({ names: ["resource_locked"], reasons: ["Held. (`resource_locked`)"] });
+    expect(operationErrors(locked, { catalog: [locked], guarded: true, defaultBodyLimit: 1024 }).get(409)).toEqual({
+      names: ["resource_locked"],
+      reasons: ["Held. (`resource_locked`)"],
+    });
     const unknown = route("GET", "/odd", { schema: { errors: { no_such_code: "?" }, response: {} } });
     expect(() => operationErrors(unknown, { catalog: [unknown], guarded: true, defaultBodyLimit: 1024 })).toThrow(/no_such_code/);
   });

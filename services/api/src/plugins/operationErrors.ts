@@ -52,12 +52,16 @@ const causes: Cause[] = [
       ? {
           validation_error: "A value breaks this operation's schema; the message names it.",
           ...(f.route.schema?.body ? { missing_required_field: "A required body field is missing." } : {}),
-          ...(f.route.schema?.querystring || f.route.schema?.params || f.route.schema?.headers ? { missing_required_parameter: "A required parameter is missing." } : {}),
+          ...(f.route.schema?.querystring || f.route.schema?.params || f.route.schema?.headers
+            ? { missing_required_parameter: "A required parameter is missing." }
+            : {}),
         }
       : undefined,
   (f) =>
     f.pathParameters
-      ? { malformed_request: `The path is not valid URL encoding, or a path parameter is longer than ${routerOptions.maxParamLength} characters.` }
+      ? {
+          malformed_request: `The path is not valid URL encoding, or a path parameter is longer than ${routerOptions.maxParamLength} characters.`,
+        }
       : undefined,
   (f) =>
     f.takesBody

@@ -29,8 +29,14 @@ const routes: ApiRoutes = (app) => {
 };
 
 /** In server mode the bucket lives in PostgreSQL, as `tidings serve` chooses; embedded, in memory. */
-function appWith(database: Database, buckets: RateBuckets = testMode() === "server" ? databaseRateBuckets(database) : memoryRateBuckets()): ApiInstance {
-  const app = buildStandInApp((a) => installRateLimit(a, { buckets, limitOf: teamRateLimits(database, { refreshAfterMs: 100 }) }), [routes]);
+function appWith(
+  database: Database,
+  buckets: RateBuckets = testMode() === "server" ? databaseRateBuckets(database) : memoryRateBuckets(),
+): ApiInstance {
+  const app = buildStandInApp(
+    (a) => installRateLimit(a, { buckets, limitOf: teamRateLimits(database, { refreshAfterMs: 100 }) }),
+    [routes],
+  );
   apps.push(app);
   return app;
 }
@@ -52,7 +58,8 @@ async function setLimit(teamId: string, requestsPerSecond: number): Promise<void
   expect(await projections.waitFor(position!, 10_000)).toBe(true);
 }
 
-const ping = (app: ApiInstance, teamId?: string, url = "/ping") => app.inject({ method: "GET", url, headers: teamId ? { [teamHeader]: teamId } : {} });
+const ping = (app: ApiInstance, teamId?: string, url = "/ping") =>
+  app.inject({ method: "GET", url, headers: teamId ? { [teamHeader]: teamId } : {} });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -60,7 +67,12 @@ beforeAll(async () => {
   await migrate(test.database, "eventstore", eventStoreMigrations);
   await migrate(test.database, "api", apiMigrations);
   store = createPostgresEventStore(test.database);
-  projections = await startProjections({ store, database: test.database, projections: [teamsProjection], logger: capturingLogger("warn").logger });
+  projections = await startProjections({
+    store,
+    database: test.database,
+    projections: [teamsProjection],
+    logger: capturingLogger("warn").logger,
+  });
   second = testMode() === "server" ? await test.reopen() : test.database;
 });
 afterAll(async () => {
@@ -77,7 +89,12 @@ describe("rate limit", () => {
     const success = await ping(app, teamId);
     const succeededAt = Date.now();
     expect(success.statusCode).toBe(200);
-    expect(success.headers).toMatchObject({ "ratelimit-limit": "10", "ratelimit-remaining": "9", "ratelimit-reset": "1", "ratelimit-policy": "10;w=1" });
+    expect(success.headers).toMatchObject({
+      "ratelimit-limit": "10",
+      "ratelimit-remaining": "9",
+      "ratelimit-reset": "1",
+      "ratelimit-policy": "10;w=1",
+    });
 
     const error = await ping(app, teamId, "/refused");
     expect(error.statusCode).toBe(422);
@@ -98,8 +115,17 @@ describe("rate limit", () => {
     expect(passed.length).toBeGreaterThanOrEqual(10);
     expect(passed.length).toBeLessThanOrEqual(13);
     const refused = limited[0]!;
-    expect(refused.json()).toEqual({ statusCode: 429, name: "rate_limit_exceeded", message: expect.stringContaining("10 requests per second") });
-    expect(refused.headers).toMatchObject({ "retry-after": "1", "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-policy": "10;w=1" });
+    expect(refused.json()).toEqual({
+      statusCode: 429,
+      name: "rate_limit_exceeded",
+      message: expect.stringContaining("10 requests per second"),
+    });
+    expect(refused.headers).toMatchObject({
+      "retry-after": "1",
+      "ratelimit-limit": "10",
+      "ratelimit-remaining": "0",
+      "ratelimit-policy": "10;w=1",
+    });
 
     await sleep(1100);
     expect((await ping(app, teamId)).statusCode).toBe(200);

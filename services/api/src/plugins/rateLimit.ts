@@ -44,5 +44,10 @@ function answer(reply: FastifyReply, limit: number, decision: RateDecision, done
   });
   if (decision.allowed) return done();
   reply.header("retry-after", Math.max(1, Math.ceil((1 - decision.tokens) / limit)));
-  done(new TidingsError("rate_limit_exceeded", `Too many requests: this team may make ${limit} requests per second. Retry after the \`retry-after\` seconds.`));
+  done(
+    new TidingsError(
+      "rate_limit_exceeded",
+      `Too many requests: this team may make ${limit} requests per second. Retry after the \`retry-after\` seconds.`,
+    ),
+  );
 }

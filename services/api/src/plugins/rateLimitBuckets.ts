@@ -68,7 +68,9 @@ export function databaseRateBuckets(database: Database): RateBuckets {
       const batch = queue.splice(0);
       try {
         const { tokens, granted } = await takeMany(teamId, batch[batch.length - 1]!.limit, batch.length);
-        batch.forEach((waiting, i) => waiting.resolve(i < granted ? { allowed: true, tokens: tokens + (granted - 1 - i) } : { allowed: false, tokens }));
+        batch.forEach((waiting, i) =>
+          waiting.resolve(i < granted ? { allowed: true, tokens: tokens + (granted - 1 - i) } : { allowed: false, tokens }),
+        );
       } catch (error) {
         for (const waiting of batch) waiting.reject(error);
       }

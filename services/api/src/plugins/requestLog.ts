@@ -13,7 +13,12 @@ export class RequestLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // The path only: a query can hold a credential (the signature of an attachment download URL).
-    const line = { method: request.method, url: request.url.split("?")[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    const line = {
+      method: request.method,
+      url: request.url.split("?")[0],
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
     if (error) reply.log.error({ ...line, err: error }, "request errored");
     else reply.log.info(line, "request completed");
   }

@@ -24,12 +24,19 @@ const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 
 /** Stand-ins for the resources whose bodies hold secrets: api keys, webhooks, sends with attachments. */
 const resourceRoutes: ApiRoutes = (app) => {
-  app.post("/api-keys", { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ id: z.string(), token: z.string() }) } } }, async (_request, reply) =>
-    created(reply, { id: newId(), token: `re_${"N3wT0ken".repeat(5)}` }),
+  app.post(
+    "/api-keys",
+    { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ id: z.string(), token: z.string() }) } } },
+    async (_request, reply) => created(reply, { id: newId(), token: `re_${"N3wT0ken".repeat(5)}` }),
   );
   app.post(
     "/webhooks",
-    { schema: { body: z.object({ endpoint: z.string() }), response: { 201: z.object({ object: z.literal("webhook"), id: z.string(), signing_secret: z.string() }) } } },
+    {
+      schema: {
+        body: z.object({ endpoint: z.string() }),
+        response: { 201: z.object({ object: z.literal("webhook"), id: z.string(), signing_secret: z.string() }) },
+      },
+    },
     async (_request, reply) => created(reply, { object: "webhook" as const, id: newId(), signing_secret: "whsec_V3ryS3cretSigningKey" }),
   );
   app.post(
@@ -66,7 +73,8 @@ beforeAll(async () => {
   test = await createTestDatabase();
   await migrate(test.database, "api", apiMigrations);
   app = buildStandInApp(
-    (a) => installRequestLogs(a, { database: test.database, logger: capturingLogger("warn").logger, retentionDays: 30, flushIntervalMs: 20 }),
+    (a) =>
+      installRequestLogs(a, { database: test.database, logger: capturingLogger("warn").logger, retentionDays: 30, flushIntervalMs: 20 }),
     [resourceRoutes, logsRoutes({ database: test.database })],
   );
   await app.ready();
@@ -77,7 +85,9 @@ afterAll(async () => {
 });
 
 async function storedRow(id: string): Promise<string> {
-  const rows = await sql<{ row: string }>`SELECT row_to_json(l)::text AS row FROM api_request_logs l WHERE id = ${id}`.execute(test.database.db);
+  const rows = await sql<{ row: string }>`SELECT row_to_json(l)::text AS row FROM api_request_logs l WHERE id = ${id}`.execute(
+    test.database.db,
+  );
   return rows.rows[0]?.row ?? "";
 }
 
@@ -134,7 +144,12 @@ describe("request logs", () => {
   it("does not record unauthenticated requests", async () => {
     const anonymous = await send("GET", "/refused", { team: "" });
     expect(anonymous.statusCode).toBe(422);
-    const count = await test.database.tables<ApiTables>().selectFrom("api_request_logs").select("id").where("id", "=", anonymous.headers["x-request-id"] as string).execute();
+    const count = await test.database
+      .tables<ApiTables>()
+      .selectFrom("api_request_logs")
+      .select("id")
+      .where("id", "=", anonymous.headers["x-request-id"] as string)
+      .execute();
     expect(count).toEqual([]);
   });
 
@@ -148,7 +163,12 @@ describe("request logs", () => {
     expect(page).toMatchObject({ object: "list", has_more: true });
     expect(page.data.map((item: { id: string }) => item.id)).toEqual([...ids].reverse().slice(0, 3));
     expect(Object.keys(page.data[0]).sort()).toEqual(["created_at", "endpoint", "id", "method", "response_status", "user_agent"]);
-    expect(page.data[0]).toMatchObject({ endpoint: "/refused", method: "GET", response_status: 422, created_at: expect.stringMatching(wireTimestamp) });
+    expect(page.data[0]).toMatchObject({
+      endpoint: "/refused",
+      method: "GET",
+      response_status: 422,
+      created_at: expect.stringMatching(wireTimestamp),
+    });
 
     const rest = (await send("GET", `/logs?limit=3&after=${page.data[2].id}`, { team })).json();
     // The first /logs request is itself logged: it is the newest, so it does not appear after the cursor.
@@ -169,8 +189,14 @@ describe("request logs", () => {
     const first = await send("POST", "/emails", { team: teamB, body: { to: "a@example.com" } });
     const deep = await send("POST", "/emails", { body: `${"[".repeat(5000)}${"]".repeat(5000)}` });
     expect(deep.statusCode).toBe(400);
-    await vi.waitFor(async () => expect((await send("GET", `/logs/${first.headers["x-request-id"]}`, { team: teamB })).statusCode).toBe(200), { timeout: 5000 });
-    await vi.waitFor(async () => expect((await send("GET", `/logs/${deep.headers["x-request-id"]}`)).json()).toMatchObject({ response_status: 400 }), { timeout: 5000 });
+    await vi.waitFor(
+      async () => expect((await send("GET", `/logs/${first.headers["x-request-id"]}`, { team: teamB })).statusCode).toBe(200),
+      { timeout: 5000 },
+    );
+    await vi.waitFor(
+      async () => expect((await send("GET", `/logs/${deep.headers["x-request-id"]}`)).json()).toMatchObject({ response_status: 400 }),
+      { timeout: 5000 },
+    );
   });
 
   it("answers 422 for an id that is not a UUID and 404 for an unknown one", async () => {
@@ -189,7 +215,12 @@ describe("request logs", () => {
       VALUES (${old}, ${teamA}, now() - interval '31 days', '/emails', 'POST', 200),
              (${recent}, ${teamA}, now() - interval '29 days', '/emails', 'POST', 200)`.execute(test.database.db);
     expect(await pruneRequestLogs(test.database, 30)).toBeGreaterThanOrEqual(1);
-    const left = await test.database.tables<ApiTables>().selectFrom("api_request_logs").select("id").where("id", "in", [old, recent]).execute();
+    const left = await test.database
+      .tables<ApiTables>()
+      .selectFrom("api_request_logs")
+      .select("id")
+      .where("id", "in", [old, recent])
+      .execute();
     expect(left.map((row) => row.id)).toEqual([recent]);
   });
 });
@@ -208,7 +239,10 @@ describe("RequestLogWriter", () => {
     replyPayload: '{"id":"x"}',
   });
   const countFor = async (teamId: string) =>
-    Number((await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_request_logs WHERE team_id = ${teamId}`.execute(test.database.db)).rows[0]!.n);
+    Number(
+      (await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_request_logs WHERE team_id = ${teamId}`.execute(test.database.db))
+        .rows[0]!.n,
+    );
 
   it("writes nothing on the request path, then a full batch at once, and the rest when closed", async () => {
     const team = newId();
@@ -246,7 +280,13 @@ describe("RequestLogWriter", () => {
     writer.push(entry(team));
     await writer.close();
     expect(await countFor(team)).toBe(3);
-    expect(JSON.parse(await storedRow(refused.id))).toMatchObject({ method: "POST", endpoint: "/emails", response_status: 200, request_body: null, response_body: null });
+    expect(JSON.parse(await storedRow(refused.id))).toMatchObject({
+      method: "POST",
+      endpoint: "/emails",
+      response_status: 200,
+      request_body: null,
+      response_body: null,
+    });
   });
 
   it("keeps an entry whose body cannot be serialised, without its bodies, and the rest of its batch whole", async () => {
@@ -262,6 +302,10 @@ describe("RequestLogWriter", () => {
     expect(await countFor(team)).toBe(3);
     expect(JSON.parse(await storedRow(odd.id))).toMatchObject({ method: "POST", response_status: 200, request_body: null });
     for (const { id } of neighbours) expect(JSON.parse(await storedRow(id)).request_body).toEqual({ to: "a@example.com" });
-    expect(lines().some((line) => line.msg === "request log bodies could not be stored; the request is logged without them" && line.requestId === odd.id)).toBe(true);
+    expect(
+      lines().some(
+        (line) => line.msg === "request log bodies could not be stored; the request is logged without them" && line.requestId === odd.id,
+      ),
+    ).toBe(true);
   });
 });

@@ -72,7 +72,11 @@ export function installRequestLogs(app: FastifyInstance, options: RequestLogsOpt
   app.addHook("onClose", async () => {
     await writer.close();
   });
-  runPeriodically(app, { name: "prune request logs", everyMs: options.pruneEveryMs ?? 60 * 60_000, run: () => pruneRequestLogs(options.database, options.retentionDays) });
+  runPeriodically(app, {
+    name: "prune request logs",
+    everyMs: options.pruneEveryMs ?? 60 * 60_000,
+    run: () => pruneRequestLogs(options.database, options.retentionDays),
+  });
   return writer;
 }
 

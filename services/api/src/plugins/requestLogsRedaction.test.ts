@@ -4,13 +4,19 @@ import { maxRedactionDepth, redactSecrets, storedReplyBody, storedRequestBody } 
 describe("request log redaction", () => {
   it("replaces tokens and signing secrets at any depth, and leaves the original untouched", () => {
     const body = { data: [{ id: "k1", token: "re_abc" }], webhook: { signing_secret: "whsec_x", endpoint: "https://e.example" } };
-    expect(redactSecrets(body)).toEqual({ data: [{ id: "k1", token: "[redacted]" }], webhook: { signing_secret: "[redacted]", endpoint: "https://e.example" } });
+    expect(redactSecrets(body)).toEqual({
+      data: [{ id: "k1", token: "[redacted]" }],
+      webhook: { signing_secret: "[redacted]", endpoint: "https://e.example" },
+    });
     expect(body.data[0]!.token).toBe("re_abc");
   });
 
   it("replaces the content of attachments, keeping their other fields", () => {
     const body = { to: ["a@example.com"], attachments: [{ filename: "a.pdf", content: "QUJD" }, { path: "https://files.example/b.pdf" }] };
-    expect(redactSecrets(body)).toEqual({ to: ["a@example.com"], attachments: [{ filename: "a.pdf", content: "[redacted]" }, { path: "https://files.example/b.pdf" }] });
+    expect(redactSecrets(body)).toEqual({
+      to: ["a@example.com"],
+      attachments: [{ filename: "a.pdf", content: "[redacted]" }, { path: "https://files.example/b.pdf" }],
+    });
   });
 
   it("keeps a `content` that is not an attachment's", () => {
@@ -19,7 +25,9 @@ describe("request log redaction", () => {
 
   it("redacts inside each email of a batch", () => {
     const batch = [{ to: "a@example.com", attachments: [{ filename: "x", content: "Zm9v" }] }];
-    expect(JSON.parse(storedRequestBody(batch)!)).toEqual([{ to: "a@example.com", attachments: [{ filename: "x", content: "[redacted]" }] }]);
+    expect(JSON.parse(storedRequestBody(batch)!)).toEqual([
+      { to: "a@example.com", attachments: [{ filename: "x", content: "[redacted]" }] },
+    ]);
   });
 
   it("stores a reply without secrets exactly as sent, and no body as null", () => {

@@ -165,7 +165,11 @@ interface Row {
 }
 
 function toRow(entry: RequestLogEntry): Row {
-  return { ...withoutBodies(entry), request_body: storedRequestBody(entry.requestBody), response_body: storedReplyBody(entry.replyPayload) };
+  return {
+    ...withoutBodies(entry),
+    request_body: storedRequestBody(entry.requestBody),
+    response_body: storedReplyBody(entry.replyPayload),
+  };
 }
 
 function withoutBodies(entry: RequestLogEntry): Row {

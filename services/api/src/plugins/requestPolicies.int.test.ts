@@ -41,7 +41,9 @@ describe("behind the real auth", () => {
     const listed = (await call(admin, "GET", "/api-keys")).json() as { data: { name: string }[] };
     expect(listed.data.filter((k) => k.name === "Idempotent")).toHaveLength(1);
 
-    const stored = await sql<{ body: string }>`SELECT response_body AS body FROM api_idempotency_keys WHERE key = ${key}`.execute(t.test.database.db);
+    const stored = await sql<{ body: string }>`SELECT response_body AS body FROM api_idempotency_keys WHERE key = ${key}`.execute(
+      t.test.database.db,
+    );
     expect(stored.rows[0]!.body).toMatch(/^v1\./);
     expect(stored.rows[0]!.body).not.toContain(first.json().token);
   });
@@ -66,7 +68,12 @@ describe("behind the real auth", () => {
     expect(answers.map((a) => a.statusCode).slice(0, 2)).toEqual([200, 200]);
     const refused = answers.find((a) => a.statusCode === 429)!;
     expect(refused.json()).toMatchObject({ statusCode: 429, name: "rate_limit_exceeded" });
-    expect(refused.headers).toMatchObject({ "ratelimit-limit": "2", "ratelimit-policy": "2;w=1", "ratelimit-remaining": "0", "retry-after": "1" });
+    expect(refused.headers).toMatchObject({
+      "ratelimit-limit": "2",
+      "ratelimit-policy": "2;w=1",
+      "ratelimit-remaining": "0",
+      "retry-after": "1",
+    });
     expect(answers[0]!.headers).toMatchObject({ "ratelimit-limit": "2", "ratelimit-remaining": "1" });
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -78,7 +85,12 @@ describe("behind the real auth", () => {
     const health = await call(undefined, "GET", "/health");
     expect(health.statusCode).toBe(200);
     expect(health.headers["ratelimit-limit"]).toBeUndefined();
-    const logged = await t.test.database.tables<ApiTables>().selectFrom("api_request_logs").select("id").where("id", "=", health.headers["x-request-id"] as string).execute();
+    const logged = await t.test.database
+      .tables<ApiTables>()
+      .selectFrom("api_request_logs")
+      .select("id")
+      .where("id", "=", health.headers["x-request-id"] as string)
+      .execute();
     expect(logged).toEqual([]);
   });
 });

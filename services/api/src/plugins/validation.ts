@@ -17,7 +17,8 @@ export const zodValidatorCompiler: FastifySchemaCompiler<$ZodType> = ({ schema, 
     const result = safeParse(schema, data, { error });
     if (result.success) return { value: result.data };
     const issue = result.error.issues[0]!;
-    const missing = ["invalid_type", "invalid_value", "invalid_union"].includes(issue.code) && isAbsent(valueAt(data, issue.path), issue.path);
+    const missing =
+      ["invalid_type", "invalid_value", "invalid_union"].includes(issue.code) && isAbsent(valueAt(data, issue.path), issue.path);
     const code = !missing ? "validation_error" : part === "body" ? "missing_required_field" : "missing_required_parameter";
     const named = issue.message.includes("`") || issue.path.length === 0;
     return { error: new TidingsError(code, named ? issue.message : `\`${fieldName(issue.path)}\`: ${issue.message}`) };
@@ -71,7 +72,8 @@ function describeIssue(issue: $ZodRawIssue, part: HttpPart): string | undefined 
       return `${field} must be ${expectations[issue.expected] ?? `of type ${issue.expected}`}.`;
     case "too_small": {
       const min = issue.minimum;
-      if (issue.origin === "string") return Number(min) === 1 ? `${field} must not be empty.` : `${field} must be at least ${plural(min, "character")} long.`;
+      if (issue.origin === "string")
+        return Number(min) === 1 ? `${field} must not be empty.` : `${field} must be at least ${plural(min, "character")} long.`;
       if (issue.origin === "array" || issue.origin === "set") return `${field} must contain at least ${plural(min, "item")}.`;
       if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
         return `${field} must be ${issue.inclusive ? "greater than or equal to" : "greater than"} ${min}.`;

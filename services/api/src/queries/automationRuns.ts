@@ -30,19 +30,36 @@ export interface WireRun extends RunListItem {
   steps: WireRunStep[];
 }
 
-const columns = ["r.id", "r.status", wireTimestamp("r.started_at").as("started_at"), wireTimestamp("r.completed_at").as("completed_at"), wireTimestamp("r.created_at").as("created_at")] as const;
+const columns = [
+  "r.id",
+  "r.status",
+  wireTimestamp("r.started_at").as("started_at"),
+  wireTimestamp("r.completed_at").as("completed_at"),
+  wireTimestamp("r.created_at").as("created_at"),
+] as const;
 const automationRuns = (database: Database, teamId: string, automationId: string) =>
-  readModels(database).selectFrom("automation_runs as r").where("r.team_id", "=", teamId).where(sql`r.automation_id::text`, "=", automationId).select([...columns]);
+  readModels(database)
+    .selectFrom("automation_runs as r")
+    .where("r.team_id", "=", teamId)
+    .where(sql`r.automation_id::text`, "=", automationId)
+    .select([...columns]);
 
 /** `status` is a comma-separated list of run statuses (the SDK sends it so). */
-export function listRuns(database: Database, teamId: string, automationId: string, page: PageRequest & { statuses?: RunStatus[] | undefined }): Promise<ListPage<RunListItem>> {
+export function listRuns(
+  database: Database,
+  teamId: string,
+  automationId: string,
+  page: PageRequest & { statuses?: RunStatus[] | undefined },
+): Promise<ListPage<RunListItem>> {
   let base = automationRuns(database, teamId, automationId);
   if (page.statuses?.length) base = base.where("r.status", "in", page.statuses);
   return listPage(base, page, { orderBy: ["r.created_at", "r.id"] });
 }
 
 export async function getRun(database: Database, teamId: string, automationId: string, runId: string): Promise<WireRun | undefined> {
-  const run = await automationRuns(database, teamId, automationId).where(sql`r.id::text`, "=", runId).executeTakeFirst();
+  const run = await automationRuns(database, teamId, automationId)
+    .where(sql`r.id::text`, "=", runId)
+    .executeTakeFirst();
   if (!run) return undefined;
   const steps = await readModels(database)
     .selectFrom("automation_run_steps as s")

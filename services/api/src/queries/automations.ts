@@ -20,10 +20,21 @@ export interface WireAutomation extends AutomationListItem {
   connections: AutomationConnection[];
 }
 
-const listColumns = ["a.id", "a.name", "a.status", wireTimestamp("a.created_at").as("created_at"), wireTimestamp("a.updated_at").as("updated_at")] as const;
-const teamAutomations = (database: Database, teamId: string) => readModels(database).selectFrom("automations as a").where("a.team_id", "=", teamId);
+const listColumns = [
+  "a.id",
+  "a.name",
+  "a.status",
+  wireTimestamp("a.created_at").as("created_at"),
+  wireTimestamp("a.updated_at").as("updated_at"),
+] as const;
+const teamAutomations = (database: Database, teamId: string) =>
+  readModels(database).selectFrom("automations as a").where("a.team_id", "=", teamId);
 
-export function listAutomations(database: Database, teamId: string, page: PageRequest & { status?: AutomationStatus | undefined }): Promise<ListPage<AutomationListItem>> {
+export function listAutomations(
+  database: Database,
+  teamId: string,
+  page: PageRequest & { status?: AutomationStatus | undefined },
+): Promise<ListPage<AutomationListItem>> {
   let base = teamAutomations(database, teamId).select([...listColumns]);
   if (page.status) base = base.where("a.status", "=", page.status);
   return listPage(base, page, { orderBy: ["a.created_at", "a.id"] });

@@ -58,16 +58,21 @@ const listColumns = [
   "b.topic_id",
 ] as const;
 
-const teamBroadcasts = (database: Database, teamId: string) => readModels(database).selectFrom("broadcasts as b").where("b.team_id", "=", teamId);
+const teamBroadcasts = (database: Database, teamId: string) =>
+  readModels(database).selectFrom("broadcasts as b").where("b.team_id", "=", teamId);
 
 /** Newest first; an older list endpoint, so it returns every broadcast when `limit` is omitted (§2.1). */
 export function listBroadcasts(database: Database, teamId: string, page: PageRequest): Promise<ListPage<BroadcastListItem>> {
-  return listPage(teamBroadcasts(database, teamId).select([...listColumns]), page, { orderBy: ["b.created_at", "b.id"], whenLimitOmitted: "all" });
+  return listPage(teamBroadcasts(database, teamId).select([...listColumns]), page, {
+    orderBy: ["b.created_at", "b.id"],
+    whenLimitOmitted: "all",
+  });
 }
 
 /** The recipient statuses counted under their own name; `queued` and `sent` are counted by the rules above. */
 const countedStatuses = ["delivered", "delivery_delayed", "bounced", "failed", "suppressed", "complained", "canceled"] as const;
-const isCountedStatus = (status: string): status is (typeof countedStatuses)[number] => (countedStatuses as readonly string[]).includes(status);
+const isCountedStatus = (status: string): status is (typeof countedStatuses)[number] =>
+  (countedStatuses as readonly string[]).includes(status);
 
 export async function broadcastCounts(database: Database, broadcastId: string): Promise<BroadcastCounts> {
   const rows = await readModels(database)
@@ -76,7 +81,18 @@ export async function broadcastCounts(database: Database, broadcastId: string): 
     .groupBy("status")
     .select(["status", sql<string>`count(*)`.as("n"), sql<string>`count(sent_at)`.as("sent")])
     .execute();
-  const counts: BroadcastCounts = { recipients: 0, queued: 0, sent: 0, delivered: 0, delivery_delayed: 0, bounced: 0, failed: 0, suppressed: 0, complained: 0, canceled: 0 };
+  const counts: BroadcastCounts = {
+    recipients: 0,
+    queued: 0,
+    sent: 0,
+    delivered: 0,
+    delivery_delayed: 0,
+    bounced: 0,
+    failed: 0,
+    suppressed: 0,
+    complained: 0,
+    canceled: 0,
+  };
   for (const row of rows) {
     const n = Number(row.n);
     counts.recipients += n;
@@ -142,7 +158,11 @@ export async function listRecipients(database: Database, broadcastId: string, fi
   return withEngagement(database, page, filter.type);
 }
 
-async function withEngagement(database: Database, page: ListPage<RecipientItem>, type: RecipientType | undefined): Promise<ListPage<RecipientItem>> {
+async function withEngagement(
+  database: Database,
+  page: ListPage<RecipientItem>,
+  type: RecipientType | undefined,
+): Promise<ListPage<RecipientItem>> {
   const ids = page.data.map((item) => item.id);
   if (type === "opened") {
     const opens = await humanOpens(database, ids);

@@ -12,10 +12,21 @@ export const RECENT_ACTIVITY_MS = 24 * 3600_000;
  * lists a team's emails by sender: only as complete as the sends it has applied, so the caller first
  * waits for it to catch up.
  */
-export async function claimBlocker(database: Database, holderTeamId: string, name: string, now: Date): Promise<ClaimBlockedReason | undefined> {
+export async function claimBlocker(
+  database: Database,
+  holderTeamId: string,
+  name: string,
+  now: Date,
+): Promise<ClaimBlockedReason | undefined> {
   // The address ends the `from`, bare or inside `<…>`.
   const fromThisDomain = sql<boolean>`(lower(from_address) LIKE ${`%@${name}`} OR lower(from_address) LIKE ${`%@${name}>`})`;
-  const teamMail = () => readModels(database).selectFrom("emails").where("team_id", "=", holderTeamId).where(fromThisDomain).select(sql.lit(1).as("found")).limit(1);
+  const teamMail = () =>
+    readModels(database)
+      .selectFrom("emails")
+      .where("team_id", "=", holderTeamId)
+      .where(fromThisDomain)
+      .select(sql.lit(1).as("found"))
+      .limit(1);
   if (await teamMail().where("last_event", "=", "scheduled").executeTakeFirst()) return "pending_scheduled_emails";
   const since = new Date(now.getTime() - RECENT_ACTIVITY_MS).toISOString();
   const recent = await teamMail()

@@ -1,5 +1,12 @@
 import type { Database } from "@tidings/postgres";
-import { wireRecords, type Capabilities, type DomainRegion, type DomainStatus, type TlsMode, type WireDomainRecords } from "@tidings/domain";
+import {
+  wireRecords,
+  type Capabilities,
+  type DomainRegion,
+  type DomainStatus,
+  type TlsMode,
+  type WireDomainRecords,
+} from "@tidings/domain";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";

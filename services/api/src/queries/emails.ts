@@ -68,13 +68,35 @@ export function emailQueries(database: Database, messageIdHost: string) {
   };
 }
 
-const attachmentColumns = ["id", "filename", "content_type", sql<string>`size::text`.as("size"), "content_id", "disposition", "blob"] as const;
-const attachmentsOf = (database: Database, emailId: string) => readModels(database).selectFrom("email_attachments").select([...attachmentColumns]).where("email_id", "=", emailId);
+const attachmentColumns = [
+  "id",
+  "filename",
+  "content_type",
+  sql<string>`size::text`.as("size"),
+  "content_id",
+  "disposition",
+  "blob",
+] as const;
+const attachmentsOf = (database: Database, emailId: string) =>
+  readModels(database)
+    .selectFrom("email_attachments")
+    .select([...attachmentColumns])
+    .where("email_id", "=", emailId);
 export type AttachmentRow = InferResult<ReturnType<typeof attachmentsOf>>[number];
 
 /** An email's attachments as a page; undefined when the team has no such email. */
-export async function emailAttachments(database: Database, teamId: string, emailId: string, page: PageRequest): Promise<ListPage<AttachmentRow> | undefined> {
-  const email = await readModels(database).selectFrom("emails").select("id").where("team_id", "=", teamId).where("id", "=", emailId).executeTakeFirst();
+export async function emailAttachments(
+  database: Database,
+  teamId: string,
+  emailId: string,
+  page: PageRequest,
+): Promise<ListPage<AttachmentRow> | undefined> {
+  const email = await readModels(database)
+    .selectFrom("emails")
+    .select("id")
+    .where("team_id", "=", teamId)
+    .where("id", "=", emailId)
+    .executeTakeFirst();
   if (!email) return undefined;
   return listPage(attachmentsOf(database, emailId), page, { orderBy: ["rank", "id"], whenLimitOmitted: "all" });
 }

@@ -23,7 +23,11 @@ const columns = [
   wireTimestamp("e.created_at").as("created_at"),
   wireTimestamp("e.updated_at").as("updated_at"),
 ] as const;
-const teamEvents = (database: Database, teamId: string) => readModels(database).selectFrom("event_definitions as e").where("e.team_id", "=", teamId).select([...columns]);
+const teamEvents = (database: Database, teamId: string) =>
+  readModels(database)
+    .selectFrom("event_definitions as e")
+    .where("e.team_id", "=", teamId)
+    .select([...columns]);
 
 /** Newest first, 20 a page unless `limit` says otherwise. */
 export function listEventDefinitions(database: Database, teamId: string, page: PageRequest): Promise<ListPage<WireEventDefinition>> {

@@ -28,8 +28,20 @@ export interface InboundListItem {
   attachments: InboundAttachmentItem[];
 }
 
-const attachmentColumns = ["id", "email_id", "filename", "content_type", sql<string>`size::text`.as("size"), "content_id", "disposition", "blob"] as const;
-const attachmentRows = (database: Database) => readModels(database).selectFrom("inbound_email_attachments").select([...attachmentColumns]);
+const attachmentColumns = [
+  "id",
+  "email_id",
+  "filename",
+  "content_type",
+  sql<string>`size::text`.as("size"),
+  "content_id",
+  "disposition",
+  "blob",
+] as const;
+const attachmentRows = (database: Database) =>
+  readModels(database)
+    .selectFrom("inbound_email_attachments")
+    .select([...attachmentColumns]);
 export type InboundAttachmentRow = InferResult<ReturnType<typeof attachmentRows>>[number];
 const orNull = (list: string[]) => (list.length === 0 ? null : list);
 
@@ -48,7 +60,19 @@ export function inboundEmailQueries(database: Database) {
     readModels(database)
       .selectFrom("inbound_emails")
       .where("team_id", "=", teamId)
-      .select(["id", "to_addresses", "from_address", "subject", "cc", "bcc", "reply_to", "received_for", "message_id", "raw_blob", wireTimestamp("created_at").as("created_at_wire")]);
+      .select([
+        "id",
+        "to_addresses",
+        "from_address",
+        "subject",
+        "cc",
+        "bcc",
+        "reply_to",
+        "received_for",
+        "message_id",
+        "raw_blob",
+        wireTimestamp("created_at").as("created_at_wire"),
+      ]);
 
   const attachmentsOf = async (emailIds: string[]) => {
     if (emailIds.length === 0) return new Map<string, InboundAttachmentRow[]>();

@@ -14,10 +14,18 @@ export interface SuppressionItem {
 }
 
 const columns = ["s.id", "s.email", "s.origin", "s.source_id", wireTimestamp("s.created_at").as("created_at")] as const;
-const teamSuppressions = (database: Database, teamId: string) => readModels(database).selectFrom("suppressions as s").where("s.team_id", "=", teamId).select([...columns]);
+const teamSuppressions = (database: Database, teamId: string) =>
+  readModels(database)
+    .selectFrom("suppressions as s")
+    .where("s.team_id", "=", teamId)
+    .select([...columns]);
 
 /** Newest first, optionally of one origin; a newer list endpoint, so it pages by 20 when `limit` is omitted. */
-export function listSuppressions(database: Database, teamId: string, page: PageRequest & { origin?: SuppressionOrigin | undefined }): Promise<ListPage<SuppressionItem>> {
+export function listSuppressions(
+  database: Database,
+  teamId: string,
+  page: PageRequest & { origin?: SuppressionOrigin | undefined },
+): Promise<ListPage<SuppressionItem>> {
   let base = teamSuppressions(database, teamId);
   if (page.origin) base = base.where("s.origin", "=", page.origin);
   return listPage(base, page, { orderBy: ["s.created_at", "s.id"] });

@@ -47,7 +47,8 @@ const listColumns = [
   "t.alias",
 ] as const;
 
-const teamTemplates = (database: Database, teamId: string) => readModels(database).selectFrom("templates as t").where("t.team_id", "=", teamId);
+const teamTemplates = (database: Database, teamId: string) =>
+  readModels(database).selectFrom("templates as t").where("t.team_id", "=", teamId);
 
 /** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
 export function listTemplates(database: Database, teamId: string, page: PageRequest): Promise<ListPage<TemplateListItem>> {

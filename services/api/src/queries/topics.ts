@@ -14,7 +14,14 @@ export interface TopicItem {
   created_at: string;
 }
 
-const columns = ["t.id", "t.name", "t.description", "t.default_subscription", "t.visibility", wireTimestamp("t.created_at").as("created_at")] as const;
+const columns = [
+  "t.id",
+  "t.name",
+  "t.description",
+  "t.default_subscription",
+  "t.visibility",
+  wireTimestamp("t.created_at").as("created_at"),
+] as const;
 const teamTopics = (database: Database, teamId: string) => readModels(database).selectFrom("topics as t").where("t.team_id", "=", teamId);
 
 /** `topics.list()` sends no query (reference §6.13); pagination still works for other clients. */
@@ -23,7 +30,10 @@ export function listTopics(database: Database, teamId: string, page: PageRequest
 }
 
 export async function getTopic(database: Database, teamId: string, id: string): Promise<TopicItem | undefined> {
-  return await teamTopics(database, teamId).select([...columns]).where(sql`t.id::text`, "=", id).executeTakeFirst();
+  return await teamTopics(database, teamId)
+    .select([...columns])
+    .where(sql`t.id::text`, "=", id)
+    .executeTakeFirst();
 }
 
 export interface ContactTopicItem {
@@ -34,15 +44,29 @@ export interface ContactTopicItem {
 }
 
 /** Every topic of the team with the contact's effective subscription: its own choice, else the default. */
-export function listContactTopics(database: Database, teamId: string, contactId: string, page: PageRequest): Promise<ListPage<ContactTopicItem>> {
+export function listContactTopics(
+  database: Database,
+  teamId: string,
+  contactId: string,
+  page: PageRequest,
+): Promise<ListPage<ContactTopicItem>> {
   const base = teamTopics(database, teamId)
     .leftJoin("contact_topics as c", (join) => join.onRef("c.topic_id", "=", "t.id").on("c.contact_id", "=", contactId))
-    .select(["t.id", "t.name", "t.description", sql<TopicSubscription>`coalesce(c.subscription, t.default_subscription)`.as("subscription")]);
+    .select([
+      "t.id",
+      "t.name",
+      "t.description",
+      sql<TopicSubscription>`coalesce(c.subscription, t.default_subscription)`.as("subscription"),
+    ]);
   return listPage(base, page, { orderBy: ["t.created_at", "t.id"] });
 }
 
 /** The topics a preference page offers: the team's public ones, and the one the link was sent for. */
-export function preferenceTopics(database: Database, teamId: string, linkTopicId: string | null): Promise<Omit<TopicItem, "visibility" | "created_at">[]> {
+export function preferenceTopics(
+  database: Database,
+  teamId: string,
+  linkTopicId: string | null,
+): Promise<Omit<TopicItem, "visibility" | "created_at">[]> {
   return teamTopics(database, teamId)
     .where((eb) => eb.or([eb("t.visibility", "=", "public"), ...(linkTopicId ? [eb(sql`t.id::text`, "=", linkTopicId)] : [])]))
     .select(["t.id", "t.name", "t.description", "t.default_subscription"])

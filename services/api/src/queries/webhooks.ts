@@ -27,7 +27,8 @@ export interface WebhookAttemptItem {
   sent_at: string;
 }
 
-const teamWebhooks = (database: Database, teamId: string) => readModels(database).selectFrom("webhooks as w").where("w.team_id", "=", teamId);
+const teamWebhooks = (database: Database, teamId: string) =>
+  readModels(database).selectFrom("webhooks as w").where("w.team_id", "=", teamId);
 
 const webhookColumns = ["w.id", "w.endpoint", wireTimestamp("w.created_at").as("created_at"), "w.status", "w.events"] as const;
 
@@ -37,7 +38,11 @@ export function listWebhooks(database: Database, teamId: string, page: PageReque
 }
 
 /** A webhook with its signing secret still sealed. */
-export function getWebhook(database: Database, teamId: string, webhookId: string): Promise<(WebhookListItem & { secret: string }) | undefined> {
+export function getWebhook(
+  database: Database,
+  teamId: string,
+  webhookId: string,
+): Promise<(WebhookListItem & { secret: string }) | undefined> {
   return teamWebhooks(database, teamId)
     .where("w.id", "=", webhookId)
     .select([...webhookColumns, "w.secret"])
@@ -50,7 +55,12 @@ const deliveriesOf = (database: Database, teamId: string, webhookId: string) =>
 
 const deliveryColumns = ["d.id", sql<string>`d.event_type`.as("type"), wireTimestamp("d.created_at").as("created_at"), "d.status"] as const;
 
-export function listWebhookDeliveries(database: Database, teamId: string, webhookId: string, page: PageRequest): Promise<ListPage<WebhookDeliveryListItem>> {
+export function listWebhookDeliveries(
+  database: Database,
+  teamId: string,
+  webhookId: string,
+  page: PageRequest,
+): Promise<ListPage<WebhookDeliveryListItem>> {
   return listPage(deliveriesOf(database, teamId, webhookId).select([...deliveryColumns]), page, { orderBy: ["d.created_at", "d.id"] });
 }
 

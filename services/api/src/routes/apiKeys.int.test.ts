@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => t?.dispose());
 
 const call = async (method: "GET" | "POST" | "PATCH" | "DELETE", url: string, key: TestKey | undefined, payload?: unknown) => {
-  const res = await app.inject({ method, url, headers: { ...key?.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...key?.headers, "content-type": "application/json" },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
   return { status: res.statusCode, body: res.json(), headers: res.headers };
 };
 const create = (body: unknown, key: TestKey = admin) => call("POST", "/api-keys", key, body);
@@ -40,7 +45,12 @@ describe("POST /api-keys", () => {
     const res = await create({ name: "Audited" });
     const [event] = await t.store.readStream(`apikey-${res.body.id}`);
     expect(JSON.stringify(event, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain(res.body.token);
-    expect(event!.data).toMatchObject({ tokenHash: sha256Hex(res.body.token), teamId: admin.teamId, permission: "full_access", domainId: null });
+    expect(event!.data).toMatchObject({
+      tokenHash: sha256Hex(res.body.token),
+      teamId: admin.teamId,
+      permission: "full_access",
+      domainId: null,
+    });
     expect(event!.metadata).toMatchObject({ teamId: admin.teamId, actor: `api:${admin.id}`, requestId: res.headers["x-request-id"] });
   });
 
@@ -110,7 +120,10 @@ describe("GET /api-keys", () => {
 describe("PATCH /api-keys/:id", () => {
   it("renames a key and answers {object, id}", async () => {
     const id = (await create({ name: "before" })).body.id;
-    expect(await call("PATCH", `/api-keys/${id}`, admin, { name: "after" })).toMatchObject({ status: 200, body: { object: "api_key", id } });
+    expect(await call("PATCH", `/api-keys/${id}`, admin, { name: "after" })).toMatchObject({
+      status: 200,
+      body: { object: "api_key", id },
+    });
     expect((await list()).data.find((k: { id: string }) => k.id === id).name).toBe("after");
   });
 
@@ -147,7 +160,10 @@ describe("DELETE /api-keys/:id", () => {
     const release = t.holdProjections();
     try {
       // The delete answers once its read-your-writes wait gives up, as on a loaded machine; nothing is cached.
-      const hurried = await t.app({ services: { ...t.services, waitFor: (position) => t.projections.waitFor(position, 50) }, auth: { lookupTtlMs: 0 } });
+      const hurried = await t.app({
+        services: { ...t.services, waitFor: (position) => t.projections.waitFor(position, 50) },
+        auth: { lookupTtlMs: 0 },
+      });
       expect((await hurried.inject({ method: "DELETE", url: `/api-keys/${doomed.body.id}`, headers: admin.headers })).statusCode).toBe(200);
       const listed = await sql<{ id: string }>`SELECT id FROM api_keys WHERE id = ${doomed.body.id}`.execute(t.test.database.db);
       expect(listed.rows).toHaveLength(1);
@@ -172,7 +188,8 @@ describe("teams", () => {
 
 describe("last_used_at", () => {
   const usageRows = async (id: string) =>
-    (await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_key_usage WHERE api_key_id = ${id}`.execute(t.test.database.db)).rows[0]!.n;
+    (await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_key_usage WHERE api_key_id = ${id}`.execute(t.test.database.db)).rows[0]!
+      .n;
 
   it("is written off the request path, by the periodic flush, not by the request", async () => {
     const key = await t.aKey(`usage-${newId()}`);

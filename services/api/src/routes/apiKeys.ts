@@ -51,29 +51,41 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
 
   return (app) => {
     const permissionErrors = { invalid_access: "`permission` is neither `full_access` nor `sending_access`." };
-    app.post("/api-keys", { preValidation: checkPermission, schema: { tags, body: createBody, errors: permissionErrors, response: { 201: createdKey } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { name, permission = "full_access", domain_id } = request.body;
-      const key = await createApiKey(
-        services,
-        { teamId: auth.teamId, name, permission, domainId: domain_id ?? null },
-        requestMetadata(request, auth, services.clock),
-      );
-      await settled(key.position);
-      return created(reply, { object: "api_key" as const, id: key.id, token: key.token });
-    });
+    app.post(
+      "/api-keys",
+      { preValidation: checkPermission, schema: { tags, body: createBody, errors: permissionErrors, response: { 201: createdKey } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { name, permission = "full_access", domain_id } = request.body;
+        const key = await createApiKey(
+          services,
+          { teamId: auth.teamId, name, permission, domainId: domain_id ?? null },
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(key.position);
+        return created(reply, { object: "api_key" as const, id: key.id, token: key.token });
+      },
+    );
 
-    app.get("/api-keys", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listApiKeys(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/api-keys",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listApiKeys(services.database, auth.teamId, request.query));
+      },
+    );
 
-    app.patch("/api-keys/:id", { schema: { tags, params, body: z.object({ name }), response: { 200: changedKey } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { id } = request.params;
-      await settled(await renameApiKey(services, auth.teamId, id, request.body.name, requestMetadata(request, auth, services.clock)));
-      return ok(reply, { object: "api_key" as const, id });
-    });
+    app.patch(
+      "/api-keys/:id",
+      { schema: { tags, params, body: z.object({ name }), response: { 200: changedKey } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { id } = request.params;
+        await settled(await renameApiKey(services, auth.teamId, id, request.body.name, requestMetadata(request, auth, services.clock)));
+        return ok(reply, { object: "api_key" as const, id });
+      },
+    );
 
     app.delete("/api-keys/:id", { schema: { tags, params, response: { 200: deletedKey } } }, async (request, reply) => {
       const auth = requireAuth(request);

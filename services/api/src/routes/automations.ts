@@ -1,6 +1,15 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { AUTOMATION_NAME_MAX, automationStatuses, connectionTypes, runStatuses, runStepStatuses, stepTypes, type AutomationDefinition, type RunStatus } from "@tidings/domain";
+import {
+  AUTOMATION_NAME_MAX,
+  automationStatuses,
+  connectionTypes,
+  runStatuses,
+  runStepStatuses,
+  stepTypes,
+  type AutomationDefinition,
+  type RunStatus,
+} from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createAutomation, deleteAutomation, duplicateAutomation, updateAutomation } from "../handlers/automations.js";
@@ -35,12 +44,26 @@ const definitionShape = {
 // Steps and connections are one graph (`definitionChanges` refuses one without the other), which `.meta()`
 // tells the document; a new automation needs the graph.
 const updateBody = z.object(definitionShape).meta({ dependentRequired: { steps: ["connections"], connections: ["steps"] } });
-const createBody = z.object({ ...definitionShape, name: z.string().max(AUTOMATION_NAME_MAX) }).meta({ required: ["name", "steps", "connections"] });
+const createBody = z
+  .object({ ...definitionShape, name: z.string().max(AUTOMATION_NAME_MAX) })
+  .meta({ required: ["name", "steps", "connections"] });
 
-const listItem = z.object({ id: z.uuid(), name: z.string(), status: z.enum(automationStatuses), created_at: wireTimestampText(), updated_at: wireTimestampText().nullable() });
+const listItem = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: z.enum(automationStatuses),
+  created_at: wireTimestampText(),
+  updated_at: wireTimestampText().nullable(),
+});
 const automation = listItem.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
 const reference = z.object({ object: z.literal("automation"), id: z.uuid() });
-const runItem = z.object({ id: z.uuid(), status: z.enum(runStatuses), started_at: wireTimestampText().nullable(), completed_at: wireTimestampText().nullable(), created_at: wireTimestampText() });
+const runItem = z.object({
+  id: z.uuid(),
+  status: z.enum(runStatuses),
+  started_at: wireTimestampText().nullable(),
+  completed_at: wireTimestampText().nullable(),
+  created_at: wireTimestampText(),
+});
 const run = runItem.extend({
   object: z.literal("automation_run"),
   steps: z.array(
@@ -71,7 +94,8 @@ type Body = z.infer<typeof updateBody>;
 
 /** Steps and connections describe one graph, so they come together or not at all (seed spec, POST /automations). */
 function definitionChanges(body: Body): Partial<AutomationDefinition> {
-  if ((body.steps === undefined) !== (body.connections === undefined)) throw new TidingsError("validation_error", "`steps` and `connections` must be given together.");
+  if ((body.steps === undefined) !== (body.connections === undefined))
+    throw new TidingsError("validation_error", "`steps` and `connections` must be given together.");
   const changes: Partial<AutomationDefinition> = {};
   if (body.name !== undefined) changes.name = body.name;
   if (body.status !== undefined) changes.status = body.status;
@@ -91,7 +115,12 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       const auth = requireAuth(request);
       const changes = definitionChanges(request.body);
       if (changes.steps === undefined) throw new TidingsError("missing_required_field", "Missing `steps` and `connections` fields.");
-      const definition: AutomationDefinition = { name: request.body.name, status: changes.status ?? "disabled", steps: changes.steps, connections: changes.connections! };
+      const definition: AutomationDefinition = {
+        name: request.body.name,
+        status: changes.status ?? "disabled",
+        steps: changes.steps,
+        connections: changes.connections!,
+      };
       const result = await createAutomation(services, auth.teamId, definition, requestMetadata(request, auth, services.clock));
       await settled(result.position);
       return created(reply, { object: "automation" as const, id: result.id });
@@ -99,7 +128,13 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
 
     app.get(
       "/automations",
-      { schema: { tags, querystring: listQuerySchema({ status: z.enum(automationStatuses).optional() }), response: { 200: listSchema(listItem) } } },
+      {
+        schema: {
+          tags,
+          querystring: listQuerySchema({ status: z.enum(automationStatuses).optional() }),
+          response: { 200: listSchema(listItem) },
+        },
+      },
       async (request, reply) => {
         const auth = requireAuth(request);
         return ok(reply, await listAutomations(services.database, auth.teamId, request.query));
@@ -115,17 +150,27 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
 
     app.patch("/automations/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await updateAutomation(services, auth.teamId, request.params.id, definitionChanges(request.body), requestMetadata(request, auth, services.clock));
+      const result = await updateAutomation(
+        services,
+        auth.teamId,
+        request.params.id,
+        definitionChanges(request.body),
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return ok(reply, { object: "automation" as const, id: result.id });
     });
 
-    app.delete("/automations/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "automation" as const, id: result.id, deleted: true as const });
-    });
+    app.delete(
+      "/automations/:id",
+      { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await deleteAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "automation" as const, id: result.id, deleted: true as const });
+      },
+    );
 
     app.post("/automations/:id/duplicate", { schema: { tags, params, response: { 201: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -139,7 +184,13 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       { schema: { tags, params, response: { 200: reference.extend({ status: z.literal("disabled") }) } } },
       async (request, reply) => {
         const auth = requireAuth(request);
-        const result = await updateAutomation(services, auth.teamId, request.params.id, { status: "disabled" }, requestMetadata(request, auth, services.clock));
+        const result = await updateAutomation(
+          services,
+          auth.teamId,
+          request.params.id,
+          { status: "disabled" },
+          requestMetadata(request, auth, services.clock),
+        );
         await settled(result.position);
         return ok(reply, { object: "automation" as const, id: result.id, status: "disabled" as const });
       },
@@ -150,7 +201,8 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       { schema: { tags, params, querystring: listQuerySchema({ status: runStatusFilter }), response: { 200: listSchema(runItem) } } },
       async (request, reply) => {
         const auth = requireAuth(request);
-        if (!(await getAutomation(services.database, auth.teamId, request.params.id))) throw new TidingsError("not_found", "Automation not found");
+        if (!(await getAutomation(services.database, auth.teamId, request.params.id)))
+          throw new TidingsError("not_found", "Automation not found");
         const { status, ...page } = request.query;
         return ok(reply, await listRuns(services.database, auth.teamId, request.params.id, { ...page, statuses: status }));
       },

@@ -21,9 +21,19 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = jsonCaller(() => app, () => admin);
+const call = jsonCaller(
+  () => app,
+  () => admin,
+);
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
-const draft = (overrides: Record<string, unknown> = {}) => ({ segment_id: segmentId, from: "Acme <news@acme.test>", subject: "News", html: "<p>Hi {{{contact.first_name|there}}}</p>", name: "November", ...overrides });
+const draft = (overrides: Record<string, unknown> = {}) => ({
+  segment_id: segmentId,
+  from: "Acme <news@acme.test>",
+  subject: "News",
+  html: "<p>Hi {{{contact.first_name|there}}}</p>",
+  name: "November",
+  ...overrides,
+});
 const create = async (overrides: Record<string, unknown> = {}) => {
   const res = await call("POST", "/broadcasts", draft(overrides));
   expect(res.status).toBe(201);
@@ -58,16 +68,30 @@ describe("POST /broadcasts and GET", () => {
   it("takes the legacy audience_id, and lists newest first with audience_id equal to segment_id", async () => {
     const id = await create({ segment_id: undefined, audience_id: segmentId });
     const list = await call("GET", "/broadcasts?limit=1");
-    expect(list.body).toMatchObject({ object: "list", has_more: true, data: [{ id, segment_id: segmentId, audience_id: segmentId, status: "draft" }] });
+    expect(list.body).toMatchObject({
+      object: "list",
+      has_more: true,
+      data: [{ id, segment_id: segmentId, audience_id: segmentId, status: "draft" }],
+    });
   });
 
   it("names the missing or wrong field", async () => {
-    expect(await call("POST", "/broadcasts", draft({ segment_id: undefined }))).toEqual(wireError(422, "missing_required_field", "Missing `segment_id` field."));
-    expect(await call("POST", "/broadcasts", draft({ from: undefined }))).toEqual(wireError(422, "missing_required_field", "Missing `from` field."));
+    expect(await call("POST", "/broadcasts", draft({ segment_id: undefined }))).toEqual(
+      wireError(422, "missing_required_field", "Missing `segment_id` field."),
+    );
+    expect(await call("POST", "/broadcasts", draft({ from: undefined }))).toEqual(
+      wireError(422, "missing_required_field", "Missing `from` field."),
+    );
     expect((await call("POST", "/broadcasts", draft({ from: "not an address" }))).body.name).toBe("invalid_from_address");
-    expect(await call("POST", "/broadcasts", draft({ segment_id: "00000000-0000-4000-8000-000000000000" }))).toEqual(wireError(422, "validation_error", /`segment_id`/));
-    expect(await call("POST", "/broadcasts", draft({ scheduled_at: "in 1 hour" }))).toEqual(wireError(422, "validation_error", /only allowed with `send: true`/));
-    expect(await call("POST", "/broadcasts", draft({ send: true, scheduled_at: "whenever" }))).toEqual(wireError(422, "validation_error", /scheduled_at/));
+    expect(await call("POST", "/broadcasts", draft({ segment_id: "00000000-0000-4000-8000-000000000000" }))).toEqual(
+      wireError(422, "validation_error", /`segment_id`/),
+    );
+    expect(await call("POST", "/broadcasts", draft({ scheduled_at: "in 1 hour" }))).toEqual(
+      wireError(422, "validation_error", /only allowed with `send: true`/),
+    );
+    expect(await call("POST", "/broadcasts", draft({ send: true, scheduled_at: "whenever" }))).toEqual(
+      wireError(422, "validation_error", /scheduled_at/),
+    );
   });
 
   it("leaves no draft behind when a send on create is refused", async () => {
@@ -90,7 +114,9 @@ describe("the broadcast lifecycle", () => {
     expect((await call("PATCH", `/broadcasts/${id}`, { subject: "Changed", text: "" })).status).toBe(200);
     expect((await call("GET", `/broadcasts/${id}`)).body).toMatchObject({ subject: "Changed", text: "" });
     expect((await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 1 hour" })).status).toBe(200);
-    expect(await call("PATCH", `/broadcasts/${id}`, { subject: "Again" })).toEqual(wireError(403, "validation_error", /Only drafts can be updated/));
+    expect(await call("PATCH", `/broadcasts/${id}`, { subject: "Again" })).toEqual(
+      wireError(403, "validation_error", /Only drafts can be updated/),
+    );
     expect(await call("DELETE", `/broadcasts/${id}`)).toEqual(wireError(403, "validation_error", /Only drafts can be deleted/));
     const other = await create();
     expect(await call("DELETE", `/broadcasts/${other}`)).toEqual({ status: 200, body: { object: "broadcast", id: other, deleted: true } });
@@ -100,7 +126,10 @@ describe("the broadcast lifecycle", () => {
   it("schedules with natural language, cancels back to a draft, and refuses a cancel of a draft", async () => {
     const id = await create();
     const before = Date.now();
-    expect(await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 1 hour" })).toEqual({ status: 200, body: { object: "broadcast", id } });
+    expect(await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 1 hour" })).toEqual({
+      status: 200,
+      body: { object: "broadcast", id },
+    });
     const scheduled = (await call("GET", `/broadcasts/${id}`)).body;
     expect(scheduled.status).toBe("scheduled");
     const at = new Date(scheduled.scheduled_at.replace(" ", "T").replace("+00", "Z")).getTime();
@@ -108,7 +137,9 @@ describe("the broadcast lifecycle", () => {
     expect(await call("POST", `/broadcasts/${id}/send`, {})).toEqual(wireError(403, "validation_error", /Only drafts can be sent/));
     expect(await call("POST", `/broadcasts/${id}/cancel`)).toEqual({ status: 200, body: { object: "broadcast", id } });
     expect((await call("GET", `/broadcasts/${id}`)).body).toMatchObject({ status: "draft", scheduled_at: null });
-    expect(await call("POST", `/broadcasts/${id}/cancel`)).toEqual(wireError(403, "validation_error", /Only queued or scheduled broadcasts can be canceled/));
+    expect(await call("POST", `/broadcasts/${id}/cancel`)).toEqual(
+      wireError(403, "validation_error", /Only queued or scheduled broadcasts can be canceled/),
+    );
   });
 
   it("duplicates into a new draft with the same content", async () => {
@@ -116,13 +147,22 @@ describe("the broadcast lifecycle", () => {
     await call("POST", `/broadcasts/${id}/send`, { scheduled_at: "in 2 hours" });
     const copy = await call("POST", `/broadcasts/${id}/duplicate`);
     expect(copy.status).toBe(201);
-    expect((await call("GET", `/broadcasts/${copy.body.id}`)).body).toMatchObject({ name: "Original (copy)", status: "draft", subject: "News", segment_id: segmentId, scheduled_at: null });
+    expect((await call("GET", `/broadcasts/${copy.body.id}`)).body).toMatchObject({
+      name: "Original (copy)",
+      status: "draft",
+      subject: "News",
+      segment_id: segmentId,
+      scheduled_at: null,
+    });
   });
 
   it("refuses the recipients' bounce_type without type=bounced, and lists none for a draft", async () => {
     const id = await create();
     expect((await call("GET", `/broadcasts/${id}/recipients?bounce_type=permanent`)).status).toBe(422);
-    expect(await call("GET", `/broadcasts/${id}/recipients?type=delivered`)).toEqual({ status: 200, body: { object: "list", has_more: false, data: [] } });
+    expect(await call("GET", `/broadcasts/${id}/recipients?type=delivered`)).toEqual({
+      status: 200,
+      body: { object: "list", has_more: false, data: [] },
+    });
   });
 });
 
@@ -136,23 +176,50 @@ describe("a broadcast's engagement", () => {
   async function engagedBroadcast() {
     const id = await create();
     const [ann, bob] = [randomUUID(), randomUUID()];
-    const recipients = [{ contactId: ann, email: "ann@example.test" }, { contactId: bob, email: "bob@example.test" }];
+    const recipients = [
+      { contactId: ann, email: "ann@example.test" },
+      { contactId: bob, email: "bob@example.test" },
+    ];
     const metadata = { teamId: admin.teamId, actor: "test" };
-    await t.store.append(broadcastStream(id), [{ id: randomUUID(), type: "BroadcastBatchPlanned", data: { broadcastId: id, teamId: admin.teamId, batch: 0, recipients }, metadata }], "any");
-    const click = (link: string, linkIndex: number, seen: Seen) => ({ id: randomUUID(), type: "EmailClicked", data: { emailId: "", link, linkIndex, clickedAt: at, ...seen }, metadata });
+    await t.store.append(
+      broadcastStream(id),
+      [
+        {
+          id: randomUUID(),
+          type: "BroadcastBatchPlanned",
+          data: { broadcastId: id, teamId: admin.teamId, batch: 0, recipients },
+          metadata,
+        },
+      ],
+      "any",
+    );
+    const click = (link: string, linkIndex: number, seen: Seen) => ({
+      id: randomUUID(),
+      type: "EmailClicked",
+      data: { emailId: "", link, linkIndex, clickedAt: at, ...seen },
+      metadata,
+    });
     const annEmail = broadcastEmailId(id, ann);
     const bobEmail = broadcastEmailId(id, bob);
     const withEmail = (emailId: string, event: ReturnType<typeof click>) => ({ ...event, data: { ...event.data, emailId } });
-    await t.store.append(emailStream(annEmail), [
-      withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
-      withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
-      withEmail(annEmail, click("https://acme.test/blog", 1, person)),
-      { id: randomUUID(), type: "EmailOpened", data: { emailId: annEmail, openedAt: at, ...person }, metadata },
-    ], "any");
-    const { position } = await t.store.append(emailStream(bobEmail), [
-      withEmail(bobEmail, click("https://acme.test/pricing", 0, scanner)),
-      { id: randomUUID(), type: "EmailOpened", data: { emailId: bobEmail, openedAt: at, ...scanner }, metadata },
-    ], "any");
+    await t.store.append(
+      emailStream(annEmail),
+      [
+        withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
+        withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
+        withEmail(annEmail, click("https://acme.test/blog", 1, person)),
+        { id: randomUUID(), type: "EmailOpened", data: { emailId: annEmail, openedAt: at, ...person }, metadata },
+      ],
+      "any",
+    );
+    const { position } = await t.store.append(
+      emailStream(bobEmail),
+      [
+        withEmail(bobEmail, click("https://acme.test/pricing", 0, scanner)),
+        { id: randomUUID(), type: "EmailOpened", data: { emailId: bobEmail, openedAt: at, ...scanner }, metadata },
+      ],
+      "any",
+    );
     expect(await t.projections.waitFor(position, 10_000)).toBe(true);
     return { id, annEmail };
   }
@@ -160,7 +227,11 @@ describe("a broadcast's engagement", () => {
   it("lists clicked links by people's clicks, leaving out scanners, and pages through them", async () => {
     const { id } = await engagedBroadcast();
     const first = await call("GET", `/broadcasts/${id}/clicked-links?limit=1`);
-    expect(first.body).toMatchObject({ object: "list", has_more: true, data: [{ url: "https://acme.test/pricing", clicks: 2, unique_clicks: 1 }] });
+    expect(first.body).toMatchObject({
+      object: "list",
+      has_more: true,
+      data: [{ url: "https://acme.test/pricing", clicks: 2, unique_clicks: 1 }],
+    });
     const next = await call("GET", `/broadcasts/${id}/clicked-links?limit=1&after=${first.body.data[0].id}`);
     expect(next.body).toMatchObject({ has_more: false, data: [{ url: "https://acme.test/blog", clicks: 1, unique_clicks: 1 }] });
     expect((await call("GET", `/broadcasts/${randomUUID()}/clicked-links`)).status).toBe(404);
@@ -168,7 +239,9 @@ describe("a broadcast's engagement", () => {
 
   it("lists the recipients a person opened or clicked, with counts and their clicked links", async () => {
     const { id, annEmail } = await engagedBroadcast();
-    expect((await call("GET", `/broadcasts/${id}/recipients?type=opened`)).body.data).toEqual([{ id: annEmail, contact_id: expect.any(String), email: "ann@example.test", status: "planned", count: 1 }]);
+    expect((await call("GET", `/broadcasts/${id}/recipients?type=opened`)).body.data).toEqual([
+      { id: annEmail, contact_id: expect.any(String), email: "ann@example.test", status: "planned", count: 1 },
+    ]);
     expect((await call("GET", `/broadcasts/${id}/recipients?type=clicked`)).body.data).toEqual([
       {
         id: annEmail,
@@ -176,7 +249,10 @@ describe("a broadcast's engagement", () => {
         email: "ann@example.test",
         status: "planned",
         count: 3,
-        clicked_links: [{ url: "https://acme.test/blog", clicks: 1 }, { url: "https://acme.test/pricing", clicks: 2 }],
+        clicked_links: [
+          { url: "https://acme.test/blog", clicks: 1 },
+          { url: "https://acme.test/pricing", clicks: 2 },
+        ],
       },
     ]);
   });

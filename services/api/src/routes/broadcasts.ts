@@ -3,7 +3,14 @@ import { TidingsError } from "@tidings/core";
 import { wireBroadcastStatuses, type BroadcastContent } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
-import { cancelBroadcast, createBroadcast, deleteBroadcast, duplicateBroadcast, sendBroadcast, updateBroadcast } from "../handlers/broadcasts.js";
+import {
+  cancelBroadcast,
+  createBroadcast,
+  deleteBroadcast,
+  duplicateBroadcast,
+  sendBroadcast,
+  updateBroadcast,
+} from "../handlers/broadcasts.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "../queries/broadcasts.js";
@@ -62,7 +69,17 @@ function contentChanges(body: ContentBody): Partial<BroadcastContent> {
   return changes;
 }
 
-const emptyContent: BroadcastContent = { name: null, segmentId: null, from: null, subject: null, html: null, text: null, replyTo: null, previewText: null, topicId: null };
+const emptyContent: BroadcastContent = {
+  name: null,
+  segmentId: null,
+  from: null,
+  subject: null,
+  html: null,
+  text: null,
+  replyTo: null,
+  previewText: null,
+  topicId: null,
+};
 
 const listItem = z.object({
   id: z.uuid(),
@@ -88,7 +105,9 @@ const counts = z
     complained: z.number().int(),
     canceled: z.number().int(),
   })
-  .describe("The per-recipient ledger: `recipients` planned, `queued` handed to delivery, `sent` accepted by the receiving server, then each outcome.");
+  .describe(
+    "The per-recipient ledger: `recipients` planned, `queued` handed to delivery, `sent` accepted by the receiving server, then each outcome.",
+  );
 const broadcast = listItem.extend({
   object: z.literal("broadcast"),
   from: z.string().nullable(),
@@ -105,7 +124,9 @@ const recipientsQuery = listQuerySchema({
   type: z.enum(recipientTypes).optional().describe("Only recipients of this kind; all when omitted."),
   email: z.string().max(320).optional(),
   bounce_type: z.enum(["permanent", "transient", "undetermined"]).optional().describe("Only with `type=bounced`."),
-}).refine((q: { type?: string; bounce_type?: string }) => q.bounce_type === undefined || q.type === "bounced", { message: "`bounce_type` is only allowed with `type=bounced`." });
+}).refine((q: { type?: string; bounce_type?: string }) => q.bounce_type === undefined || q.type === "bounced", {
+  message: "`bounce_type` is only allowed with `type=bounced`.",
+});
 const recipient = z.object({
   id: z.uuid(),
   contact_id: z.uuid().nullable(),
@@ -125,69 +146,141 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
   };
 
   return (app) => {
-    app.post("/broadcasts", { config: { idempotency: true }, schema: { tags, summary: "Create a broadcast", body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { send, scheduled_at, ...body } = request.body;
-      if (scheduled_at !== undefined && send !== true) throw new TidingsError("validation_error", "`scheduled_at` is only allowed with `send: true`.");
-      const content = { ...emptyContent, ...contentChanges(body) };
-      if (content.segmentId === null) throw new TidingsError("missing_required_field", "Missing `segment_id` field.");
-      const result = await createBroadcast(deps, auth, content, { send: send === true, scheduledAt: scheduled_at }, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return created(reply, { object: "broadcast" as const, id: result.id });
-    });
-
-    app.get("/broadcasts", { schema: { tags, summary: "List broadcasts", querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) =>
-      ok(reply, await listBroadcasts(services.database, requireAuth(request).teamId, request.query)),
-    );
-
-    app.get("/broadcasts/:id", { schema: { tags, summary: "Retrieve a broadcast", params, response: { 200: broadcast } } }, async (request, reply) => {
-      const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Broadcast not found");
-      return ok(reply, found);
-    });
-
-    app.patch("/broadcasts/:id", { schema: { tags, summary: "Update a draft broadcast", params, errors: stateErrors, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateBroadcast(deps, auth.teamId, request.params.id, contentChanges(request.body), requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "broadcast" as const, id: result.id });
-    });
-
-    app.delete("/broadcasts/:id", { schema: { tags, summary: "Delete a draft broadcast", params, errors: stateErrors, response: { 200: deleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "broadcast" as const, id: result.id, deleted: true as const });
-    });
-
     app.post(
-      "/broadcasts/:id/send",
-      { schema: { tags, summary: "Send or schedule a draft broadcast", params, errors: stateErrors, body: z.object({ scheduled_at: scheduledAt.optional() }), response: { 200: reference } } },
+      "/broadcasts",
+      { config: { idempotency: true }, schema: { tags, summary: "Create a broadcast", body: createBody, response: { 201: reference } } },
       async (request, reply) => {
         const auth = requireAuth(request);
-        const result = await sendBroadcast(deps, auth, request.params.id, request.body.scheduled_at, requestMetadata(request, auth, services.clock));
+        const { send, scheduled_at, ...body } = request.body;
+        if (scheduled_at !== undefined && send !== true)
+          throw new TidingsError("validation_error", "`scheduled_at` is only allowed with `send: true`.");
+        const content = { ...emptyContent, ...contentChanges(body) };
+        if (content.segmentId === null) throw new TidingsError("missing_required_field", "Missing `segment_id` field.");
+        const result = await createBroadcast(
+          deps,
+          auth,
+          content,
+          { send: send === true, scheduledAt: scheduled_at },
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return created(reply, { object: "broadcast" as const, id: result.id });
+      },
+    );
+
+    app.get(
+      "/broadcasts",
+      { schema: { tags, summary: "List broadcasts", querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => ok(reply, await listBroadcasts(services.database, requireAuth(request).teamId, request.query)),
+    );
+
+    app.get(
+      "/broadcasts/:id",
+      { schema: { tags, summary: "Retrieve a broadcast", params, response: { 200: broadcast } } },
+      async (request, reply) => {
+        const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
+        if (!found) throw new TidingsError("not_found", "Broadcast not found");
+        return ok(reply, found);
+      },
+    );
+
+    app.patch(
+      "/broadcasts/:id",
+      {
+        schema: { tags, summary: "Update a draft broadcast", params, errors: stateErrors, body: updateBody, response: { 200: reference } },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await updateBroadcast(
+          deps,
+          auth.teamId,
+          request.params.id,
+          contentChanges(request.body),
+          requestMetadata(request, auth, services.clock),
+        );
         await settled(result.position);
         return ok(reply, { object: "broadcast" as const, id: result.id });
       },
     );
 
-    app.post("/broadcasts/:id/cancel", { schema: { tags, summary: "Cancel a scheduled, queued or sending broadcast", params, errors: stateErrors, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await cancelBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "broadcast" as const, id: result.id });
-    });
+    app.delete(
+      "/broadcasts/:id",
+      { schema: { tags, summary: "Delete a draft broadcast", params, errors: stateErrors, response: { 200: deleted } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await deleteBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "broadcast" as const, id: result.id, deleted: true as const });
+      },
+    );
 
-    app.post("/broadcasts/:id/duplicate", { schema: { tags, summary: "Copy a broadcast into a new draft", params, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await duplicateBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return created(reply, { object: "broadcast" as const, id: result.id });
-    });
+    app.post(
+      "/broadcasts/:id/send",
+      {
+        schema: {
+          tags,
+          summary: "Send or schedule a draft broadcast",
+          params,
+          errors: stateErrors,
+          body: z.object({ scheduled_at: scheduledAt.optional() }),
+          response: { 200: reference },
+        },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await sendBroadcast(
+          deps,
+          auth,
+          request.params.id,
+          request.body.scheduled_at,
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return ok(reply, { object: "broadcast" as const, id: result.id });
+      },
+    );
+
+    app.post(
+      "/broadcasts/:id/cancel",
+      {
+        schema: {
+          tags,
+          summary: "Cancel a scheduled, queued or sending broadcast",
+          params,
+          errors: stateErrors,
+          response: { 200: reference },
+        },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await cancelBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "broadcast" as const, id: result.id });
+      },
+    );
+
+    app.post(
+      "/broadcasts/:id/duplicate",
+      { schema: { tags, summary: "Copy a broadcast into a new draft", params, response: { 201: reference } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await duplicateBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return created(reply, { object: "broadcast" as const, id: result.id });
+      },
+    );
 
     app.get(
       "/broadcasts/:id/recipients",
-      { schema: { tags, summary: "List a broadcast's recipients", params, querystring: recipientsQuery, response: { 200: listSchema(recipient) } } },
+      {
+        schema: {
+          tags,
+          summary: "List a broadcast's recipients",
+          params,
+          querystring: recipientsQuery,
+          response: { 200: listSchema(recipient) },
+        },
+      },
       async (request, reply) => {
         const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
         if (!found) throw new TidingsError("not_found", "Broadcast not found");

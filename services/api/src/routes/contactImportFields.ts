@@ -12,7 +12,9 @@ const columnMapField = z.object({
   first_name: z.string().min(1).optional(),
   last_name: z.string().min(1).optional(),
   unsubscribed: z.string().min(1).optional(),
-  properties: z.record(z.string(), z.object({ column: z.string().min(1), type: z.enum(["string", "number", "boolean"]).optional() })).optional(),
+  properties: z
+    .record(z.string(), z.object({ column: z.string().min(1), type: z.enum(["string", "number", "boolean"]).optional() }))
+    .optional(),
 });
 const segmentsField = z.array(z.object({ id: z.uuid() }));
 const topicsField = z.array(z.object({ id: z.uuid(), subscription: z.enum(topicSubscriptions) }));
@@ -25,7 +27,10 @@ const topicsField = z.array(z.object({ id: z.uuid(), subscription: z.enum(topicS
 export const importForm = z
   .object({
     file: z.string().meta({ contentMediaType: "text/csv" }).describe("The CSV, with a header row."),
-    column_map: z.string().optional().describe("JSON text: the column of `email`, `first_name`, `last_name`, `unsubscribed`, and of each property."),
+    column_map: z
+      .string()
+      .optional()
+      .describe("JSON text: the column of `email`, `first_name`, `last_name`, `unsubscribed`, and of each property."),
     on_conflict: z.enum(onConflictChoices).optional().describe("What to do with a row whose email is a contact already; default `upsert`."),
     segments: z.string().optional().describe('JSON text: `[{"id": …}]`, the segments every imported contact joins.'),
     topics: z.string().optional().describe('JSON text: `[{"id": …, "subscription": "opt_in" | "opt_out"}]`.'),

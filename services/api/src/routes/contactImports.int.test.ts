@@ -65,13 +65,28 @@ describe("POST /contacts/imports", () => {
 
   it("names the field of bad input", async () => {
     expect(await upload({ column_map: "{}" })).toEqual(error(422, "missing_required_field", "Missing `file` field."));
-    expect(await upload({ file: csv("email\n"), column_map: "{not json" })).toEqual(error(422, "validation_error", "`column_map` must be JSON text."));
-    expect(await upload({ file: csv("email\n"), column_map: JSON.stringify({ properties: { age: { column: "" } } }) })).toEqual(error(422, "validation_error", /`column_map.properties.age.column`/));
-    expect(await upload({ file: csv("email\n"), column_map: JSON.stringify({ properties: { age: { column: "Age" } } }) })).toEqual(error(422, "validation_error", /`column_map.properties.age` is not a contact property/));
+    expect(await upload({ file: csv("email\n"), column_map: "{not json" })).toEqual(
+      error(422, "validation_error", "`column_map` must be JSON text."),
+    );
+    expect(await upload({ file: csv("email\n"), column_map: JSON.stringify({ properties: { age: { column: "" } } }) })).toEqual(
+      error(422, "validation_error", /`column_map.properties.age.column`/),
+    );
+    expect(await upload({ file: csv("email\n"), column_map: JSON.stringify({ properties: { age: { column: "Age" } } }) })).toEqual(
+      error(422, "validation_error", /`column_map.properties.age` is not a contact property/),
+    );
     expect(await upload({ file: csv("email\n"), on_conflict: "replace" })).toEqual(error(422, "validation_error", /`on_conflict`/));
-    expect(await upload({ file: csv("email\n"), segments: JSON.stringify([{ id: "nope" }]) })).toEqual(error(422, "validation_error", /`segments\[0\].id`/));
-    expect(await upload({ file: csv("email\n"), segments: JSON.stringify([{ id: "00000000-0000-4000-8000-000000000000" }]) })).toEqual(error(404, "not_found", "Audience not found"));
-    expect(await upload({ file: csv("email\n"), topics: JSON.stringify([{ id: "00000000-0000-4000-8000-000000000000", subscription: "never" }]) })).toEqual(error(422, "validation_error", /`topics\[0\].subscription`/));
+    expect(await upload({ file: csv("email\n"), segments: JSON.stringify([{ id: "nope" }]) })).toEqual(
+      error(422, "validation_error", /`segments\[0\].id`/),
+    );
+    expect(await upload({ file: csv("email\n"), segments: JSON.stringify([{ id: "00000000-0000-4000-8000-000000000000" }]) })).toEqual(
+      error(404, "not_found", "Audience not found"),
+    );
+    expect(
+      await upload({
+        file: csv("email\n"),
+        topics: JSON.stringify([{ id: "00000000-0000-4000-8000-000000000000", subscription: "never" }]),
+      }),
+    ).toEqual(error(422, "validation_error", /`topics\[0\].subscription`/));
   });
 
   it("answers a body longer than the route's limit with 413, whatever part holds the bytes", async () => {
@@ -87,13 +102,23 @@ describe("POST /contacts/imports", () => {
     const line = "someone@example.com\n";
     const big = "email\n" + line.repeat(Math.ceil(maxBytes / line.length));
     expect(await upload({ file: csv(big) })).toEqual(error(413, "validation_error", /`file` must be at most 3145728 bytes/));
-    const left = await t.test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("blob_key").where("blob_key", "like", "upload:%").execute();
+    const left = await t.test.database
+      .tables<StreamedBlobTables>()
+      .selectFrom("blob_chunks")
+      .select("blob_key")
+      .where("blob_key", "like", "upload:%")
+      .execute();
     expect(left).toEqual([]);
     expect((await upload({ file: csv(big.slice(0, maxBytes)) })).status).toBe(201);
   });
 
   it("answers a JSON body with 415", async () => {
-    const res = await app.inject({ method: "POST", url: "/contacts/imports", headers: { ...admin.headers, "content-type": "application/json" }, payload: "{}" });
+    const res = await app.inject({
+      method: "POST",
+      url: "/contacts/imports",
+      headers: { ...admin.headers, "content-type": "application/json" },
+      payload: "{}",
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ name: "validation_error", message: expect.stringContaining("multipart/form-data") });
   });
@@ -112,7 +137,9 @@ describe("GET /contacts/imports", () => {
     expect(before.body.data.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[1]]);
     expect((await call("GET", "/contacts/imports?status=queued&limit=100", other)).body.data).toHaveLength(11);
     expect((await call("GET", "/contacts/imports?status=completed", other)).body.data).toEqual([]);
-    expect(await call("GET", `/contacts/imports?after=${ids[0]}&before=${ids[1]}`, other)).toEqual(error(422, "validation_error", /`after` and `before`/));
+    expect(await call("GET", `/contacts/imports?after=${ids[0]}&before=${ids[1]}`, other)).toEqual(
+      error(422, "validation_error", /`after` and `before`/),
+    );
     expect(await call("GET", "/contacts/imports?limit=101", other)).toEqual(error(422, "validation_error", /`limit`/));
     expect(await call("GET", "/contacts/imports?status=done", other)).toEqual(error(422, "validation_error", /`status`/));
   });

@@ -32,7 +32,8 @@ const item = z.object({
 export function contactImportRoutes(services: ApiServices): ApiRoutes {
   const blobs = createStreamedBlobStore(services.database);
   const maxBytes = services.config.CONTACT_IMPORT_MAX_BYTES;
-  const tooLarge = () => new TidingsError("body_too_large", `\`file\` must be at most ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MB).`);
+  const tooLarge = () =>
+    new TidingsError("body_too_large", `\`file\` must be at most ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MB).`);
   return async (app) => {
     // Only this scope parses multipart; the file part is a stream, capped at the seed's 200 MB. A JSON
     // body is refused (415) before the form's schema would call it a form without its file.
@@ -40,19 +41,28 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
     app.removeContentTypeParser("application/json");
 
     const errors = { not_found: "A segment or topic the form names does not exist." };
-    const schema = { tags, consumes: ["multipart/form-data"], body: importForm, errors, response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) } };
+    const schema = {
+      tags,
+      consumes: ["multipart/form-data"],
+      body: importForm,
+      errors,
+      response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) },
+    };
     app.post("/contacts/imports", { bodyLimit: maxBytes + 1024 * 1024, schema }, async (request, reply) => {
       const auth = requireAuth(request);
-      if (!request.isMultipart()) throw new TidingsError("unsupported_media_type", "The body must be `multipart/form-data`, with the CSV in a `file` field.");
+      if (!request.isMultipart())
+        throw new TidingsError("unsupported_media_type", "The body must be `multipart/form-data`, with the CSV in a `file` field.");
       // Fastify holds the bodies it reads itself to `bodyLimit`; this one is streamed, so its declared length is checked here.
       const { bodyLimit } = request.routeOptions;
-      if (Number(request.headers["content-length"]) > bodyLimit) throw new TidingsError("body_too_large", `The request body is larger than the limit of ${bodyLimit} bytes for this endpoint.`);
+      if (Number(request.headers["content-length"]) > bodyLimit)
+        throw new TidingsError("body_too_large", `The request body is larger than the limit of ${bodyLimit} bytes for this endpoint.`);
       let file: { sha256: string; size: number } | undefined;
       const fields: Record<string, string> = {};
       try {
         for await (const part of request.parts()) {
           if (part.type === "file") {
-            if (part.fieldname !== "file") throw new TidingsError("validation_error", `Unknown file field \`${part.fieldname}\`; the CSV goes in \`file\`.`);
+            if (part.fieldname !== "file")
+              throw new TidingsError("validation_error", `Unknown file field \`${part.fieldname}\`; the CSV goes in \`file\`.`);
             file = await blobs.putStream(part.file, { maxBytes });
             if (part.file.truncated) throw tooLarge();
           } else fields[part.fieldname] = String(part.value);
@@ -63,14 +73,26 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
         throw new TidingsError("malformed_request", `The multipart body could not be read: ${(error as Error).message}`);
       }
       if (!file) throw new TidingsError("missing_required_field", "Missing `file` field.");
-      const result = await queueContactImport(services, auth.teamId, file, importOptions(fields), requestMetadata(request, auth, services.clock));
+      const result = await queueContactImport(
+        services,
+        auth.teamId,
+        file,
+        importOptions(fields),
+        requestMetadata(request, auth, services.clock),
+      );
       if (result.position) await services.waitFor(result.position);
       return created(reply, { object: "contact_import" as const, id: result.id });
     });
 
     app.get(
       "/contacts/imports",
-      { schema: { tags, querystring: listQuerySchema({ status: z.enum(contactImportStatuses).optional() }), response: { 200: listSchema(item) } } },
+      {
+        schema: {
+          tags,
+          querystring: listQuerySchema({ status: z.enum(contactImportStatuses).optional() }),
+          response: { 200: listSchema(item) },
+        },
+      },
       async (request, reply) => {
         const auth = requireAuth(request);
         return ok(reply, await listContactImports(services.database, auth.teamId, request.query));
@@ -83,7 +105,13 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
         schema: {
           tags,
           params: z.object({ id: z.string().min(1).max(255) }),
-          response: { 200: item.extend({ errors: z.array(z.object({ line: z.number(), reason: z.string() })).describe("The first 100 rows that failed, with their line in the file.") }) },
+          response: {
+            200: item.extend({
+              errors: z
+                .array(z.object({ line: z.number(), reason: z.string() }))
+                .describe("The first 100 rows that failed, with their line in the file."),
+            }),
+          },
         },
       },
       async (request, reply) => {

@@ -15,7 +15,12 @@ import { wireTimestampText } from "../wireTimestamp.js";
 const params = z.object({ idOrEmail: idOrEmailParam });
 const segmentParams = params.extend({ segmentId: z.string().min(1).max(255).describe("The segment's id.") });
 const segmentItem = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestampText() });
-const topicItem = z.object({ id: z.uuid(), name: z.string(), description: z.string().nullable(), subscription: z.enum(["opt_in", "opt_out"]) });
+const topicItem = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subscription: z.enum(["opt_in", "opt_out"]),
+});
 
 /**
  * Reference §6.8: the SDK sends a bare array, the OpenAPI document `{topics: […]}`; both are accepted. At
@@ -29,39 +34,70 @@ export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
     if (position) await services.waitFor(position);
   };
   return (app) => {
-    app.get("/contacts/:idOrEmail/segments", { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(segmentItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-      return ok(reply, await listContactSegments(services.database, auth.teamId, contactId, request.query));
-    });
+    app.get(
+      "/contacts/:idOrEmail/segments",
+      { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(segmentItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
+        return ok(reply, await listContactSegments(services.database, auth.teamId, contactId, request.query));
+      },
+    );
 
-    app.post("/contacts/:idOrEmail/segments/:segmentId", { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.uuid() }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { idOrEmail, segmentId } = request.params;
-      await settled((await addContactToSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock))).position);
-      return ok(reply, { id: segmentId });
-    });
+    app.post(
+      "/contacts/:idOrEmail/segments/:segmentId",
+      { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.uuid() }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { idOrEmail, segmentId } = request.params;
+        await settled(
+          (await addContactToSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock))).position,
+        );
+        return ok(reply, { id: segmentId });
+      },
+    );
 
-    app.delete("/contacts/:idOrEmail/segments/:segmentId", { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { idOrEmail, segmentId } = request.params;
-      await settled((await removeContactFromSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock))).position);
-      return ok(reply, { id: segmentId, deleted: true as const });
-    });
+    app.delete(
+      "/contacts/:idOrEmail/segments/:segmentId",
+      { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { idOrEmail, segmentId } = request.params;
+        await settled(
+          (await removeContactFromSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock)))
+            .position,
+        );
+        return ok(reply, { id: segmentId, deleted: true as const });
+      },
+    );
 
-    app.get("/contacts/:idOrEmail/topics", { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(topicItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-      return ok(reply, await listContactTopics(services.database, auth.teamId, contactId, request.query));
-    });
+    app.get(
+      "/contacts/:idOrEmail/topics",
+      { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(topicItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
+        return ok(reply, await listContactTopics(services.database, auth.teamId, contactId, request.query));
+      },
+    );
 
-    app.patch("/contacts/:idOrEmail/topics", { schema: { tags: ["contacts"], params, body: topicsBody, response: { 200: z.object({ id: z.uuid() }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const choices = Array.isArray(request.body) ? request.body : request.body.topics;
-      const topics = choices.map((t) => ({ topicId: t.id, subscription: t.subscription }));
-      const result = await updateContactTopics(services, auth.teamId, request.params.idOrEmail, topics, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { id: result.id });
-    });
+    app.patch(
+      "/contacts/:idOrEmail/topics",
+      { schema: { tags: ["contacts"], params, body: topicsBody, response: { 200: z.object({ id: z.uuid() }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const choices = Array.isArray(request.body) ? request.body : request.body.topics;
+        const topics = choices.map((t) => ({ topicId: t.id, subscription: t.subscription }));
+        const result = await updateContactTopics(
+          services,
+          auth.teamId,
+          request.params.idOrEmail,
+          topics,
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return ok(reply, { id: result.id });
+      },
+    );
   };
 }

@@ -45,35 +45,67 @@ export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
     app.post("/contact-properties", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
       const { key, type, fallback_value } = request.body;
-      const result = await createContactProperty(services, auth.teamId, { key, type, fallbackValue: fallback_value ?? null }, requestMetadata(request, auth, services.clock));
+      const result = await createContactProperty(
+        services,
+        auth.teamId,
+        { key, type, fallbackValue: fallback_value ?? null },
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return created(reply, { object: "contact_property" as const, id: result.id });
     });
 
-    app.get("/contact-properties", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listContactProperties(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/contact-properties",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listContactProperties(services.database, auth.teamId, request.query));
+      },
+    );
 
-    app.get("/contact-properties/:id", { schema: { tags, params, response: { 200: item.extend({ object: z.literal("contact_property") }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getContactProperty(services.database, auth.teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Contact property not found");
-      return ok(reply, found);
-    });
+    app.get(
+      "/contact-properties/:id",
+      { schema: { tags, params, response: { 200: item.extend({ object: z.literal("contact_property") }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const found = await getContactProperty(services.database, auth.teamId, request.params.id);
+        if (!found) throw new TidingsError("not_found", "Contact property not found");
+        return ok(reply, found);
+      },
+    );
 
-    app.patch("/contact-properties/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateContactProperty(services, auth.teamId, request.params.id, request.body.fallback_value, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "contact_property" as const, id: result.id });
-    });
+    app.patch(
+      "/contact-properties/:id",
+      { schema: { tags, params, body: updateBody, response: { 200: reference } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await updateContactProperty(
+          services,
+          auth.teamId,
+          request.params.id,
+          request.body.fallback_value,
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return ok(reply, { object: "contact_property" as const, id: result.id });
+      },
+    );
 
-    app.delete("/contact-properties/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteContactProperty(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "contact_property" as const, id: result.id, deleted: true as const });
-    });
+    app.delete(
+      "/contact-properties/:id",
+      { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await deleteContactProperty(
+          services,
+          auth.teamId,
+          request.params.id,
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return ok(reply, { object: "contact_property" as const, id: result.id, deleted: true as const });
+      },
+    );
   };
 }

@@ -21,7 +21,10 @@ export const createContactBody = z.object({
   last_name: name,
   unsubscribed: z.boolean().optional().describe("True: unsubscribed from every broadcast."),
   properties: propertyValues.optional(),
-  segments: z.array(z.object({ id: z.uuid() })).optional().describe("Segments to add the contact to."),
+  segments: z
+    .array(z.object({ id: z.uuid() }))
+    .optional()
+    .describe("Segments to add the contact to."),
   topics: z.array(topicChoice).optional().describe("The contact's own topic subscriptions."),
 });
 
@@ -43,7 +46,10 @@ export const contactItem = z.object({
 
 export const contact = contactItem.extend({
   object: z.literal("contact"),
-  properties: z.record(z.string(), z.union([z.object({ type: z.literal("string"), value: z.string() }), z.object({ type: z.literal("number"), value: z.number() })])),
+  properties: z.record(
+    z.string(),
+    z.union([z.object({ type: z.literal("string"), value: z.string() }), z.object({ type: z.literal("number"), value: z.number() })]),
+  ),
 });
 
 export const contactReference = z.object({ object: z.literal("contact"), id: z.uuid() });

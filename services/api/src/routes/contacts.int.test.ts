@@ -21,7 +21,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = jsonCaller(() => app, () => admin);
+const call = jsonCaller(
+  () => app,
+  () => admin,
+);
 
 const error = wireError;
 let n = 0;
@@ -49,7 +52,9 @@ describe("POST /contacts", () => {
   it("refuses a second contact with the same email in the team with 409, but not in another team", async () => {
     const email = anEmail();
     expect((await call("POST", "/contacts", { email })).status).toBe(201);
-    expect(await call("POST", "/contacts", { email: email.toUpperCase() })).toEqual(error(409, "validation_error", /`email`.*already exists/));
+    expect(await call("POST", "/contacts", { email: email.toUpperCase() })).toEqual(
+      error(409, "validation_error", /`email`.*already exists/),
+    );
     expect((await call("POST", "/contacts", { email }, other)).status).toBe(201);
   });
 
@@ -62,18 +67,42 @@ describe("POST /contacts", () => {
   it("names the field of bad input", async () => {
     expect(await call("POST", "/contacts", {})).toEqual(error(422, "missing_required_field", "Missing `email` field."));
     expect(await call("POST", "/contacts", { email: "nobody" })).toEqual(error(422, "validation_error", /`email`/));
-    expect(await call("POST", "/contacts", { email: anEmail(), first_name: "x".repeat(256) })).toEqual(error(422, "validation_error", /`first_name`/));
-    expect(await call("POST", "/contacts", { email: anEmail(), unsubscribed: "yes" })).toEqual(error(422, "validation_error", /`unsubscribed`/));
-    expect(await call("POST", "/contacts", { email: anEmail(), properties: { plan: "pro" } })).toEqual(error(422, "validation_error", /`properties.plan` is not a contact property/));
-    expect(await call("POST", "/contacts", { email: anEmail(), properties: { age: "old" } })).toEqual(error(422, "validation_error", "`properties.age` must be a number."));
-    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: true } })).toEqual(error(422, "validation_error", "`properties.company` must be a string."));
-    expect(await call("POST", "/contacts", { email: anEmail(), segments: [{ id: "00000000-0000-4000-8000-000000000000" }] })).toEqual(error(404, "not_found", "Audience not found"));
-    expect(await call("POST", "/contacts", { email: anEmail(), topics: [{ id: "00000000-0000-4000-8000-000000000000", subscription: "opt_in" }] })).toEqual(error(404, "not_found", "Topic not found"));
-    expect(await call("POST", "/contacts", { email: anEmail(), topics: [{ id: "00000000-0000-4000-8000-000000000000", subscription: "maybe" }] })).toMatchObject({ status: 422, body: { message: /`topics\[0\]\.subscription`|`topics.0.subscription`/ } });
+    expect(await call("POST", "/contacts", { email: anEmail(), first_name: "x".repeat(256) })).toEqual(
+      error(422, "validation_error", /`first_name`/),
+    );
+    expect(await call("POST", "/contacts", { email: anEmail(), unsubscribed: "yes" })).toEqual(
+      error(422, "validation_error", /`unsubscribed`/),
+    );
+    expect(await call("POST", "/contacts", { email: anEmail(), properties: { plan: "pro" } })).toEqual(
+      error(422, "validation_error", /`properties.plan` is not a contact property/),
+    );
+    expect(await call("POST", "/contacts", { email: anEmail(), properties: { age: "old" } })).toEqual(
+      error(422, "validation_error", "`properties.age` must be a number."),
+    );
+    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: true } })).toEqual(
+      error(422, "validation_error", "`properties.company` must be a string."),
+    );
+    expect(await call("POST", "/contacts", { email: anEmail(), segments: [{ id: "00000000-0000-4000-8000-000000000000" }] })).toEqual(
+      error(404, "not_found", "Audience not found"),
+    );
+    expect(
+      await call("POST", "/contacts", {
+        email: anEmail(),
+        topics: [{ id: "00000000-0000-4000-8000-000000000000", subscription: "opt_in" }],
+      }),
+    ).toEqual(error(404, "not_found", "Topic not found"));
+    expect(
+      await call("POST", "/contacts", {
+        email: anEmail(),
+        topics: [{ id: "00000000-0000-4000-8000-000000000000", subscription: "maybe" }],
+      }),
+    ).toMatchObject({ status: 422, body: { message: /`topics\[0\]\.subscription`|`topics.0.subscription`/ } });
   });
 
   it("does not see another team's properties", async () => {
-    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: "x" } }, other)).toEqual(error(422, "validation_error", /`properties.company`/));
+    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: "x" } }, other)).toEqual(
+      error(422, "validation_error", /`properties.company`/),
+    );
   });
 
   it("leaves no claim behind when the create is refused", async () => {
@@ -87,25 +116,43 @@ describe("PATCH /contacts/:idOrEmail", () => {
   it("changes what the body names, and null clears names and property values", async () => {
     const email = anEmail();
     const { body } = await call("POST", "/contacts", { email, first_name: "A", last_name: "B", properties: { company: "Acme", age: 3 } });
-    expect(await call("PATCH", `/contacts/${email}`, { first_name: null, unsubscribed: true, properties: { company: null, age: 4 } })).toEqual({
+    expect(
+      await call("PATCH", `/contacts/${email}`, { first_name: null, unsubscribed: true, properties: { company: null, age: 4 } }),
+    ).toEqual({
       status: 200,
       body: { object: "contact", id: body.id },
     });
-    expect((await call("GET", `/contacts/${body.id}`)).body).toMatchObject({ first_name: null, last_name: "B", unsubscribed: true, properties: { age: { type: "number", value: 4 } } });
+    expect((await call("GET", `/contacts/${body.id}`)).body).toMatchObject({
+      first_name: null,
+      last_name: "B",
+      unsubscribed: true,
+      properties: { age: { type: "number", value: 4 } },
+    });
     expect((await call("GET", `/contacts/${body.id}`)).body.properties).not.toHaveProperty("company");
   });
 
   it("refuses a property of the wrong type or unknown, and changes nothing", async () => {
     const { body } = await call("POST", "/contacts", { email: anEmail(), properties: { age: 1 } });
-    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true, properties: { age: "two" } })).toEqual(error(422, "validation_error", "`properties.age` must be a number."));
-    expect(await call("PATCH", `/contacts/${body.id}`, { properties: { nope: null } })).toEqual(error(422, "validation_error", /`properties.nope`/));
-    expect((await call("GET", `/contacts/${body.id}`)).body).toMatchObject({ unsubscribed: false, properties: { age: { type: "number", value: 1 } } });
+    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true, properties: { age: "two" } })).toEqual(
+      error(422, "validation_error", "`properties.age` must be a number."),
+    );
+    expect(await call("PATCH", `/contacts/${body.id}`, { properties: { nope: null } })).toEqual(
+      error(422, "validation_error", /`properties.nope`/),
+    );
+    expect((await call("GET", `/contacts/${body.id}`)).body).toMatchObject({
+      unsubscribed: false,
+      properties: { age: { type: "number", value: 1 } },
+    });
   });
 
   it("does not find an unknown contact or another team's", async () => {
     const { body } = await call("POST", "/contacts", { email: anEmail() });
-    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true }, other)).toEqual(error(404, "not_found", "Contact not found"));
-    expect(await call("PATCH", "/contacts/nobody@example.com", { unsubscribed: true })).toEqual(error(404, "not_found", "Contact not found"));
+    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true }, other)).toEqual(
+      error(404, "not_found", "Contact not found"),
+    );
+    expect(await call("PATCH", "/contacts/nobody@example.com", { unsubscribed: true })).toEqual(
+      error(404, "not_found", "Contact not found"),
+    );
     expect(await call("GET", `/contacts/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Contact not found"));
   });
 });
@@ -123,21 +170,39 @@ describe("DELETE /contacts/:idOrEmail", () => {
     const email = anEmail("Grace.Hopper");
     const { body: segment } = await call("POST", "/segments", { name: "Erasure" });
     const { body: topic } = await call("POST", "/topics", { name: "Erasure", default_subscription: "opt_in" });
-    const { body } = await call("POST", "/contacts", { email, first_name: "Grace", last_name: "Hopper", properties: { company: "Navy" }, segments: [{ id: segment.id }], topics: [{ id: topic.id, subscription: "opt_out" }] });
+    const { body } = await call("POST", "/contacts", {
+      email,
+      first_name: "Grace",
+      last_name: "Hopper",
+      properties: { company: "Navy" },
+      segments: [{ id: segment.id }],
+      topics: [{ id: topic.id, subscription: "opt_out" }],
+    });
     await call("PATCH", `/contacts/${body.id}`, { last_name: "Murray Hopper" });
     expect((await call("DELETE", `/contacts/${body.id}`)).status).toBe(200);
 
-    for (const [table, column] of [["contacts", "id"], ["contact_segments", "contact_id"], ["contact_topics", "contact_id"]] as const)
+    for (const [table, column] of [
+      ["contacts", "id"],
+      ["contact_segments", "contact_id"],
+      ["contact_topics", "contact_id"],
+    ] as const)
       expect(await readModels(t.test.database).selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
     await settledWrites(t.test.database);
     // Page through $all: a read returns at most one batch.
     const all: Awaited<ReturnType<typeof t.store.readAll>> = [];
-    for (let page = await t.store.readAll(); page.length > 0; page = await t.store.readAll({ after: page.at(-1)!.position })) all.push(...page);
+    for (let page = await t.store.readAll(); page.length > 0; page = await t.store.readAll({ after: page.at(-1)!.position }))
+      all.push(...page);
     const mentions = all.filter((e) => JSON.stringify([e.data, e.metadata, e.streamId]).match(/grace|hopper|navy/i));
     expect(mentions).toEqual([]);
     const aboutContact = all.filter((e) => e.streamId.includes(body.id) || JSON.stringify(e.data).includes(body.id));
     expect(aboutContact.map((e) => e.type)).toEqual(["ContactErased"]);
-    expect(aboutContact[0]!.data).toEqual({ contactId: body.id, teamId: admin.teamId, segmentIds: [segment.id], topicIds: [topic.id], erasedAt: expect.any(String) });
+    expect(aboutContact[0]!.data).toEqual({
+      contactId: body.id,
+      teamId: admin.teamId,
+      segmentIds: [segment.id],
+      topicIds: [topic.id],
+      erasedAt: expect.any(String),
+    });
     expect(await t.store.readStream(reservationStream(admin.teamId, "contact-email", email.toLowerCase()))).toEqual([]);
     // The address is free again.
     expect((await call("POST", "/contacts", { email })).status).toBe(201);
@@ -154,13 +219,17 @@ describe("GET /contacts", () => {
   it("lists every contact without a limit, pages with one, and filters by segment", async () => {
     const { body: segment } = await call("POST", "/segments", { name: "Listed" });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call("POST", "/contacts", { email: anEmail("listed"), segments: [{ id: segment.id }] })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await call("POST", "/contacts", { email: anEmail("listed"), segments: [{ id: segment.id }] })).body.id);
     const inSegment = await call("GET", `/contacts?segment_id=${segment.id}`);
     expect(inSegment.body).toEqual({ object: "list", has_more: false, data: ids.reverse().map((id) => expect.objectContaining({ id })) });
     expect(Object.keys(inSegment.body.data[0]).sort()).toEqual(["created_at", "email", "first_name", "id", "last_name", "unsubscribed"]);
     const page = await call("GET", `/segments/${segment.id}/contacts?limit=2`);
     expect(page.body).toMatchObject({ has_more: true, data: [{ id: ids[0] }, { id: ids[1] }] });
-    expect((await call("GET", `/segments/${segment.id}/contacts?limit=2&after=${ids[1]}`)).body).toMatchObject({ has_more: false, data: [{ id: ids[2] }] });
+    expect((await call("GET", `/segments/${segment.id}/contacts?limit=2&after=${ids[1]}`)).body).toMatchObject({
+      has_more: false,
+      data: [{ id: ids[2] }],
+    });
     const all = await call("GET", "/contacts");
     expect(all.body.data.length).toBeGreaterThan(3);
     expect(await call("GET", "/contacts?limit=0")).toEqual(error(422, "validation_error", /`limit`/));
@@ -176,11 +245,19 @@ describe("legacy /audiences/:id/contacts", () => {
     const created = await call("POST", `/audiences/${audience.id}/contacts`, { email, first_name: "Leg" });
     expect(created).toEqual({ status: 201, body: { object: "contact", id: expect.any(String) } });
     expect((await call("GET", `/audiences/${audience.id}/contacts`)).body.data).toEqual([expect.objectContaining({ id: created.body.id })]);
-    expect((await call("GET", `/audiences/${audience.id}/contacts/${email}`)).body).toMatchObject({ id: created.body.id, first_name: "Leg" });
+    expect((await call("GET", `/audiences/${audience.id}/contacts/${email}`)).body).toMatchObject({
+      id: created.body.id,
+      first_name: "Leg",
+    });
     expect((await call("PATCH", `/audiences/${audience.id}/contacts/${created.body.id}`, { unsubscribed: true })).status).toBe(200);
     expect((await call("GET", `/contacts/${created.body.id}`)).body.unsubscribed).toBe(true);
-    expect(await call("DELETE", `/audiences/${audience.id}/contacts/${email}`)).toEqual({ status: 200, body: { object: "contact", contact: email, deleted: true } });
+    expect(await call("DELETE", `/audiences/${audience.id}/contacts/${email}`)).toEqual({
+      status: 200,
+      body: { object: "contact", contact: email, deleted: true },
+    });
     expect((await call("GET", `/audiences/${audience.id}/contacts`)).body.data).toEqual([]);
-    expect(await call("POST", `/audiences/00000000-0000-4000-8000-000000000000/contacts`, { email: anEmail() })).toEqual(error(404, "not_found", "Audience not found"));
+    expect(await call("POST", `/audiences/00000000-0000-4000-8000-000000000000/contacts`, { email: anEmail() })).toEqual(
+      error(404, "not_found", "Audience not found"),
+    );
   });
 });

@@ -21,8 +21,5 @@ export const urlText = () => z.string().meta({ format: "uri" });
 /** `a@b.c` or `Name <a@b.c>`, as the domain's `parseMailbox` reads a sender or recipient. */
 export const mailboxText = () =>
   z.string().meta({
-    anyOf: [
-      { format: "email", pattern: addrSpec.source },
-      { pattern: `^[^<>]*<${addrSpec.source.slice(1, -1)}>$` },
-    ],
+    anyOf: [{ format: "email", pattern: addrSpec.source }, { pattern: `^[^<>]*<${addrSpec.source.slice(1, -1)}>$` }],
   });

@@ -23,7 +23,12 @@ afterAll(async () => {
 });
 
 const call = async (method: "GET" | "POST", url: string, key: TestKey, payload?: unknown, on: ApiInstance = app) => {
-  const res = await on.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  const res = await on.inject({
+    method,
+    url,
+    headers: { ...key.headers, "content-type": "application/json" },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
   return { status: res.statusCode, body: res.json() };
 };
 const uniqueName = () => `claimed-${newId().slice(0, 8)}.example.test`;
@@ -51,7 +56,13 @@ describe("domain claims", () => {
     expect(missing.body).toMatchObject({ status: "failed", failure_reason: expect.stringContaining("No TXT record") });
 
     publish(claim.body.record);
-    const scheduled = await call("POST", "/emails", holder, { from: `hello@${name}`, to: "a@example.test", subject: "Later", html: "<p>x</p>", scheduled_at: "in 1 hour" });
+    const scheduled = await call("POST", "/emails", holder, {
+      from: `hello@${name}`,
+      to: "a@example.test",
+      subject: "Later",
+      html: "<p>x</p>",
+      scheduled_at: "in 1 hour",
+    });
     expect(scheduled.status).toBe(200);
     const blocked = await call("POST", `/domains/${domainId}/claim/verify`, claimant);
     expect(blocked.body).toMatchObject({ status: "blocked", blocked_reason: "pending_scheduled_emails", failure_reason: null });
@@ -131,16 +142,28 @@ describe("domain claims", () => {
     [{ click_tracking: 0 }, "`click_tracking`"],
   ])("refuses a claim with %j, naming the field", async (fields, field) => {
     const res = await call("POST", "/domains/claim", claimant, { name: uniqueName(), ...fields });
-    expect(res).toMatchObject({ status: 422, body: { statusCode: 422, name: "validation_error", message: expect.stringContaining(field) } });
+    expect(res).toMatchObject({
+      status: 422,
+      body: { statusCode: 422, name: "validation_error", message: expect.stringContaining(field) },
+    });
   });
 
   it("refuses bad input naming the field, a name the team holds, and another team's claim", async () => {
-    expect(await call("POST", "/domains/claim", claimant, { name: "nope" })).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringContaining("`name`") } });
-    expect(await call("POST", "/domains/claim", claimant, { name: uniqueName(), region: "moon" })).toMatchObject({ status: 422, body: { name: "invalid_region" } });
+    expect(await call("POST", "/domains/claim", claimant, { name: "nope" })).toMatchObject({
+      status: 422,
+      body: { name: "validation_error", message: expect.stringContaining("`name`") },
+    });
+    expect(await call("POST", "/domains/claim", claimant, { name: uniqueName(), region: "moon" })).toMatchObject({
+      status: 422,
+      body: { name: "invalid_region" },
+    });
     expect(await call("POST", "/domains/claim", claimant, {})).toMatchObject({ status: 422, body: { name: "missing_required_field" } });
     const own = uniqueName();
     await call("POST", "/domains", claimant, { name: own });
-    expect(await call("POST", "/domains/claim", claimant, { name: own })).toMatchObject({ status: 403, body: { name: "validation_error" } });
+    expect(await call("POST", "/domains/claim", claimant, { name: own })).toMatchObject({
+      status: 403,
+      body: { name: "validation_error" },
+    });
     const claim = (await call("POST", "/domains/claim", claimant, { name: uniqueName() })).body;
     expect(await call("GET", `/domains/${claim.domain_id}/claim`, holder)).toMatchObject({ status: 404, body: { name: "not_found" } });
     expect((await call("POST", `/domains/${claim.domain_id}/claim/verify`, holder)).status).toBe(404);

@@ -62,13 +62,24 @@ function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchem
 export function domainClaimRoutes(services: ApiServices): ApiRoutes {
   return (app) => {
     const claimErrors = { ...regionErrors, domain_name_taken: "Your team has the domain already." };
-    app.post("/domains/claim", { preValidation: checkRegionField, schema: { tags, body: createBody, errors: claimErrors, response: { 201: claimSchema } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { name, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain } = request.body;
-      const input = { name, region, customReturnPath: custom_return_path, openTracking: open_tracking, clickTracking: click_tracking, trackingSubdomain: tracking_subdomain };
-      const { claim } = await createDomainClaim(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
-      return created(reply, wireClaim(claim, services.clock.now()));
-    });
+    app.post(
+      "/domains/claim",
+      { preValidation: checkRegionField, schema: { tags, body: createBody, errors: claimErrors, response: { 201: claimSchema } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { name, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain } = request.body;
+        const input = {
+          name,
+          region,
+          customReturnPath: custom_return_path,
+          openTracking: open_tracking,
+          clickTracking: click_tracking,
+          trackingSubdomain: tracking_subdomain,
+        };
+        const { claim } = await createDomainClaim(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
+        return created(reply, wireClaim(claim, services.clock.now()));
+      },
+    );
 
     app.get("/domains/:id/claim", { schema: { tags, params, response: { 200: claimSchema } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -76,11 +87,20 @@ export function domainClaimRoutes(services: ApiServices): ApiRoutes {
     });
 
     const verifyErrors = { resource_locked: "The domain changed hands while the claim was verified; verify again." };
-    app.post("/domains/:id/claim/verify", { schema: { tags, params, errors: verifyErrors, response: { 200: claimSchema } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { claim, position } = await verifyDomainClaim(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      if (position) await services.waitFor(position);
-      return ok(reply, wireClaim(claim, services.clock.now()));
-    });
+    app.post(
+      "/domains/:id/claim/verify",
+      { schema: { tags, params, errors: verifyErrors, response: { 200: claimSchema } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { claim, position } = await verifyDomainClaim(
+          services,
+          auth.teamId,
+          request.params.id,
+          requestMetadata(request, auth, services.clock),
+        );
+        if (position) await services.waitFor(position);
+        return ok(reply, wireClaim(claim, services.clock.now()));
+      },
+    );
   };
 }

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = jsonCaller(() => app, () => admin);
+const call = jsonCaller(
+  () => app,
+  () => admin,
+);
 let counter = 0;
 const uniqueName = () => `d${++counter}-${newId().slice(0, 8)}.example.com`;
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
@@ -46,7 +49,9 @@ describe("POST /domains", () => {
       `SPF TXT send.${name}`,
     ]);
     // Typed clients know only the record kinds of Resend's document; the DMARC advice stands beside them.
-    expect(res.body.recommended_records).toEqual([{ record: "DMARC", type: "TXT", name: `_dmarc.${name}`, ttl: "Auto", status: "not_started", value: "v=DMARC1; p=none;" }]);
+    expect(res.body.recommended_records).toEqual([
+      { record: "DMARC", type: "TXT", name: `_dmarc.${name}`, ttl: "Auto", status: "not_started", value: "v=DMARC1; p=none;" },
+    ]);
     expect(res.body.records.every((r: { status: string; ttl: string }) => r.status === "not_started" && r.ttl === "Auto")).toBe(true);
     expect(res.body.records[1]).toMatchObject({ priority: 10, value: "localhost" });
     expect(res.body.records[0]).not.toHaveProperty("priority");
@@ -92,7 +97,10 @@ describe("POST /domains", () => {
   it("frees the name when the domain is deleted", async () => {
     const name = uniqueName();
     const first = await call("POST", "/domains", { name });
-    expect(await call("DELETE", `/domains/${first.body.id}`)).toEqual({ status: 200, body: { object: "domain", id: first.body.id, deleted: true } });
+    expect(await call("DELETE", `/domains/${first.body.id}`)).toEqual({
+      status: 200,
+      body: { object: "domain", id: first.body.id, deleted: true },
+    });
     expect((await call("GET", `/domains/${first.body.id}`)).status).toBe(404);
     expect((await call("POST", "/domains", { name }, other)).status).toBe(201);
   });
@@ -101,12 +109,21 @@ describe("POST /domains", () => {
 describe("PATCH /domains/:id", () => {
   it("changes only the fields given, and refuses to disable the last capability", async () => {
     const { body } = await call("POST", "/domains", { name: uniqueName(), capabilities: { receiving: "enabled" } });
-    expect(await call("PATCH", `/domains/${body.id}`, { click_tracking: true, tracking_subdomain: "t" })).toEqual({ status: 200, body: { object: "domain", id: body.id } });
+    expect(await call("PATCH", `/domains/${body.id}`, { click_tracking: true, tracking_subdomain: "t" })).toEqual({
+      status: 200,
+      body: { object: "domain", id: body.id },
+    });
     expect(await call("PATCH", `/domains/${body.id}`, { capabilities: { sending: "disabled" } })).toMatchObject({ status: 200 });
     const last = await call("PATCH", `/domains/${body.id}`, { capabilities: { receiving: "disabled" } });
     expect(last).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringMatching(/`capabilities`/) } });
     const got = (await call("GET", `/domains/${body.id}`)).body;
-    expect(got).toMatchObject({ click_tracking: true, open_tracking: false, tracking_subdomain: "t", tls: "opportunistic", capabilities: { sending: "disabled", receiving: "enabled" } });
+    expect(got).toMatchObject({
+      click_tracking: true,
+      open_tracking: false,
+      tracking_subdomain: "t",
+      tls: "opportunistic",
+      capabilities: { sending: "disabled", receiving: "enabled" },
+    });
     expect(got.records.map((r: { record: string }) => r.record)).toEqual(["DKIM", "SPF", "SPF", "Receiving", "Tracking"]);
     expect(got.recommended_records.map((r: { record: string }) => r.record)).toEqual(["DMARC"]);
   });
@@ -125,7 +142,10 @@ describe("PATCH /domains/:id", () => {
 
   it("hides another team's domain", async () => {
     const { body } = await call("POST", "/domains", { name: uniqueName() });
-    expect(await call("PATCH", `/domains/${body.id}`, { tls: "enforced" }, other)).toMatchObject({ status: 404, body: { name: "not_found", message: "Domain not found" } });
+    expect(await call("PATCH", `/domains/${body.id}`, { tls: "enforced" }, other)).toMatchObject({
+      status: 404,
+      body: { name: "not_found", message: "Domain not found" },
+    });
     expect((await call("GET", `/domains/${body.id}`, undefined, other)).status).toBe(404);
     expect((await call("DELETE", `/domains/${body.id}`, undefined, other)).status).toBe(404);
     expect((await call("POST", `/domains/${body.id}/verify`, undefined, other)).status).toBe(404);

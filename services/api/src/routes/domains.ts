@@ -1,7 +1,16 @@
 import { z } from "zod";
 import type { preValidationHookHandler } from "fastify";
 import { TidingsError } from "@tidings/core";
-import { capabilityStates, checkRegion, domainRegions, domainStatuses, recordStatuses, tlsModes, wireRecords, type DomainChanges } from "@tidings/domain";
+import {
+  capabilityStates,
+  checkRegion,
+  domainRegions,
+  domainStatuses,
+  recordStatuses,
+  tlsModes,
+  wireRecords,
+  type DomainChanges,
+} from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
@@ -24,8 +33,13 @@ const capabilities = z
 const changeable = {
   open_tracking: z.boolean().optional(),
   click_tracking: z.boolean().optional(),
-  tracking_subdomain: dnsLabelText().optional().describe("A DNS label: tracking links use `<tracking_subdomain>.<name>` (default `links`)."),
-  tls: z.enum(tlsModes).optional().describe("`opportunistic` (default) or `enforced`: with `enforced`, mail to a server without TLS is not sent."),
+  tracking_subdomain: dnsLabelText()
+    .optional()
+    .describe("A DNS label: tracking links use `<tracking_subdomain>.<name>` (default `links`)."),
+  tls: z
+    .enum(tlsModes)
+    .optional()
+    .describe("`opportunistic` (default) or `enforced`: with `enforced`, mail to a server without TLS is not sent."),
   capabilities: capabilities.optional(),
 };
 const createBody = z.object({
@@ -77,7 +91,9 @@ export const checkRegionField: preValidationHookHandler = (request, _reply, done
 
 /** What `checkRegionField` adds to a route's failures, for the OpenAPI document. */
 export const regionErrors = { invalid_region: "`region` is not one of the regions." };
-const nameTaken = { domain_name_taken: "The domain is registered already: by your team, or by another, whose domain `POST /domains/claim` can take over." };
+const nameTaken = {
+  domain_name_taken: "The domain is registered already: by your team, or by another, whose domain `POST /domains/claim` can take over.",
+};
 
 type Changeable = z.infer<typeof updateBody>;
 
@@ -120,20 +136,31 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
   };
 
   return (app) => {
-    app.post("/domains", { preValidation: checkRegionField, schema: { tags, body: createBody, errors: { ...regionErrors, ...nameTaken }, response: { 201: domain } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { name, region, custom_return_path, ...rest } = request.body;
-      const changes = changesOf(rest);
-      const input = { name, region, customReturnPath: custom_return_path, ...changes };
-      const result = await createDomain(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return created(reply, createdDomain(result));
-    });
+    app.post(
+      "/domains",
+      {
+        preValidation: checkRegionField,
+        schema: { tags, body: createBody, errors: { ...regionErrors, ...nameTaken }, response: { 201: domain } },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { name, region, custom_return_path, ...rest } = request.body;
+        const changes = changesOf(rest);
+        const input = { name, region, customReturnPath: custom_return_path, ...changes };
+        const result = await createDomain(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return created(reply, createdDomain(result));
+      },
+    );
 
-    app.get("/domains", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listDomains(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/domains",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listDomains(services.database, auth.teamId, request.query));
+      },
+    );
 
     app.get("/domains/:id", { schema: { tags, params, response: { 200: domain } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -144,7 +171,13 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
 
     app.patch("/domains/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await updateDomain(services, auth.teamId, request.params.id, changesOf(request.body), requestMetadata(request, auth, services.clock));
+      const result = await updateDomain(
+        services,
+        auth.teamId,
+        request.params.id,
+        changesOf(request.body),
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return ok(reply, { object: "domain" as const, id: result.id });
     });

@@ -9,7 +9,8 @@ import { wireTimestampText } from "../wireTimestamp.js";
  * document, with `.meta()`: JSON Schema keywords that zod does not enforce.
  */
 
-const addresses = (what: string, most?: number) => z.union([mailboxText(), z.array(mailboxText()).meta(most === undefined ? {} : { maxItems: most })]).describe(what);
+const addresses = (what: string, most?: number) =>
+  z.union([mailboxText(), z.array(mailboxText()).meta(most === undefined ? {} : { maxItems: most })]).describe(what);
 
 const tagText = z.string().meta({ pattern: "^[A-Za-z0-9_-]+$", maxLength: MAX_TAG_LENGTH });
 
@@ -53,7 +54,11 @@ export const sendEmailBody = z
             path: z.string().meta({ format: "uri" }).optional().describe("An http(s) URL Tidings fetches."),
             filename: z.string().meta({ pattern: "^[^\\r\\n/\\\\]*$" }).optional(),
             content_type: z.string().optional(),
-            content_id: z.string().meta({ pattern: "^[\\x21-\\x3b\\x3d\\x3f-\\x7e]{1,250}$" }).optional().describe("Makes the attachment inline, for `cid:` references."),
+            content_id: z
+              .string()
+              .meta({ pattern: "^[\\x21-\\x3b\\x3d\\x3f-\\x7e]{1,250}$" })
+              .optional()
+              .describe("Makes the attachment inline, for `cid:` references."),
           })
           .meta({ oneOf: [{ required: ["content", "filename"] }, { required: ["path"] }] }),
       )
@@ -76,7 +81,10 @@ export type SendEmailBody = z.infer<typeof sendEmailBody>;
  * permissive mode can keep the valid ones, and its schema takes any array.
  */
 export const batchItemDocument = (() => {
-  const item = sendEmailBody.omit({ attachments: true, scheduled_at: true }).meta(sendRule).describe("A `POST /emails` body without `attachments` and `scheduled_at`.");
+  const item = sendEmailBody
+    .omit({ attachments: true, scheduled_at: true })
+    .meta(sendRule)
+    .describe("A `POST /emails` body without `attachments` and `scheduled_at`.");
   const { $schema: _, ...json } = z.toJSONSchema(item, { io: "input", target: "draft-2020-12" });
   return json;
 })();

@@ -105,30 +105,53 @@ describe("POST /emails and GET /emails/:id", () => {
 
 describe("POST /emails validation", () => {
   it("refuses a from that is neither a@b.c nor Name <a@b.c>", () =>
-    expectRefused({ from: "Acme hello@acme.test" }, 422, "invalid_from_address", /`from`.*`email@example.com` or `Name <email@example.com>`/));
+    expectRefused(
+      { from: "Acme hello@acme.test" },
+      422,
+      "invalid_from_address",
+      /`from`.*`email@example.com` or `Name <email@example.com>`/,
+    ));
 
   it("requires to", () => expectRefused({ to: undefined }, 422, "missing_required_field", "Missing `to` field."));
 
   it("refuses 51 recipients in to", () =>
-    expectRefused({ to: Array.from({ length: 51 }, (_, i) => `u${i}@example.test`) }, 422, "validation_error", "Too many recipients in `to`: at most 50."));
+    expectRefused(
+      { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.test`) },
+      422,
+      "validation_error",
+      "Too many recipients in `to`: at most 50.",
+    ));
 
-  it("refuses an invalid cc address, naming the field", () => expectRefused({ cc: "nobody" }, 422, "validation_error", /^Invalid `cc` field/));
+  it("refuses an invalid cc address, naming the field", () =>
+    expectRefused({ cc: "nobody" }, 422, "validation_error", /^Invalid `cc` field/));
 
-  it("requires a subject without a template", () => expectRefused({ subject: undefined }, 422, "missing_required_field", "Missing `subject` field."));
+  it("requires a subject without a template", () =>
+    expectRefused({ subject: undefined }, 422, "missing_required_field", "Missing `subject` field."));
 
   it("refuses a template together with html", () =>
     expectRefused({ template: { id: "welcome" } }, 422, "validation_error", "The `template` field cannot be used together with `html`."));
 
-  it("refuses a tag with a space", () => expectRefused({ tags: [{ name: "has space", value: "x" }] }, 422, "validation_error", /^Invalid `tags` field/));
+  it("refuses a tag with a space", () =>
+    expectRefused({ tags: [{ name: "has space", value: "x" }] }, 422, "validation_error", /^Invalid `tags` field/));
 
   it("refuses a header value with a line break", () =>
-    expectRefused({ headers: { "X-Note": "a\r\nBcc: victim@example.test" } }, 422, "validation_error", /`X-Note` must not contain line breaks/));
+    expectRefused(
+      { headers: { "X-Note": "a\r\nBcc: victim@example.test" } },
+      422,
+      "validation_error",
+      /`X-Note` must not contain line breaks/,
+    ));
 
   it("refuses a header Tidings sets itself", () =>
     expectRefused({ headers: { "Message-ID": "<forged@example.test>" } }, 422, "validation_error", /`Message-ID` is set by Tidings/));
 
   it("refuses an attachment with neither content nor path", () =>
-    expectRefused({ attachments: [{ filename: "a.txt" }] }, 422, "invalid_attachment", "Invalid `attachments[0]`: it needs `content` or `path`."));
+    expectRefused(
+      { attachments: [{ filename: "a.txt" }] },
+      422,
+      "invalid_attachment",
+      "Invalid `attachments[0]`: it needs `content` or `path`.",
+    ));
 
   it("refuses attachment content that is not base64", () =>
     expectRefused({ attachments: [{ filename: "a.txt", content: "%%%" }] }, 422, "invalid_attachment", /`content` must be base64/));
@@ -136,7 +159,12 @@ describe("POST /emails validation", () => {
   it("refuses attachments over 40 MB after base64", () => {
     const half = "A".repeat(20 * 1024 * 1024 + 4);
     return expectRefused(
-      { attachments: [{ filename: "a.bin", content: half }, { filename: "b.bin", content: half }] },
+      {
+        attachments: [
+          { filename: "a.bin", content: half },
+          { filename: "b.bin", content: half },
+        ],
+      },
       422,
       "invalid_attachment",
       "Attachments exceed the limit of 40 MB per email (after base64 encoding).",
@@ -144,17 +172,34 @@ describe("POST /emails validation", () => {
   });
 
   it("refuses to fetch a path attachment from a loopback address", () =>
-    expectRefused({ attachments: [{ path: loopbackUrl }] }, 422, "invalid_attachment", /private, loopback and link-local addresses are not fetched/));
+    expectRefused(
+      { attachments: [{ path: loopbackUrl }] },
+      422,
+      "invalid_attachment",
+      /private, loopback and link-local addresses are not fetched/,
+    ));
 
   it("refuses a host name that resolves to loopback", () =>
-    expectRefused({ attachments: [{ path: loopbackUrl.replace("127.0.0.1", "localhost") }] }, 422, "invalid_attachment", /attachments\[0\]\.path/));
+    expectRefused(
+      { attachments: [{ path: loopbackUrl.replace("127.0.0.1", "localhost") }] },
+      422,
+      "invalid_attachment",
+      /attachments\[0\]\.path/,
+    ));
 
-  it("refuses a scheduled_at that is no date", () => expectRefused({ scheduled_at: "someday maybe" }, 422, "validation_error", /^Invalid `scheduled_at` field/));
+  it("refuses a scheduled_at that is no date", () =>
+    expectRefused({ scheduled_at: "someday maybe" }, 422, "validation_error", /^Invalid `scheduled_at` field/));
 
   it("refuses a scheduled_at more than 30 days ahead", () =>
-    expectRefused({ scheduled_at: "in 31 days" }, 422, "validation_error", "The `scheduled_at` field must be at most 30 days in the future."));
+    expectRefused(
+      { scheduled_at: "in 31 days" },
+      422,
+      "validation_error",
+      "The `scheduled_at` field must be at most 30 days in the future.",
+    ));
 
-  it("refuses an unknown template", () => expectRefused({ html: undefined, template: { id: "no-such-template" } }, 422, "validation_error", /no-such-template/));
+  it("refuses an unknown template", () =>
+    expectRefused({ html: undefined, template: { id: "no-such-template" } }, 422, "validation_error", /no-such-template/));
 
   it("refuses a sending key restricted to another domain of the team", async () => {
     const domain = await call("POST", "/domains", admin, { name: "restricted-to.example.test" });
@@ -166,7 +211,12 @@ describe("POST /emails validation", () => {
 
   it("refuses every from when TIDINGS_ALLOW_UNVERIFIED_FROM is false, naming the domain", async () => {
     const strict = await t.app({ services: { ...t.services, config: { ...t.services.config, TIDINGS_ALLOW_UNVERIFIED_FROM: false } } });
-    const res = await strict.inject({ method: "POST", url: "/emails", headers: { ...admin.headers, "content-type": "application/json" }, payload: JSON.stringify(email()) });
+    const res = await strict.inject({
+      method: "POST",
+      url: "/emails",
+      headers: { ...admin.headers, "content-type": "application/json" },
+      payload: JSON.stringify(email()),
+    });
     expect({ status: res.statusCode, body: res.json() }).toEqual(error(403, "validation_error", /`acme.test` domain is not verified/));
   });
 });
@@ -181,21 +231,33 @@ describe("scheduling", () => {
     const moved = await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: "2099-01-01T00:00:00Z" });
     expect(moved).toMatchObject(error(422, "validation_error", /at most 30 days/));
     const later = new Date(Date.now() + 2 * 3600_000);
-    expect((await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: later.toISOString() })).body).toEqual({ object: "email", id: res.body.id });
-    expect((await call("GET", `/emails/${res.body.id}`, admin)).body.scheduled_at.slice(0, 19)).toBe(later.toISOString().slice(0, 19).replace("T", " "));
+    expect((await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: later.toISOString() })).body).toEqual({
+      object: "email",
+      id: res.body.id,
+    });
+    expect((await call("GET", `/emails/${res.body.id}`, admin)).body.scheduled_at.slice(0, 19)).toBe(
+      later.toISOString().slice(0, 19).replace("T", " "),
+    );
 
     expect((await call("POST", `/emails/${res.body.id}/cancel`, admin)).body).toEqual({ object: "email", id: res.body.id });
     const canceled = (await call("GET", `/emails/${res.body.id}`, admin)).body;
     expect(canceled.last_event).toBe("canceled");
     // The Message-ID it would have gone out with is known from the start, as Resend's document has it.
-    expect([scheduled.message_id, canceled.message_id]).toEqual([expect.stringMatching(new RegExp(`^<${res.body.id}@`)), scheduled.message_id]);
+    expect([scheduled.message_id, canceled.message_id]).toEqual([
+      expect.stringMatching(new RegExp(`^<${res.body.id}@`)),
+      scheduled.message_id,
+    ]);
     expect((await call("POST", `/emails/${res.body.id}/cancel`, admin)).status).toBe(200);
-    expect(await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: "in 3 hours" })).toMatchObject(error(422, "validation_error", /it is canceled/));
+    expect(await call("PATCH", `/emails/${res.body.id}`, admin, { scheduled_at: "in 3 hours" })).toMatchObject(
+      error(422, "validation_error", /it is canceled/),
+    );
   });
 
   it("refuses to cancel an email that is not scheduled", async () => {
     const res = await send();
-    expect(await call("POST", `/emails/${res.body.id}/cancel`, admin)).toMatchObject(error(422, "validation_error", "Email cannot be canceled: it is queued, not scheduled."));
+    expect(await call("POST", `/emails/${res.body.id}/cancel`, admin)).toMatchObject(
+      error(422, "validation_error", "Email cannot be canceled: it is queued, not scheduled."),
+    );
   });
 
   it("does not cancel another team's email", async () => {
@@ -212,7 +274,9 @@ describe("POST /emails/batch", () => {
     const res = await call("POST", "/emails/batch", batcher, [email({ subject: "one" }), email({ subject: "two" })]);
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(2);
-    const subjects = await Promise.all(res.body.data.map(async (d: { id: string }) => (await call("GET", `/emails/${d.id}`, batcher)).body.subject));
+    const subjects = await Promise.all(
+      res.body.data.map(async (d: { id: string }) => (await call("GET", `/emails/${d.id}`, batcher)).body.subject),
+    );
     expect(subjects).toEqual(["one", "two"]);
   });
 
@@ -225,9 +289,15 @@ describe("POST /emails/batch", () => {
 
   it("permissive: sends the valid emails and reports the others by index", async () => {
     const batcher = await t.aKey("batch-team-3");
-    const res = await call("POST", "/emails/batch", batcher, [email({ to: [] }), email(), email({ attachments: [{ content: "aGk=", filename: "a.txt" }] })], {
-      "x-batch-validation": "permissive",
-    });
+    const res = await call(
+      "POST",
+      "/emails/batch",
+      batcher,
+      [email({ to: [] }), email(), email({ attachments: [{ content: "aGk=", filename: "a.txt" }] })],
+      {
+        "x-batch-validation": "permissive",
+      },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1);
     expect(res.body.errors).toEqual([
@@ -257,8 +327,14 @@ describe("POST /emails/batch", () => {
   it("answers the retry of a send released after it recorded its email with the same id", async () => {
     const sender = await t.aKey("send-team-released");
     const first = await call("POST", "/emails", sender, email(), { "idempotency-key": "released-after-recording" });
-    const { rows } = await sql<{ owner: string }>`SELECT owner_request_id AS owner FROM api_idempotency_keys WHERE key = 'released-after-recording'`.execute(t.test.database.db);
-    await releaseIdempotencyKey(t.test.database, { teamId: sender.teamId, method: "POST", path: "/emails", key: "released-after-recording" }, rows[0]!.owner);
+    const { rows } = await sql<{
+      owner: string;
+    }>`SELECT owner_request_id AS owner FROM api_idempotency_keys WHERE key = 'released-after-recording'`.execute(t.test.database.db);
+    await releaseIdempotencyKey(
+      t.test.database,
+      { teamId: sender.teamId, method: "POST", path: "/emails", key: "released-after-recording" },
+      rows[0]!.owner,
+    );
     const retried = await call("POST", "/emails", sender, email(), { "idempotency-key": "released-after-recording" });
     expect(retried.status).toBe(200);
     expect(retried.body.id).toBe(first.body.id);
@@ -266,7 +342,12 @@ describe("POST /emails/batch", () => {
   });
 
   it("refuses more than 100 emails", async () => {
-    const res = await call("POST", "/emails/batch", admin, Array.from({ length: 101 }, () => email()));
+    const res = await call(
+      "POST",
+      "/emails/batch",
+      admin,
+      Array.from({ length: 101 }, () => email()),
+    );
     expect(res).toMatchObject(error(422, "validation_error", /at most 100 items/));
   });
 });
@@ -312,7 +393,10 @@ describe("attachments", () => {
     expect(download.headers["content-type"]).toBe("application/pdf");
     expect(download.rawPayload.equals(pdf)).toBe(true);
 
-    const forged = await app.inject({ method: "GET", url: url.pathname + url.search.replace(/signature=(.)/, (_, first: string) => `signature=${first === "x" ? "y" : "x"}`) });
+    const forged = await app.inject({
+      method: "GET",
+      url: url.pathname + url.search.replace(/signature=(.)/, (_, first: string) => `signature=${first === "x" ? "y" : "x"}`),
+    });
     expect(forged.statusCode).toBe(403);
     const expired = await app.inject({ method: "GET", url: url.pathname + url.search.replace(/expires=\d+/, "expires=1000") });
     expect(expired.statusCode).toBe(403);
@@ -362,15 +446,24 @@ describe("template sends", () => {
       variables: [{ key: "NAME", type: "string" }],
     });
     expect(created.status).toBe(201);
-    expect(await send({ from: undefined, subject: undefined, html: undefined, template: { id: "welcome-mail", variables: { NAME: "Ann" } } })).toMatchObject(
-      error(422, "validation_error", /not published/),
-    );
+    expect(
+      await send({ from: undefined, subject: undefined, html: undefined, template: { id: "welcome-mail", variables: { NAME: "Ann" } } }),
+    ).toMatchObject(error(422, "validation_error", /not published/));
     expect((await call("POST", `/templates/${created.body.id}/publish`, admin)).status).toBe(200);
 
-    const res = await send({ from: undefined, subject: undefined, html: undefined, template: { id: "welcome-mail", variables: { NAME: "<Ann>" } } });
+    const res = await send({
+      from: undefined,
+      subject: undefined,
+      html: undefined,
+      template: { id: "welcome-mail", variables: { NAME: "<Ann>" } },
+    });
     expect(res.status).toBe(200);
     const got = (await call("GET", `/emails/${res.body.id}`, admin)).body;
-    expect(got).toMatchObject({ from: "Acme <hello@acme.test>", subject: "Hi <Ann>", html: "<p>Hello &lt;Ann&gt;, you have no messages</p>" });
+    expect(got).toMatchObject({
+      from: "Acme <hello@acme.test>",
+      subject: "Hi <Ann>",
+      html: "<p>Hello &lt;Ann&gt;, you have no messages</p>",
+    });
     expect(got.text).toBe("Hello <Ann>, you have no messages");
 
     expect(await send({ from: undefined, subject: undefined, html: undefined, template: { id: "welcome-mail" } })).toMatchObject(

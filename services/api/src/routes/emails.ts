@@ -43,7 +43,10 @@ const sendErrors = {
   invalid_attachment: "An attachment is not valid, or they exceed 40 MB.",
 };
 const batchHeaders = z.object({
-  "x-batch-validation": z.enum(["strict", "permissive"]).optional().describe("`strict` (default) refuses the whole batch on one invalid email."),
+  "x-batch-validation": z
+    .enum(["strict", "permissive"])
+    .optional()
+    .describe("`strict` (default) refuses the whole batch on one invalid email."),
 });
 const batchReply = z.object({
   data: z.array(z.object({ id: z.uuid() })),
@@ -51,7 +54,12 @@ const batchReply = z.object({
 });
 
 /** Batch items are checked one by one (permissive mode keeps the valid ones), with the same wording as a single send. */
-const checkBatchItem = (zodValidatorCompiler as FastifySchemaCompiler<typeof sendEmailBody>)({ schema: sendEmailBody, httpPart: "body", method: "POST", url: "/emails/batch" });
+const checkBatchItem = (zodValidatorCompiler as FastifySchemaCompiler<typeof sendEmailBody>)({
+  schema: sendEmailBody,
+  httpPart: "body",
+  method: "POST",
+  url: "/emails/batch",
+});
 
 function parseBatchItem(item: unknown): SendEmailBody {
   const result = checkBatchItem(item) as { value?: SendEmailBody; error?: Error };
@@ -128,7 +136,10 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const errors: { index: number; message: string }[] = [];
         for (const [index, item] of request.body.entries()) {
           try {
-            prepared.push({ index, email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now, idempotentId(request, "email", index)) });
+            prepared.push({
+              index,
+              email: await prepareEmail(prepareDeps, auth, parseBatchItem(item), now, idempotentId(request, "email", index)),
+            });
           } catch (error) {
             if (!(error instanceof TidingsError) || !permissive) {
               if (error instanceof TidingsError) throw new TidingsError(error.code, `Email ${index}: ${error.message}`);
@@ -138,45 +149,81 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           }
         }
         const metadata = requestMetadata(request, auth, services.clock);
-        const sent = await sendEmails(sendDeps, prepared.map(({ email }) => email), metadata, idOrigin(request));
-        const last = sent.map((s) => s.position).sort(comparePositions).at(-1);
+        const sent = await sendEmails(
+          sendDeps,
+          prepared.map(({ email }) => email),
+          metadata,
+          idOrigin(request),
+        );
+        const last = sent
+          .map((s) => s.position)
+          .sort(comparePositions)
+          .at(-1);
         await settled(last);
         const data = sent.map((s) => ({ id: s.id }));
         return ok(reply, permissive ? { data, errors } : { data });
       },
     );
 
-    app.get("/emails", { schema: { tags, summary: "List sent emails", querystring: listQuerySchema(), response: { 200: listSchema(emailListItem) } } }, async (request, reply) =>
-      ok(reply, await queries.list(requireAuth(request).teamId, request.query)),
+    app.get(
+      "/emails",
+      { schema: { tags, summary: "List sent emails", querystring: listQuerySchema(), response: { 200: listSchema(emailListItem) } } },
+      async (request, reply) => ok(reply, await queries.list(requireAuth(request).teamId, request.query)),
     );
 
-    app.get("/emails/:id", { schema: { tags, summary: "Retrieve an email", params: emailParams, response: { 200: emailObject } } }, async (request, reply) => {
-      const email = await queries.get(requireAuth(request).teamId, request.params.id);
-      if (!email) throw new TidingsError("not_found", "Email not found");
-      return ok(reply, email);
-    });
+    app.get(
+      "/emails/:id",
+      { schema: { tags, summary: "Retrieve an email", params: emailParams, response: { 200: emailObject } } },
+      async (request, reply) => {
+        const email = await queries.get(requireAuth(request).teamId, request.params.id);
+        if (!email) throw new TidingsError("not_found", "Email not found");
+        return ok(reply, email);
+      },
+    );
 
     app.patch(
       "/emails/:id",
-      { schema: { tags, summary: "Reschedule an email", params: emailParams, body: z.object({ scheduled_at: z.string() }), response: { 200: emailRef } } },
+      {
+        schema: {
+          tags,
+          summary: "Reschedule an email",
+          params: emailParams,
+          body: z.object({ scheduled_at: z.string() }),
+          response: { 200: emailRef },
+        },
+      },
       async (request, reply) => {
         const auth = requireAuth(request);
         const { id } = request.params;
-        await settled(await rescheduleEmail(services, auth.teamId, id, request.body.scheduled_at, requestMetadata(request, auth, services.clock)));
+        await settled(
+          await rescheduleEmail(services, auth.teamId, id, request.body.scheduled_at, requestMetadata(request, auth, services.clock)),
+        );
         return ok(reply, { object: "email" as const, id });
       },
     );
 
-    app.post("/emails/:id/cancel", { schema: { tags, summary: "Cancel a scheduled email", params: emailParams, response: { 200: emailRef } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { id } = request.params;
-      await settled(await cancelEmail(services, auth.teamId, id, requestMetadata(request, auth, services.clock)));
-      return ok(reply, { object: "email" as const, id });
-    });
+    app.post(
+      "/emails/:id/cancel",
+      { schema: { tags, summary: "Cancel a scheduled email", params: emailParams, response: { 200: emailRef } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { id } = request.params;
+        await settled(await cancelEmail(services, auth.teamId, id, requestMetadata(request, auth, services.clock)));
+        return ok(reply, { object: "email" as const, id });
+      },
+    );
 
     app.get(
       "/emails/:id/attachments",
-      { schema: { tags, summary: "List an email's attachments", params: emailParams, querystring: listQuerySchema(), response: { 200: listSchema(attachmentItem) } } },
+      {
+        schema: {
+          tags,
+          summary: "List an email's attachments",
+          params: emailParams,
+          querystring: listQuerySchema(),
+          response: { 200: listSchema(attachmentItem) },
+        },
+      },
       async (request, reply) => {
         const { id } = request.params;
         const page = await emailAttachments(services.database, requireAuth(request).teamId, id, request.query);
@@ -187,7 +234,14 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
 
     app.get(
       "/emails/:id/attachments/:attachmentId",
-      { schema: { tags, summary: "Retrieve an attachment", params: attachmentParams, response: { 200: attachmentItem.extend({ object: z.literal("attachment") }) } } },
+      {
+        schema: {
+          tags,
+          summary: "Retrieve an attachment",
+          params: attachmentParams,
+          response: { 200: attachmentItem.extend({ object: z.literal("attachment") }) },
+        },
+      },
       async (request, reply) => {
         const { id, attachmentId } = request.params;
         const page = await emailAttachments(services.database, requireAuth(request).teamId, id, {});
@@ -214,7 +268,10 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         const { id, attachmentId } = request.params;
         const { expires, signature } = request.query;
         if (!downloads.verify(downloadPath(id, attachmentId), expires, signature))
-          throw new TidingsError("invalid_download_url", "This download URL is invalid or has expired. Retrieve the attachment again for a new one.");
+          throw new TidingsError(
+            "invalid_download_url",
+            "This download URL is invalid or has expired. Retrieve the attachment again for a new one.",
+          );
         const row = await attachmentForDownload(services.database, id, attachmentId);
         if (!row) throw new TidingsError("not_found", "Attachment not found");
         const bytes = await blobBytes(blobs, row.blob, "Attachment not found");

@@ -65,26 +65,46 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
   return (app) => {
     app.post("/events", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await createEventDefinition(services, auth.teamId, request.body.name, request.body.schema ?? null, requestMetadata(request, auth, services.clock));
+      const result = await createEventDefinition(
+        services,
+        auth.teamId,
+        request.body.name,
+        request.body.schema ?? null,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return created(reply, { object: "event" as const, id: result.id });
     });
 
-    app.post("/events/send", { config: { idempotency: true }, schema: { tags, body: sendBody, response: { 202: sent } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { event: name, contact_id, email, payload } = request.body;
-      if ((contact_id === undefined) === (email === undefined)) throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
-      const result = await sendCustomEvent(services, auth.teamId, { event: name, contactId: contact_id, email, payload: payload ?? {} }, requestMetadata(request, auth, services.clock));
-      // Only a contact the send created is readable afterwards; the event itself shows nowhere to wait for.
-      await settled(result.contactCreated);
-      return accepted(reply, { object: "event" as const, event: name });
-    });
+    app.post(
+      "/events/send",
+      { config: { idempotency: true }, schema: { tags, body: sendBody, response: { 202: sent } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { event: name, contact_id, email, payload } = request.body;
+        if ((contact_id === undefined) === (email === undefined))
+          throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
+        const result = await sendCustomEvent(
+          services,
+          auth.teamId,
+          { event: name, contactId: contact_id, email, payload: payload ?? {} },
+          requestMetadata(request, auth, services.clock),
+        );
+        // Only a contact the send created is readable afterwards; the event itself shows nowhere to wait for.
+        await settled(result.contactCreated);
+        return accepted(reply, { object: "event" as const, event: name });
+      },
+    );
 
-    app.get("/events", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const page = await listEventDefinitions(services.database, auth.teamId, request.query);
-      return ok(reply, { ...page, data: page.data.map(({ object: _, ...item }) => item) });
-    });
+    app.get(
+      "/events",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const page = await listEventDefinitions(services.database, auth.teamId, request.query);
+        return ok(reply, { ...page, data: page.data.map(({ object: _, ...item }) => item) });
+      },
+    );
 
     app.get("/events/:idOrName", { schema: { tags, params, response: { 200: event } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -95,14 +115,25 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
 
     app.patch("/events/:idOrName", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await updateEventDefinition(services, auth.teamId, request.params.idOrName, request.body.schema, requestMetadata(request, auth, services.clock));
+      const result = await updateEventDefinition(
+        services,
+        auth.teamId,
+        request.params.idOrName,
+        request.body.schema,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return ok(reply, { object: "event" as const, id: result.id });
     });
 
     app.delete("/events/:idOrName", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await deleteEventDefinition(services, auth.teamId, request.params.idOrName, requestMetadata(request, auth, services.clock));
+      const result = await deleteEventDefinition(
+        services,
+        auth.teamId,
+        request.params.idOrName,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return ok(reply, { object: "event" as const, id: result.id, deleted: true as const });
     });

@@ -36,7 +36,11 @@ describe("health and readiness", () => {
       bus: () => new Promise(() => {}),
     });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ statusCode: 503, name: "service_unavailable", message: "Not ready: `readDatabase` failed, `bus` timed out after 50 ms." });
+    expect(res.body).toEqual({
+      statusCode: 503,
+      name: "service_unavailable",
+      message: "Not ready: `readDatabase` failed, `bus` timed out after 50 ms.",
+    });
     expect(JSON.stringify(res.body)).not.toContain("ECONNREFUSED");
     expect(JSON.stringify(res.lines)).toContain("ECONNREFUSED");
   });

@@ -17,21 +17,34 @@ export function healthRoutes(checks: ReadinessChecks, timeoutMs: number): ApiRou
   return (app) => {
     app.get("/health", { schema: { tags: ["operations"], security: [], response: { 200: ok } } }, async () => ({ status: "ok" as const }));
 
-    app.get("/ready", { schema: { tags: ["operations"], security: [], errors: { service_unavailable: "A check failed or timed out; the message names it." }, response: { 200: ready } } }, async (request) => {
-      const results = await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => ({ name, outcome: await withTimeout(check, timeoutMs) })),
-      );
-      const failed = results.filter((result) => result.outcome !== "ok");
-      for (const { name, outcome } of failed) {
-        if (outcome === "timeout") request.log.warn({ check: name, timeoutMs }, "readiness check timed out");
-        else request.log.warn({ check: name, err: (outcome as { error: unknown }).error }, "readiness check failed");
-      }
-      if (failed.length > 0) {
-        const list = failed.map(({ name, outcome }) => `\`${name}\` ${outcome === "timeout" ? `timed out after ${timeoutMs} ms` : "failed"}`);
-        throw new TidingsError("service_unavailable", `Not ready: ${list.join(", ")}.`);
-      }
-      return { status: "ready" as const, checks: Object.fromEntries(results.map(({ name }) => [name, "ok" as const])) };
-    });
+    app.get(
+      "/ready",
+      {
+        schema: {
+          tags: ["operations"],
+          security: [],
+          errors: { service_unavailable: "A check failed or timed out; the message names it." },
+          response: { 200: ready },
+        },
+      },
+      async (request) => {
+        const results = await Promise.all(
+          Object.entries(checks).map(async ([name, check]) => ({ name, outcome: await withTimeout(check, timeoutMs) })),
+        );
+        const failed = results.filter((result) => result.outcome !== "ok");
+        for (const { name, outcome } of failed) {
+          if (outcome === "timeout") request.log.warn({ check: name, timeoutMs }, "readiness check timed out");
+          else request.log.warn({ check: name, err: (outcome as { error: unknown }).error }, "readiness check failed");
+        }
+        if (failed.length > 0) {
+          const list = failed.map(
+            ({ name, outcome }) => `\`${name}\` ${outcome === "timeout" ? `timed out after ${timeoutMs} ms` : "failed"}`,
+          );
+          throw new TidingsError("service_unavailable", `Not ready: ${list.join(", ")}.`);
+        }
+        return { status: "ready" as const, checks: Object.fromEntries(results.map(({ name }) => [name, "ok" as const])) };
+      },
+    );
   };
 }
 
@@ -44,7 +57,13 @@ async function withTimeout(check: () => Promise<void>, timeoutMs: number): Promi
   });
   try {
     const run = Promise.resolve().then(check);
-    return await Promise.race([run.then((): Outcome => "ok", (error: unknown): Outcome => ({ error })), timeout]);
+    return await Promise.race([
+      run.then(
+        (): Outcome => "ok",
+        (error: unknown): Outcome => ({ error }),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -48,10 +48,24 @@ export function logsRoutes({ database }: { database: Database }): ApiRoutes {
     if (!writer) throw new Error("the logs routes need installRequestLogs on the app");
     app.get(
       "/logs",
-      { schema: { tags: ["logs"], summary: "List API request logs", querystring: listQuerySchema(), response: { 200: listSchema(logItem) } } },
+      {
+        schema: {
+          tags: ["logs"],
+          summary: "List API request logs",
+          querystring: listQuerySchema(),
+          response: { 200: listSchema(logItem) },
+        },
+      },
       async (request) => {
         await writer.flush();
-        const base = teamLogs(requireAuth(request).teamId).select(["id", wireCreatedAt, "endpoint", "method", "response_status", "user_agent"]);
+        const base = teamLogs(requireAuth(request).teamId).select([
+          "id",
+          wireCreatedAt,
+          "endpoint",
+          "method",
+          "response_status",
+          "user_agent",
+        ]);
         return listPage(base, request.query, { toItem: withCreatedAt });
       },
     );

@@ -62,10 +62,16 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
   const downloads = signedDownloads({ secret: services.secret, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
   const rawPath = (id: string) => `/emails/receiving/${id}/raw`;
   const attachmentPath = (id: string, attachmentId: string) => `/emails/receiving/${id}/attachments/${attachmentId}/download`;
-  const attachmentOut = (row: InboundAttachmentRow) => ({ ...inboundAttachmentItem(row), ...downloads.sign(attachmentPath(row.email_id, row.id)) });
+  const attachmentOut = (row: InboundAttachmentRow) => ({
+    ...inboundAttachmentItem(row),
+    ...downloads.sign(attachmentPath(row.email_id, row.id)),
+  });
   const checkSignature = (path: string, query: z.infer<typeof signedQuery>) => {
     if (!downloads.verify(path, query.expires, query.signature))
-      throw new TidingsError("invalid_download_url", "This download URL is invalid or has expired. Retrieve the email again for a new one.");
+      throw new TidingsError(
+        "invalid_download_url",
+        "This download URL is invalid or has expired. Retrieve the email again for a new one.",
+      );
   };
 
   return (app: ApiInstance) => {
@@ -83,7 +89,10 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
           summary: "Retrieve a received email",
           params: emailParams,
           querystring: z.object({
-            html_format: z.enum(["data_uri", "cid"]).default("data_uri").describe("`data_uri` (default) embeds inline images in the html; `cid` keeps `cid:` references."),
+            html_format: z
+              .enum(["data_uri", "cid"])
+              .default("data_uri")
+              .describe("`data_uri` (default) embeds inline images in the html; `cid` keeps `cid:` references."),
           }),
           response: { 200: receivedEmail },
         },
@@ -123,13 +132,25 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         checkSignature(rawPath(id), request.query);
         const blob = await queries.rawBlob(id);
         if (!blob) throw new TidingsError("not_found", "Email not found");
-        return sendDownload(reply, await blobBytes(blobs, blob, "Email not found"), { contentType: "message/rfc822", disposition: "attachment", filename: `${id}.eml` });
+        return sendDownload(reply, await blobBytes(blobs, blob, "Email not found"), {
+          contentType: "message/rfc822",
+          disposition: "attachment",
+          filename: `${id}.eml`,
+        });
       },
     );
 
     app.get(
       "/emails/receiving/:id/attachments",
-      { schema: { tags, summary: "List a received email's attachments", params: emailParams, querystring: listQuerySchema(), response: { 200: listSchema(attachmentData) } } },
+      {
+        schema: {
+          tags,
+          summary: "List a received email's attachments",
+          params: emailParams,
+          querystring: listQuerySchema(),
+          response: { 200: listSchema(attachmentData) },
+        },
+      },
       async (request, reply) => {
         const page = await queries.attachments(requireAuth(request).teamId, request.params.id, request.query);
         if (!page) throw new TidingsError("not_found", "Email not found");
@@ -139,7 +160,14 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
 
     app.get(
       "/emails/receiving/:id/attachments/:attachmentId",
-      { schema: { tags, summary: "Retrieve a received email's attachment", params: attachmentParams, response: { 200: attachmentData.extend({ object: z.literal("attachment") }) } } },
+      {
+        schema: {
+          tags,
+          summary: "Retrieve a received email's attachment",
+          params: attachmentParams,
+          response: { 200: attachmentData.extend({ object: z.literal("attachment") }) },
+        },
+      },
       async (request, reply) => {
         const { id, attachmentId } = request.params;
         const page = await queries.attachments(requireAuth(request).teamId, id, {});
@@ -168,7 +196,11 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         const row = await queries.attachmentForDownload(id, attachmentId);
         if (!row) throw new TidingsError("not_found", "Attachment not found");
         const bytes = await blobBytes(blobs, row.blob, "Attachment not found");
-        return sendDownload(reply, bytes, { contentType: row.content_type, disposition: row.disposition, filename: row.filename ?? "attachment" });
+        return sendDownload(reply, bytes, {
+          contentType: row.content_type,
+          disposition: row.disposition,
+          filename: row.filename ?? "attachment",
+        });
       },
     );
   };

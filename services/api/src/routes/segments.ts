@@ -23,43 +23,59 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
   const settled = async (position: Position | undefined) => {
     if (position) await services.waitFor(position);
   };
-  const routesAt = (prefix: "/segments" | "/audiences", object: "segment" | "audience"): ApiRoutes => (app) => {
-    const tags = [prefix.slice(1)];
-    const reference = z.object({ object: z.literal(object), id: z.uuid() });
+  const routesAt =
+    (prefix: "/segments" | "/audiences", object: "segment" | "audience"): ApiRoutes =>
+    (app) => {
+      const tags = [prefix.slice(1)];
+      const reference = z.object({ object: z.literal(object), id: z.uuid() });
 
-    app.post(prefix, { schema: { tags, body, response: { 201: reference.extend({ name: z.string() }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await createSegment(services, auth.teamId, request.body.name, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return created(reply, { object, id: result.id, name: request.body.name });
-    });
+      app.post(prefix, { schema: { tags, body, response: { 201: reference.extend({ name: z.string() }) } } }, async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await createSegment(services, auth.teamId, request.body.name, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return created(reply, { object, id: result.id, name: request.body.name });
+      });
 
-    app.get(prefix, { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listSegments(services.database, auth.teamId, request.query));
-    });
+      app.get(prefix, { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listSegments(services.database, auth.teamId, request.query));
+      });
 
-    app.get(`${prefix}/:id`, { schema: { tags, params, response: { 200: item.extend({ object: z.literal(object) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getSegment(services.database, auth.teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Audience not found");
-      return ok(reply, { object, ...found });
-    });
+      app.get(
+        `${prefix}/:id`,
+        { schema: { tags, params, response: { 200: item.extend({ object: z.literal(object) }) } } },
+        async (request, reply) => {
+          const auth = requireAuth(request);
+          const found = await getSegment(services.database, auth.teamId, request.params.id);
+          if (!found) throw new TidingsError("not_found", "Audience not found");
+          return ok(reply, { object, ...found });
+        },
+      );
 
-    app.patch(`${prefix}/:id`, { schema: { tags, params, body, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await renameSegment(services, auth.teamId, request.params.id, request.body.name, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object, id: result.id });
-    });
+      app.patch(`${prefix}/:id`, { schema: { tags, params, body, response: { 200: reference } } }, async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await renameSegment(
+          services,
+          auth.teamId,
+          request.params.id,
+          request.body.name,
+          requestMetadata(request, auth, services.clock),
+        );
+        await settled(result.position);
+        return ok(reply, { object, id: result.id });
+      });
 
-    app.delete(`${prefix}/:id`, { schema: { tags, params, response: { 200: z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteSegment(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object, id: result.id, deleted: true as const });
-    });
-  };
+      app.delete(
+        `${prefix}/:id`,
+        { schema: { tags, params, response: { 200: z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }) } } },
+        async (request, reply) => {
+          const auth = requireAuth(request);
+          const result = await deleteSegment(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+          await settled(result.position);
+          return ok(reply, { object, id: result.id, deleted: true as const });
+        },
+      );
+    };
   return async (app) => {
     await routesAt("/segments", "segment")(app);
     await routesAt("/audiences", "audience")(app);

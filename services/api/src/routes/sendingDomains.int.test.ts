@@ -22,10 +22,16 @@ beforeAll(async () => {
 afterAll(() => t?.dispose());
 
 const call = async (app: ApiInstance, method: "POST" | "PATCH" | "GET", url: string, key: TestKey, payload?: unknown) => {
-  const res = await app.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...key.headers, "content-type": "application/json" },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
   return { status: res.statusCode, body: res.json() };
 };
-const send = (app: ApiInstance, from: string, key: TestKey = admin) => call(app, "POST", "/emails", key, { from, to: "ann@example.test", subject: "Hi", html: "<p>Hi</p>" });
+const send = (app: ApiInstance, from: string, key: TestKey = admin) =>
+  call(app, "POST", "/emails", key, { from, to: "ann@example.test", subject: "Hi", html: "<p>Hi</p>" });
 
 /** A domain of `key`'s team, verified as if its records had been found (the DNS side is the saga's tests). */
 async function aDomain(key: TestKey, verified: boolean) {
@@ -35,7 +41,13 @@ async function aDomain(key: TestKey, verified: boolean) {
     const state = await loadState(t.store, domainStream(body.id), domainDecider);
     const records = state.status === "active" ? state.records : [];
     const results = records.map((r) => ({ key: r.key, name: r.name, value: r.value, status: "verified" as const }));
-    await handleCommand({ store: t.store, streamId: domainStream(body.id), decider: domainDecider, command: { type: "RecordDomainCheck", checkId: newId(), results, now: body.created_at }, metadata: { actor: "test" } });
+    await handleCommand({
+      store: t.store,
+      streamId: domainStream(body.id),
+      decider: domainDecider,
+      command: { type: "RecordDomainCheck", checkId: newId(), results, now: body.created_at },
+      metadata: { actor: "test" },
+    });
   }
   return { id: body.id as string, name };
 }
@@ -53,7 +65,11 @@ describe("the sending rule", () => {
     const domain = await aDomain(admin, false);
     expect(await send(strict, `hello@${domain.name}`)).toEqual({
       status: 403,
-      body: { statusCode: 403, name: "validation_error", message: `The \`${domain.name}\` domain is not verified. Add and verify it before sending from it.` },
+      body: {
+        statusCode: 403,
+        name: "validation_error",
+        message: `The \`${domain.name}\` domain is not verified. Add and verify it before sending from it.`,
+      },
     });
     expect((await send(lenient, `hello@${domain.name}`)).status).toBe(200);
   });
@@ -72,7 +88,8 @@ describe("the sending rule", () => {
 
   it("sees sending enabled at once after a refusal, and sending disabled within a second of a send that passed", async () => {
     const domain = await aDomain(admin, true);
-    const sending = (value: "enabled" | "disabled") => call(lenient, "PATCH", `/domains/${domain.id}`, admin, { capabilities: { sending: value, receiving: "enabled" } });
+    const sending = (value: "enabled" | "disabled") =>
+      call(lenient, "PATCH", `/domains/${domain.id}`, admin, { capabilities: { sending: value, receiving: "enabled" } });
     await sending("disabled");
     expect((await send(lenient, `hello@${domain.name}`)).status).toBe(403);
     await sending("enabled");

@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = jsonCaller(() => app, () => admin);
+const call = jsonCaller(
+  () => app,
+  () => admin,
+);
 const error = wireError;
 
 /** Sends one email and answers what became of it: `queued`, or `suppressed`. */
@@ -67,7 +70,10 @@ describe("manual suppressions", () => {
     // The same address again is the same suppression.
     expect((await call("POST", "/suppressions", { email: "manual@example.test" })).body.id).toBe(added.body.id);
 
-    expect(await call("DELETE", "/suppressions/MANUAL@example.test")).toEqual({ status: 200, body: { object: "suppression", id: added.body.id, deleted: true } });
+    expect(await call("DELETE", "/suppressions/MANUAL@example.test")).toEqual({
+      status: 200,
+      body: { object: "suppression", id: added.body.id, deleted: true },
+    });
     expect(await call("GET", `/suppressions/${added.body.id}`)).toEqual(error(404, "not_found", "Suppression not found"));
     expect(await sendTo("manual@example.test")).toBe("queued");
     expect(await call("DELETE", "/suppressions/manual@example.test")).toEqual(error(404, "not_found", "Suppression not found"));
@@ -94,10 +100,15 @@ describe("bounce suppressions", () => {
     const listed = await call("GET", "/suppressions/gone@example.test");
     expect(listed.body).toMatchObject({ email: "gone@example.test", origin: "bounce", source_id: sent.body.id });
     expect((await call("GET", "/suppressions?origin=bounce")).body.data).toEqual([expect.objectContaining({ id: listed.body.id })]);
-    expect((await call("GET", "/suppressions?origin=manual")).body.data.map((s: { email: string }) => s.email)).not.toContain("gone@example.test");
+    expect((await call("GET", "/suppressions?origin=manual")).body.data.map((s: { email: string }) => s.email)).not.toContain(
+      "gone@example.test",
+    );
     expect(await sendTo("gone@example.test")).toBe("suppressed");
 
-    expect(await call("DELETE", `/suppressions/${listed.body.id}`)).toEqual({ status: 200, body: { object: "suppression", id: listed.body.id, deleted: true } });
+    expect(await call("DELETE", `/suppressions/${listed.body.id}`)).toEqual({
+      status: 200,
+      body: { object: "suppression", id: listed.body.id, deleted: true },
+    });
     expect(await sendTo("gone@example.test")).toBe("queued");
   });
 
@@ -110,7 +121,10 @@ describe("bounce suppressions", () => {
       const waiting = { ...t.services };
       waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
       const catchingUp = await t.app({ services: waiting });
-      const removed = await jsonCaller(() => catchingUp, () => admin)("DELETE", "/suppressions/late@example.test");
+      const removed = await jsonCaller(
+        () => catchingUp,
+        () => admin,
+      )("DELETE", "/suppressions/late@example.test");
       expect(removed).toEqual({ status: 200, body: { object: "suppression", id: expect.any(String), deleted: true } });
     } finally {
       release();
@@ -121,7 +135,12 @@ describe("bounce suppressions", () => {
 
   it("answers 503, removing nothing, when the list cannot catch up to look for an unknown address", async () => {
     const behind = await t.app({ services: { ...t.services, catchUp: async () => false } });
-    expect(await jsonCaller(() => behind, () => admin)("DELETE", "/suppressions/unknown@example.test")).toEqual(error(503, "service_unavailable", /behind/));
+    expect(
+      await jsonCaller(
+        () => behind,
+        () => admin,
+      )("DELETE", "/suppressions/unknown@example.test"),
+    ).toEqual(error(503, "service_unavailable", /behind/));
   });
 });
 
@@ -143,9 +162,13 @@ describe("batches", () => {
 
   it("refuses more than 100, or a bad address, naming it and adding nothing", async () => {
     const many = Array.from({ length: 101 }, (_, i) => `m${i}@example.test`);
-    expect(await call("POST", "/suppressions/batch/add", { emails: many })).toEqual(error(422, "validation_error", "`emails` must hold at most 100 items."));
+    expect(await call("POST", "/suppressions/batch/add", { emails: many })).toEqual(
+      error(422, "validation_error", "`emails` must hold at most 100 items."),
+    );
     expect((await call("POST", "/suppressions/batch/remove", { ids: many })).status).toBe(422);
-    expect(await call("POST", "/suppressions/batch/add", { emails: ["fine@example.test", "bad"] })).toEqual(error(422, "validation_error", /`emails\[1\]`/));
+    expect(await call("POST", "/suppressions/batch/add", { emails: ["fine@example.test", "bad"] })).toEqual(
+      error(422, "validation_error", /`emails\[1\]`/),
+    );
     expect(await call("GET", "/suppressions/fine@example.test")).toEqual(error(404, "not_found", "Suppression not found"));
     expect(await call("POST", "/suppressions/batch/add", { emails: [] })).toEqual(error(422, "validation_error", /`emails`/));
   });

@@ -22,7 +22,13 @@ const removeBody = z.union([
   z.object({ ids: z.array(z.string()).min(1).max(SUPPRESSION_BATCH_MAX, tooMany("ids")) }),
 ]);
 
-const item = z.object({ id: z.uuid(), email: z.string(), origin: z.enum(suppressionOrigins), source_id: z.uuid().nullable(), created_at: wireTimestampText() });
+const item = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  origin: z.enum(suppressionOrigins),
+  source_id: z.uuid().nullable(),
+  created_at: wireTimestampText(),
+});
 const reference = z.object({ object: z.literal("suppression"), id: z.uuid() });
 const removed = z.object({ object: z.literal("suppression"), id: z.string(), deleted: z.boolean() });
 
@@ -32,61 +38,94 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
     for (const position of positions) if (position) await services.waitFor(position);
   };
   return (app) => {
-    app.post("/suppressions", { schema: { tags, body: z.object({ email: emailAddressText() }), response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await addSuppression(services, auth.teamId, request.body.email, requestMetadata(request, auth, services.clock));
-      await settled([result.position]);
-      return created(reply, { object: "suppression" as const, id: result.id });
-    });
+    app.post(
+      "/suppressions",
+      { schema: { tags, body: z.object({ email: emailAddressText() }), response: { 201: reference } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await addSuppression(services, auth.teamId, request.body.email, requestMetadata(request, auth, services.clock));
+        await settled([result.position]);
+        return created(reply, { object: "suppression" as const, id: result.id });
+      },
+    );
 
-    app.post("/suppressions/batch/add", { schema: { tags, body: z.object({ emails }), response: { 201: z.object({ data: z.array(reference) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      checkSuppressionEmails(services, auth.teamId, request.body.emails, (i) => `emails[${i}]`);
-      const metadata = requestMetadata(request, auth, services.clock);
-      const results: ChangedSuppression[] = [];
-      for (const email of request.body.emails) results.push(await addSuppression(services, auth.teamId, email, metadata));
-      await settled(results.map((r) => r.position));
-      return created(reply, { data: results.map((r) => ({ object: "suppression" as const, id: r.id })) });
-    });
+    app.post(
+      "/suppressions/batch/add",
+      { schema: { tags, body: z.object({ emails }), response: { 201: z.object({ data: z.array(reference) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        checkSuppressionEmails(services, auth.teamId, request.body.emails, (i) => `emails[${i}]`);
+        const metadata = requestMetadata(request, auth, services.clock);
+        const results: ChangedSuppression[] = [];
+        for (const email of request.body.emails) results.push(await addSuppression(services, auth.teamId, email, metadata));
+        await settled(results.map((r) => r.position));
+        return created(reply, { data: results.map((r) => ({ object: "suppression" as const, id: r.id })) });
+      },
+    );
 
-    app.post("/suppressions/batch/remove", { schema: { tags, body: removeBody, response: { 200: z.object({ data: z.array(removed) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const metadata = requestMetadata(request, auth, services.clock);
-      const names = "emails" in request.body ? request.body.emails : request.body.ids;
-      const data: z.infer<typeof removed>[] = [];
-      const positions: (Position | undefined)[] = [];
-      for (const idOrEmail of names) {
-        try {
-          const result = await removeSuppression(services, auth.teamId, idOrEmail, metadata);
-          positions.push(result.position);
-          data.push({ object: "suppression", id: result.id, deleted: true });
-        } catch (error) {
-          // One address not on the list does not fail the others: it is reported as not deleted. A list
-          // that cannot be searched yet fails the request, which the client sends again.
-          const notOnList = (error instanceof TidingsError && error.code !== "service_unavailable") || (error as { name?: string }).name === "DomainRejection";
-          if (!notOnList) throw error;
-          data.push({ object: "suppression", id: idOrEmail, deleted: false });
+    app.post(
+      "/suppressions/batch/remove",
+      { schema: { tags, body: removeBody, response: { 200: z.object({ data: z.array(removed) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const metadata = requestMetadata(request, auth, services.clock);
+        const names = "emails" in request.body ? request.body.emails : request.body.ids;
+        const data: z.infer<typeof removed>[] = [];
+        const positions: (Position | undefined)[] = [];
+        for (const idOrEmail of names) {
+          try {
+            const result = await removeSuppression(services, auth.teamId, idOrEmail, metadata);
+            positions.push(result.position);
+            data.push({ object: "suppression", id: result.id, deleted: true });
+          } catch (error) {
+            // One address not on the list does not fail the others: it is reported as not deleted. A list
+            // that cannot be searched yet fails the request, which the client sends again.
+            const notOnList =
+              (error instanceof TidingsError && error.code !== "service_unavailable") ||
+              (error as { name?: string }).name === "DomainRejection";
+            if (!notOnList) throw error;
+            data.push({ object: "suppression", id: idOrEmail, deleted: false });
+          }
         }
-      }
-      await settled(positions);
-      return ok(reply, { data });
-    });
+        await settled(positions);
+        return ok(reply, { data });
+      },
+    );
 
-    app.get("/suppressions", { schema: { tags, querystring: listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }), response: { 200: listSchema(item) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listSuppressions(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/suppressions",
+      {
+        schema: {
+          tags,
+          querystring: listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }),
+          response: { 200: listSchema(item) },
+        },
+      },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listSuppressions(services.database, auth.teamId, request.query));
+      },
+    );
 
-    app.get("/suppressions/:idOrEmail", { schema: { tags, params, response: { 200: item.extend({ object: z.literal("suppression") }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getSuppression(services.database, auth.teamId, request.params.idOrEmail);
-      if (!found) throw new TidingsError("not_found", "Suppression not found");
-      return ok(reply, { object: "suppression" as const, ...found });
-    });
+    app.get(
+      "/suppressions/:idOrEmail",
+      { schema: { tags, params, response: { 200: item.extend({ object: z.literal("suppression") }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const found = await getSuppression(services.database, auth.teamId, request.params.idOrEmail);
+        if (!found) throw new TidingsError("not_found", "Suppression not found");
+        return ok(reply, { object: "suppression" as const, ...found });
+      },
+    );
 
     app.delete("/suppressions/:idOrEmail", { schema: { tags, params, response: { 200: removed } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await removeSuppression(services, auth.teamId, request.params.idOrEmail, requestMetadata(request, auth, services.clock));
+      const result = await removeSuppression(
+        services,
+        auth.teamId,
+        request.params.idOrEmail,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled([result.position]);
       return ok(reply, { object: "suppression" as const, id: result.id, deleted: true });
     });

@@ -19,7 +19,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = jsonCaller(() => app, () => admin);
+const call = jsonCaller(
+  () => app,
+  () => admin,
+);
 
 let aliasCounter = 0;
 const uniqueAlias = (base: string) => `${base}-${++aliasCounter}`;
@@ -46,7 +49,24 @@ describe("POST /templates", () => {
     const got = await call("GET", `/templates/${res.body.id}`);
     expect(got.status).toBe(200);
     expect(Object.keys(got.body).sort()).toEqual(
-      ["object", "id", "name", "alias", "subject", "html", "text", "from", "reply_to", "variables", "status", "published_at", "created_at", "updated_at", "has_unpublished_versions", "current_version_id"].sort(),
+      [
+        "object",
+        "id",
+        "name",
+        "alias",
+        "subject",
+        "html",
+        "text",
+        "from",
+        "reply_to",
+        "variables",
+        "status",
+        "published_at",
+        "created_at",
+        "updated_at",
+        "has_unpublished_versions",
+        "current_version_id",
+      ].sort(),
     );
     expect(got.body).toMatchObject({
       object: "template",
@@ -70,19 +90,40 @@ describe("POST /templates", () => {
   });
 
   it("refuses a missing name or html, naming the field", async () => {
-    expect(await create({ html: "<p/>" })).toMatchObject({ status: 422, body: { name: "missing_required_field", message: "Missing `name` field." } });
-    expect(await create({ name: "x" })).toMatchObject({ status: 422, body: { name: "missing_required_field", message: "Missing `html` field." } });
+    expect(await create({ html: "<p/>" })).toMatchObject({
+      status: 422,
+      body: { name: "missing_required_field", message: "Missing `name` field." },
+    });
+    expect(await create({ name: "x" })).toMatchObject({
+      status: 422,
+      body: { name: "missing_required_field", message: "Missing `html` field." },
+    });
   });
 
   it("refuses more than 50 variables, a fallback of the wrong type, a duplicate key and an unknown type", async () => {
     const many = Array.from({ length: 51 }, (_, i) => ({ key: `V${i}`, type: "string" }));
-    expect((await create(welcome({ variables: many }))).body).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("at most 50") });
+    expect((await create(welcome({ variables: many }))).body).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+      message: expect.stringContaining("at most 50"),
+    });
     const wrongType = await create(welcome({ variables: [{ key: "N", type: "number", fallback_value: "three" }] }));
     expect(wrongType.body).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("fallback_value") });
-    const twice = await create(welcome({ variables: [{ key: "A", type: "string" }, { key: "A", type: "string" }] }));
+    const twice = await create(
+      welcome({
+        variables: [
+          { key: "A", type: "string" },
+          { key: "A", type: "string" },
+        ],
+      }),
+    );
     expect(twice.body.message).toContain("declared twice");
     const unknown = await create(welcome({ variables: [{ key: "A", type: "boolean" }] }));
-    expect(unknown.body).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`variables[0].type`") });
+    expect(unknown.body).toMatchObject({
+      statusCode: 422,
+      name: "validation_error",
+      message: expect.stringContaining("`variables[0].type`"),
+    });
   });
 
   it("refuses a from that is not a mailbox with invalid_from_address", async () =>
@@ -102,7 +143,10 @@ describe("template aliases", () => {
   it("refuses a second template with a taken alias, and another team may use it", async () => {
     const alias = uniqueAlias("taken");
     expect((await create(welcome({ alias }))).status).toBe(201);
-    expect(await create(welcome({ alias }))).toMatchObject({ status: 422, body: { name: "validation_error", message: expect.stringContaining("`alias`") } });
+    expect(await create(welcome({ alias }))).toMatchObject({
+      status: 422,
+      body: { name: "validation_error", message: expect.stringContaining("`alias`") },
+    });
     expect((await create(welcome({ alias }), other)).status).toBe(201);
   });
 
@@ -152,7 +196,10 @@ describe("template aliases", () => {
 describe("versions", () => {
   it("publishing sets status and published_at; an edit after it is an unpublished version sends do not use", async () => {
     const { body } = await create(welcome({ subject: "First {{{NAME}}}" }));
-    await expect(templateForSend(t.services, admin.teamId, body.id)).rejects.toMatchObject({ code: "validation_error", message: expect.stringContaining("not published") });
+    await expect(templateForSend(t.services, admin.teamId, body.id)).rejects.toMatchObject({
+      code: "validation_error",
+      message: expect.stringContaining("not published"),
+    });
     await call("POST", `/templates/${body.id}/publish`);
     const published = (await call("GET", `/templates/${body.id}`)).body;
     expect(published).toMatchObject({ status: "published", has_unpublished_versions: false });
@@ -168,14 +215,21 @@ describe("versions", () => {
     expect(() => renderTemplateForSend(forSend, {})).toThrow(/`COUNT`/);
 
     await call("POST", `/templates/${body.id}/publish`);
-    expect((await call("GET", `/templates/${body.id}`)).body).toMatchObject({ has_unpublished_versions: false, current_version_id: edited.current_version_id });
+    expect((await call("GET", `/templates/${body.id}`)).body).toMatchObject({
+      has_unpublished_versions: false,
+      current_version_id: edited.current_version_id,
+    });
     expect(await templateForSend(t.services, admin.teamId, body.id)).toMatchObject({ version: 2, subject: "Second {{{NAME}}}" });
   });
 
   it("a PATCH changes only the fields it names", async () => {
     const { body } = await create(welcome({ text: "" }));
     await call("PATCH", `/templates/${body.id}`, { name: "Only the name" });
-    expect((await call("GET", `/templates/${body.id}`)).body).toMatchObject({ name: "Only the name", text: "", subject: "Hello {{{NAME}}}" });
+    expect((await call("GET", `/templates/${body.id}`)).body).toMatchObject({
+      name: "Only the name",
+      text: "",
+      subject: "Hello {{{NAME}}}",
+    });
   });
 
   it("duplicates into a draft copy without the alias", async () => {
@@ -183,7 +237,12 @@ describe("versions", () => {
     await call("POST", `/templates/${body.id}/publish`);
     const copy = await call("POST", `/templates/${body.id}/duplicate`);
     expect(copy).toMatchObject({ status: 201, body: { object: "template" } });
-    expect((await call("GET", `/templates/${copy.body.id}`)).body).toMatchObject({ name: "Welcome (copy)", alias: null, status: "draft", html: welcome().html });
+    expect((await call("GET", `/templates/${copy.body.id}`)).body).toMatchObject({
+      name: "Welcome (copy)",
+      alias: null,
+      status: "draft",
+      html: welcome().html,
+    });
   });
 });
 

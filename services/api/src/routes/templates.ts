@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import { TEMPLATE_NAME_MAX, TEMPLATE_VARIABLE_KEY_MAX, TEMPLATE_VARIABLES_MAX, templateVariableTypes, type TemplateContent } from "@tidings/domain";
+import {
+  TEMPLATE_NAME_MAX,
+  TEMPLATE_VARIABLE_KEY_MAX,
+  TEMPLATE_VARIABLES_MAX,
+  templateVariableTypes,
+  type TemplateContent,
+} from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTemplate, duplicateTemplate } from "../handlers/createTemplate.js";
@@ -24,18 +30,34 @@ const variable = z.object({
     .meta({ pattern: `^[A-Za-z0-9_]{1,${TEMPLATE_VARIABLE_KEY_MAX}}$` })
     .describe("Used in the template as `{{{KEY}}}`: ASCII letters, digits and underscores."),
   type: z.enum(templateVariableTypes),
-  fallback_value: z.union([z.string(), z.number()]).nullable().optional().describe("Used when a send supplies no value; of the variable's type."),
+  fallback_value: z
+    .union([z.string(), z.number()])
+    .nullable()
+    .optional()
+    .describe("Used when a send supplies no value; of the variable's type."),
 });
 
 const contentShape = {
   name: z.string().max(TEMPLATE_NAME_MAX).meta({ minLength: 1 }).describe("The template's name."),
   html: z.string().meta({ minLength: 1 }).describe("The html body; variables are written `{{{KEY}}}` or `{{{KEY|fallback}}}`."),
-  alias: z.string().meta({ pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$" }).nullable().optional().describe("A name unique within the team, usable wherever the id is."),
+  alias: z
+    .string()
+    .meta({ pattern: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$" })
+    .nullable()
+    .optional()
+    .describe("A name unique within the team, usable wherever the id is."),
   subject: z.string().nullable().optional().describe("Default subject, overridable when sending."),
   text: z.string().nullable().optional().describe("Plain-text body; generated from html when omitted, none when empty."),
   from: mailboxText().nullable().optional().describe("Default sender, `email@example.com` or `Name <email@example.com>`."),
-  reply_to: z.union([mailboxText(), z.array(mailboxText())]).nullable().optional(),
-  variables: z.array(variable).max(TEMPLATE_VARIABLES_MAX, `The \`variables\` field must hold at most ${TEMPLATE_VARIABLES_MAX} variables.`).nullable().optional(),
+  reply_to: z
+    .union([mailboxText(), z.array(mailboxText())])
+    .nullable()
+    .optional(),
+  variables: z
+    .array(variable)
+    .max(TEMPLATE_VARIABLES_MAX, `The \`variables\` field must hold at most ${TEMPLATE_VARIABLES_MAX} variables.`)
+    .nullable()
+    .optional(),
 };
 
 const createBody = z.object(contentShape);
@@ -57,7 +79,14 @@ function contentChanges(body: Body): Partial<TemplateContent> {
   return changes;
 }
 
-const noContent: Omit<TemplateContent, "name" | "html"> = { alias: null, subject: null, text: null, from: null, replyTo: null, variables: [] };
+const noContent: Omit<TemplateContent, "name" | "html"> = {
+  alias: null,
+  subject: null,
+  text: null,
+  from: null,
+  replyTo: null,
+  variables: [],
+};
 
 const listItem = z.object({
   id: z.uuid(),
@@ -110,10 +139,14 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "template" as const, id: result.id });
     });
 
-    app.get("/templates", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listTemplates(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/templates",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listTemplates(services.database, auth.teamId, request.query));
+      },
+    );
 
     app.get("/templates/:idOrAlias", { schema: { tags, params, response: { 200: template } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -122,13 +155,17 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
       return ok(reply, found);
     });
 
-    app.patch("/templates/:idOrAlias", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const metadata = requestMetadata(request, auth, services.clock);
-      const result = await updateTemplate(services, auth.teamId, request.params.idOrAlias, contentChanges(request.body), metadata);
-      await settled(result.position);
-      return ok(reply, { object: "template" as const, id: result.id });
-    });
+    app.patch(
+      "/templates/:idOrAlias",
+      { schema: { tags, params, body: updateBody, response: { 200: reference } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const metadata = requestMetadata(request, auth, services.clock);
+        const result = await updateTemplate(services, auth.teamId, request.params.idOrAlias, contentChanges(request.body), metadata);
+        await settled(result.position);
+        return ok(reply, { object: "template" as const, id: result.id });
+      },
+    );
 
     app.delete("/templates/:idOrAlias", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -146,7 +183,12 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
 
     app.post("/templates/:idOrAlias/duplicate", { schema: { tags, params, response: { 201: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await duplicateTemplate(services, auth.teamId, request.params.idOrAlias, requestMetadata(request, auth, services.clock));
+      const result = await duplicateTemplate(
+        services,
+        auth.teamId,
+        request.params.idOrAlias,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return created(reply, { object: "template" as const, id: result.id });
     });

@@ -18,7 +18,12 @@ const params = z.object({ id: z.string().min(1).max(255).describe("The topic's i
 const createBody = z.object({
   name: z.string().meta({ minLength: 1, maxLength: TOPIC_NAME_MAX }).describe(`At most ${TOPIC_NAME_MAX} characters.`),
   default_subscription: z.enum(topicSubscriptions).describe("What a contact who never chose gets; cannot be changed later."),
-  description: z.string().meta({ maxLength: TOPIC_DESCRIPTION_MAX }).nullable().optional().describe(`At most ${TOPIC_DESCRIPTION_MAX} characters.`),
+  description: z
+    .string()
+    .meta({ maxLength: TOPIC_DESCRIPTION_MAX })
+    .nullable()
+    .optional()
+    .describe(`At most ${TOPIC_DESCRIPTION_MAX} characters.`),
   visibility: z.enum(topicVisibilities).optional().describe("Whether the preference page shows the topic; private by default."),
 });
 
@@ -34,7 +39,10 @@ const updateBody = z
     default_subscription: z.unknown().optional().meta({ not: {} }).describe("Cannot be changed after the topic is created."),
     defaultSubscription: z.unknown().optional().meta({ not: {} }).describe("Cannot be changed after the topic is created."),
   })
-  .refine((body) => body.default_subscription === undefined && body.defaultSubscription === undefined, { message: immutable, path: ["default_subscription"] });
+  .refine((body) => body.default_subscription === undefined && body.defaultSubscription === undefined, {
+    message: immutable,
+    path: ["default_subscription"],
+  });
 
 const item = z.object({
   id: z.uuid(),
@@ -61,17 +69,25 @@ export function topicRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "topic" as const, id: result.id });
     });
 
-    app.get("/topics", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listTopics(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/topics",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listTopics(services.database, auth.teamId, request.query));
+      },
+    );
 
-    app.get("/topics/:id", { schema: { tags, params, response: { 200: item.extend({ object: z.literal("topic") }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getTopic(services.database, auth.teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Topic not found");
-      return ok(reply, { object: "topic" as const, ...found });
-    });
+    app.get(
+      "/topics/:id",
+      { schema: { tags, params, response: { 200: item.extend({ object: z.literal("topic") }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const found = await getTopic(services.database, auth.teamId, request.params.id);
+        if (!found) throw new TidingsError("not_found", "Topic not found");
+        return ok(reply, { object: "topic" as const, ...found });
+      },
+    );
 
     app.patch("/topics/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -85,11 +101,15 @@ export function topicRoutes(services: ApiServices): ApiRoutes {
       return ok(reply, { object: "topic" as const, id: result.id });
     });
 
-    app.delete("/topics/:id", { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteTopic(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "topic" as const, id: result.id, deleted: true as const });
-    });
+    app.delete(
+      "/topics/:id",
+      { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const result = await deleteTopic(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "topic" as const, id: result.id, deleted: true as const });
+      },
+    );
   };
 }

@@ -66,14 +66,21 @@ export function trackingRoutes(services: ApiServices): ApiRoutes {
           security: [],
           params,
           response: {
-            302: { ...pageResponse("A redirect to the link's target, with a page linking to it."), headers: { location: z.string().describe("The link's target.") } },
+            302: {
+              ...pageResponse("A redirect to the link's target, with a page linking to it."),
+              headers: { location: z.string().describe("The link's target.") },
+            },
             404: pageResponse("A page saying the link is not valid."),
           },
         },
       },
       async (request, reply) => {
         const claims = services.secret ? readClickToken(services.secret, request.params["*"]) : undefined;
-        if (!claims) return noStore(reply).code(404).type("text/html; charset=utf-8").send("<!doctype html><title>Link not valid</title><p>This link is not valid.</p>");
+        if (!claims)
+          return noStore(reply)
+            .code(404)
+            .type("text/html; charset=utf-8")
+            .send("<!doctype html><title>Link not valid</title><p>This link is not valid.</p>");
         await record(request, claims.emailId, { type: "RecordEmailClicked", link: claims.url, linkIndex: claims.linkIndex });
         const target = escapeHtml(claims.url);
         return noStore(reply)

@@ -17,10 +17,16 @@ beforeAll(async () => {
 afterAll(() => t?.dispose());
 
 async function api(method: "GET" | "POST", url: string, payload?: unknown) {
-  const res = await app.inject({ method, url, headers: { ...admin.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...admin.headers, "content-type": "application/json" },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
   return res.json();
 }
-const form = (url: string, body: string) => app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });
+const form = (url: string, body: string) =>
+  app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });
 const link = (contactId: string, topicId: string | null = null) =>
   `/unsubscribe/${unsubscribeToken(secret, { contactId, teamId: admin.teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 })}`;
 
@@ -29,7 +35,12 @@ async function aContactWithTopics() {
   const offers = await api("POST", "/topics", { name: "Offers", default_subscription: "opt_in", visibility: "public" });
   const contact = await api("POST", "/contacts", { email: `reader-${news.id.slice(0, 8)}@example.com` });
   const subscriptions = async () =>
-    Object.fromEntries(((await api("GET", `/contacts/${contact.id}/topics`)).data as { id: string; subscription: string }[]).map((s) => [s.id, s.subscription]));
+    Object.fromEntries(
+      ((await api("GET", `/contacts/${contact.id}/topics`)).data as { id: string; subscription: string }[]).map((s) => [
+        s.id,
+        s.subscription,
+      ]),
+    );
   return { news: news.id as string, offers: offers.id as string, contact: contact.id as string, subscriptions };
 }
 
@@ -82,7 +93,12 @@ describe("/unsubscribe/:token", () => {
   it("takes the page's form only: a JSON body gets 415, whatever it holds, and changes nothing", async () => {
     const { contact, subscriptions } = await aContactWithTopics();
     const before = await subscriptions();
-    const res = await app.inject({ method: "POST", url: link(contact), headers: { "content-type": "application/json" }, payload: JSON.stringify({ action: ["save"], topic: 5 }) });
+    const res = await app.inject({
+      method: "POST",
+      url: link(contact),
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ action: ["save"], topic: 5 }),
+    });
     expect([res.statusCode, res.json().name]).toEqual([415, "validation_error"]);
     expect(res.json().message).toContain("application/x-www-form-urlencoded");
     expect(await subscriptions()).toEqual(before);

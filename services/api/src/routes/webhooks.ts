@@ -29,7 +29,13 @@ const events = z
 const createBody = z.object({ endpoint, events });
 const updateBody = z.object({ endpoint: endpoint.optional(), events: events.optional(), status: z.enum(webhookStatuses).optional() });
 
-const listItem = z.object({ id: z.uuid(), endpoint: z.string(), created_at: wireTimestampText(), status: z.enum(webhookStatuses), events: z.array(z.string()).nullable() });
+const listItem = z.object({
+  id: z.uuid(),
+  endpoint: z.string(),
+  created_at: wireTimestampText(),
+  status: z.enum(webhookStatuses),
+  events: z.array(z.string()).nullable(),
+});
 const webhook = listItem.extend({ object: z.literal("webhook"), signing_secret: z.string() });
 const reference = z.object({ object: z.literal("webhook"), id: z.uuid() });
 const withSecret = reference.extend({ signing_secret: z.string() });
@@ -37,9 +43,19 @@ const deleted = reference.extend({ deleted: z.literal(true) });
 
 const deliveryStatus = z.enum(["pending", "attempting", "success", "failed"]);
 const deliveryItem = z.object({ id: z.uuid(), type: z.string(), created_at: wireTimestampText(), status: deliveryStatus });
-const delivery = deliveryItem.extend({ object: z.literal("webhook_event"), next_attempt_at: wireTimestampText().nullable(), payload: z.unknown() });
+const delivery = deliveryItem.extend({
+  object: z.literal("webhook_event"),
+  next_attempt_at: wireTimestampText().nullable(),
+  payload: z.unknown(),
+});
 const deliveryReference = z.object({ object: z.literal("webhook_event"), id: z.uuid() });
-const attempt = z.object({ id: z.uuid(), http_status_code: z.number().int().nullable(), response: z.string(), duration_ms: z.number().int(), sent_at: wireTimestampText() });
+const attempt = z.object({
+  id: z.uuid(),
+  http_status_code: z.number().int().nullable(),
+  response: z.string(),
+  duration_ms: z.number().int(),
+  sent_at: wireTimestampText(),
+});
 
 const webhookNotFound = () => new TidingsError("not_found", "Webhook not found");
 const deliveryNotFound = () => new TidingsError("not_found", "Webhook event not found");
@@ -62,10 +78,14 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "webhook" as const, id: result.id, signing_secret: result.signingSecret });
     });
 
-    app.get("/webhooks", { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await listWebhooks(services.database, auth.teamId, request.query));
-    });
+    app.get(
+      "/webhooks",
+      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        return ok(reply, await listWebhooks(services.database, auth.teamId, request.query));
+      },
+    );
 
     app.get("/webhooks/:id", { schema: { tags, params, response: { 200: webhook } } }, async (request, reply) => {
       const auth = requireAuth(request);
@@ -77,7 +97,13 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
 
     app.patch("/webhooks/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      const result = await updateWebhook(services, auth.teamId, request.params.id, request.body, requestMetadata(request, auth, services.clock));
+      const result = await updateWebhook(
+        services,
+        auth.teamId,
+        request.params.id,
+        request.body,
+        requestMetadata(request, auth, services.clock),
+      );
       await settled(result.position);
       return ok(reply, { object: "webhook" as const, id: result.id });
     });
@@ -96,26 +122,38 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
       return ok(reply, { object: "webhook" as const, id: result.id, signing_secret: result.signingSecret });
     });
 
-    app.get("/webhooks/:id/events", { schema: { tags, params, querystring: listQuerySchema(), response: { 200: listSchema(deliveryItem) } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      if (!(await getWebhook(services.database, auth.teamId, request.params.id))) throw webhookNotFound();
-      return ok(reply, await listWebhookDeliveries(services.database, auth.teamId, request.params.id, request.query));
-    });
+    app.get(
+      "/webhooks/:id/events",
+      { schema: { tags, params, querystring: listQuerySchema(), response: { 200: listSchema(deliveryItem) } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        if (!(await getWebhook(services.database, auth.teamId, request.params.id))) throw webhookNotFound();
+        return ok(reply, await listWebhookDeliveries(services.database, auth.teamId, request.params.id, request.query));
+      },
+    );
 
-    app.get("/webhooks/:id/events/:eventId", { schema: { tags, params: eventParams, response: { 200: delivery } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getWebhookDelivery(services.database, auth.teamId, request.params.id, request.params.eventId);
-      if (!found) throw deliveryNotFound();
-      return ok(reply, { object: "webhook_event" as const, ...found });
-    });
+    app.get(
+      "/webhooks/:id/events/:eventId",
+      { schema: { tags, params: eventParams, response: { 200: delivery } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const found = await getWebhookDelivery(services.database, auth.teamId, request.params.id, request.params.eventId);
+        if (!found) throw deliveryNotFound();
+        return ok(reply, { object: "webhook_event" as const, ...found });
+      },
+    );
 
-    app.post("/webhooks/:id/events/:eventId/replay", { schema: { tags, params: eventParams, response: { 200: deliveryReference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const { id, eventId } = request.params;
-      const result = await replayWebhookEvent(services, auth.teamId, id, eventId, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "webhook_event" as const, id: eventId });
-    });
+    app.post(
+      "/webhooks/:id/events/:eventId/replay",
+      { schema: { tags, params: eventParams, response: { 200: deliveryReference } } },
+      async (request, reply) => {
+        const auth = requireAuth(request);
+        const { id, eventId } = request.params;
+        const result = await replayWebhookEvent(services, auth.teamId, id, eventId, requestMetadata(request, auth, services.clock));
+        await settled(result.position);
+        return ok(reply, { object: "webhook_event" as const, id: eventId });
+      },
+    );
 
     app.get(
       "/webhooks/:id/events/:eventId/attempts",

@@ -63,7 +63,13 @@ async function callEach(key: TestKey | { headers: Record<string, string> } | und
 
 describe("every route", () => {
   it("needs a key, except health, readiness and the documentation", () => {
-    const open = app.routeCatalog.filter((route) => route.method !== "HEAD" && isPublicRoute(route.url, route.schema) && !route.url.startsWith("/docs") && route.url !== "/openapi.json");
+    const open = app.routeCatalog.filter(
+      (route) =>
+        route.method !== "HEAD" &&
+        isPublicRoute(route.url, route.schema) &&
+        !route.url.startsWith("/docs") &&
+        route.url !== "/openapi.json",
+    );
     // The attachment downloads (reference §6.2, §6.3), a received email's raw bytes, the unsubscribe page
     // and the tracked links and pixel check the signature their URL carries instead of a key.
     expect(open.map(label).sort()).toEqual([
@@ -77,7 +83,9 @@ describe("every route", () => {
       "GET /unsubscribe/:token",
       "POST /unsubscribe/:token",
     ]);
-    expect(guardedRoutes().map(label)).toEqual(expect.arrayContaining(["POST /api-keys", "GET /api-keys", "PATCH /api-keys/:id", "DELETE /api-keys/:id"]));
+    expect(guardedRoutes().map(label)).toEqual(
+      expect.arrayContaining(["POST /api-keys", "GET /api-keys", "PATCH /api-keys/:id", "DELETE /api-keys/:id"]),
+    );
   });
 
   it("declares a response schema, so it appears in the OpenAPI document", () => {
@@ -94,7 +102,8 @@ describe("every route", () => {
         if (!app.findRoute({ method: method as "GET", url })) continue;
         asked.push(`${method} ${url}`);
         const res = await app.inject({ method: method as "GET", url, headers: teamA.headers });
-        if (res.statusCode !== 405 || res.headers.allow !== methodsOf(url).join(", ")) wrong.push(`${method} ${url} → ${res.statusCode} ${res.headers.allow ?? ""} ${res.body.slice(0, 120)}`);
+        if (res.statusCode !== 405 || res.headers.allow !== methodsOf(url).join(", "))
+          wrong.push(`${method} ${url} → ${res.statusCode} ${res.headers.allow ?? ""} ${res.body.slice(0, 120)}`);
       }
     }
     expect(asked).toEqual(expect.arrayContaining(["GET /emails/batch", "GET /domains/claim", "DELETE /contacts/imports"]));
@@ -143,7 +152,12 @@ describe("the auth matrix, over every guarded route", () => {
   it("left team A's data as it was", async () => {
     const res = await app.inject({ method: "GET", url: "/api-keys", headers: teamA.headers });
     const names = (res.json() as { data: { id: string; name: string }[] }).data.map((k) => [k.id, k.name]);
-    expect(names).toEqual(expect.arrayContaining([[teamA.id, teamAMarker], [teamASender.id, "sender"]]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        [teamA.id, teamAMarker],
+        [teamASender.id, "sender"],
+      ]),
+    );
     expect(names).toHaveLength(2);
   });
 });

@@ -57,7 +57,12 @@ describe("the route-wide checks catch offenders", () => {
         (r) =>
           void r.post(
             "/items",
-            { schema: { body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }), response: { 200: z.object({ n: z.number() }) } } },
+            {
+              schema: {
+                body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }),
+                response: { 200: z.object({ n: z.number() }) },
+              },
+            },
             async (req) => ({ n: req.body.name.length + (req.body.tags?.length ?? 0) }),
           ),
       ],

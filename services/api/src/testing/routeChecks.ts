@@ -35,7 +35,10 @@ export interface ProbeFailure {
  * the route's own zod schema), and reports each answer that is a 5xx or not in the contract's error shape.
  * `headers` lets a caller authenticate, so that the checks behind authentication are reached.
  */
-export async function probeMalformedRequests(app: FastifyInstance, options: { headers?: Record<string, string> } = {}): Promise<ProbeFailure[]> {
+export async function probeMalformedRequests(
+  app: FastifyInstance,
+  options: { headers?: Record<string, string> } = {},
+): Promise<ProbeFailure[]> {
   const failures: ProbeFailure[] = [];
   for (const route of apiRoutesOf(app)) {
     const url = route.url.replace(/:\w+(\([^)]*\))?/g, sampleId).replace(/\*/g, "x");
@@ -52,8 +55,16 @@ export async function probeMalformedRequests(app: FastifyInstance, options: { he
     }
     for (const query of wrongQueries(route.schema?.querystring)) probes.push({ sent: `the query ?${query}`, query, mustFail: false });
     if (/:\w+/.test(route.url)) {
-      for (const [value, mustFail] of [["%00", true], ["a%ED%A0%80", false], ["x".repeat(300), false]] as const) {
-        probes.push({ sent: `the path parameter ${value.slice(0, 20)}`, path: route.url.replace(/:\w+(\([^)]*\))?/g, value).replace(/\*/g, "x"), mustFail });
+      for (const [value, mustFail] of [
+        ["%00", true],
+        ["a%ED%A0%80", false],
+        ["x".repeat(300), false],
+      ] as const) {
+        probes.push({
+          sent: `the path parameter ${value.slice(0, 20)}`,
+          path: route.url.replace(/:\w+(\([^)]*\))?/g, value).replace(/\*/g, "x"),
+          mustFail,
+        });
       }
     }
 
@@ -65,7 +76,14 @@ export async function probeMalformedRequests(app: FastifyInstance, options: { he
         ...(probe.payload !== undefined ? { payload: probe.payload } : {}),
       });
       const reason = judge(res.statusCode, res.body, probe.mustFail, String(res.headers["content-type"] ?? ""));
-      if (reason) failures.push({ route: `${route.method} ${route.url}`, sent: probe.sent, status: res.statusCode, body: res.body.slice(0, 300), reason });
+      if (reason)
+        failures.push({
+          route: `${route.method} ${route.url}`,
+          sent: probe.sent,
+          status: res.statusCode,
+          body: res.body.slice(0, 300),
+          reason,
+        });
     }
   }
   return failures;
@@ -111,5 +129,11 @@ function wrongTypedBodies(schema: unknown): string[] {
 
 function wrongQueries(schema: unknown): string[] {
   if (!(schema instanceof z.ZodObject)) return [];
-  return Object.keys(schema.shape).flatMap((key) => [`${key}=`, `${key}=a&${key}=b`, `${key}=-1`, `${key}=%00`, `${key}=${"9".repeat(400)}`]);
+  return Object.keys(schema.shape).flatMap((key) => [
+    `${key}=`,
+    `${key}=a&${key}=b`,
+    `${key}=-1`,
+    `${key}=%00`,
+    `${key}=${"9".repeat(400)}`,
+  ]);
 }

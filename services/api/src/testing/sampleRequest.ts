@@ -50,7 +50,11 @@ export function sampleValue(s: JsonSchema): unknown {
     if (s.type === undefined) return sampleValue(chosen);
     // An object whose alternatives say which keys it needs (`POST /emails`: a subject and a body, or a template).
     const { anyOf: _any, oneOf: _one, ...base } = s;
-    return sampleValue({ ...base, properties: { ...base.properties, ...chosen.properties }, required: [...(base.required ?? []), ...(chosen.required ?? [])] });
+    return sampleValue({
+      ...base,
+      properties: { ...base.properties, ...chosen.properties },
+      required: [...(base.required ?? []), ...(chosen.required ?? [])],
+    });
   }
   if (s.allOf?.[0]) return sampleValue(s.allOf[0]);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;

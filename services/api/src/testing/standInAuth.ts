@@ -36,7 +36,11 @@ export function standInAuth(app: FastifyInstance): void {
  * the plugins under test (`install`), then `routes`: the order `buildApp` uses.
  */
 export function buildStandInApp(install: (app: FastifyInstance) => void, routes: readonly ApiRoutes[]): ApiInstance {
-  const app = Fastify({ genReqId: requestId, requestIdHeader: false, logger: false }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
+  const app = Fastify({
+    genReqId: requestId,
+    requestIdHeader: false,
+    logger: false,
+  }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   catalogRoutes(app);

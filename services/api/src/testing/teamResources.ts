@@ -6,9 +6,19 @@ import type { TestKey } from "./testServices.js";
  * the id of each by the first segment of its routes' paths (`/emails`), so that route-wide tests put
  * real ids in the paths they call. `apiKeyId` is the key to name under `/api-keys`.
  */
-export async function createTeamResources(app: ApiInstance, key: TestKey, marker: string, apiKeyId: string): Promise<Record<string, string>> {
+export async function createTeamResources(
+  app: ApiInstance,
+  key: TestKey,
+  marker: string,
+  apiKeyId: string,
+): Promise<Record<string, string>> {
   const call = async (method: "POST" | "GET", url: string, payload?: unknown) => {
-    const res = await app.inject({ method, url, headers: { ...key.headers, "content-type": "application/json" }, payload: JSON.stringify(payload ?? {}) });
+    const res = await app.inject({
+      method,
+      url,
+      headers: { ...key.headers, "content-type": "application/json" },
+      payload: JSON.stringify(payload ?? {}),
+    });
     if (res.statusCode >= 300) throw new Error(`seeding ${url}: ${res.statusCode} ${res.body}`);
     return res;
   };
@@ -21,7 +31,12 @@ export async function createTeamResources(app: ApiInstance, key: TestKey, marker
   const property = await id("/contact-properties", { key: "marker", type: "string", fallback_value: marker });
   const segment = await id("/segments", { name: marker });
   const topic = await id("/topics", { name: marker.slice(0, 50), default_subscription: "opt_in" });
-  const contact = await id("/contacts", { email: `${marker}@example.com`, first_name: marker, segments: [{ id: segment }], topics: [{ id: topic, subscription: "opt_out" }] });
+  const contact = await id("/contacts", {
+    email: `${marker}@example.com`,
+    first_name: marker,
+    segments: [{ id: segment }],
+    topics: [{ id: topic, subscription: "opt_out" }],
+  });
   const broadcast = await id("/broadcasts", { segment_id: segment, from: "a@example.com", subject: marker, html: `<p>${marker}</p>` });
   const suppression = await id("/suppressions", { email: `${marker}@suppressed.example.com` });
   const event = await id("/events", { name: `${marker}.happened`, schema: { marker: "string" } });

@@ -55,7 +55,13 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
   const projectorFeed = holdableStore(store);
-  const projections = await startProjections({ store: projectorFeed.store, database: test.database, projections: productProjections, logger: quiet, lockRetryMs: 200 });
+  const projections = await startProjections({
+    store: projectorFeed.store,
+    database: test.database,
+    projections: productProjections,
+    logger: quiet,
+    lockRetryMs: 200,
+  });
   const secret = config.TIDINGS_SECRET ?? testSecret;
   const services = createApiServices({ store, database: test.database, config, secret, clock: systemClock, waitFor: projections.waitFor });
   const closers: (() => Promise<unknown>)[] = [];
@@ -76,7 +82,10 @@ export async function createTestServices(config: Config = loadConfig({})): Promi
     app: (extra) => app(services, extra),
     async anotherInstance(extra) {
       const database: Database = test.database.kind === "postgres" ? await test.reopen() : test.database;
-      const waiter = await createCheckpointWaiter(database, productProjections.map((p) => p.name));
+      const waiter = await createCheckpointWaiter(
+        database,
+        productProjections.map((p) => p.name),
+      );
       closers.push(() => waiter.close());
       return app(createApiServices({ store, database, config, secret, clock: systemClock, waitFor: waiter.waitFor }), extra);
     },

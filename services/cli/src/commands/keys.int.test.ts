@@ -45,7 +45,12 @@ describe("tidings keys create", () => {
       await settledWrites(runtime.database);
       const events = await runtime.store.readAll({ filter: { streamCategory: ["team", "apikey"] } });
       expect(events.map((e) => e.type)).toEqual(["TeamCreated", "ApiKeyCreated"]);
-      expect(events[1]!.data).toMatchObject({ teamId: teamIdForName("acme"), name: "ci", permission: "sending_access", tokenHash: sha256Hex(token) });
+      expect(events[1]!.data).toMatchObject({
+        teamId: teamIdForName("acme"),
+        name: "ci",
+        permission: "sending_access",
+        tokenHash: sha256Hex(token),
+      });
     } finally {
       await runtime.close();
     }
@@ -54,6 +59,8 @@ describe("tidings keys create", () => {
   it("refuses a missing team or an unknown permission with a one-line usage error", async () => {
     const config = loadConfig({ DATA_DIR: "/nonexistent/never-opened" });
     await expect(keysCreate(config, logger, {})).rejects.toThrow("keys create needs --team <name>");
-    await expect(keysCreate(config, logger, { team: "acme", permission: "root" })).rejects.toThrow("--permission must be one of full_access, sending_access");
+    await expect(keysCreate(config, logger, { team: "acme", permission: "root" })).rejects.toThrow(
+      "--permission must be one of full_access, sending_access",
+    );
   });
 });

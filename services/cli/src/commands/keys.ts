@@ -17,10 +17,15 @@ export interface KeysCreateOptions {
 export async function keysCreate(config: Config, logger: Logger, options: KeysCreateOptions): Promise<void> {
   if (!options.team) throw new UsageError("keys create needs --team <name>");
   const permission = options.permission ?? "full_access";
-  if (!(apiKeyPermissions as readonly string[]).includes(permission)) throw new UsageError(`--permission must be one of ${apiKeyPermissions.join(", ")}`);
+  if (!(apiKeyPermissions as readonly string[]).includes(permission))
+    throw new UsageError(`--permission must be one of ${apiKeyPermissions.join(", ")}`);
   const runtime = await openRuntime(config, logger);
   try {
-    const key = await createTeamKey({ store: runtime.store, clock: systemClock }, { team: options.team, permission, name: options.name ?? "cli" }, { actor: "cli" });
+    const key = await createTeamKey(
+      { store: runtime.store, clock: systemClock },
+      { team: options.team, permission, name: options.name ?? "cli" },
+      { actor: "cli" },
+    );
     process.stderr.write(`created API key ${key.id} (${permission}) for team "${options.team.trim()}" (${key.teamId})\n`);
     console.log(key.token);
   } catch (error) {

@@ -43,20 +43,46 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
       parts.add("forwarder", () => forwarder.stop());
     }
     if (role === "sagas" || role === "all") {
-      const sagas = await startSagas({ store: runtime.store, database: runtime.database, bus: runtime.bus, config, secret: runtime.secret, logger });
-      parts.add("sagas", () => sagas.stop(), () => sagas.unfinished());
+      const sagas = await startSagas({
+        store: runtime.store,
+        database: runtime.database,
+        bus: runtime.bus,
+        config,
+        secret: runtime.secret,
+        logger,
+      });
+      parts.add(
+        "sagas",
+        () => sagas.stop(),
+        () => sagas.unfinished(),
+      );
     }
     if (role === "api" || role === "all") {
-      const waiter = await createCheckpointWaiter(runtime.database, productProjections.map((p) => p.name));
+      const waiter = await createCheckpointWaiter(
+        runtime.database,
+        productProjections.map((p) => p.name),
+      );
       parts.add("read-your-writes waiter", () => waiter.close());
-      const services = createApiServices({ store: runtime.store, database: runtime.database, config, secret: runtime.secret, waitFor: waiter.waitFor });
+      const services = createApiServices({
+        store: runtime.store,
+        database: runtime.database,
+        config,
+        secret: runtime.secret,
+        waitFor: waiter.waitFor,
+      });
       const app = buildApp({ logger, services, readiness: runtime.readiness });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
       // Stops run in reverse, so the api drains its in-flight requests before anything they use closes. The
       // inbound listener's sessions, then the requests, get a share of the stop's time each; the rest is
       // for what stops after them.
-      const drain = handleShutdownSignals({ app, closeDependencies: async () => {}, logger, signals: [], drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 });
+      const drain = handleShutdownSignals({
+        app,
+        closeDependencies: async () => {},
+        logger,
+        signals: [],
+        drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2,
+      });
       parts.add("api", () => drain.shutdown("stop"));
       const inbound = await startInbound(services, logger, config.SHUTDOWN_TIMEOUT_MS / 4);
       if (inbound) {

@@ -20,14 +20,23 @@ export async function status(config: Config, logger: Logger, json: boolean): Pro
     }
     printTable(
       ["projection", "state", "checkpoint", "lag"],
-      read.map((s) => [s.name, s.state, s.checkpoint ?? "-", `${s.lagEvents}${s.lagCapped ? "+" : ""} events, ${s.lagSeconds.toFixed(1)} s`]),
+      read.map((s) => [
+        s.name,
+        s.state,
+        s.checkpoint ?? "-",
+        `${s.lagEvents}${s.lagCapped ? "+" : ""} events, ${s.lagSeconds.toFixed(1)} s`,
+      ]),
     );
     console.log("");
     printTable(
       ["saga consumer", "dead letters", "newest"],
       dead.map(({ durable, letters }) => {
         const newest = letters[letters.length - 1];
-        return [durable, String(letters.length) + (letters.length === 20 ? "+" : ""), newest ? `${newest.subject} ${newest.msgId}: ${newest.error}` : "-"];
+        return [
+          durable,
+          String(letters.length) + (letters.length === 20 ? "+" : ""),
+          newest ? `${newest.subject} ${newest.msgId}: ${newest.error}` : "-",
+        ];
       }),
     );
   } finally {

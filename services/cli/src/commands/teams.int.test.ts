@@ -48,7 +48,11 @@ async function printedBy(run: () => Promise<void>): Promise<string[]> {
 async function teamEvents() {
   const runtime = await openRuntime(config, logger);
   try {
-    return (await runtime.store.readStream(`team-${teamIdForName("acme")}`)).map((e) => ({ type: e.type, data: e.data, actor: e.metadata.actor }));
+    return (await runtime.store.readStream(`team-${teamIdForName("acme")}`)).map((e) => ({
+      type: e.type,
+      data: e.data,
+      actor: e.metadata.actor,
+    }));
   } finally {
     await runtime.close();
   }
@@ -57,8 +61,12 @@ async function teamEvents() {
 describe("tidings teams set-rate-limit", () => {
   it("records the team's new limit, by name or by id, and nothing when it is unchanged", async () => {
     const teamId = teamIdForName("acme");
-    expect(await printedBy(() => teamsSetRateLimit(config, logger, "acme", "50"))).toEqual([`team acme (${teamId}): 50 requests per second`]);
-    expect(await printedBy(() => teamsSetRateLimit(config, logger, teamId, "50"))).toEqual([`team ${teamId} (${teamId}): 50 requests per second (unchanged)`]);
+    expect(await printedBy(() => teamsSetRateLimit(config, logger, "acme", "50"))).toEqual([
+      `team acme (${teamId}): 50 requests per second`,
+    ]);
+    expect(await printedBy(() => teamsSetRateLimit(config, logger, teamId, "50"))).toEqual([
+      `team ${teamId} (${teamId}): 50 requests per second (unchanged)`,
+    ]);
     expect((await teamEvents()).slice(1)).toEqual([{ type: "TeamRateLimitSet", data: { teamId, requestsPerSecond: 50 }, actor: "cli" }]);
   });
 
@@ -74,8 +82,12 @@ describe("tidings teams set-rate-limit", () => {
 describe("tidings teams set-broadcast-rate", () => {
   it("records the team's broadcast rate, back to the default with `default`, and refuses a bad rate or team", async () => {
     const teamId = teamIdForName("acme");
-    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "200"))).toEqual([`team acme (${teamId}): broadcasts at 200 emails per second`]);
-    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "default"))).toEqual([`team acme (${teamId}): broadcasts at the default 1000 emails per second`]);
+    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "200"))).toEqual([
+      `team acme (${teamId}): broadcasts at 200 emails per second`,
+    ]);
+    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "default"))).toEqual([
+      `team acme (${teamId}): broadcasts at the default 1000 emails per second`,
+    ]);
     expect((await teamEvents()).filter((e) => e.type === "TeamBroadcastRateSet").map((e) => e.data)).toEqual([
       { teamId, emailsPerSecond: 200 },
       { teamId, emailsPerSecond: null },

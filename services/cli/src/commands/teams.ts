@@ -23,7 +23,11 @@ export async function teamsSetRateLimit(config: Config, logger: Logger, team: st
 }
 
 /** Appends TeamRateLimitSet unless the team already has this limit; a team that does not exist is a UsageError. */
-export async function setTeamRateLimit(store: EventStore, team: string, requestsPerSecond: number): Promise<{ teamId: string; changed: boolean }> {
+export async function setTeamRateLimit(
+  store: EventStore,
+  team: string,
+  requestsPerSecond: number,
+): Promise<{ teamId: string; changed: boolean }> {
   const teamId = isUuid(team) ? team : teamIdForName(team.trim());
   try {
     const { events } = await handleCommand({
@@ -47,7 +51,8 @@ export async function setTeamRateLimit(store: EventStore, team: string, requests
  * their next batch.
  */
 export async function teamsSetBroadcastRate(config: Config, logger: Logger, team: string, rate: string): Promise<void> {
-  if (rate !== "default" && !/^[1-9][0-9]{0,5}$/.test(rate)) throw new UsageError("set-broadcast-rate needs a whole number of emails per second, at least 1, or `default`");
+  if (rate !== "default" && !/^[1-9][0-9]{0,5}$/.test(rate))
+    throw new UsageError("set-broadcast-rate needs a whole number of emails per second, at least 1, or `default`");
   const emailsPerSecond = rate === "default" ? null : Number(rate);
   const runtime = await openRuntime(config, logger);
   try {
@@ -59,10 +64,13 @@ export async function teamsSetBroadcastRate(config: Config, logger: Logger, team
       command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond },
       metadata: { actor: "cli", teamId },
     }).catch((error: unknown) => {
-      if (error instanceof DomainRejection) throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
+      if (error instanceof DomainRejection)
+        throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
       throw error;
     });
-    console.log(`team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${events.length > 0 ? "" : " (unchanged)"}`);
+    console.log(
+      `team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${events.length > 0 ? "" : " (unchanged)"}`,
+    );
   } finally {
     await runtime.close();
   }

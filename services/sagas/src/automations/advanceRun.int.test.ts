@@ -44,15 +44,55 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     await migrate(test.database, "timers", timerMigrations);
     await migrate(test.database, "automations", automationMigrations);
     store = createPostgresEventStore(test.database);
-    deps = { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressedRecipients(test.database), logger: createLogger("silent") };
-    const content = { name: "Hi", alias: null, subject: "Hi {{{NAME}}}", html: "<p>Hi {{{NAME}}}</p>", text: null, from: "Acme <a@acme.test>", replyTo: null, variables: [] };
-    await handleCommand({ store, streamId: templateStream(templateId), decider: templateDecider, command: { type: "CreateTemplate", templateId, teamId, versionId: randomUUID(), content, duplicatedFrom: null, now: now() }, metadata });
-    await handleCommand({ store, streamId: templateStream(templateId), decider: templateDecider, command: { type: "PublishTemplate", teamId, now: now() }, metadata });
+    deps = {
+      store,
+      timers: createTimers(test.database),
+      parked: parkedRuns(test.database),
+      clock: systemClock,
+      allowUnverifiedFrom: true,
+      suppressed: suppressedRecipients(test.database),
+      logger: createLogger("silent"),
+    };
+    const content = {
+      name: "Hi",
+      alias: null,
+      subject: "Hi {{{NAME}}}",
+      html: "<p>Hi {{{NAME}}}</p>",
+      text: null,
+      from: "Acme <a@acme.test>",
+      replyTo: null,
+      variables: [],
+    };
+    await handleCommand({
+      store,
+      streamId: templateStream(templateId),
+      decider: templateDecider,
+      command: { type: "CreateTemplate", templateId, teamId, versionId: randomUUID(), content, duplicatedFrom: null, now: now() },
+      metadata,
+    });
+    await handleCommand({
+      store,
+      streamId: templateStream(templateId),
+      decider: templateDecider,
+      command: { type: "PublishTemplate", teamId, now: now() },
+      metadata,
+    });
     await handleCommand({
       store,
       streamId: contactStream(contactId),
       decider: contactDecider,
-      command: { type: "CreateContact", contactId, teamId, email: "ada@example.test", fields: { firstName: "Ada", lastName: null, unsubscribed: false }, properties: {}, propertyTypes: {}, segmentIds: [], topics: [], now: now() },
+      command: {
+        type: "CreateContact",
+        contactId,
+        teamId,
+        email: "ada@example.test",
+        fields: { firstName: "Ada", lastName: null, unsubscribed: false },
+        properties: {},
+        propertyTypes: {},
+        segmentIds: [],
+        topics: [],
+        now: now(),
+      },
       metadata,
     });
   });
@@ -77,10 +117,21 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
   });
 
   it("runs each step once when advanced five times at once, then once more on each timer firing", async () => {
-    await handleCommand({ store, streamId: automationStream(automationId), decider: automationDecider, command: { type: "CreateAutomation", automationId, teamId, definition: definition(), duplicatedFrom: null, now: now() }, metadata });
+    await handleCommand({
+      store,
+      streamId: automationStream(automationId),
+      decider: automationDecider,
+      command: { type: "CreateAutomation", automationId, teamId, definition: definition(), duplicatedFrom: null, now: now() },
+      metadata,
+    });
     const runId = randomUUID();
     const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: { last: "Lovelace" } };
-    await decideRun(store, runId, { type: "StartRun", runId, automationId, teamId, version: 1, graph: definition(), trigger, now: now() }, metadata);
+    await decideRun(
+      store,
+      runId,
+      { type: "StartRun", runId, automationId, teamId, version: 1, graph: definition(), trigger, now: now() },
+      metadata,
+    );
 
     await Promise.all(Array.from({ length: 5 }, () => advanceRun(deps, runId)));
     const hello = await store.readStream(emailStream(stepEmailId(runId, "hello")));
@@ -88,13 +139,19 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     expect(hello[0]!.data).toMatchObject({ to: ["ada@example.test"], subject: "Hi Ada" });
     const contactUpdates = (await store.readStream(contactStream(contactId))).filter((e) => e.type === "ContactUpdated");
     expect(contactUpdates.map((e) => (e.data as { lastName: string }).lastName)).toEqual(["Lovelace"]);
-    const completed = async () => (await store.readStream(automationRunStream(runId))).filter((e) => e.type === "AutomationRunStepCompleted").map((e) => (e.data as { key: string }).key);
+    const completed = async () =>
+      (await store.readStream(automationRunStream(runId)))
+        .filter((e) => e.type === "AutomationRunStepCompleted")
+        .map((e) => (e.data as { key: string }).key);
     expect(await completed()).toEqual(["start", "hello", "rename"]);
     const { rows: timers } = await sql<{ key: string }>`SELECT key FROM due_timers`.execute(test.database.db);
     expect(timers.map((t) => t.key)).toEqual([runTimerKey(runId, "pause")]);
     expect(await deps.parked.ofAutomation(automationId)).toEqual([runId]);
 
-    await Promise.all([fireRunTimer(deps, { kind: "automation-step", runId, stepKey: "pause" }), fireRunTimer(deps, { kind: "automation-step", runId, stepKey: "pause" })]);
+    await Promise.all([
+      fireRunTimer(deps, { kind: "automation-step", runId, stepKey: "pause" }),
+      fireRunTimer(deps, { kind: "automation-step", runId, stepKey: "pause" }),
+    ]);
     expect(await completed()).toEqual(["start", "hello", "rename", "pause", "bye"]);
     expect((await store.readStream(emailStream(stepEmailId(runId, "bye")))).map((e) => e.type)).toEqual(["EmailQueued"]);
     const ended = (await store.readStream(automationRunStream(runId))).filter((e) => e.type === "AutomationRunEnded");
@@ -105,13 +162,21 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
 
   it("fails the step, and the run, when its template is gone", async () => {
     const gone = randomUUID();
-    const graph = { ...definition(), steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)) };
+    const graph = {
+      ...definition(),
+      steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)),
+    };
     const runId = randomUUID();
     const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: {} };
     await decideRun(store, runId, { type: "StartRun", runId, automationId, teamId, version: 1, graph, trigger, now: now() }, metadata);
     await advanceRun(deps, runId);
     const events = await store.readStream(automationRunStream(runId));
-    expect(events.map((e) => e.type)).toEqual(["AutomationRunStarted", "AutomationRunStepCompleted", "AutomationRunStepFailed", "AutomationRunEnded"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "AutomationRunStarted",
+      "AutomationRunStepCompleted",
+      "AutomationRunStepFailed",
+      "AutomationRunEnded",
+    ]);
     expect(events[2]!.data).toMatchObject({ key: "hello", error: `Template \`${gone}\` not found.` });
     expect(events[3]!.data).toMatchObject({ status: "failed", skipped: ["rename", "pause", "bye"] });
   });

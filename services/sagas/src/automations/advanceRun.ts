@@ -31,7 +31,14 @@ const maxStepsPerAdvance = 101;
 /** A parked run is findable (by event, by automation) and its timer set; both are idempotent. */
 async function arm(deps: RunnerDeps, run: ActiveRun): Promise<void> {
   const waiting = run.waiting!;
-  await deps.parked.park({ runId: run.runId, automationId: run.automationId, teamId: run.teamId, contactId: run.trigger.contactId, stepKey: waiting.key, eventName: waiting.eventName });
+  await deps.parked.park({
+    runId: run.runId,
+    automationId: run.automationId,
+    teamId: run.teamId,
+    contactId: run.trigger.contactId,
+    stepKey: waiting.key,
+    eventName: waiting.eventName,
+  });
   if (waiting.until !== null) {
     const payload: RunTimerPayload = { kind: "automation-step", runId: run.runId, stepKey: waiting.key };
     await deps.timers.schedule(runTimerKey(run.runId, waiting.key), parseTimestamp(waiting.until)!, payload);
@@ -43,7 +50,13 @@ function commandFor(outcome: Awaited<ReturnType<typeof executeStep>>, key: strin
     case "complete":
       return { type: "CompleteStep", key, outcome: outcome.outcome, output: outcome.output, branch: outcome.branch ?? "default", now };
     case "park":
-      return { type: "ParkStep", key, eventName: outcome.eventName, until: outcome.until === null ? null : formatTimestamp(outcome.until), now };
+      return {
+        type: "ParkStep",
+        key,
+        eventName: outcome.eventName,
+        until: outcome.until === null ? null : formatTimestamp(outcome.until),
+        now,
+      };
     case "fail":
       return { type: "FailStep", key, error: outcome.error, now };
   }
@@ -65,7 +78,9 @@ export async function advanceRun(deps: RunnerDeps, runId: string, from?: LoadedR
     const metadata = runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock);
     const outcome = await executeStep(deps, run, step, metadata);
     // Lost to a concurrent writer: read again; the step, if still current, runs again and finds its effect done.
-    loaded = (await decideOn(deps.store, runId, loaded, commandFor(outcome, step.key, formatTimestamp(deps.clock.now())), metadata)) ?? (await loadRunAt(deps.store, runId));
+    loaded =
+      (await decideOn(deps.store, runId, loaded, commandFor(outcome, step.key, formatTimestamp(deps.clock.now())), metadata)) ??
+      (await loadRunAt(deps.store, runId));
   }
   deps.logger.error({ runId }, "automation run did not settle within its step bound");
 }
@@ -82,7 +97,12 @@ export async function automationGoesOn(store: EventStore, run: ActiveRun): Promi
  * The step's timer and parked row go last (the row only if it still names this step): a process that dies
  * before leaves them for the timer's next firing or the redelivered event to find, and finish the advance.
  */
-export async function resumeRun(deps: RunnerDeps, runId: string, stepKey: string, command: (run: ActiveRun) => AutomationRunCommand | undefined): Promise<void> {
+export async function resumeRun(
+  deps: RunnerDeps,
+  runId: string,
+  stepKey: string,
+  command: (run: ActiveRun) => AutomationRunCommand | undefined,
+): Promise<void> {
   const run = await loadRun(deps.store, runId);
   if (run.status === "running" && run.waiting?.key === stepKey) {
     const metadata = runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock);

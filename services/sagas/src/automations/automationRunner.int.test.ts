@@ -3,7 +3,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
-import { automationDecider, automationRunStream, automationStream, contactDecider, contactStream, customEventStream, type AutomationDefinition } from "@tidings/domain";
+import {
+  automationDecider,
+  automationRunStream,
+  automationStream,
+  contactDecider,
+  contactStream,
+  customEventStream,
+  type AutomationDefinition,
+} from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import type { Consumer } from "@tidings/bus";
 import { testMode } from "@tidings/postgres";
@@ -31,7 +39,15 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       bus,
       database: test.database,
       readModelsAt: readModels.readModelsAt,
-      deps: { store, timers: createTimers(test.database), parked: parkedRuns(test.database), clock: systemClock, allowUnverifiedFrom: true, suppressed: suppressedRecipients(test.database), logger: createLogger("silent") },
+      deps: {
+        store,
+        timers: createTimers(test.database),
+        parked: parkedRuns(test.database),
+        clock: systemClock,
+        allowUnverifiedFrom: true,
+        suppressed: suppressedRecipients(test.database),
+        logger: createLogger("silent"),
+      },
       concurrency: 4,
     });
   });
@@ -53,20 +69,44 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       store,
       streamId: contactStream(contactId),
       decider: contactDecider,
-      command: { type: "CreateContact", contactId, teamId, email: `${contactId}@example.test`, fields: { firstName: null, lastName: null, unsubscribed: false }, properties: {}, propertyTypes: {}, segmentIds: [], topics: [], now: now() },
+      command: {
+        type: "CreateContact",
+        contactId,
+        teamId,
+        email: `${contactId}@example.test`,
+        fields: { firstName: null, lastName: null, unsubscribed: false },
+        properties: {},
+        propertyTypes: {},
+        segmentIds: [],
+        topics: [],
+        now: now(),
+      },
       metadata,
     });
     pipeline.readModels.holdProjections();
     const automationId = randomUUID();
     const eventName = `signed_up_${automationId.slice(0, 8)}`;
-    await handleCommand({ store, streamId: automationStream(automationId), decider: automationDecider, command: { type: "CreateAutomation", automationId, teamId, definition: definition(eventName), duplicatedFrom: null, now: now() }, metadata });
+    await handleCommand({
+      store,
+      streamId: automationStream(automationId),
+      decider: automationDecider,
+      command: { type: "CreateAutomation", automationId, teamId, definition: definition(eventName), duplicatedFrom: null, now: now() },
+      metadata,
+    });
     const receivedEventId = randomUUID();
     const received = { receivedEventId, teamId, eventDefId: randomUUID(), name: eventName, contactId, payload: {}, receivedAt: now() };
-    await store.append(customEventStream(receivedEventId), [{ id: randomUUID(), type: "CustomEventReceived", data: received, metadata }], "no_stream");
+    await store.append(
+      customEventStream(receivedEventId),
+      [{ id: randomUUID(), type: "CustomEventReceived", data: received, metadata }],
+      "no_stream",
+    );
 
     const run = automationRunStream(runIdOf(automationId, receivedEventId));
     for (const deadline = Date.now() + 10_000; (await store.readStream(run)).length === 0; await sleep(50))
       if (Date.now() > deadline) throw new Error("no run started within 10 s");
-    expect((await store.readStream(run))[0]).toMatchObject({ type: "AutomationRunStarted", data: { automationId, trigger: { receivedEventId } } });
+    expect((await store.readStream(run))[0]).toMatchObject({
+      type: "AutomationRunStarted",
+      data: { automationId, trigger: { receivedEventId } },
+    });
   });
 });

@@ -1,7 +1,16 @@
 import { deterministicId, formatTimestamp, grouped, parseTimestamp, rowsByInput } from "@tidings/core";
 import { loadState } from "@tidings/commands";
 import { loadContact } from "@tidings/audience";
-import { automationDecider, automationRunDecider, automationStream, evaluateRule, triggerEventName, type CustomEventReceived, type LiveAutomation, type Rule } from "@tidings/domain";
+import {
+  automationDecider,
+  automationRunDecider,
+  automationStream,
+  evaluateRule,
+  triggerEventName,
+  type CustomEventReceived,
+  type LiveAutomation,
+  type Rule,
+} from "@tidings/domain";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
@@ -28,7 +37,12 @@ function triggeredBy(database: Database): (received: Received) => Promise<string
         SELECT (k.ord - 1)::int AS ord, a.id::text AS id
         FROM unnest(${events.map((e) => e.teamId)}::uuid[], ${events.map((e) => e.name)}::text[]) WITH ORDINALITY AS k(team_id, name, ord)
         JOIN automations a ON a.team_id = k.team_id AND a.trigger_event = k.name AND a.status = 'enabled'`.execute(database.db);
-      return rowsByInput(events.length, rows, (row) => row.ord, (row) => row.id);
+      return rowsByInput(
+        events.length,
+        rows,
+        (row) => row.ord,
+        (row) => row.id,
+      );
     },
     { inFlight: 2, max: 500 },
   );
@@ -40,12 +54,32 @@ async function startRun(deps: RunnerDeps, automationId: string, received: Receiv
   const automation = state as LiveAutomation;
   if (triggerEventName(automation) !== received.name) return;
   const runId = runIdOf(automationId, received.receivedEventId);
-  const trigger = { receivedEventId: received.receivedEventId, name: received.name, contactId: received.contactId, payload: received.payload };
-  const command = { type: "StartRun" as const, runId, automationId, teamId: received.teamId, version: automation.version, graph: automation, trigger, now: formatTimestamp(deps.clock.now()) };
+  const trigger = {
+    receivedEventId: received.receivedEventId,
+    name: received.name,
+    contactId: received.contactId,
+    payload: received.payload,
+  };
+  const command = {
+    type: "StartRun" as const,
+    runId,
+    automationId,
+    teamId: received.teamId,
+    version: automation.version,
+    graph: automation,
+    trigger,
+    now: formatTimestamp(deps.clock.now()),
+  };
   // Started here, the run goes on from what was appended without reading it back; a run an earlier
   // delivery of the event started conflicts, and advanceRun reads it.
   const fresh: LoadedRun = { state: automationRunDecider.initialState, revision: "no_stream" };
-  const started = await decideOn(deps.store, runId, fresh, command, runMetadata(received.teamId, runId, received.receivedEventId, deps.clock));
+  const started = await decideOn(
+    deps.store,
+    runId,
+    fresh,
+    command,
+    runMetadata(received.teamId, runId, received.receivedEventId, deps.clock),
+  );
   await advanceRun(deps, runId, started);
 }
 
@@ -63,10 +97,26 @@ async function deliverAwaited(deps: RunnerDeps, received: Received): Promise<voi
       if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
       const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
       const live = contact.status === "active" ? contact : undefined;
-      if (filter && !evaluateRule(filter, stepContext(run, live, { payload: received.payload, event: { id: received.receivedEventId, name: received.name, payload: received.payload } })))
+      if (
+        filter &&
+        !evaluateRule(
+          filter,
+          stepContext(run, live, {
+            payload: received.payload,
+            event: { id: received.receivedEventId, name: received.name, payload: received.payload },
+          }),
+        )
+      )
         return undefined;
       const output = { event_id: received.receivedEventId, payload: received.payload };
-      return { type: "CompleteStep", key: stepKey, outcome: "completed", output, branch: "event_received", now: formatTimestamp(deps.clock.now()) };
+      return {
+        type: "CompleteStep",
+        key: stepKey,
+        outcome: "completed",
+        output,
+        branch: "event_received",
+        now: formatTimestamp(deps.clock.now()),
+      };
     });
   }
 }
@@ -76,7 +126,14 @@ export function fireRunTimer(deps: RunnerDeps, payload: RunTimerPayload): Promis
   return resumeRun(deps, payload.runId, payload.stepKey, (run) => {
     const timedOut = run.waiting!.eventName !== null;
     const now = formatTimestamp(deps.clock.now());
-    return { type: "CompleteStep", key: payload.stepKey, outcome: "completed", output: timedOut ? { timed_out: true } : null, branch: timedOut ? "timeout" : "default", now };
+    return {
+      type: "CompleteStep",
+      key: payload.stepKey,
+      outcome: "completed",
+      output: timedOut ? { timed_out: true } : null,
+      branch: timedOut ? "timeout" : "default",
+      now,
+    };
   });
 }
 
@@ -93,7 +150,13 @@ async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping
     const run = await loadRun(deps.store, runId);
     if (run.status === "none") continue;
     const key = run.waiting?.key;
-    if (run.status === "running") await decideRun(deps.store, runId, { type: "CancelRun", now: formatTimestamp(deps.clock.now()) }, runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock));
+    if (run.status === "running")
+      await decideRun(
+        deps.store,
+        runId,
+        { type: "CancelRun", now: formatTimestamp(deps.clock.now()) },
+        runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock),
+      );
     if (key) {
       await deps.timers.cancel(runTimerKey(runId, key));
       await deps.parked.release(runId, key);
@@ -105,19 +168,40 @@ async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping
  * The automation runner: received custom events start runs and resume the runs awaiting them; changes to
  * an automation cancel its parked runs when it stops. Timers resume runs through `fireRunTimer`.
  */
-export async function startAutomationRunner(options: { bus: Bus; database: Database; readModelsAt: ReadModelsAt; deps: RunnerDeps; concurrency: number }): Promise<Consumer[]> {
+export async function startAutomationRunner(options: {
+  bus: Bus;
+  database: Database;
+  readModelsAt: ReadModelsAt;
+  deps: RunnerDeps;
+  concurrency: number;
+}): Promise<Consumer[]> {
   const { bus, database, readModelsAt, deps, concurrency } = options;
   const automationsTriggeredBy = triggeredBy(database);
   return Promise.all([
     // A short ack wait kept by a heartbeat: the events a crashed process held start their runs within seconds.
-    consumeEvents(bus, { durable: automationEventsDurable, category: "customevent", type: "CustomEventReceived", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency }, async (event) => {
-      const received = event.data;
-      // The index must hold every automation created or enabled before the event: one enabled a moment
-      // earlier is due to start a run.
-      await readModelsAt(["automations"], event.position);
-      // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
-      await Promise.all([automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))), deliverAwaited(deps, received)]);
-    }),
+    consumeEvents(
+      bus,
+      {
+        durable: automationEventsDurable,
+        category: "customevent",
+        type: "CustomEventReceived",
+        maxDeliver: 10,
+        ackWaitMs: 5_000,
+        heartbeat: true,
+        concurrency,
+      },
+      async (event) => {
+        const received = event.data;
+        // The index must hold every automation created or enabled before the event: one enabled a moment
+        // earlier is due to start a run.
+        await readModelsAt(["automations"], event.position);
+        // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
+        await Promise.all([
+          automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))),
+          deliverAwaited(deps, received),
+        ]);
+      },
+    ),
     consumeEvents(bus, { durable: automationChangesDurable, category: "automation", maxDeliver: 10, concurrency: 2 }, (event, message) =>
       cancelParkedRuns(deps, event.data.automationId, message.stopping),
     ),

@@ -1,6 +1,16 @@
 import { deterministicId, formatTimestamp, type Clock } from "@tidings/core";
 import { addContactToSegment, contactPropertyTypes, eraseContact } from "@tidings/audience";
-import { contactDecider, contactStream, fold, isDomainError, resolveVariables, type ActiveRun, type AutomationStep, type ContactEvent, type LiveContact } from "@tidings/domain";
+import {
+  contactDecider,
+  contactStream,
+  fold,
+  isDomainError,
+  resolveVariables,
+  type ActiveRun,
+  type AutomationStep,
+  type ContactEvent,
+  type LiveContact,
+} from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 import type { StepOutcome } from "./stepOutcome.js";
 import { stepContext } from "./stepContext.js";
@@ -12,7 +22,13 @@ type Deps = { store: EventStore; clock: Clock };
  * that already holds it has had this update, so a step executed again after a crash changes nothing,
  * even if the contact was edited in between.
  */
-export async function updateStepContact(deps: Deps, run: ActiveRun, step: AutomationStep, contact: LiveContact, metadata: EventMetadata): Promise<StepOutcome> {
+export async function updateStepContact(
+  deps: Deps,
+  run: ActiveRun,
+  step: AutomationStep,
+  contact: LiveContact,
+  metadata: EventMetadata,
+): Promise<StepOutcome> {
   const eventId = deterministicId("automation-run-contact-update", run.runId, step.key);
   const config = resolveVariables(step.config, stepContext(run, contact)) as {
     first_name?: string | null;
@@ -30,13 +46,24 @@ export async function updateStepContact(deps: Deps, run: ActiveRun, step: Automa
   const stream = contactStream(contact.contactId);
   for (let attempt = 1; ; attempt++) {
     const recorded = await deps.store.readStream(stream);
-    if (recorded.some((e) => e.id === eventId)) return { kind: "complete", outcome: "completed", output: { contact_id: contact.contactId } };
-    const state = fold(contactDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as ContactEvent));
-    const decided = contactDecider.decide({ type: "UpdateContact", teamId: run.teamId, changes, properties, propertyTypes, now: formatTimestamp(deps.clock.now()) }, state);
+    if (recorded.some((e) => e.id === eventId))
+      return { kind: "complete", outcome: "completed", output: { contact_id: contact.contactId } };
+    const state = fold(
+      contactDecider,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as ContactEvent),
+    );
+    const decided = contactDecider.decide(
+      { type: "UpdateContact", teamId: run.teamId, changes, properties, propertyTypes, now: formatTimestamp(deps.clock.now()) },
+      state,
+    );
     if (isDomainError(decided)) return { kind: "fail", error: decided.message };
     if (decided.length === 0) return { kind: "complete", outcome: "completed", output: { contact_id: contact.contactId, changed: false } };
     try {
-      await deps.store.append(stream, decided.map((e, i) => ({ id: i === 0 ? eventId : deterministicId(eventId, String(i)), type: e.type, data: e.data, metadata })), recorded.at(-1)!.revision);
+      await deps.store.append(
+        stream,
+        decided.map((e, i) => ({ id: i === 0 ? eventId : deterministicId(eventId, String(i)), type: e.type, data: e.data, metadata })),
+        recorded.at(-1)!.revision,
+      );
       return { kind: "complete", outcome: "completed", output: { contact_id: contact.contactId, changed: true } };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= 10) throw error;
@@ -51,7 +78,13 @@ export async function deleteStepContact(deps: Deps, run: ActiveRun, contact: Liv
 }
 
 /** Membership is a set: adding the contact again appends nothing. */
-export async function addStepContactToSegment(deps: Deps, run: ActiveRun, step: AutomationStep, contact: LiveContact, metadata: EventMetadata): Promise<StepOutcome> {
+export async function addStepContactToSegment(
+  deps: Deps,
+  run: ActiveRun,
+  step: AutomationStep,
+  contact: LiveContact,
+  metadata: EventMetadata,
+): Promise<StepOutcome> {
   const segmentId = step.config.segment_id as string;
   await addContactToSegment(deps, run.teamId, contact.contactId, segmentId, metadata);
   return { kind: "complete", outcome: "completed", output: { contact_id: contact.contactId, segment_id: segmentId } };

@@ -40,7 +40,13 @@ async function runStep(deps: StepDeps, run: ActiveRun, step: AutomationStep, met
   if (!contact) return { kind: "fail", error: "Contact not found" };
   switch (step.type) {
     case "send_email":
-      return sendStepEmail({ store: deps.store, allowUnverifiedFrom: deps.allowUnverifiedFrom, suppressed: deps.suppressed, now: () => deps.clock.now() }, run, step, contact, metadata);
+      return sendStepEmail(
+        { store: deps.store, allowUnverifiedFrom: deps.allowUnverifiedFrom, suppressed: deps.suppressed, now: () => deps.clock.now() },
+        run,
+        step,
+        contact,
+        metadata,
+      );
     case "contact_update":
       return updateStepContact(deps, run, step, contact, metadata);
     case "contact_delete":

@@ -24,7 +24,10 @@ describe(`parked runs (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, (
     );
     for (const run of runs) await parked.park({ ...run, automationId: randomUUID(), teamId });
 
-    const asks = [...contacts.map((contactId) => ({ teamId, contactId })), ...contacts.slice(0, 5).map((contactId) => ({ teamId: randomUUID(), contactId }))];
+    const asks = [
+      ...contacts.map((contactId) => ({ teamId, contactId })),
+      ...contacts.slice(0, 5).map((contactId) => ({ teamId: randomUUID(), contactId })),
+    ];
     const answers = await Promise.all(asks.map((a) => parked.awaiting(a.teamId, a.contactId, "signed.up")));
 
     answers.forEach((answer, i) => {

@@ -29,8 +29,15 @@ export function parkedRuns(database: Database): ParkedRuns {
         SELECT (k.ord - 1)::int AS ord, p.run_id::text, p.step_key
         FROM unnest(${asks.map((a) => a.teamId)}::uuid[], ${asks.map((a) => a.contactId)}::uuid[], ${asks.map((a) => a.eventName)}::text[])
           WITH ORDINALITY AS k(team_id, contact_id, event_name, ord)
-        JOIN automation_parked_runs p ON p.team_id = k.team_id AND p.contact_id = k.contact_id AND p.event_name = k.event_name`.execute(database.db);
-      return rowsByInput(asks.length, rows, (row) => row.ord, (row) => ({ runId: row.run_id, stepKey: row.step_key }));
+        JOIN automation_parked_runs p ON p.team_id = k.team_id AND p.contact_id = k.contact_id AND p.event_name = k.event_name`.execute(
+        database.db,
+      );
+      return rowsByInput(
+        asks.length,
+        rows,
+        (row) => row.ord,
+        (row) => ({ runId: row.run_id, stepKey: row.step_key }),
+      );
     },
     { inFlight: 2, max: 500 },
   );
@@ -46,7 +53,9 @@ export function parkedRuns(database: Database): ParkedRuns {
     },
     awaiting: (teamId, contactId, eventName) => awaiting({ teamId, contactId, eventName }),
     async ofAutomation(automationId) {
-      const { rows } = await sql<{ run_id: string }>`SELECT run_id::text FROM automation_parked_runs WHERE automation_id = ${automationId}`.execute(database.db);
+      const { rows } = await sql<{
+        run_id: string;
+      }>`SELECT run_id::text FROM automation_parked_runs WHERE automation_id = ${automationId}`.execute(database.db);
       return rows.map((r) => r.run_id);
     },
   };

@@ -1,9 +1,18 @@
 import { formatTimestamp, newId, type Clock } from "@tidings/core";
 import { DomainRejection, handleCommand, loadState } from "@tidings/commands";
-import { automationRunDecider, automationRunStream, fold, isDomainError, type AutomationRunCommand, type AutomationRunEvent, type AutomationRunState } from "@tidings/domain";
+import {
+  automationRunDecider,
+  automationRunStream,
+  fold,
+  isDomainError,
+  type AutomationRunCommand,
+  type AutomationRunEvent,
+  type AutomationRunState,
+} from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
 
-export const loadRun = (store: EventStore, runId: string): Promise<AutomationRunState> => loadState(store, automationRunStream(runId), automationRunDecider);
+export const loadRun = (store: EventStore, runId: string): Promise<AutomationRunState> =>
+  loadState(store, automationRunStream(runId), automationRunDecider);
 
 /** A run with the revision it was read at, so the runner can append its next step without reading again. */
 export interface LoadedRun {
@@ -13,7 +22,10 @@ export interface LoadedRun {
 
 export async function loadRunAt(store: EventStore, runId: string): Promise<LoadedRun> {
   const recorded = await store.readStream(automationRunStream(runId));
-  const state = fold(automationRunDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as AutomationRunEvent));
+  const state = fold(
+    automationRunDecider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as AutomationRunEvent),
+  );
   return { state, revision: recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision };
 }
 
@@ -21,12 +33,22 @@ export async function loadRunAt(store: EventStore, runId: string): Promise<Loade
  * Appends what the decider decides on `loaded`, at the revision it was read at, and returns the run as it
  * then is; undefined when another writer appended first, and the caller must read the run again.
  */
-export async function decideOn(store: EventStore, runId: string, loaded: LoadedRun, command: AutomationRunCommand, metadata: EventMetadata): Promise<LoadedRun | undefined> {
+export async function decideOn(
+  store: EventStore,
+  runId: string,
+  loaded: LoadedRun,
+  command: AutomationRunCommand,
+  metadata: EventMetadata,
+): Promise<LoadedRun | undefined> {
   const decided = automationRunDecider.decide(command, loaded.state);
   if (isDomainError(decided)) throw new DomainRejection(decided);
   if (decided.length === 0) return loaded;
   try {
-    const { nextExpectedRevision } = await store.append(automationRunStream(runId), decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })), loaded.revision);
+    const { nextExpectedRevision } = await store.append(
+      automationRunStream(runId),
+      decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })),
+      loaded.revision,
+    );
     return { state: decided.reduce(automationRunDecider.evolve, loaded.state), revision: nextExpectedRevision };
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return undefined;
@@ -49,7 +71,14 @@ export const runMetadata = (teamId: string, runId: string, causationId: string, 
  * and appends nothing.
  */
 export async function decideRun(store: EventStore, runId: string, command: AutomationRunCommand, metadata: EventMetadata): Promise<void> {
-  await handleCommand({ store, streamId: automationRunStream(runId), decider: automationRunDecider, command, metadata, likelyNew: command.type === "StartRun" });
+  await handleCommand({
+    store,
+    streamId: automationRunStream(runId),
+    decider: automationRunDecider,
+    command,
+    metadata,
+    likelyNew: command.type === "StartRun",
+  });
 }
 
 export const runTimerKey = (runId: string, stepKey: string) => `automation-run:${runId}:${stepKey}`;

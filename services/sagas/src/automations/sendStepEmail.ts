@@ -45,16 +45,27 @@ export const stepEmailId = (runId: string, stepKey: string) => deterministicId("
  * step's variables. The email's id derives from the run and the step and its stream must not exist yet,
  * so a step executed again after a crash finds its email queued and queues nothing.
  */
-export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: AutomationStep, contact: LiveContact, metadata: EventMetadata): Promise<StepOutcome> {
+export async function sendStepEmail(
+  deps: SendStepDeps,
+  run: ActiveRun,
+  step: AutomationStep,
+  contact: LiveContact,
+  metadata: EventMetadata,
+): Promise<StepOutcome> {
   const config = step.config as unknown as SendEmailConfig;
   const emailId = stepEmailId(run.runId, step.key);
-  const [queued, template] = await Promise.all([deps.store.readStream(emailStream(emailId), { maxCount: 1 }), loadState(deps.store, templateStream(config.template.id), templateDecider)]);
+  const [queued, template] = await Promise.all([
+    deps.store.readStream(emailStream(emailId), { maxCount: 1 }),
+    loadState(deps.store, templateStream(config.template.id), templateDecider),
+  ]);
   // Queued by an earlier execution that stopped before recording it: done, whatever changed since.
   if (queued.length > 0) return { kind: "complete", outcome: "completed", output: { email_id: emailId } };
   if (contact.unsubscribed) return { kind: "complete", outcome: "skipped", output: { reason: "contact_unsubscribed" } };
-  if (config.topic_id && contact.topics[config.topic_id] === "opt_out") return { kind: "complete", outcome: "skipped", output: { reason: "topic_opt_out" } };
+  if (config.topic_id && contact.topics[config.topic_id] === "opt_out")
+    return { kind: "complete", outcome: "skipped", output: { reason: "topic_opt_out" } };
 
-  if (template.status !== "active" || template.teamId !== run.teamId) return { kind: "fail", error: `Template \`${config.template.id}\` not found.` };
+  if (template.status !== "active" || template.teamId !== run.teamId)
+    return { kind: "fail", error: `Template \`${config.template.id}\` not found.` };
   if (!template.published) return { kind: "fail", error: `Template \`${config.template.id}\` is not published.` };
   const { name, subject, from, replyTo, html, text, variables } = template.published.content;
   const values = templateValues(resolveVariables(config.template.variables ?? {}, stepContext(run, contact)));
@@ -68,7 +79,13 @@ export async function sendStepEmail(deps: SendStepDeps, run: ActiveRun, step: Au
   if (badFrom) return { kind: "fail", error: badFrom.message };
   const domainName = sendingDomainName(rendered.from);
   const holder = await domainHolding(deps.store, domainName);
-  const domain = checkSendingDomain({ name: domainName, holder, teamId: run.teamId, allowUnverified: deps.allowUnverifiedFrom, restrictedTo: null });
+  const domain = checkSendingDomain({
+    name: domainName,
+    holder,
+    teamId: run.teamId,
+    allowUnverified: deps.allowUnverifiedFrom,
+    restrictedTo: null,
+  });
   if (isDomainError(domain)) return { kind: "fail", error: domain.message };
 
   const now = formatTimestamp(deps.now());

@@ -6,9 +6,20 @@ import type { ActiveRun, LiveContact } from "@tidings/domain";
  * has completed (`steps.<wait key>.payload.<field>` reads the event a `wait_for_event` received). The contact is read when the step runs, so a
  * condition after a delay sees the contact as it is then.
  */
-export function stepContext(run: ActiveRun, contact: LiveContact | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function stepContext(
+  run: ActiveRun,
+  contact: LiveContact | undefined,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const contactFields = contact
-    ? { ...contact.properties, id: contact.contactId, email: contact.email, first_name: contact.firstName, last_name: contact.lastName, unsubscribed: contact.unsubscribed }
+    ? {
+        ...contact.properties,
+        id: contact.contactId,
+        email: contact.email,
+        first_name: contact.firstName,
+        last_name: contact.lastName,
+        unsubscribed: contact.unsubscribed,
+      }
     : {};
   return {
     contact: contactFields,
@@ -25,7 +36,8 @@ export function templateValues(resolved: unknown): Record<string, string | numbe
   if (resolved === null || typeof resolved !== "object") return values;
   for (const [key, value] of Object.entries(resolved as Record<string, unknown>)) {
     if (value === undefined || value === null) continue;
-    values[key] = typeof value === "number" || typeof value === "string" ? value : typeof value === "boolean" ? String(value) : JSON.stringify(value);
+    values[key] =
+      typeof value === "number" || typeof value === "string" ? value : typeof value === "boolean" ? String(value) : JSON.stringify(value);
   }
   return values;
 }

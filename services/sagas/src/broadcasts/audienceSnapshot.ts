@@ -16,7 +16,12 @@ export interface SnapshotQuery {
  * whose own choice or else the topic's default is `opt_in`. Read from the audience read models: a lookup,
  * like the suppression list (DESIGN §1), whose result the broadcast's stream then records as the snapshot.
  */
-export async function eligibleMembers(database: Database, query: SnapshotQuery, afterContactId: string | null, limit: number): Promise<PlannedRecipient[]> {
+export async function eligibleMembers(
+  database: Database,
+  query: SnapshotQuery,
+  afterContactId: string | null,
+  limit: number,
+): Promise<PlannedRecipient[]> {
   const { teamId, segmentId, topicId, asOf } = query;
   const topicFilter =
     topicId === null
@@ -38,9 +43,17 @@ export async function eligibleMembers(database: Database, query: SnapshotQuery, 
 
 /** The planned contacts as the read model holds them now, for personalisation; an erased contact is absent. */
 export async function contactsById(database: Database, contactIds: string[]): Promise<Map<string, BroadcastContact>> {
-  const { rows } = await sql<{ id: string; email: string; first_name: string | null; last_name: string | null; properties: Record<string, string | number | null> }>`
+  const { rows } = await sql<{
+    id: string;
+    email: string;
+    first_name: string | null;
+    last_name: string | null;
+    properties: Record<string, string | number | null>;
+  }>`
     SELECT id, email, first_name, last_name, properties FROM contacts WHERE id = ANY(${contactIds}::uuid[])`.execute(database.db);
-  return new Map(rows.map((r) => [r.id, { email: r.email, firstName: r.first_name, lastName: r.last_name, properties: r.properties ?? {} }]));
+  return new Map(
+    rows.map((r) => [r.id, { email: r.email, firstName: r.first_name, lastName: r.last_name, properties: r.properties ?? {} }]),
+  );
 }
 
 /** Each contact property's own `fallback_value`, by key. */

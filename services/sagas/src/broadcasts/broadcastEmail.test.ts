@@ -44,7 +44,13 @@ const input = (overrides: Partial<RecipientEmailInput> = {}): RecipientEmailInpu
 describe("recipientEmail", () => {
   it("is the contact's email under the id derived from the broadcast and the contact, marked with the broadcast", () => {
     const email = recipientEmail(input());
-    expect(email).toMatchObject({ emailId: broadcastEmailId(broadcast.broadcastId, contactId), to: ["ann@example.test"], replyTo: ["help@acme.test"], subject: "Hi Ann", broadcastId: broadcast.broadcastId });
+    expect(email).toMatchObject({
+      emailId: broadcastEmailId(broadcast.broadcastId, contactId),
+      to: ["ann@example.test"],
+      replyTo: ["help@acme.test"],
+      subject: "Hi Ann",
+      broadcastId: broadcast.broadcastId,
+    });
     expect(recipientEmail(input()).emailId).toBe(email.emailId);
   });
 
@@ -54,10 +60,14 @@ describe("recipientEmail", () => {
     expect(email.headers["List-Unsubscribe"]).toMatch(/, <mailto:unsubscribe@mail\.t\.test\?subject=unsubscribe%20[^>]+>$/);
     expect(email.headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
     expect(email.html).toContain(`href="${url}"`);
-    expect(readUnsubscribeToken(secret, url.split("/").at(-1)!, new Date("2026-11-23T10:30:00Z"))).toMatchObject({ contactId, teamId: broadcast.teamId, topicId: null });
+    expect(readUnsubscribeToken(secret, url.split("/").at(-1)!, new Date("2026-11-23T10:30:00Z"))).toMatchObject({
+      contactId,
+      teamId: broadcast.teamId,
+      topicId: null,
+    });
   });
 
-  it("generates the text from the html, the same with the shared template as per recipient, and none for text: \"\"", () => {
+  it('generates the text from the html, the same with the shared template as per recipient, and none for text: ""', () => {
     const shared = recipientEmail(input()).text;
     expect(shared).toMatch(/^Hello Ann, unsubscribe\s+\[https:\/\/t\.test\/unsubscribe\//);
     expect(recipientEmail(input({ textTemplate: null })).text).toBe(shared);

@@ -1,5 +1,12 @@
 import { broadcastEmailId, formatTimestamp } from "@tidings/core";
-import { personalizeBroadcast, placeholdersIn, type BroadcastContact, type BroadcastRecord, type EmailContent, type PlannedRecipient } from "@tidings/domain";
+import {
+  personalizeBroadcast,
+  placeholdersIn,
+  type BroadcastContact,
+  type BroadcastRecord,
+  type EmailContent,
+  type PlannedRecipient,
+} from "@tidings/domain";
 import { htmlToText, unsubscribeToken, unsubscribeUrlOf } from "@tidings/mail";
 import { textPart } from "@tidings/sending";
 
@@ -45,14 +52,26 @@ export function textTemplateOf(html: string | null): string | null {
 export function recipientEmail(input: RecipientEmailInput): EmailContent {
   const { broadcast, recipient, links, now } = input;
   const { content, teamId } = broadcast;
-  const claims = { contactId: recipient.contactId, teamId, topicId: content.topicId, expiresAt: Math.floor((now.getTime() + links.validForMs) / 1000) };
+  const claims = {
+    contactId: recipient.contactId,
+    teamId,
+    topicId: content.topicId,
+    expiresAt: Math.floor((now.getTime() + links.validForMs) / 1000),
+  };
   const token = unsubscribeToken(links.secret, claims);
   const url = unsubscribeUrlOf(links.publicUrl, token);
   const contact = input.contact ?? { email: recipient.email, firstName: null, lastName: null, properties: {} };
   // Omitted, the text is generated from the html (`textPart`), from the shared template when there is one.
   const generated = content.text === null && content.html !== null;
   const textSource = generated ? input.textTemplate : content.text;
-  const parts = personalizeBroadcast({ subject: content.subject!, html: content.html, text: textSource, contact, propertyFallbacks: input.propertyFallbacks, unsubscribeUrl: url });
+  const parts = personalizeBroadcast({
+    subject: content.subject!,
+    html: content.html,
+    text: textSource,
+    contact,
+    propertyFallbacks: input.propertyFallbacks,
+    unsubscribeUrl: url,
+  });
   // Without a shared text template, this recipient's text is generated from their own html.
   const text = textPart(parts.html, generated && textSource === null ? null : parts.text);
   const mailto = `mailto:unsubscribe@${links.mailHost}?subject=${encodeURIComponent(`unsubscribe ${token}`)}`;

@@ -42,14 +42,41 @@ beforeAll(() => {
 });
 
 const aContact = (email: string, segmentId: string) =>
-  createContact(deps(), teamId, { email, fields: { firstName: null, lastName: null, unsubscribed: false }, properties: {}, segmentIds: [segmentId], topics: [] }, metadata);
+  createContact(
+    deps(),
+    teamId,
+    { email, fields: { firstName: null, lastName: null, unsubscribed: false }, properties: {}, segmentIds: [segmentId], topics: [] },
+    metadata,
+  );
 
 async function sendBroadcast(segmentId: string): Promise<string> {
   const broadcastId = randomUUID();
-  const content = { name: "News", segmentId, from: "Acme <news@acme.test>", subject: "News", html: "<p>News</p>", text: null, replyTo: null, previewText: null, topicId: null };
+  const content = {
+    name: "News",
+    segmentId,
+    from: "Acme <news@acme.test>",
+    subject: "News",
+    html: "<p>News</p>",
+    text: null,
+    replyTo: null,
+    previewText: null,
+    topicId: null,
+  };
   const streamId = broadcastStream(broadcastId);
-  await handleCommand({ store, streamId, decider: broadcastDecider, command: { type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now: now() }, metadata });
-  await handleCommand({ store, streamId, decider: broadcastDecider, command: { type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now: now() }, metadata });
+  await handleCommand({
+    store,
+    streamId,
+    decider: broadcastDecider,
+    command: { type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now: now() },
+    metadata,
+  });
+  await handleCommand({
+    store,
+    streamId,
+    decider: broadcastDecider,
+    command: { type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now: now() },
+    metadata,
+  });
   return broadcastId;
 }
 

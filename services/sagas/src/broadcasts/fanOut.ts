@@ -40,11 +40,18 @@ const snapshotReadModels = ["audience", "suppressions"];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Once `stopping` is aborted no item is started, and the call throws its reason when those under way end. */
-async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>, stopping: AbortSignal | undefined): Promise<void> {
+async function forEachLimited<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+  stopping: AbortSignal | undefined,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length && !stopping?.aborted) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length && !stopping?.aborted) await work(items[next++]!);
+    }),
+  );
   stopping?.throwIfAborted();
 }
 
@@ -137,22 +144,49 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   };
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
-    const contacts = await contactsById(deps.database, recipients.map((r) => r.contactId));
-    const suppressed = new Map((await deps.suppressed(teamId, recipients.map((r) => r.email))).map((found) => [found.email.toLowerCase(), found]));
+    const contacts = await contactsById(
+      deps.database,
+      recipients.map((r) => r.contactId),
+    );
+    const suppressed = new Map(
+      (
+        await deps.suppressed(
+          teamId,
+          recipients.map((r) => r.email),
+        )
+      ).map((found) => [found.email.toLowerCase(), found]),
+    );
     // In chunks that fit the window and a second of the team's rate, each checked for a cancel.
-    for (let start = 0; start < recipients.length; ) {
+    for (let start = 0; start < recipients.length;) {
       const room = await roomInWindow();
       const rate = (await teamBroadcastRate(deps.database, teamId)) ?? deps.defaultRate;
       const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4, room));
       await deps.rates.take(teamId, chunk.length, rate);
       if (await stopped(deps.store, broadcastId)) return;
       const now = deps.clock.now();
-      await forEachLimited(chunk, deps.appendsInFlight, async (recipient) => {
-        const content = recipientEmail({ broadcast: state, recipient, contact: contacts.get(recipient.contactId), propertyFallbacks: fallbacks, links: deps.links, textTemplate, now });
-        const onList = suppressed.get(recipient.email.toLowerCase());
-        // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
-        await queueEmail(deps.store, { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata: metadata() }, "derived");
-      }, stopping);
+      await forEachLimited(
+        chunk,
+        deps.appendsInFlight,
+        async (recipient) => {
+          const content = recipientEmail({
+            broadcast: state,
+            recipient,
+            contact: contacts.get(recipient.contactId),
+            propertyFallbacks: fallbacks,
+            links: deps.links,
+            textTemplate,
+            now,
+          });
+          const onList = suppressed.get(recipient.email.toLowerCase());
+          // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
+          await queueEmail(
+            deps.store,
+            { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata: metadata() },
+            "derived",
+          );
+        },
+        stopping,
+      );
       start += chunk.length;
       handed += chunk.length;
     }
@@ -167,7 +201,15 @@ export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: Broadc
   const { bus, deps } = options;
   return consumeEvents(
     bus,
-    { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 },
+    {
+      durable: broadcastFanOutDurable,
+      category: "broadcast",
+      type: "BroadcastQueued",
+      maxDeliver: 10,
+      ackWaitMs: 5_000,
+      heartbeat: true,
+      concurrency: 2,
+    },
     (event, message) => runBroadcastFanOut(deps, event.data.broadcastId, message.stopping),
   );
 }

@@ -59,12 +59,16 @@ export class InFlightWindow {
  */
 export async function settledEmails(database: Database, broadcastId: string): Promise<number> {
   const { rows } = await sql<{ n: string }>`
-    SELECT count(*) AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId} AND status NOT IN ('planned', 'queued')`.execute(database.db);
+    SELECT count(*) AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId} AND status NOT IN ('planned', 'queued')`.execute(
+    database.db,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
 /** A team's own broadcast rate, when an operator set one (`tidings teams set-broadcast-rate`). */
 export async function teamBroadcastRate(database: Database, teamId: string): Promise<number | null> {
-  const { rows } = await sql<{ rate: number | null }>`SELECT broadcast_emails_per_second AS rate FROM teams WHERE id = ${teamId}`.execute(database.db);
+  const { rows } = await sql<{ rate: number | null }>`SELECT broadcast_emails_per_second AS rate FROM teams WHERE id = ${teamId}`.execute(
+    database.db,
+  );
   return rows[0]?.rate ?? null;
 }

@@ -42,8 +42,10 @@ export async function startBroadcastScheduleSaga(options: { bus: Bus; store: Eve
   const { bus, store, timers } = options;
   return Promise.all(
     broadcastScheduleEvents.map((type) =>
-      consumeEvents(bus, { durable: broadcastScheduleDurable(type), category: "broadcast", type, maxDeliver: 10, concurrency: 4 }, (event) =>
-        syncBroadcastTimer(store, timers, event.data.broadcastId),
+      consumeEvents(
+        bus,
+        { durable: broadcastScheduleDurable(type), category: "broadcast", type, maxDeliver: 10, concurrency: 4 },
+        (event) => syncBroadcastTimer(store, timers, event.data.broadcastId),
       ),
     ),
   );

@@ -3,7 +3,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger, formatTimestamp, loadConfig } from "@tidings/core";
-import { broadcastStream, emailDecider, emailStream, fold, hasFinalOutcome, type EmailCommand, type EmailContent, type EmailEvent } from "@tidings/domain";
+import {
+  broadcastStream,
+  emailDecider,
+  emailStream,
+  fold,
+  hasFinalOutcome,
+  type EmailCommand,
+  type EmailContent,
+  type EmailEvent,
+} from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { refusingAppends } from "@tidings/eventstore/testing";
 import { handleCommand } from "@tidings/commands";
@@ -69,7 +78,8 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   /** Until the stream's fold has no recipient left to send to. */
   const waitForRecipientsSettled = async (emailId: string, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
-    const settled = async () => hasFinalOutcome(fold(emailDecider, (await store.readStream(emailStream(emailId))) as unknown as EmailEvent[]));
+    const settled = async () =>
+      hasFinalOutcome(fold(emailDecider, (await store.readStream(emailStream(emailId))) as unknown as EmailEvent[]));
     while (!(await settled())) {
       if (Date.now() > deadline) throw new Error(`recipients still pending; stream has ${(await types(emailId)).join(", ")}`);
       await sleep(50);
@@ -79,7 +89,12 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   beforeAll(async () => {
     sink = await startSmtpSink();
     ({ test, store } = pipeline);
-    const config = loadConfig({ MAIL_TRANSPORT: "smtp", SMTP_URL: sink.url, PUBLIC_URL: "https://tidings.test", DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000" });
+    const config = loadConfig({
+      MAIL_TRANSPORT: "smtp",
+      SMTP_URL: sink.url,
+      PUBLIC_URL: "https://tidings.test",
+      DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000",
+    });
     sagas = await startSagas({ store, database: test.database, bus: pipeline.bus, config, logger });
   });
   afterAll(async () => {
@@ -91,7 +106,15 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   it("sends a queued email once, with its Message-ID, headers, parts and attachment, and records sent then delivered", async () => {
     const pdf = Buffer.from("%PDF-1.4 pretend");
     const blob = await createBlobStore(test.database).put(pdf);
-    const attachment = { id: randomUUID(), filename: "invoice.pdf", contentType: "application/pdf", size: pdf.length, contentId: null, disposition: "attachment" as const, blob };
+    const attachment = {
+      id: randomUUID(),
+      filename: "invoice.pdf",
+      contentType: "application/pdf",
+      size: pdf.length,
+      contentId: null,
+      disposition: "attachment" as const,
+      blob,
+    };
     const emailId = await send(content({ attachments: [attachment] }));
     await waitForType(emailId, "EmailDelivered");
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
@@ -110,7 +133,18 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
 
   it("cancels, without sending it, a broadcast's email whose broadcast was canceled before its first attempt", async () => {
     const broadcastId = randomUUID();
-    await store.append(broadcastStream(broadcastId), [{ id: randomUUID(), type: "BroadcastCanceled", data: { broadcastId, canceledAt: formatTimestamp(new Date()) }, metadata: { teamId, actor: "test" } }], "no_stream");
+    await store.append(
+      broadcastStream(broadcastId),
+      [
+        {
+          id: randomUUID(),
+          type: "BroadcastCanceled",
+          data: { broadcastId, canceledAt: formatTimestamp(new Date()) },
+          metadata: { teamId, actor: "test" },
+        },
+      ],
+      "no_stream",
+    );
     const emailId = await send(content({ broadcastId }));
     await waitForType(emailId, "EmailCanceled");
     await sleep(300);
@@ -154,7 +188,15 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
   });
 
   it("fails an email whose attachment bytes are missing from the blob store, without sending it", async () => {
-    const attachment = { id: randomUUID(), filename: "gone.pdf", contentType: "application/pdf", size: 3, contentId: null, disposition: "attachment" as const, blob: "f".repeat(64) };
+    const attachment = {
+      id: randomUUID(),
+      filename: "gone.pdf",
+      contentType: "application/pdf",
+      size: 3,
+      contentId: null,
+      disposition: "attachment" as const,
+      blob: "f".repeat(64),
+    };
     const emailId = await send(content({ attachments: [attachment] }));
     await waitForType(emailId, "EmailFailed");
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailFailed"]);
@@ -165,7 +207,11 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     sink.refuseRecipient("gone@example.test", { code: 550, message: "5.1.1 no such user" });
     const emailId = await send(content({ to: ["gone@example.test"], bcc: [] }));
     await waitForType(emailId, "EmailBounced");
-    const bounced = (await store.readStream(emailStream(emailId))).find((e) => e.type === "EmailBounced")!.data as { recipients: string[]; code: number; bounce: { type: string } };
+    const bounced = (await store.readStream(emailStream(emailId))).find((e) => e.type === "EmailBounced")!.data as {
+      recipients: string[];
+      code: number;
+      bounce: { type: string };
+    };
     expect(bounced).toMatchObject({ recipients: ["gone@example.test"], code: 550, bounce: { type: "permanent" } });
     expect(sink.received).toHaveLength(0);
   });
@@ -197,7 +243,8 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
 
   const copiesPerRecipient = (emailId: string) => {
     const copies: Record<string, number> = {};
-    for (const message of sink.withMessageId(`<${emailId}@tidings.test>`)) for (const to of message.envelope.to) copies[to] = (copies[to] ?? 0) + 1;
+    for (const message of sink.withMessageId(`<${emailId}@tidings.test>`))
+      for (const to of message.envelope.to) copies[to] = (copies[to] ?? 0) + 1;
     return copies;
   };
 
@@ -212,7 +259,10 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect([first!.envelope.to, retry!.envelope.to]).toEqual([["ann@example.test", "audit@example.test"], ["bob@example.test"]]);
     expect(retry!.raw.equals(first!.raw)).toBe(true);
     const to = (await simpleParser(retry!.raw)).to;
-    expect((Array.isArray(to) ? to : [to]).flatMap((t) => t!.value.map((a) => a.address))).toEqual(["ann@example.test", "bob@example.test"]);
+    expect((Array.isArray(to) ? to : [to]).flatMap((t) => t!.value.map((a) => a.address))).toEqual([
+      "ann@example.test",
+      "bob@example.test",
+    ]);
     await sleep(700);
     expect(copiesPerRecipient(emailId)).toEqual({ "ann@example.test": 1, "audit@example.test": 1, "bob@example.test": 1 });
   });
@@ -221,7 +271,8 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     sink.refuseRecipient("left@example.test", { code: 550, message: "5.1.1 no such user" });
     sink.refuseRecipient("bob@example.test", { code: 452, message: "4.2.2 mailbox full" }, 2);
     const emailId = await send(content({ to: ["ann@example.test", "left@example.test", "bob@example.test"] }));
-    const suppressed = async () => (await sql<{ email: string }>`SELECT email FROM suppressions WHERE source_id = ${emailId}`.execute(test.database.db)).rows;
+    const suppressed = async () =>
+      (await sql<{ email: string }>`SELECT email FROM suppressions WHERE source_id = ${emailId}`.execute(test.database.db)).rows;
     await waitForRecipientsSettled(emailId);
     const recorded = (await store.readStream(emailStream(emailId))).map((e) => [e.type, (e.data as { recipients?: string[] }).recipients]);
     expect(recorded).toEqual([
@@ -264,7 +315,12 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     const rescheduled = await send(content(), formatTimestamp(new Date(Date.now() + 3_000)));
     const canceled = await send(content(), formatTimestamp(new Date(Date.now() + 3_000)));
     const newTime = new Date(Date.now() + 4_500);
-    await command(rescheduled, { type: "RescheduleEmail", teamId, scheduledAt: formatTimestamp(newTime), now: formatTimestamp(new Date()) });
+    await command(rescheduled, {
+      type: "RescheduleEmail",
+      teamId,
+      scheduledAt: formatTimestamp(newTime),
+      now: formatTimestamp(new Date()),
+    });
     await command(canceled, { type: "CancelEmail", teamId, now: formatTimestamp(new Date()) });
     await waitForType(rescheduled, "EmailDelivered");
     expect(sink.withMessageId(`<${rescheduled}@tidings.test>`)[0]!.receivedAt.getTime()).toBeGreaterThanOrEqual(newTime.getTime());

@@ -82,7 +82,14 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null) return;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
-  const record = (command: EmailCommand) => recordOutcome(store, { ...loaded, emailId }, command, sagaMetadata(deps.clock, "delivery", { teamId: state.teamId, correlationId: emailId }), stopping);
+  const record = (command: EmailCommand) =>
+    recordOutcome(
+      store,
+      { ...loaded, emailId },
+      command,
+      sagaMetadata(deps.clock, "delivery", { teamId: state.teamId, correlationId: emailId }),
+      stopping,
+    );
   const now = () => formatTimestamp(deps.clock.now());
   if (content.broadcastId && state.status === "queued" && (await deps.broadcastCanceled?.(content.broadcastId))) {
     await record({ type: "RecordEmailCanceled", now: now() });
@@ -103,7 +110,13 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   } catch (error) {
     // Missing attachment bytes never come back: fail the email now rather than retry it into a dead letter.
     if (!(error instanceof BlobNotFoundError)) throw error;
-    await record({ type: "RecordEmailFailed", reason: `attachment content missing (${error.sha256})`, response: null, code: null, now: now() });
+    await record({
+      type: "RecordEmailFailed",
+      reason: `attachment content missing (${error.sha256})`,
+      response: null,
+      code: null,
+      now: now(),
+    });
     return;
   }
   await deps.sending.hold(async () => {
@@ -122,7 +135,13 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
       const payload: RetryTimerPayload = { kind: "retry-delivery", emailId };
       if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, payload);
     }
-    await record({ type: "RecordDeliveryAttempt", results, attempt, nextAttemptAt: retryAt && formatTimestamp(retryAt), now: formatTimestamp(sentAt) });
+    await record({
+      type: "RecordDeliveryAttempt",
+      results,
+      attempt,
+      nextAttemptAt: retryAt && formatTimestamp(retryAt),
+      now: formatTimestamp(sentAt),
+    });
     logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
   }, stopping);
 }
@@ -157,7 +176,15 @@ const deliveryAckWaitMs = 5_000;
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return consumeEvents(
     bus,
-    { durable: deliveryDurable, category: "email", type: "EmailQueued", maxDeliver: 10, ackWaitMs: deliveryAckWaitMs, heartbeat: true, concurrency },
+    {
+      durable: deliveryDurable,
+      category: "email",
+      type: "EmailQueued",
+      maxDeliver: 10,
+      ackWaitMs: deliveryAckWaitMs,
+      heartbeat: true,
+      concurrency,
+    },
     (event, message) => deliverEmail(deps, event.data.emailId, message.stopping),
   );
 }

@@ -11,10 +11,26 @@ const settings = aDomainSettings({ openTracking: true });
 
 function aDomain(trackingRecord: "verified" | "pending", changes: Partial<DomainSettings> = {}): LiveDomain {
   const chosen = { ...settings, ...changes };
-  const records = withResults(domainRecords("acme.test", chosen, targets, "PUBKEY"), { tracking: trackingRecord === "verified" ? "verified" : "failed" });
+  const records = withResults(domainRecords("acme.test", chosen, targets, "PUBKEY"), {
+    tracking: trackingRecord === "verified" ? "verified" : "failed",
+  });
   const events: DomainEvent[] = [
-    { type: "DomainCreated", data: { domainId, teamId, name: "acme.test", ...chosen, targets, createdAt: now, records, status: "partially_verified" } },
-    { type: "DomainDkimKeyGenerated", data: { domainId, selector: "tidings", publicKey: "PUBKEY", sealedPrivateKey: "v1.sealed", generatedAt: now, records, status: "partially_verified" } },
+    {
+      type: "DomainCreated",
+      data: { domainId, teamId, name: "acme.test", ...chosen, targets, createdAt: now, records, status: "partially_verified" },
+    },
+    {
+      type: "DomainDkimKeyGenerated",
+      data: {
+        domainId,
+        selector: "tidings",
+        publicKey: "PUBKEY",
+        sealedPrivateKey: "v1.sealed",
+        generatedAt: now,
+        records,
+        status: "partially_verified",
+      },
+    },
   ];
   return fold(domainDecider, events) as LiveDomain;
 }
@@ -27,7 +43,11 @@ describe("a sending domain's tracking", () => {
     expect(trackingOf(aDomain("pending"), null)).toBeUndefined());
 
   it("points under TRACKING_BASE_URL whatever the record, and tracks nothing with both settings off", () => {
-    expect(trackingOf(aDomain("pending", { clickTracking: true }), "http://localhost:3000")).toEqual({ baseUrl: "http://localhost:3000", opens: true, clicks: true });
+    expect(trackingOf(aDomain("pending", { clickTracking: true }), "http://localhost:3000")).toEqual({
+      baseUrl: "http://localhost:3000",
+      opens: true,
+      clicks: true,
+    });
     expect(trackingOf(aDomain("verified", { openTracking: false }), "http://localhost:3000")).toBeUndefined();
   });
 });

@@ -55,7 +55,9 @@ export function deliveryDomains(
     return {
       tls: domain.settings.tls,
       dkim: { domainName: domain.name, keySelector: domain.dkim.selector, privateKey },
-      ...(domain.records.find((r) => r.key === "spf-mx")?.status === "verified" ? { returnPath: `${domain.settings.customReturnPath}.${domain.name}` } : {}),
+      ...(domain.records.find((r) => r.key === "spf-mx")?.status === "verified"
+        ? { returnPath: `${domain.settings.customReturnPath}.${domain.name}` }
+        : {}),
       ...(tracking ? { tracking } : {}),
     };
   };

@@ -41,7 +41,8 @@ async function queueEmail(): Promise<string> {
 }
 
 /** Two send slots. */
-const deliveryDeps = (store: EventStore, transport: MailTransport) => bareDeliveryDeps(test.database, { store, transport, slots: 2, subject: "slots" });
+const deliveryDeps = (store: EventStore, transport: MailTransport) =>
+  bareDeliveryDeps(test.database, { store, transport, slots: 2, subject: "slots" });
 
 it("has no more emails between the server's 250 and their record than it has send slots, however many it delivers at once", async () => {
   const transport = createSmtpTransport({ url: sink.url, maxConnections: 8 });
@@ -70,7 +71,8 @@ it("has no more emails between the server's 250 and their record than it has sen
   try {
     const emailIds = await Promise.all(Array.from({ length: 8 }, queueEmail));
     await Promise.all(emailIds.map((emailId) => deliverEmail(deps, emailId)));
-    for (const emailId of emailIds) expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+    for (const emailId of emailIds)
+      expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
     expect(sink.received).toHaveLength(8);
     expect(mostUnrecorded).toBe(2);
   } finally {
@@ -86,12 +88,27 @@ it("once stopping, hands no more emails to the relay, and records the outcome of
   try {
     const emailIds = await Promise.all(Array.from({ length: 6 }, queueEmail));
     const deps = deliveryDeps(store, transport);
-    const deliveries = emailIds.map((emailId) => deliverEmail(deps, emailId, stopping.signal).then(() => "recorded", () => "stopped"));
-    for (const deadline = Date.now() + 10_000; sink.heldReplies < 2; await sleep(10)) if (Date.now() > deadline) throw new Error("no send reached the relay");
+    const deliveries = emailIds.map((emailId) =>
+      deliverEmail(deps, emailId, stopping.signal).then(
+        () => "recorded",
+        () => "stopped",
+      ),
+    );
+    for (const deadline = Date.now() + 10_000; sink.heldReplies < 2; await sleep(10))
+      if (Date.now() > deadline) throw new Error("no send reached the relay");
     stopping.abort();
     expect((await Promise.all(deliveries)).sort()).toEqual(["recorded", "recorded", "stopped", "stopped", "stopped", "stopped"]);
-    const shapes = await Promise.all(emailIds.map(async (emailId) => (await store.readStream(emailStream(emailId))).map((e) => e.type).join(",")));
-    expect(shapes.sort()).toEqual(["EmailQueued", "EmailQueued", "EmailQueued", "EmailQueued", "EmailQueued,EmailSent,EmailDelivered", "EmailQueued,EmailSent,EmailDelivered"]);
+    const shapes = await Promise.all(
+      emailIds.map(async (emailId) => (await store.readStream(emailStream(emailId))).map((e) => e.type).join(",")),
+    );
+    expect(shapes.sort()).toEqual([
+      "EmailQueued",
+      "EmailQueued",
+      "EmailQueued",
+      "EmailQueued",
+      "EmailQueued,EmailSent,EmailDelivered",
+      "EmailQueued,EmailSent,EmailDelivered",
+    ]);
     expect(sink.received).toHaveLength(2);
   } finally {
     sink.delayReplies(0);

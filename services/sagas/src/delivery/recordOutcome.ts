@@ -31,7 +31,12 @@ export async function recordOutcome(
     try {
       await store.append(
         streamId,
-        decided.map((event, i) => ({ id: deterministicId("email-outcome", loaded.emailId, after, String(i)), type: event.type, data: event.data, metadata })),
+        decided.map((event, i) => ({
+          id: deterministicId("email-outcome", loaded.emailId, after, String(i)),
+          type: event.type,
+          data: event.data,
+          metadata,
+        })),
         loaded.revision,
         { immediate: true },
       );

@@ -3,7 +3,15 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, createLogger, formatTimestamp } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
-import { domainDecider, domainRecords, domainStream, isEligibleForSending, type DnsRecord, type DomainCommand, type RecordTargets } from "@tidings/domain";
+import {
+  domainDecider,
+  domainRecords,
+  domainStream,
+  isEligibleForSending,
+  type DnsRecord,
+  type DomainCommand,
+  type RecordTargets,
+} from "@tidings/domain";
 import { aDomainSettings } from "@tidings/domain/testing";
 import type { EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
@@ -14,7 +22,13 @@ import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificat
 import { createTimers, startTimerPoller, timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
-const targets: RecordTargets = { dkimSelector: "tidings", mailHost: "mx.tidings.test", spfInclude: "spf.tidings.test", inboundHost: "in.tidings.test", trackingHost: "t.tidings.test" };
+const targets: RecordTargets = {
+  dkimSelector: "tidings",
+  mailHost: "mx.tidings.test",
+  spfInclude: "spf.tidings.test",
+  inboundHost: "in.tidings.test",
+  trackingHost: "t.tidings.test",
+};
 const settings = aDomainSettings({ capabilities: { sending: "enabled", receiving: "enabled" }, openTracking: true });
 const publicKey = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtest";
 const recheckMs = 60_000;
@@ -56,7 +70,9 @@ const command = (domainId: string, c: DomainCommand) =>
   handleCommand({ store, streamId: domainStream(domainId), decider: domainDecider, command: c, metadata: { teamId, actor: "test" } });
 const load = (domainId: string) => loadState(store, domainStream(domainId), domainDecider);
 const timerDue = async (domainId: string) => {
-  const { rows } = await sql<{ due_at: Date }>`SELECT due_at FROM due_timers WHERE key = ${domainCheckTimerKey(domainId)}`.execute(test.database.db);
+  const { rows } = await sql<{ due_at: Date }>`SELECT due_at FROM due_timers WHERE key = ${domainCheckTimerKey(domainId)}`.execute(
+    test.database.db,
+  );
   return rows[0] ? new Date(rows[0].due_at).getTime() - Date.now() : undefined;
 };
 
@@ -65,9 +81,24 @@ async function aDomainBeingVerified(deadlineMs = 72 * 3600_000) {
   const domainId = randomUUID();
   const name = `d-${domainId.slice(0, 8)}.example.test`;
   const now = formatTimestamp(new Date());
-  await command(domainId, { type: "CreateDomain", domainId, teamId, name, settings, targets, dkim: { selector: "tidings", publicKey, sealedPrivateKey: "v1.x" }, now });
+  await command(domainId, {
+    type: "CreateDomain",
+    domainId,
+    teamId,
+    name,
+    settings,
+    targets,
+    dkim: { selector: "tidings", publicKey, sealedPrivateKey: "v1.x" },
+    now,
+  });
   const verificationId = randomUUID();
-  await command(domainId, { type: "StartDomainVerification", teamId, verificationId, now, deadline: formatTimestamp(new Date(Date.now() + deadlineMs)) });
+  await command(domainId, {
+    type: "StartDomainVerification",
+    teamId,
+    verificationId,
+    now,
+    deadline: formatTimestamp(new Date(Date.now() + deadlineMs)),
+  });
   return { domainId, verificationId, records: domainRecords(name, settings, targets, publicKey) };
 }
 const statuses = (records: DnsRecord[]) => Object.fromEntries(records.map((r) => [r.key, r.status]));
@@ -89,7 +120,12 @@ describe("domain verification saga against a DNS server on loopback", () => {
     await checkDomain(deps, domainId, randomUUID());
     const state = await load(domainId);
     expect(state.status === "active" && state.domainStatus).toBe("partially_verified");
-    expect(state.status === "active" && statuses(state.records)).toMatchObject({ dkim: "verified", "receiving-mx": "failed", tracking: "verified", dmarc: "failed" });
+    expect(state.status === "active" && statuses(state.records)).toMatchObject({
+      dkim: "verified",
+      "receiving-mx": "failed",
+      tracking: "verified",
+      dmarc: "failed",
+    });
     expect(isEligibleForSending(state)).toBe(true);
     expect(await timerDue(domainId)).toBeLessThanOrEqual(recheckMs);
   });
@@ -100,7 +136,11 @@ describe("domain verification saga against a DNS server on loopback", () => {
     dns.zone[records[0]!.name] = { SERVFAIL: true };
     await checkDomain(deps, domainId, randomUUID());
     const state = await load(domainId);
-    expect(state.status === "active" && statuses(state.records)).toMatchObject({ dkim: "temporary_failure", "spf-mx": "verified", "spf-txt": "verified" });
+    expect(state.status === "active" && statuses(state.records)).toMatchObject({
+      dkim: "temporary_failure",
+      "spf-mx": "verified",
+      "spf-txt": "verified",
+    });
     expect(state.status === "active" && state.domainStatus).toBe("partially_failed");
     expect(await timerDue(domainId)).toBeLessThanOrEqual(recheckMs);
   });
@@ -155,7 +195,9 @@ describe("domain verification saga against a DNS server on loopback", () => {
     try {
       const { domainId, records } = await aDomainBeingVerified();
       await checkDomain(fast, domainId, randomUUID());
-      expect((await load(domainId)).status === "active" && ((await load(domainId)) as { domainStatus: string }).domainStatus).toBe("failed");
+      expect((await load(domainId)).status === "active" && ((await load(domainId)) as { domainStatus: string }).domainStatus).toBe(
+        "failed",
+      );
       publish(records);
       const until = Date.now() + 10_000;
       while (((await load(domainId)) as { domainStatus: string }).domainStatus !== "verified") {

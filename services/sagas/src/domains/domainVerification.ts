@@ -61,7 +61,11 @@ async function scheduleNextCheck(deps: DomainVerificationDeps, domainId: string)
   if (now < deadline) return deps.timers.schedule(key, new Date(Math.min(now + deps.recheckMs, deadline)), payload);
   // Past the window, a domain that can send (partially verified) keeps its daily check; one that cannot fails.
   if (state.sendable) return deps.timers.schedule(key, new Date(now + deps.verifiedRecheckMs), payload);
-  await run(deps, state, { type: "FailDomainVerification", verificationId: state.verification.verificationId, now: formatTimestamp(new Date(now)) });
+  await run(deps, state, {
+    type: "FailDomainVerification",
+    verificationId: state.verification.verificationId,
+    now: formatTimestamp(new Date(now)),
+  });
   await deps.timers.cancel(key);
 }
 

@@ -4,7 +4,15 @@ import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createContactProperty, createSegment, findContact } from "@tidings/audience";
 import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
 import { handleCommand } from "@tidings/commands";
-import { contactImportDecider, contactImportStream, fold, type ColumnMap, type ContactImportEvent, type ContactImportState, type OnConflict } from "@tidings/domain";
+import {
+  contactImportDecider,
+  contactImportStream,
+  fold,
+  type ColumnMap,
+  type ContactImportEvent,
+  type ContactImportState,
+  type OnConflict,
+} from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { settledWrites } from "@tidings/postgres";
@@ -22,36 +30,72 @@ beforeAll(() => {
   blobs = createStreamedBlobStore(file.test.database);
 });
 
-const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({ store, blobs, clock: systemClock, logger, checkpointRows: 7, rowsInFlight: 4, ...overrides });
+const deps = (overrides: Partial<ContactImportDeps> = {}): ContactImportDeps => ({
+  store,
+  blobs,
+  clock: systemClock,
+  logger,
+  checkpointRows: 7,
+  rowsInFlight: 4,
+  ...overrides,
+});
 
 async function* text(content: string) {
   // Small pieces, so records straddle chunk boundaries as they would in a large upload.
   for (let i = 0; i < content.length; i += 97) yield Buffer.from(content.slice(i, i + 97));
 }
 
-async function queueImport(teamId: string, csv: string, options: { onConflict: OnConflict; columnMap?: Partial<ColumnMap>; segmentIds?: string[] }) {
+async function queueImport(
+  teamId: string,
+  csv: string,
+  options: { onConflict: OnConflict; columnMap?: Partial<ColumnMap>; segmentIds?: string[] },
+) {
   const file = await blobs.putStream(text(csv), { maxBytes: 10_000_000 });
   const importId = randomUUID();
-  const columnMap: ColumnMap = { email: "Email", firstName: "First name", lastName: null, unsubscribed: null, properties: { seats: "Seats" }, ...options.columnMap };
+  const columnMap: ColumnMap = {
+    email: "Email",
+    firstName: "First name",
+    lastName: null,
+    unsubscribed: null,
+    properties: { seats: "Seats" },
+    ...options.columnMap,
+  };
   await handleCommand({
     store,
     streamId: contactImportStream(importId),
     decider: contactImportDecider,
-    command: { type: "QueueContactImport", importId, teamId, file, columnMap, onConflict: options.onConflict, segmentIds: options.segmentIds ?? [], topics: [], now: formatTimestamp(new Date()) },
+    command: {
+      type: "QueueContactImport",
+      importId,
+      teamId,
+      file,
+      columnMap,
+      onConflict: options.onConflict,
+      segmentIds: options.segmentIds ?? [],
+      topics: [],
+      now: formatTimestamp(new Date()),
+    },
     metadata,
   });
   return importId;
 }
 
 const importState = async (importId: string): Promise<ContactImportState> =>
-  fold(contactImportDecider, (await store.readStream(contactImportStream(importId))).map((e) => ({ type: e.type, data: e.data }) as ContactImportEvent));
+  fold(
+    contactImportDecider,
+    (await store.readStream(contactImportStream(importId))).map((e) => ({ type: e.type, data: e.data }) as ContactImportEvent),
+  );
 
 /** How many ContactCreated events each address of the team has: more than one would be a duplicate contact. */
 async function createdPerEmail(teamId: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   await settledWrites(file.test.database);
   // Page through $all: a read returns at most one batch.
-  for (let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })) {
+  for (
+    let page = await store.readAll({ filter: { eventTypePrefix: ["ContactCreated"] } });
+    page.length > 0;
+    page = await store.readAll({ after: page.at(-1)!.position, filter: { eventTypePrefix: ["ContactCreated"] } })
+  ) {
     for (const event of page) {
       const data = event.data as { teamId: string; email: string };
       if (data.teamId === teamId) counts.set(data.email, (counts.get(data.email) ?? 0) + 1);
@@ -101,10 +145,18 @@ describe("contact import saga", () => {
     await runContactImport(deps(), importId);
 
     const state = await importState(importId);
-    expect(state).toMatchObject({ status: "completed", counts: { total: 50, created: 40, updated: 6, skipped: 0, failed: 4 }, errors: badLines });
+    expect(state).toMatchObject({
+      status: "completed",
+      counts: { total: 50, created: 40, updated: 6, skipped: 0, failed: 4 },
+      errors: badLines,
+    });
     const existing = await findContact(store, teamId, "up-existing@example.com");
     expect(existing).toMatchObject({ firstName: "Existing", properties: { seats: 7 }, segmentIds: [segment.id] });
-    expect(await findContact(store, teamId, "up-0@example.com")).toMatchObject({ firstName: "Again 0", properties: { seats: 100 }, segmentIds: [segment.id] });
+    expect(await findContact(store, teamId, "up-0@example.com")).toMatchObject({
+      firstName: "Again 0",
+      properties: { seats: 100 },
+      segmentIds: [segment.id],
+    });
     const created = await createdPerEmail(teamId);
     expect(created.size).toBe(41);
     expect([...created.values()].every((n) => n === 1)).toBe(true);
@@ -116,7 +168,10 @@ describe("contact import saga", () => {
     await createContact(d, teamId, { email: "skip-existing@example.com", fields, properties: {}, segmentIds: [], topics: [] }, metadata);
     const importId = await queueImport(teamId, csv, { onConflict: "skip" });
     await runContactImport(deps(), importId);
-    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 40, updated: 0, skipped: 6, failed: 4 } });
+    expect(await importState(importId)).toMatchObject({
+      status: "completed",
+      counts: { total: 50, created: 40, updated: 0, skipped: 6, failed: 4 },
+    });
     expect(await findContact(store, teamId, "skip-existing@example.com")).toMatchObject({ firstName: "Before", properties: {} });
     expect(await findContact(store, teamId, "skip-1@example.com")).toMatchObject({ firstName: "Person 1", properties: { seats: 1 } });
   });
@@ -145,7 +200,11 @@ describe("contact import saga", () => {
     expect(interrupted.status !== "none" && interrupted.rowsDone).toBeGreaterThan(0);
 
     await runContactImport(deps(), importId);
-    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 }, errors: badLines });
+    expect(await importState(importId)).toMatchObject({
+      status: "completed",
+      counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 },
+      errors: badLines,
+    });
     const created = await createdPerEmail(teamId);
     expect(created.size).toBe(41);
     expect([...created.values()].every((n) => n === 1)).toBe(true);
@@ -175,7 +234,11 @@ describe("contact import saga", () => {
     expect(stopped.counts.total).toBe(stopped.rowsDone);
 
     await runContactImport(deps(), importId);
-    expect(await importState(importId)).toMatchObject({ status: "completed", counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 }, errors: badLines });
+    expect(await importState(importId)).toMatchObject({
+      status: "completed",
+      counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 },
+      errors: badLines,
+    });
     const created = await createdPerEmail(teamId);
     expect(created.size).toBe(41);
     expect([...created.values()].every((n) => n === 1)).toBe(true);

@@ -53,7 +53,14 @@ class UnreadableFile extends Error {}
  * and the row, so a run restarted after a crash finds the contacts it created itself and counts them as
  * created again (its count was not checkpointed), never as updated.
  */
-async function importRow(deps: ContactImportDeps, job: ContactImportRecord, types: PropertyTypes, row: number, read: ImportedRow, metadata: EventMetadata): Promise<RowOutcome> {
+async function importRow(
+  deps: ContactImportDeps,
+  job: ContactImportRecord,
+  types: PropertyTypes,
+  row: number,
+  read: ImportedRow,
+  metadata: EventMetadata,
+): Promise<RowOutcome> {
   if (!read.ok) return { kind: "failed", reason: read.reason };
   const { teamId } = job;
   const contactId = deterministicId("contact-import", job.importId, String(row));
@@ -63,7 +70,13 @@ async function importRow(deps: ContactImportDeps, job: ContactImportRecord, type
     let existing: LiveContact | undefined;
     try {
       const fields = { firstName: null, lastName: null, unsubscribed: false, ...read.fields };
-      await createContact(deps, teamId, { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types }, metadata, contactId);
+      await createContact(
+        deps,
+        teamId,
+        { email: read.email, fields, properties: read.properties, segmentIds: job.segmentIds, topics: job.topics, propertyTypes: types },
+        metadata,
+        contactId,
+      );
       return { kind: "created" };
     } catch (error) {
       if (!(error instanceof TidingsError && error.code === "contact_exists")) throw error;
@@ -129,7 +142,8 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     skip_empty_lines: true,
     relax_column_count: true,
     columns: (header: string[]) => {
-      if (!header.includes(job.columnMap.email)) throw new UnreadableFile(`The file has no \`${job.columnMap.email}\` column for the email address.`);
+      if (!header.includes(job.columnMap.email))
+        throw new UnreadableFile(`The file has no \`${job.columnMap.email}\` column for the email address.`);
       return header;
     },
   });
@@ -147,14 +161,22 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
       const line = info.lines;
       // Rows of one email go one after the other, as they would one by one; other rows run side by side, so
       // their appends share the event store's round trips. While the window is full the parser waits (backpressure).
-      const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({ line, outcome: await importRow(deps, job, types, n, read, metadata()) }));
+      const oldest = rows.add(read.ok ? normalContactEmail(read.email) : undefined, async () => ({
+        line,
+        outcome: await importRow(deps, job, types, n, read, metadata()),
+      }));
       if (oldest) await tally(oldest);
     }
     for (let next = rows.next(); next; next = rows.next()) await tally(next);
   } catch (error) {
     await rows.settle();
     await checkpointing;
-    const unreadable = error instanceof UnreadableFile ? error.message : (error as { code?: string }).code?.startsWith("CSV_") ? `The file is not valid CSV: ${(error as Error).message}` : undefined;
+    const unreadable =
+      error instanceof UnreadableFile
+        ? error.message
+        : (error as { code?: string }).code?.startsWith("CSV_")
+          ? `The file is not valid CSV: ${(error as Error).message}`
+          : undefined;
     if (unreadable === undefined) throw error;
     await record({ type: "FailContactImport", reason: unreadable, now: now() });
     return;
@@ -173,7 +195,15 @@ export async function startContactImportSaga(options: { bus: Bus; deps: ContactI
   // Long work: the heartbeat keeps the message ours; a crash redelivers it within seconds and the run resumes.
   return consumeEvents(
     bus,
-    { durable: contactImportDurable, category: "import", type: "ContactImportQueued", maxDeliver: 10, ackWaitMs: 5_000, heartbeat: true, concurrency: 2 },
+    {
+      durable: contactImportDurable,
+      category: "import",
+      type: "ContactImportQueued",
+      maxDeliver: 10,
+      ackWaitMs: 5_000,
+      heartbeat: true,
+      concurrency: 2,
+    },
     (event, message) => runContactImport(deps, event.data.importId, message.stopping),
   );
 }

@@ -7,7 +7,13 @@ describe("OrderedWindow", () => {
   it("hands results back in the order the work was added, whatever order it finishes in", async () => {
     const window = new OrderedWindow<number>(3);
     const taken: number[] = [];
-    for (const [value, ms] of [[1, 30], [2, 5], [3, 20], [4, 1], [5, 10]] as const) {
+    for (const [value, ms] of [
+      [1, 30],
+      [2, 5],
+      [3, 20],
+      [4, 1],
+      [5, 10],
+    ] as const) {
       const oldest = window.add(undefined, () => later(value, ms));
       if (oldest) taken.push(unwrap(await oldest));
     }

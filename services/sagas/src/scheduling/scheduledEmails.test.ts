@@ -10,7 +10,8 @@ const rescheduled: EmailEvent = {
   type: "EmailRescheduled",
   data: { emailId, scheduledAt: "2026-11-25 10:00:00.000000+00", rescheduledAt: "2026-11-23 11:00:00.000000+00" },
 };
-const decide = (events: EmailEvent[]) => queueScheduledEmailDecider.decide({ type: "QueueScheduledEmail" }, fold(queueScheduledEmailDecider, events));
+const decide = (events: EmailEvent[]) =>
+  queueScheduledEmailDecider.decide({ type: "QueueScheduledEmail" }, fold(queueScheduledEmailDecider, events));
 
 describe("queueing a scheduled email when its timer fires", () => {
   it("appends EmailQueued with the data the email was scheduled with", () => {

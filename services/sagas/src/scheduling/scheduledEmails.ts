@@ -74,7 +74,9 @@ export async function startSchedulerSaga(options: { bus: Bus; store: EventStore;
   const { bus, store, timers } = options;
   return Promise.all(
     scheduledEmailEvents.map((type) =>
-      consumeEvents(bus, { durable: schedulerDurable(type), category: "email", type, maxDeliver: 10, concurrency: 4 }, (event) => syncSendTimer(store, timers, event.data.emailId)),
+      consumeEvents(bus, { durable: schedulerDurable(type), category: "email", type, maxDeliver: 10, concurrency: 4 }, (event) =>
+        syncSendTimer(store, timers, event.data.emailId),
+      ),
     ),
   );
 }

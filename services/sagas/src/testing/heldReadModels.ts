@@ -1,7 +1,13 @@
 import { afterAll, beforeAll } from "vitest";
 import { createLogger } from "@tidings/core";
 import { holdableStore, type TestStoreDatabase } from "@tidings/eventstore/testing";
-import { createCheckpointWaiter, startProjections, type CheckpointWaiter, type Projection, type RunningProjections } from "@tidings/projections";
+import {
+  createCheckpointWaiter,
+  startProjections,
+  type CheckpointWaiter,
+  type Projection,
+  type RunningProjections,
+} from "@tidings/projections";
 import { readModelsAt, type ReadModelsAt } from "../readModelsAt.js";
 
 /** Read models a saga looks things up in, which a test can hold behind the writes. */
@@ -33,8 +39,16 @@ export function heldReadModelsForFile(file: TestStoreDatabase, projections: Proj
   beforeAll(async () => {
     const feed = holdableStore(file.store);
     hold = feed.hold;
-    models.projections = await startProjections({ store: feed.store, database: file.test.database, projections, logger: createLogger("silent") });
-    checkpoints = await createCheckpointWaiter(file.test.database, projections.map((p) => p.name));
+    models.projections = await startProjections({
+      store: feed.store,
+      database: file.test.database,
+      projections,
+      logger: createLogger("silent"),
+    });
+    checkpoints = await createCheckpointWaiter(
+      file.test.database,
+      projections.map((p) => p.name),
+    );
     waitForReadModels = readModelsAt(checkpoints);
   });
   afterAll(async () => {

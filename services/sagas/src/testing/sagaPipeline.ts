@@ -38,7 +38,8 @@ export function sagaPipelineForFile(options: SagaPipelineOptions): SagaPipeline 
   beforeAll(async () => {
     pipeline.test = file.test;
     pipeline.store = file.store;
-    for (const [component, list] of Object.entries({ timers: timerMigrations, ...options.migrations })) await migrate(file.test.database, component, list);
+    for (const [component, list] of Object.entries({ timers: timerMigrations, ...options.migrations }))
+      await migrate(file.test.database, component, list);
     pipeline.bus = await openTestBus(file.test.database);
     forwarder = await startForwarder({ store: file.store, bus: pipeline.bus, database: file.test.database });
   });

@@ -15,12 +15,15 @@ export type TimerHandlers<Payload extends KindedPayload> = {
  * version, or damaged) throws, so the timer is tried again and its error logged, rather than taken for
  * another kind.
  */
-export function dispatchTimers<Payload extends KindedPayload>(handlers: TimerHandlers<Payload>): (timer: DueTimer, stopping: AbortSignal) => Promise<void> {
+export function dispatchTimers<Payload extends KindedPayload>(
+  handlers: TimerHandlers<Payload>,
+): (timer: DueTimer, stopping: AbortSignal) => Promise<void> {
   const fire = <Kind extends Payload["kind"]>(payload: Extract<Payload, { kind: Kind }>, timer: DueTimer, stopping: AbortSignal) =>
     handlers[payload.kind as Kind](payload, timer, stopping);
   return (timer, stopping) => {
     const payload = timer.payload as Payload;
-    if (!Object.hasOwn(handlers, payload?.kind)) throw new Error(`timer ${timer.key} has a payload of no known kind: ${JSON.stringify(timer.payload)}`);
+    if (!Object.hasOwn(handlers, payload?.kind))
+      throw new Error(`timer ${timer.key} has a payload of no known kind: ${JSON.stringify(timer.payload)}`);
     return fire(payload as Extract<Payload, { kind: Payload["kind"] }>, timer, stopping);
   };
 }

@@ -49,7 +49,11 @@ export interface AttemptDeps {
 
 export const deliveryTimerKey = (deliveryId: string) => `webhook-delivery:${deliveryId}`;
 export type DeliveryTimerPayload = { kind: "webhook-delivery"; deliveryId: string; webhookId: string };
-export const deliveryTimerPayload = (deliveryId: string, webhookId: string): DeliveryTimerPayload => ({ kind: "webhook-delivery", deliveryId, webhookId });
+export const deliveryTimerPayload = (deliveryId: string, webhookId: string): DeliveryTimerPayload => ({
+  kind: "webhook-delivery",
+  deliveryId,
+  webhookId,
+});
 
 /** The id receivers see (`svix-id`/`webhook-id`): the delivery's, so every attempt and replay carries the same one. */
 export const webhookMessageId = (deliveryId: string) => `msg_${deliveryId}`;
@@ -82,11 +86,11 @@ export interface AttemptOptions {
 /** What an attempt works from; a null target is a webhook no longer enabled. */
 type LoadedDelivery = Omit<KnownDelivery, "at" | "target"> & { target: WebhookTarget | null };
 
-
 const instant = (text: string) => parseTimestamp(text) ?? new Date(text);
 
 /** The secrets that sign at `now`: the current one, and one rotated out until its 24 h grace ends. */
-export const secretsSigningAt = (secrets: SigningSecret[], now: number) => secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now);
+export const secretsSigningAt = (secrets: SigningSecret[], now: number) =>
+  secrets.filter((s) => s.validUntil === null || instant(s.validUntil).getTime() > now);
 
 /**
  * Reads a delivery and its webhook from their streams, so a webhook disabled or deleted a moment ago is
@@ -96,8 +100,14 @@ export const secretsSigningAt = (secrets: SigningSecret[], now: number) => secre
 async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: string | undefined): Promise<LoadedDelivery | undefined> {
   const { store, timers } = deps;
   const key = deliveryTimerKey(deliveryId);
-  const [recorded, webhookEvents] = await Promise.all([store.readStream(webhookDeliveryStream(deliveryId)), webhookId ? store.readStream(webhookStream(webhookId)) : null]);
-  const state = fold(webhookDeliveryDecider, recorded.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent));
+  const [recorded, webhookEvents] = await Promise.all([
+    store.readStream(webhookDeliveryStream(deliveryId)),
+    webhookId ? store.readStream(webhookStream(webhookId)) : null,
+  ]);
+  const state = fold(
+    webhookDeliveryDecider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent),
+  );
   if (state.status === "none" || isDeliveryDone(state)) {
     await timers.cancel(key);
     return undefined;
@@ -118,7 +128,12 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
  * before it is read: a claim held elsewhere means another process is at it, and the read after the
  * claim sees whatever the previous holder recorded.
  */
-export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, webhookId?: string, options: AttemptOptions = {}): Promise<void> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  deliveryId: string,
+  webhookId?: string,
+  options: AttemptOptions = {},
+): Promise<void> {
   const { known } = options;
   if (known && Date.now() - known.at < deps.knownForMs) {
     const target = Date.now() - known.at < deps.targetForMs ? known.target : await deps.targets.get(known.state.webhookId);
@@ -130,11 +145,18 @@ export async function attemptDelivery(deps: AttemptDeps, deliveryId: string, web
     if (loaded) await attemptLoaded(deps, deliveryId, loaded, options);
   } finally {
     // Left in place, the lease would only run out: a retry another process takes up would wait for it.
-    await deps.leases.release(deliveryId).catch((error: unknown) => deps.logger.warn({ err: error, deliveryId }, "releasing a webhook attempt's lease failed"));
+    await deps.leases
+      .release(deliveryId)
+      .catch((error: unknown) => deps.logger.warn({ err: error, deliveryId }, "releasing a webhook attempt's lease failed"));
   }
 }
 
-async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: LoadedDelivery, { answered = () => {}, stopping }: AttemptOptions): Promise<void> {
+async function attemptLoaded(
+  deps: AttemptDeps,
+  deliveryId: string,
+  loaded: LoadedDelivery,
+  { answered = () => {}, stopping }: AttemptOptions,
+): Promise<void> {
   const { store, timers } = deps;
   const { state, revision, target } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
@@ -150,7 +172,12 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
       try {
         await store.append(
           streamId,
-          decided.map((event, i) => ({ id: deterministicId("webhook-delivery-outcome", deliveryId, String(revision), String(i)), type: event.type, data: event.data, metadata })),
+          decided.map((event, i) => ({
+            id: deterministicId("webhook-delivery-outcome", deliveryId, String(revision), String(i)),
+            type: event.type,
+            data: event.data,
+            metadata,
+          })),
           revision,
         );
       } catch (error) {
@@ -176,11 +203,23 @@ async function attemptLoaded(deps: AttemptDeps, deliveryId: string, loaded: Load
   // all the same can tell the next one by its webhook id, which is the same.
   const handBack = () => timers.schedule(key, deps.clock.now(), deliveryTimerPayload(deliveryId, state.webhookId));
   if (stopping?.aborted) return handBack();
-  const outcome = await (deps.post ?? postWebhook)({ url: target.endpoint, headers, body, allowPrivate: deps.allowPrivate, ...(stopping ? { signal: stopping } : {}) });
+  const outcome = await (deps.post ?? postWebhook)({
+    url: target.endpoint,
+    headers,
+    body,
+    allowPrivate: deps.allowPrivate,
+    ...(stopping ? { signal: stopping } : {}),
+  });
   answered();
   if (outcome.statusCode === null && stopping?.aborted) return handBack();
 
-  const attempt: WebhookDeliveryCommand = { type: "RecordWebhookAttempt", attempt: state.attempts + 1, ...outcome, scheduleMs: deps.scheduleMs, now: deps.clock.now() };
+  const attempt: WebhookDeliveryCommand = {
+    type: "RecordWebhookAttempt",
+    attempt: state.attempts + 1,
+    ...outcome,
+    scheduleMs: deps.scheduleMs,
+    now: deps.clock.now(),
+  };
   const decided = webhookDeliveryDecider.decide(attempt, state);
   const next = !isDomainError(decided) && decided[0]?.type === "WebhookDeliveryAttempted" ? decided[0].data.nextAttemptAt : null;
   // A retry's timer goes in before the failure is recorded: a crash between leaves a retry, never a

@@ -22,7 +22,8 @@ export async function resolveEndpoint(hostname: string, allowPrivate: boolean): 
   const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true });
   if (addresses.length === 0) throw new RefusedAddressError(`${host} has no address`);
   const refused = addresses.find((a) => isPrivateAddress(a.address));
-  if (refused && !allowPrivate) throw new RefusedAddressError(`${host} resolves to ${refused.address}, a private, loopback or link-local address`);
+  if (refused && !allowPrivate)
+    throw new RefusedAddressError(`${host} resolves to ${refused.address}, a private, loopback or link-local address`);
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }

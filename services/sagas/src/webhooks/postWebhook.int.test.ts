@@ -25,12 +25,15 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const post = (path: string, timeoutMs?: number) => postWebhook({ url: `${base}${path}`, headers: {}, body: "{}", allowPrivate: true, ...(timeoutMs ? { timeoutMs } : {}) });
+const post = (path: string, timeoutMs?: number) =>
+  postWebhook({ url: `${base}${path}`, headers: {}, body: "{}", allowPrivate: true, ...(timeoutMs ? { timeoutMs } : {}) });
 
 describe("one webhook attempt over real HTTP", () => {
-  it("counts any 2xx as a success", async () => expect(await post("/ok")).toMatchObject({ succeeded: true, statusCode: 204, response: "" }));
+  it("counts any 2xx as a success", async () =>
+    expect(await post("/ok")).toMatchObject({ succeeded: true, statusCode: 204, response: "" }));
 
-  it("counts a redirect as a failure: it is not followed", async () => expect(await post("/redirect")).toMatchObject({ succeeded: false, statusCode: 302, response: "moved" }));
+  it("counts a redirect as a failure: it is not followed", async () =>
+    expect(await post("/redirect")).toMatchObject({ succeeded: false, statusCode: 302, response: "moved" }));
 
   it("keeps the first 1 KB of the answer, and how long it took", async () => {
     const outcome = await post("/long");

@@ -32,10 +32,11 @@ export interface PostRequest {
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 /** Connects to the address already checked, never to whatever a second resolution would say. */
-const pinnedLookup = (address: string, family: 4 | 6): LookupFunction => ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-  if (options?.all) callback(null, [{ address, family }]);
-  else callback(null, address, family);
-}) as unknown as LookupFunction;
+const pinnedLookup = (address: string, family: 4 | 6): LookupFunction =>
+  ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
 
 /** One attempt: resolve and check the address, POST, keep the status and the first 1 KB of the answer. */
 export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
@@ -52,7 +53,12 @@ export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
   }
 }
 
-function send(url: URL, target: { address: string; family: 4 | 6 }, request: PostRequest, timeoutMs: number): Promise<{ statusCode: number; response: string }> {
+function send(
+  url: URL,
+  target: { address: string; family: 4 | 6 },
+  request: PostRequest,
+  timeoutMs: number,
+): Promise<{ statusCode: number; response: string }> {
   const client = url.protocol === "https:" ? https : http;
   const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
   const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));

@@ -7,7 +7,11 @@ const secretB = `whsec_${Buffer.from("b".repeat(32)).toString("base64")}`;
 const body = JSON.stringify({ type: "email.sent", created_at: "2026-11-23T10:00:00.000Z", data: { email_id: "x" } });
 
 const verify = (secret: string, headers: Record<string, string>) =>
-  new Webhook(secret).verify(body, { "webhook-id": headers["svix-id"]!, "webhook-timestamp": headers["svix-timestamp"]!, "webhook-signature": headers["svix-signature"]! });
+  new Webhook(secret).verify(body, {
+    "webhook-id": headers["svix-id"]!,
+    "webhook-timestamp": headers["svix-timestamp"]!,
+    "webhook-signature": headers["svix-signature"]!,
+  });
 
 describe("webhook signatures", () => {
   it("verify with the Standard Webhooks library the SDK uses", () => {

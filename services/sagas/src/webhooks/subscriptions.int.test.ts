@@ -11,7 +11,9 @@ describe(`webhook subscriptions (${testMode() === "server" ? "PostgreSQL" : "PGl
   const addWebhook = async (events: string[], commit: number, status = "enabled") => {
     const id = randomUUID();
     await sql`INSERT INTO webhooks (id, team_id, endpoint, events, status, secret, created_commit, created_prepare)
-      VALUES (${id}, ${teamId}, ${`https://hooks.example.test/${id}`}, ${JSON.stringify(events)}::jsonb, ${status}, 'sealed', ${commit}, 0)`.execute(test.database.db);
+      VALUES (${id}, ${teamId}, ${`https://hooks.example.test/${id}`}, ${JSON.stringify(events)}::jsonb, ${status}, 'sealed', ${commit}, 0)`.execute(
+      test.database.db,
+    );
     return id;
   };
 
@@ -30,13 +32,18 @@ describe(`webhook subscriptions (${testMode() === "server" ? "PostgreSQL" : "PGl
     await addWebhook(["email.sent"], 30);
     const webhooks = (await createSubscriptions(test.database).forEvent(teamId, { commit: 20n, prepare: 0n })).due("email.sent");
     expect(webhooks.map((w) => w.id)).toEqual([sent]);
-    expect(webhooks[0]).toMatchObject({ endpoint: `https://hooks.example.test/${sent}`, secrets: [{ sealed: "sealed", validUntil: null }] });
+    expect(webhooks[0]).toMatchObject({
+      endpoint: `https://hooks.example.test/${sent}`,
+      secrets: [{ sealed: "sealed", validUntil: null }],
+    });
   });
 
   it("tells whether any webhook listens to a category's types, so an event nobody takes is not built", async () => {
     const other = randomUUID();
     await sql`INSERT INTO webhooks (id, team_id, endpoint, events, status, secret, created_commit, created_prepare)
-      VALUES (${randomUUID()}, ${other}, 'https://hooks.example.test/c', '["contact.created"]'::jsonb, 'enabled', 'sealed', 10, 0)`.execute(test.database.db);
+      VALUES (${randomUUID()}, ${other}, 'https://hooks.example.test/c', '["contact.created"]'::jsonb, 'enabled', 'sealed', 10, 0)`.execute(
+      test.database.db,
+    );
     const subscriptions = createSubscriptions(test.database);
     const later = await subscriptions.forEvent(other, { commit: 20n, prepare: 0n });
     expect(later.listensToAny(["email.sent", "email.delivered"])).toBe(false);

@@ -66,7 +66,10 @@ export function createSubscriptions(database: Database): Subscriptions {
       endpoint: row.endpoint,
       events: typeof row.events === "string" ? (JSON.parse(row.events) as string[]) : row.events,
       created: { commit: BigInt(row.created_commit), prepare: BigInt(row.created_prepare) },
-      secrets: [{ sealed: row.secret, validUntil: null }, ...(row.previous_secret ? [{ sealed: row.previous_secret, validUntil: row.previous_valid_until }] : [])],
+      secrets: [
+        { sealed: row.secret, validUntil: null },
+        ...(row.previous_secret ? [{ sealed: row.previous_secret, validUntil: row.previous_valid_until }] : []),
+      ],
     }));
     return { at, webhooks };
   };

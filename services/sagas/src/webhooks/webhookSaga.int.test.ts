@@ -69,7 +69,12 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
       emailStream(emailId),
       [
         { id: randomUUID(), type: "EmailQueued", data: content, metadata: { teamId } },
-        { id: randomUUID(), type: "EmailSuppressed", data: { emailId, recipients: ["b@example.test"], suppressedAt: now }, metadata: { teamId } },
+        {
+          id: randomUUID(),
+          type: "EmailSuppressed",
+          data: { emailId, recipients: ["b@example.test"], suppressedAt: now },
+          metadata: { teamId },
+        },
       ],
       "no_stream",
     );
@@ -103,7 +108,21 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const payload = { type: "email.suppressed", created_at: new Date().toISOString(), data: { email_id: "left-behind" } };
     await store.append(
       webhookDeliveryStream(deliveryId),
-      [{ id: randomUUID(), type: "WebhookDeliveryCreated", data: { deliveryId, webhookId: toWebhook, teamId, eventId: randomUUID(), eventType: payload.type, payload, createdAt: formatTimestamp(new Date()) } }],
+      [
+        {
+          id: randomUUID(),
+          type: "WebhookDeliveryCreated",
+          data: {
+            deliveryId,
+            webhookId: toWebhook,
+            teamId,
+            eventId: randomUUID(),
+            eventType: payload.type,
+            payload,
+            createdAt: formatTimestamp(new Date()),
+          },
+        },
+      ],
       "no_stream",
     );
     return { deliveryId, payload };
@@ -126,7 +145,12 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     webhookId = await createWebhook("/in");
     timers = createTimers(test.database);
     saga = await startSaga();
-    poller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload) });
+    poller = startTimerPoller({
+      database: test.database,
+      logger,
+      intervalMs: 50,
+      fire: (timer) => saga.fire(timer.payload as DeliveryTimerPayload),
+    });
   });
   afterAll(async () => {
     await poller?.stop();
@@ -145,7 +169,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deterministicId("webhook-delivery", webhookId, suppressed!.id)}`]);
     // The endpoint answers before the attempt is recorded: on a busy machine the record comes later.
     const delivery = () => store.readStream(webhookDeliveryStream(deterministicId("webhook-delivery", webhookId, suppressed!.id)));
-    for (const deadline = Date.now() + 10_000; (await delivery()).length < 2 && Date.now() < deadline; ) await sleep(25);
+    for (const deadline = Date.now() + 10_000; (await delivery()).length < 2 && Date.now() < deadline;) await sleep(25);
     expect((await delivery()).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
   });
 
@@ -183,7 +207,10 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const { deliveryId } = await leftBehindDelivery(webhookId);
     await attemptDelivery(deps, deliveryId, webhookId);
     expect(away.attempts).toBeGreaterThan(3);
-    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual([
+      "WebhookDeliveryCreated",
+      "WebhookDeliveryAttempted",
+    ]);
     await sleep(800);
     expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
   });
@@ -195,7 +222,10 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(JSON.parse(received[before]!.body)).toEqual(payload);
     for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))
       if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
-    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual([
+      "WebhookDeliveryCreated",
+      "WebhookDeliveryAttempted",
+    ]);
   });
 
   it("makes a left-behind delivery once when two saga processes sweep: the attempt is claimed, not only the timer", async () => {
@@ -203,14 +233,22 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     // A second process on the same stores, sweeping as often: each sweep sees the delivery still pending
     // while the first process's attempt waits on the slow endpoint.
     const second = await startSaga();
-    const secondPoller = startTimerPoller({ database: test.database, logger, intervalMs: 50, fire: (timer) => second.fire(timer.payload as DeliveryTimerPayload) });
+    const secondPoller = startTimerPoller({
+      database: test.database,
+      logger,
+      intervalMs: 50,
+      fire: (timer) => second.fire(timer.payload as DeliveryTimerPayload),
+    });
     try {
       const before = received.length;
       const { deliveryId } = await leftBehindDelivery(slowWebhook);
       await waitForRequests(before + 1);
       await sleep(3_500);
       expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
-      expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+      expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual([
+        "WebhookDeliveryCreated",
+        "WebhookDeliveryAttempted",
+      ]);
     } finally {
       await secondPoller.stop();
       await second.stop();

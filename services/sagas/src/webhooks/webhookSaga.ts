@@ -82,20 +82,40 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
   };
   const queues = createEndpointQueues<KnownDelivery>({
     perEndpoint: options.perEndpoint ?? 32,
-    run: (deliveryId, webhookId, known, leave, stopping) => attemptDelivery(deps, deliveryId, webhookId, { known, answered: leave, stopping }),
-    onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
+    run: (deliveryId, webhookId, known, leave, stopping) =>
+      attemptDelivery(deps, deliveryId, webhookId, { known, answered: leave, stopping }),
+    onError: (error, deliveryId) =>
+      logger.error({ err: error, deliveryId }, "webhook attempt failed; a timer or a sweep takes it up again"),
   });
   const subscriptions = createSubscriptions(database);
   const context = { messageIdOf: (emailId: string) => `<${emailId}@${options.messageIdHost}>` };
 
-  const createDelivery = async (event: RecordedEvent, teamId: string, payload: LiveWebhookDelivery["payload"], webhook: SubscribedWebhook, at: number) => {
+  const createDelivery = async (
+    event: RecordedEvent,
+    teamId: string,
+    payload: LiveWebhookDelivery["payload"],
+    webhook: SubscribedWebhook,
+    at: number,
+  ) => {
     const deliveryId = deterministicId("webhook-delivery", webhook.id, event.id);
     const decided = webhookDeliveryDecider.decide(
-      { type: "CreateWebhookDelivery", deliveryId, webhookId: webhook.id, teamId, eventId: event.id, payload, now: formatTimestamp(options.clock.now()) },
+      {
+        type: "CreateWebhookDelivery",
+        deliveryId,
+        webhookId: webhook.id,
+        teamId,
+        eventId: event.id,
+        payload,
+        now: formatTimestamp(options.clock.now()),
+      },
       webhookDeliveryDecider.initialState,
     );
     if (isDomainError(decided)) throw new DomainRejection(decided);
-    const metadata = sagaMetadata(options.clock, "webhooks", { teamId, correlationId: event.metadata.correlationId ?? event.id, causationId: event.id });
+    const metadata = sagaMetadata(options.clock, "webhooks", {
+      teamId,
+      correlationId: event.metadata.correlationId ?? event.id,
+      causationId: event.id,
+    });
     try {
       const appended = await store.append(
         webhookDeliveryStream(deliveryId),
@@ -105,7 +125,12 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
         "no_stream",
       );
       const state = decided.reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState) as LiveWebhookDelivery;
-      queues.enqueue(webhook.id, deliveryId, { at, state, revision: appended.nextExpectedRevision, target: { endpoint: webhook.endpoint, secrets: webhook.secrets } });
+      queues.enqueue(webhook.id, deliveryId, {
+        at,
+        state,
+        revision: appended.nextExpectedRevision,
+        target: { endpoint: webhook.endpoint, secrets: webhook.secrets },
+      });
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       // Made by an earlier delivery of this message: it is read again before anything is sent.
@@ -124,7 +149,11 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     const team = await subscriptions.forEvent(teamId, event.position);
     if (!team.listensToAny(typesProducedBy(category))) return;
     const history = await store.readStream(event.streamId, { maxCount: Number(event.revision) + 1 });
-    const payload = build({ type: event.type, data: event.data, metadata: event.metadata }, history.map((e): SourceEvent => ({ type: e.type, data: e.data })), context);
+    const payload = build(
+      { type: event.type, data: event.data, metadata: event.metadata },
+      history.map((e): SourceEvent => ({ type: e.type, data: e.data })),
+      context,
+    );
     if (!payload) return;
     await Promise.all(team.due(payload.type).map((webhook) => createDelivery(event, teamId, payload, webhook, team.at)));
   };
@@ -134,14 +163,23 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     for (const category of webhookEventCategories.filter((c) => Object.keys(c.payloads).length > 0))
       consumers.push(
         await bus.consume(
-          { durable: webhookFanOutDurable(category.streamCategory), filterSubject: eventSubject(category.streamCategory, "*"), maxDeliver: 10, concurrency: 256 },
+          {
+            durable: webhookFanOutDurable(category.streamCategory),
+            filterSubject: eventSubject(category.streamCategory, "*"),
+            maxDeliver: 10,
+            concurrency: 256,
+          },
           (message) => fanOut(category, fromForwardedEvent(message.data as ForwardedEvent)),
         ),
       );
     consumers.push(
-      await consumeEvents(bus, { durable: webhookReplayDurable, category: "webhookdelivery", type: "WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 }, async ({ data }) => {
-        queues.enqueue(data.webhookId, data.deliveryId);
-      }),
+      await consumeEvents(
+        bus,
+        { durable: webhookReplayDurable, category: "webhookdelivery", type: "WebhookDeliveryReplayed", maxDeliver: 10, concurrency: 4 },
+        async ({ data }) => {
+          queues.enqueue(data.webhookId, data.deliveryId);
+        },
+      ),
     );
   } catch (error) {
     await Promise.all(consumers.map((c) => c.stop()));

@@ -13,8 +13,29 @@ const recorded = (type: string, data: unknown, revision: number): RecordedEvent 
   position: { commit: 1n, prepare: BigInt(revision) },
   createdAt: new Date(),
 });
-const created = recorded("WebhookCreated", { webhookId, teamId: webhookId, endpoint: "https://hooks.example.test/in", events: ["email.sent"], secret: "sealed", createdAt: "2026-11-23 10:00:00.000000+00" }, 0);
-const disabled = recorded("WebhookUpdated", { webhookId, endpoint: "https://hooks.example.test/in", events: ["email.sent"], status: "disabled", updatedAt: "2026-11-23 10:01:00.000000+00" }, 1);
+const created = recorded(
+  "WebhookCreated",
+  {
+    webhookId,
+    teamId: webhookId,
+    endpoint: "https://hooks.example.test/in",
+    events: ["email.sent"],
+    secret: "sealed",
+    createdAt: "2026-11-23 10:00:00.000000+00",
+  },
+  0,
+);
+const disabled = recorded(
+  "WebhookUpdated",
+  {
+    webhookId,
+    endpoint: "https://hooks.example.test/in",
+    events: ["email.sent"],
+    status: "disabled",
+    updatedAt: "2026-11-23 10:01:00.000000+00",
+  },
+  1,
+);
 
 describe("webhook targets", () => {
   it("reads a webhook at most once per maxAgeMs, and sees it disabled once that has passed", async () => {
@@ -22,7 +43,10 @@ describe("webhook targets", () => {
     let reads = 0;
     const store = { readStream: async () => (reads++, [...stream]) } as unknown as EventStore;
     const targets = createWebhookTargets(store, 30);
-    expect(await targets.get(webhookId)).toEqual({ endpoint: "https://hooks.example.test/in", secrets: [{ sealed: "sealed", validUntil: null }] });
+    expect(await targets.get(webhookId)).toEqual({
+      endpoint: "https://hooks.example.test/in",
+      secrets: [{ sealed: "sealed", validUntil: null }],
+    });
     stream.push(disabled);
     await Promise.all(Array.from({ length: 10 }, () => targets.get(webhookId)));
     expect(reads).toBe(1);

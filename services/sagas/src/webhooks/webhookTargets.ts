@@ -9,7 +9,10 @@ export interface WebhookTarget {
 
 /** The target of a webhook as its stream says; null for one disabled or deleted. */
 export function targetOf(events: RecordedEvent[]): WebhookTarget | null {
-  const webhook = fold(webhookDecider, events.map((e) => ({ type: e.type, data: e.data }) as WebhookEvent));
+  const webhook = fold(
+    webhookDecider,
+    events.map((e) => ({ type: e.type, data: e.data }) as WebhookEvent),
+  );
   return isLiveWebhook(webhook) && webhook.status === "enabled" ? { endpoint: webhook.endpoint, secrets: webhook.secrets } : null;
 }
 

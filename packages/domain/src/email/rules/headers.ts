@@ -24,7 +24,8 @@ const fieldName = /^[\x21-\x39\x3b-\x7e]+$/;
 
 export function checkHeaders(headers: Record<string, string>): DomainError | undefined {
   for (const [name, value] of Object.entries(headers)) {
-    if (!fieldName.test(name)) return new DomainError("validation_error", `Invalid \`headers\` field: \`${name}\` is not a valid header name.`);
+    if (!fieldName.test(name))
+      return new DomainError("validation_error", `Invalid \`headers\` field: \`${name}\` is not a valid header name.`);
     const lower = name.toLowerCase();
     if (ownHeaders.has(lower) || lower.startsWith("content-"))
       return new DomainError("validation_error", `Invalid \`headers\` field: \`${name}\` is set by Tidings and cannot be overridden.`);

@@ -7,7 +7,8 @@ import { checkHeaders } from "./headers.js";
 import { parseScheduledAt } from "./scheduledAt.js";
 import { checkTags } from "./tags.js";
 
-const errorOf = (result: DomainError | undefined | Date) => (result instanceof DomainError ? { name: result.name, message: result.message } : undefined);
+const errorOf = (result: DomainError | undefined | Date) =>
+  result instanceof DomainError ? { name: result.name, message: result.message } : undefined;
 
 describe("from and recipients", () => {
   it("accepts a bare address and a named one", () => {
@@ -18,12 +19,16 @@ describe("from and recipients", () => {
   });
 
   it.each(["acme", "a@b", "Acme <a@b>", "Acme <hi@acme.test", "a @b.c", "<>", ""])("rejects the from address %j", (from) =>
-    expect(errorOf(checkFrom(from))).toEqual({ name: "invalid_from_address", message: expect.stringMatching(/`from`/) }));
+    expect(errorOf(checkFrom(from))).toEqual({ name: "invalid_from_address", message: expect.stringMatching(/`from`/) }),
+  );
 
   it("accepts 50 recipients in to and rejects 51", () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => `u${i}@example.test`);
     expect(checkRecipients("to", many(50))).toBeUndefined();
-    expect(errorOf(checkRecipients("to", many(51)))).toEqual({ name: "validation_error", message: "Too many recipients in `to`: at most 50." });
+    expect(errorOf(checkRecipients("to", many(51)))).toEqual({
+      name: "validation_error",
+      message: "Too many recipients in `to`: at most 50.",
+    });
   });
 
   it("refuses a from longer than a mail line without running the patterns on it", () =>
@@ -33,7 +38,8 @@ describe("from and recipients", () => {
 
   it("names the field of an invalid cc address", () => expect(errorOf(checkRecipients("cc", ["nope"]))?.message).toMatch(/`cc`/));
 
-  it("compares addresses without their names and case", () => expect(bareAddresses(["Ann <Ann@Example.test>"])).toEqual(["ann@example.test"]));
+  it("compares addresses without their names and case", () =>
+    expect(bareAddresses(["Ann <Ann@Example.test>"])).toEqual(["ann@example.test"]));
 });
 
 describe("content", () => {
@@ -48,11 +54,13 @@ describe("content", () => {
     expect(checkContent({ template: { id: "t" } }, "From the template")).toBeUndefined();
   });
 
-  it("requires html or text without a template", () => expect(errorOf(checkContent({ subject: "s" }, null))?.message).toMatch(/`html` or `text`/));
+  it("requires html or text without a template", () =>
+    expect(errorOf(checkContent({ subject: "s" }, null))?.message).toMatch(/`html` or `text`/));
 });
 
 describe("tags", () => {
-  it("accepts letters, digits, underscores and dashes", () => expect(checkTags([{ name: "category_1", value: "welcome-mail" }])).toBeUndefined());
+  it("accepts letters, digits, underscores and dashes", () =>
+    expect(checkTags([{ name: "category_1", value: "welcome-mail" }])).toBeUndefined());
 
   it.each([
     { name: "has space", value: "x" },
@@ -63,7 +71,8 @@ describe("tags", () => {
 });
 
 describe("headers", () => {
-  it("accepts custom headers", () => expect(checkHeaders({ "X-Entity-Ref-ID": "123", "List-Unsubscribe": "<https://x.test/u>" })).toBeUndefined());
+  it("accepts custom headers", () =>
+    expect(checkHeaders({ "X-Entity-Ref-ID": "123", "List-Unsubscribe": "<https://x.test/u>" })).toBeUndefined());
 
   it("rejects a line break in a value (header injection)", () =>
     expect(errorOf(checkHeaders({ "X-Note": "a\r\nBcc: victim@example.test" }))?.message).toMatch(/line breaks/));
@@ -88,10 +97,13 @@ describe("attachments", () => {
     [{ content: "aGVsbG8=", path: "https://x.test/a", filename: "a" }, /not both/],
     [{ content: "aGVsbG8=", filename: "a.txt", content_id: "<logo>" }, /content_id/],
   ])("rejects the attachment %j", (attachment, message) =>
-    expect(errorOf(checkAttachments([attachment]))).toEqual({ name: "invalid_attachment", message: expect.stringMatching(message) }));
+    expect(errorOf(checkAttachments([attachment]))).toEqual({ name: "invalid_attachment", message: expect.stringMatching(message) }),
+  );
 
   it("checks 40 MB of base64 without overflowing the regex stack", () =>
-    expect(errorOf(checkAttachments([{ content: "A".repeat(MAX_ATTACHMENTS_BASE64_BYTES + 4), filename: "big.bin" }]))?.name).toBe("invalid_attachment"));
+    expect(errorOf(checkAttachments([{ content: "A".repeat(MAX_ATTACHMENTS_BASE64_BYTES + 4), filename: "big.bin" }]))?.name).toBe(
+      "invalid_attachment",
+    ));
 
   it("rejects base64 with padding in the middle", () =>
     expect(errorOf(checkAttachments([{ content: "aGk=aGk=", filename: "a.txt" }]))?.message).toMatch(/base64/));

@@ -3,7 +3,8 @@ import { DomainError } from "../../decider.js";
 
 export const MAX_SCHEDULE_DAYS = 30;
 
-const unreadable = () => new DomainError("validation_error", "Invalid `scheduled_at` field. Use an ISO 8601 date or a phrase such as `in 1 hour`.");
+const unreadable = () =>
+  new DomainError("validation_error", "Invalid `scheduled_at` field. Use an ISO 8601 date or a phrase such as `in 1 hour`.");
 
 const isoLike = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 

@@ -25,7 +25,9 @@ describe("the sending domain of a from", () => {
 
   it("refuses a domain that is not verified, unless unverified sends are allowed", () => {
     const unverified = aLiveDomain({ sendable: false });
-    expect(refusal(check({ holder: unverified }))).toBe("The `acme.test` domain is not verified. Add and verify it before sending from it.");
+    expect(refusal(check({ holder: unverified }))).toBe(
+      "The `acme.test` domain is not verified. Add and verify it before sending from it.",
+    );
     expect(check({ holder: unverified, allowUnverified: true })).toEqual({ domainId });
   });
 
@@ -42,7 +44,9 @@ describe("the sending domain of a from", () => {
 
   it("keeps a restricted key to its own domain", () => {
     expect(check({ restrictedTo: domainId })).toEqual({ domainId });
-    expect(refusal(check({ restrictedTo: "1e1e1e1e-1e1e-4e1e-8e1e-1e1e1e1e1e1e" }))).toMatch(/may only send from the domain it is restricted to/);
+    expect(refusal(check({ restrictedTo: "1e1e1e1e-1e1e-4e1e-8e1e-1e1e1e1e1e1e" }))).toMatch(
+      /may only send from the domain it is restricted to/,
+    );
     expect(refusal(check({ holder: undefined, allowUnverified: true, restrictedTo: domainId }))).toMatch(/restricted to/);
   });
 });

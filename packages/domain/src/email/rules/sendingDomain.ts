@@ -31,10 +31,19 @@ export function checkSendingDomain(check: SendingDomainCheck): { domainId: strin
   const { name, holder, teamId } = check;
   const domain = holder?.teamId === teamId ? holder : undefined;
   if (check.restrictedTo !== null && check.restrictedTo !== domain?.domainId)
-    return new DomainError("sending_domain_restricted", "This API key may only send from the domain it is restricted to; the `from` address uses another domain.");
+    return new DomainError(
+      "sending_domain_restricted",
+      "This API key may only send from the domain it is restricted to; the `from` address uses another domain.",
+    );
   if (domain?.settings.capabilities.sending === "disabled")
-    return new DomainError("sending_domain_restricted", `The \`${name}\` domain has sending disabled. Enable it in the domain's \`capabilities\` first.`);
+    return new DomainError(
+      "sending_domain_restricted",
+      `The \`${name}\` domain has sending disabled. Enable it in the domain's \`capabilities\` first.`,
+    );
   if (!check.allowUnverified && !(domain && isEligibleForSending(domain)))
-    return new DomainError("sending_domain_restricted", `The \`${name}\` domain is not verified. Add and verify it before sending from it.`);
+    return new DomainError(
+      "sending_domain_restricted",
+      `The \`${name}\` domain is not verified. Add and verify it before sending from it.`,
+    );
   return { domainId: domain?.domainId ?? null };
 }

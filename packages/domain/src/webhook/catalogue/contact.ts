@@ -74,7 +74,11 @@ export const contactErasureWebhookEvents: WebhookEventCategory = {
     ContactErased: (event) => {
       const data = event.data as ContactErased["data"];
       const at = isoTime(data.erasedAt);
-      return { type: "contact.deleted", created_at: at, data: { id: data.contactId, audience_id: data.segmentIds[0] ?? null, segment_ids: data.segmentIds, updated_at: at, deleted: true } };
+      return {
+        type: "contact.deleted",
+        created_at: at,
+        data: { id: data.contactId, audience_id: data.segmentIds[0] ?? null, segment_ids: data.segmentIds, updated_at: at, deleted: true },
+      };
     },
   },
 };

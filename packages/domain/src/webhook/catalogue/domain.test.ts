@@ -25,13 +25,34 @@ function streamAfter(commands: DomainCommand[]): DomainEvent[] {
 }
 
 /** The payload of each event of the stream, built from the stream up to it; null where none is sent. */
-const payloads = (events: DomainEvent[]) => events.map((event, i) => payloadBuilderFor("domain", event.type)?.(event, events.slice(0, i + 1), context) ?? null);
+const payloads = (events: DomainEvent[]) =>
+  events.map((event, i) => payloadBuilderFor("domain", event.type)?.(event, events.slice(0, i + 1), context) ?? null);
 
-const create: DomainCommand = { type: "CreateDomain", domainId, teamId, name: "example.com", settings, targets, dkim: { selector: "tidings", publicKey: "PUBKEY", sealedPrivateKey: "v1.x" }, now: at(10) };
-const verify: DomainCommand = { type: "StartDomainVerification", teamId, verificationId: "11111111-1111-4111-8111-111111111111", now: at(11), deadline: at(23) };
+const create: DomainCommand = {
+  type: "CreateDomain",
+  domainId,
+  teamId,
+  name: "example.com",
+  settings,
+  targets,
+  dkim: { selector: "tidings", publicKey: "PUBKEY", sealedPrivateKey: "v1.x" },
+  now: at(10),
+};
+const verify: DomainCommand = {
+  type: "StartDomainVerification",
+  teamId,
+  verificationId: "11111111-1111-4111-8111-111111111111",
+  now: at(11),
+  deadline: at(23),
+};
 const check = (checkId: string, status: "verified" | "failed", hour: number): DomainCommand => {
   const records = (streamAfter([create]).at(-1)!.data as { records: { key: string; name: string; value: string }[] }).records;
-  return { type: "RecordDomainCheck", checkId, results: records.map((r) => ({ key: r.key as never, name: r.name, value: r.value, status })), now: at(hour) };
+  return {
+    type: "RecordDomainCheck",
+    checkId,
+    results: records.map((r) => ({ key: r.key as never, name: r.name, value: r.value, status })),
+    now: at(hour),
+  };
 };
 
 describe("domain webhook payloads", () => {
@@ -43,13 +64,23 @@ describe("domain webhook payloads", () => {
       data: { id: domainId, name: "example.com", status: "not_started", created_at: "2026-11-23T10:00:00.000Z", region: "eu-west-1" },
     });
     const records = (created!.data as { records: Record<string, unknown>[] }).records;
-    expect(records.find((r) => r.record === "DKIM")).toEqual({ record: "DKIM", name: "tidings._domainkey.example.com", type: "TXT", ttl: "Auto", status: "not_started", value: "v=DKIM1; k=rsa; p=PUBKEY" });
+    expect(records.find((r) => r.record === "DKIM")).toEqual({
+      record: "DKIM",
+      name: "tidings._domainkey.example.com",
+      type: "TXT",
+      ttl: "Auto",
+      status: "not_started",
+      value: "v=DKIM1; k=rsa; p=PUBKEY",
+    });
     expect(records.find((r) => r.type === "MX")).toMatchObject({ record: "SPF", priority: 10 });
     expect(key).toBeNull();
   });
 
   it("holds only the record kinds of Resend's webhook schema: no DMARC, and the receiving MX spelled `Receiving MX`", () => {
-    const receiving: DomainCommand = { ...create, settings: aDomainSettings({ capabilities: { sending: "enabled", receiving: "enabled" } }) } as DomainCommand;
+    const receiving: DomainCommand = {
+      ...create,
+      settings: aDomainSettings({ capabilities: { sending: "enabled", receiving: "enabled" } }),
+    } as DomainCommand;
     const [created] = payloads(streamAfter([receiving]));
     const kinds = (created!.data as { records: { record: string }[] }).records.map((r) => r.record);
     expect(kinds).toEqual(["DKIM", "SPF", "SPF", "Receiving MX"]);
@@ -73,7 +104,16 @@ describe("domain webhook payloads", () => {
   });
 
   it("builds domain.deleted with the domain as it was before the deletion", () => {
-    const events = streamAfter([create, verify, check("22222222-2222-4222-8222-222222222222", "verified", 12), { type: "DeleteDomain", teamId, now: at(14) }]);
-    expect(payloads(events).at(-1)).toMatchObject({ type: "domain.deleted", created_at: "2026-11-23T14:00:00.000Z", data: { id: domainId, name: "example.com", status: "verified" } });
+    const events = streamAfter([
+      create,
+      verify,
+      check("22222222-2222-4222-8222-222222222222", "verified", 12),
+      { type: "DeleteDomain", teamId, now: at(14) },
+    ]);
+    expect(payloads(events).at(-1)).toMatchObject({
+      type: "domain.deleted",
+      created_at: "2026-11-23T14:00:00.000Z",
+      data: { id: domainId, name: "example.com", status: "verified" },
+    });
   });
 });

@@ -66,12 +66,15 @@ export const domainWebhookEvents: WebhookEventCategory = {
   streamCategory: "domain",
   types: ["domain.created", "domain.updated", "domain.deleted"],
   payloads: {
-    DomainCreated: (event, history) => domainPayload("domain.created", (event.data as Data<"DomainCreated">).createdAt, history, shownBy(event)),
-    DomainUpdated: (event, history) => domainPayload("domain.updated", (event.data as Data<"DomainUpdated">).updatedAt, history, shownBy(event)),
+    DomainCreated: (event, history) =>
+      domainPayload("domain.created", (event.data as Data<"DomainCreated">).createdAt, history, shownBy(event)),
+    DomainUpdated: (event, history) =>
+      domainPayload("domain.updated", (event.data as Data<"DomainUpdated">).updatedAt, history, shownBy(event)),
     DomainDkimKeyGenerated: updatedWhenShownChanged((event) => (event.data as Data<"DomainDkimKeyGenerated">).generatedAt),
     DomainVerificationStarted: updatedWhenShownChanged((event) => (event.data as Data<"DomainVerificationStarted">).startedAt),
     DomainRecordsChecked: updatedWhenShownChanged((event) => (event.data as Data<"DomainRecordsChecked">).checkedAt),
     DomainVerificationFailed: updatedWhenShownChanged((event) => (event.data as Data<"DomainVerificationFailed">).failedAt),
-    DomainDeleted: (event, history) => domainPayload("domain.deleted", (event.data as Data<"DomainDeleted">).deletedAt, history, lastShown(history.slice(0, -1))),
+    DomainDeleted: (event, history) =>
+      domainPayload("domain.deleted", (event.data as Data<"DomainDeleted">).deletedAt, history, lastShown(history.slice(0, -1))),
   },
 };

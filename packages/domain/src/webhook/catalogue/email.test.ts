@@ -66,25 +66,47 @@ describe("email webhook payloads", () => {
     expect(build(bounced, [queued, bounced])).toEqual({
       type: "email.bounced",
       created_at: "2026-11-23T10:00:02.000Z",
-      data: { ...base, bounce: { message: "mailbox unknown", type: "Permanent", subType: "General", diagnosticCode: ["550 5.1.1 no such user"] } },
+      data: {
+        ...base,
+        bounce: { message: "mailbox unknown", type: "Permanent", subType: "General", diagnosticCode: ["550 5.1.1 no such user"] },
+      },
     });
   });
 
   it("builds email.failed with its reason, and email.suppressed", () => {
-    const failed: EmailEvent = { type: "EmailFailed", data: { emailId, reason: "relay refused", failedAt: "2026-11-23 10:00:02.000000+00", response: null, code: null } };
+    const failed: EmailEvent = {
+      type: "EmailFailed",
+      data: { emailId, reason: "relay refused", failedAt: "2026-11-23 10:00:02.000000+00", response: null, code: null },
+    };
     expect(build(failed, [queued, failed])?.data).toEqual({ ...base, failed: { reason: "relay refused" } });
-    const suppressed: EmailEvent = { type: "EmailSuppressed", data: { emailId, recipients: ["a@example.com"], suppressedAt: "2026-11-23 10:00:00.200000+00" } };
-    expect(build(suppressed, [queued, suppressed])?.data.suppressed).toEqual({ message: "On the team's suppression list: a@example.com.", type: "OnAccountSuppressionList" });
+    const suppressed: EmailEvent = {
+      type: "EmailSuppressed",
+      data: { emailId, recipients: ["a@example.com"], suppressedAt: "2026-11-23 10:00:00.200000+00" },
+    };
+    expect(build(suppressed, [queued, suppressed])?.data.suppressed).toEqual({
+      message: "On the team's suppression list: a@example.com.",
+      type: "OnAccountSuppressionList",
+    });
     const bounced: EmailEvent = { type: "EmailSuppressed", data: { ...suppressed.data, reason: "previous_bounce" } };
-    expect(build(bounced, [queued, bounced])?.data.suppressed).toMatchObject({ type: "OnAccountSuppressionList", reason: "previous_bounce" });
+    expect(build(bounced, [queued, bounced])?.data.suppressed).toMatchObject({
+      type: "OnAccountSuppressionList",
+      reason: "previous_bounce",
+    });
   });
 
   it("builds email.scheduled, email.delivered and email.delivery_delayed", () => {
     const { ...content } = queued.data;
     const scheduled: EmailEvent = { type: "EmailScheduled", data: { ...content, scheduledAt: "2026-11-24 10:00:00.000000+00" } };
     expect(build(scheduled, [scheduled])?.type).toBe("email.scheduled");
-    const delivered: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", response: "250 ok", code: 250 } };
-    expect(build(delivered, [queued, sent, delivered])).toEqual({ type: "email.delivered", created_at: "2026-11-23T10:00:03.000Z", data: base });
+    const delivered: EmailEvent = {
+      type: "EmailDelivered",
+      data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", response: "250 ok", code: 250 },
+    };
+    expect(build(delivered, [queued, sent, delivered])).toEqual({
+      type: "email.delivered",
+      created_at: "2026-11-23T10:00:03.000Z",
+      data: base,
+    });
     const delayed: EmailEvent = {
       type: "EmailDeliveryDelayed",
       data: { emailId, attempt: 1, nextAttemptAt: null, delayedAt: "2026-11-23 10:00:04.000000+00", response: "451 later", code: 451 },
@@ -94,17 +116,39 @@ describe("email webhook payloads", () => {
 
   it("fires one email.delivered for an email delivered to its recipients over two attempts, and one email.bounced", () => {
     const reply = { response: "250 ok", code: 250 };
-    const first: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", ...reply, recipients: ["a@example.com"] } };
+    const first: EmailEvent = {
+      type: "EmailDelivered",
+      data: { emailId, deliveredAt: "2026-11-23 10:00:03.000000+00", ...reply, recipients: ["a@example.com"] },
+    };
     const delayed: EmailEvent = {
       type: "EmailDeliveryDelayed",
-      data: { emailId, attempt: 1, nextAttemptAt: "2026-11-23 10:01:03.000000+00", delayedAt: "2026-11-23 10:00:03.000000+00", response: "451 later", code: 451, recipients: ["c@example.com"] },
+      data: {
+        emailId,
+        attempt: 1,
+        nextAttemptAt: "2026-11-23 10:01:03.000000+00",
+        delayedAt: "2026-11-23 10:00:03.000000+00",
+        response: "451 later",
+        code: 451,
+        recipients: ["c@example.com"],
+      },
     };
-    const second: EmailEvent = { type: "EmailDelivered", data: { emailId, deliveredAt: "2026-11-23 10:01:04.000000+00", ...reply, recipients: ["c@example.com"] } };
+    const second: EmailEvent = {
+      type: "EmailDelivered",
+      data: { emailId, deliveredAt: "2026-11-23 10:01:04.000000+00", ...reply, recipients: ["c@example.com"] },
+    };
     expect(build(first, [queued, sent, first])?.type).toBe("email.delivered");
     expect(build(second, [queued, sent, first, delayed, second])).toBeNull();
     const bounce = (recipient: string): EmailEvent => ({
       type: "EmailBounced",
-      data: { emailId, teamId: queued.data.teamId, recipients: [recipient], bounce: { type: "permanent", message: "no" }, bouncedAt: "2026-11-23 10:00:02.000000+00", response: "550 no", code: 550 },
+      data: {
+        emailId,
+        teamId: queued.data.teamId,
+        recipients: [recipient],
+        bounce: { type: "permanent", message: "no" },
+        bouncedAt: "2026-11-23 10:00:02.000000+00",
+        response: "550 no",
+        code: 550,
+      },
     });
     expect(build(bounce("c@example.com"), [queued, bounce("a@example.com"), delayed, bounce("c@example.com")])).toBeNull();
   });
@@ -112,18 +156,41 @@ describe("email webhook payloads", () => {
   it("builds email.clicked with the reference's click object, and email.opened, each flagged machine or not", () => {
     const clicked: EmailEvent = {
       type: "EmailClicked",
-      data: { emailId, link: "https://acme.test/a", linkIndex: 0, clickedAt: "2026-11-23 10:05:00.000000+00", ipAddress: "203.0.113.7", userAgent: "Firefox", machine: false, machineReason: null },
+      data: {
+        emailId,
+        link: "https://acme.test/a",
+        linkIndex: 0,
+        clickedAt: "2026-11-23 10:05:00.000000+00",
+        ipAddress: "203.0.113.7",
+        userAgent: "Firefox",
+        machine: false,
+        machineReason: null,
+      },
     };
     expect(build(clicked, [queued, sent, clicked])).toEqual({
       type: "email.clicked",
       created_at: "2026-11-23T10:05:00.000Z",
-      data: { ...base, click: { ipAddress: "203.0.113.7", link: "https://acme.test/a", timestamp: "2026-11-23T10:05:00.000Z", userAgent: "Firefox" }, machine: false },
+      data: {
+        ...base,
+        click: { ipAddress: "203.0.113.7", link: "https://acme.test/a", timestamp: "2026-11-23T10:05:00.000Z", userAgent: "Firefox" },
+        machine: false,
+      },
     });
     const opened: EmailEvent = {
       type: "EmailOpened",
-      data: { emailId, openedAt: "2026-11-23 10:04:00.000000+00", ipAddress: "17.1.2.3", userAgent: "Mozilla/5.0", machine: true, machineReason: "apple_mail_privacy_protection" },
+      data: {
+        emailId,
+        openedAt: "2026-11-23 10:04:00.000000+00",
+        ipAddress: "17.1.2.3",
+        userAgent: "Mozilla/5.0",
+        machine: true,
+        machineReason: "apple_mail_privacy_protection",
+      },
     };
-    expect(build(opened, [queued, sent, opened])).toMatchObject({ type: "email.opened", data: { ...base, machine: true, open: { ipAddress: "17.1.2.3" } } });
+    expect(build(opened, [queued, sent, opened])).toMatchObject({
+      type: "email.opened",
+      data: { ...base, machine: true, open: { ipAddress: "17.1.2.3" } },
+    });
   });
 
   it("leaves out tags and template_id when the email has none", () => {
@@ -142,9 +209,20 @@ describe("email webhook payloads", () => {
   it("builds email.complained with the email's data, as of the complaint", () => {
     const complained: EmailEvent = {
       type: "EmailComplained",
-      data: { emailId, teamId: queued.data.teamId, recipients: ["a@example.com"], feedbackType: "abuse", reportedBy: null, complainedAt: "2026-11-24 08:00:00.000000+00" },
+      data: {
+        emailId,
+        teamId: queued.data.teamId,
+        recipients: ["a@example.com"],
+        feedbackType: "abuse",
+        reportedBy: null,
+        complainedAt: "2026-11-24 08:00:00.000000+00",
+      },
     };
-    expect(build(complained, [queued, sent, complained])).toEqual({ type: "email.complained", created_at: "2026-11-24T08:00:00.000Z", data: base });
+    expect(build(complained, [queued, sent, complained])).toEqual({
+      type: "email.complained",
+      created_at: "2026-11-24T08:00:00.000Z",
+      data: base,
+    });
   });
 
   it("builds email.received from an inbound stream, without the body", () => {
@@ -164,7 +242,17 @@ describe("email webhook payloads", () => {
         messageId: "<m1@elsewhere.test>",
         subject: "Help",
         raw: { blob: "a".repeat(64), size: 900 },
-        attachments: [{ id: templateId, filename: "a.pdf", contentType: "application/pdf", size: 10, contentId: null, disposition: "attachment", blob: "b".repeat(64) }],
+        attachments: [
+          {
+            id: templateId,
+            filename: "a.pdf",
+            contentType: "application/pdf",
+            size: 10,
+            contentId: null,
+            disposition: "attachment",
+            blob: "b".repeat(64),
+          },
+        ],
         receivedAt: "2026-11-24 09:00:00.000000+00",
       },
     };
@@ -181,7 +269,9 @@ describe("email webhook payloads", () => {
         received_for: ["support@acme.test", "sales@acme.test"],
         message_id: "<m1@elsewhere.test>",
         subject: "Help",
-        attachments: [{ id: templateId, filename: "a.pdf", content_type: "application/pdf", content_disposition: "attachment", content_id: null }],
+        attachments: [
+          { id: templateId, filename: "a.pdf", content_type: "application/pdf", content_disposition: "attachment", content_id: null },
+        ],
       },
     });
   });

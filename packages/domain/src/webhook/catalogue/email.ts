@@ -1,5 +1,12 @@
 import type { EmailContent, EmailEvent } from "../../email/events.js";
-import { isoTime, type PayloadBuilder, type PayloadContext, type SourceEvent, type WebhookEventCategory, type WebhookPayload } from "./category.js";
+import {
+  isoTime,
+  type PayloadBuilder,
+  type PayloadContext,
+  type SourceEvent,
+  type WebhookEventCategory,
+  type WebhookPayload,
+} from "./category.js";
 
 type Data<Type extends EmailEvent["type"]> = Extract<EmailEvent, { type: Type }>["data"];
 
@@ -44,7 +51,11 @@ function emailPayload<Type extends EmailEvent["type"]>(
   };
 }
 
-const bounceTypes = { permanent: ["Permanent", "General"], transient: ["Transient", "General"], undetermined: ["Undetermined", "Undetermined"] } as const;
+const bounceTypes = {
+  permanent: ["Permanent", "General"],
+  transient: ["Transient", "General"],
+  undetermined: ["Undetermined", "Undetermined"],
+} as const;
 
 /**
  * Email types (reference §8.1) and what emits them. `email.complained` comes from a feedback-loop report;
@@ -81,7 +92,12 @@ export const emailWebhookEvents: WebhookEventCategory = {
       },
       { oncePerEmail: true },
     ),
-    EmailFailed: emailPayload<"EmailFailed">("email.failed", (d) => d.failedAt, (d) => ({ failed: { reason: d.reason } }), { oncePerEmail: true }),
+    EmailFailed: emailPayload<"EmailFailed">(
+      "email.failed",
+      (d) => d.failedAt,
+      (d) => ({ failed: { reason: d.reason } }),
+      { oncePerEmail: true },
+    ),
     EmailSuppressed: emailPayload<"EmailSuppressed">(
       "email.suppressed",
       (d) => d.suppressedAt,
@@ -102,7 +118,10 @@ export const emailWebhookEvents: WebhookEventCategory = {
     EmailClicked: emailPayload<"EmailClicked">(
       "email.clicked",
       (d) => d.clickedAt,
-      (d) => ({ click: { ipAddress: d.ipAddress, link: d.link, timestamp: isoTime(d.clickedAt), userAgent: d.userAgent }, machine: d.machine }),
+      (d) => ({
+        click: { ipAddress: d.ipAddress, link: d.link, timestamp: isoTime(d.clickedAt), userAgent: d.userAgent },
+        machine: d.machine,
+      }),
     ),
   },
 };

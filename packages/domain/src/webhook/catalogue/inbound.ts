@@ -26,7 +26,13 @@ export const inboundWebhookEvents: WebhookEventCategory = {
           received_for: data.receivedFor,
           message_id: data.messageId,
           subject: data.subject,
-          attachments: data.attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.contentType, content_disposition: a.disposition, content_id: a.contentId })),
+          attachments: data.attachments.map((a) => ({
+            id: a.id,
+            filename: a.filename,
+            content_type: a.contentType,
+            content_disposition: a.disposition,
+            content_id: a.contentId,
+          })),
         },
       };
     },

@@ -26,7 +26,18 @@ export interface DocumentedOperation {
 }
 
 export interface OpenApi {
-  paths: Record<string, Record<string, { parameters?: DocumentedParameter[]; requestBody?: { required?: boolean; content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, DocumentedResponse>; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: DocumentedParameter[];
+        requestBody?: { required?: boolean; content: Record<string, { schema?: JsonSchema }> };
+        responses: Record<string, DocumentedResponse>;
+        security?: unknown[];
+      }
+    >
+  >;
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
@@ -37,7 +48,9 @@ export function documentedOperations(document: OpenApi): DocumentedOperation[] {
       method: method.toUpperCase(),
       path,
       parameters: operation.parameters ?? [],
-      body: operation.requestBody && Object.fromEntries(Object.entries(operation.requestBody.content).map(([type, media]) => [type, media.schema ?? {}])),
+      body:
+        operation.requestBody &&
+        Object.fromEntries(Object.entries(operation.requestBody.content).map(([type, media]) => [type, media.schema ?? {}])),
       bodyRequired: operation.requestBody?.required ?? false,
       responses: operation.responses,
       public: Array.isArray(operation.security) && operation.security.length === 0,
@@ -79,8 +92,14 @@ export function answerChecker(document: OpenApi) {
     if (!documented) return `status ${status} is not documented (${Object.keys(operation.responses).join(", ")})`;
     const mediaType = answer.contentType.split(";")[0]!.trim().toLowerCase();
     const listed = Object.keys(documented.content ?? {});
-    const match = listed.find((type) => type === mediaType) ?? listed.find((type) => type === `${mediaType.split("/")[0]}/*`) ?? listed.find((type) => type === "*/*");
-    if (!match) return listed.length === 0 && answer.body === "" ? undefined : `media type \`${mediaType}\` is not documented for ${status} (${listed.join(", ") || "none"})`;
+    const match =
+      listed.find((type) => type === mediaType) ??
+      listed.find((type) => type === `${mediaType.split("/")[0]}/*`) ??
+      listed.find((type) => type === "*/*");
+    if (!match)
+      return listed.length === 0 && answer.body === ""
+        ? undefined
+        : `media type \`${mediaType}\` is not documented for ${status} (${listed.join(", ") || "none"})`;
     if (documented.content?.[match]?.schema === undefined) return undefined;
     let parsed: unknown;
     if (mediaType === "application/json") {
@@ -91,12 +110,22 @@ export function answerChecker(document: OpenApi) {
       }
       if (status >= 400) {
         const error = parsed as Record<string, unknown>;
-        if (Object.keys(error).sort().join() !== "message,name,statusCode" || error.statusCode !== status) return "the error body is not {statusCode, message, name} with the answer's status";
+        if (Object.keys(error).sort().join() !== "message,name,statusCode" || error.statusCode !== status)
+          return "the error body is not {statusCode, message, name} with the answer's status";
       }
     } else {
       parsed = answer.body;
     }
-    const validate = validatorAt(["paths", operation.path, operation.method.toLowerCase(), "responses", documentedStatus(operation, status), "content", match, "schema"]);
+    const validate = validatorAt([
+      "paths",
+      operation.path,
+      operation.method.toLowerCase(),
+      "responses",
+      documentedStatus(operation, status),
+      "content",
+      match,
+      "schema",
+    ]);
     if (!validate(parsed)) {
       const [first] = validate.errors ?? [];
       return `the body disagrees with the documented schema at \`${first?.instancePath || "/"}\`: ${first?.message ?? "invalid"}`;

@@ -21,7 +21,8 @@ export interface CorpusContext {
   paths: readonly { path: string; methods: readonly string[] }[];
 }
 
-const refused = (answer: Answer) => (answer.status >= 400 && answer.status < 500 ? undefined : `expected a 4xx refusal, got ${answer.status}`);
+const refused = (answer: Answer) =>
+  answer.status >= 400 && answer.status < 500 ? undefined : `expected a 4xx refusal, got ${answer.status}`;
 const exactly = (status: number) => (answer: Answer) => (answer.status === status ? undefined : `expected ${status}, got ${answer.status}`);
 const not = (status: number) => (answer: Answer) => (answer.status !== status ? undefined : `expected anything but ${status}`);
 
@@ -38,11 +39,22 @@ const invalidUtf8 = Buffer.from([0xff, 0xfe, 0x28, 0x20, 0x62, 0x61, 0x64]);
 export function hostileRequestsFor(operation: DocumentedOperation, context: CorpusContext): HostileRequest[] {
   const pathParameters = operation.parameters.filter((p) => p.in === "path");
   const known = context.knownIds[`/${operation.path.split("/")[1]}`] ?? [];
-  const values = pathParameters.map((p, i) => (i === 0 && known[0] !== undefined ? known[0] : String(sampleValue((p.schema ?? { type: "string" }) as never))));
+  const values = pathParameters.map((p, i) =>
+    i === 0 && known[0] !== undefined ? known[0] : String(sampleValue((p.schema ?? { type: "string" }) as never)),
+  );
   const pathWith = (replace?: { index: number; raw: string }) =>
-    pathParameters.reduce((url, p, i) => url.replace(`{${p.name}}`, replace?.index === i ? replace.raw : encodeURIComponent(values[i]!)), operation.path);
+    pathParameters.reduce(
+      (url, p, i) => url.replace(`{${p.name}}`, replace?.index === i ? replace.raw : encodeURIComponent(values[i]!)),
+      operation.path,
+    );
   const headers = operation.public ? {} : context.credentials;
-  const request = (label: string, extra: Partial<HostileRequest> = {}): HostileRequest => ({ label, method: operation.method, url: pathWith(), headers, ...extra });
+  const request = (label: string, extra: Partial<HostileRequest> = {}): HostileRequest => ({
+    label,
+    method: operation.method,
+    url: pathWith(),
+    headers,
+    ...extra,
+  });
   const json = (label: string, payload: string | Buffer, expect?: HostileRequest["expect"]): HostileRequest =>
     request(label, { headers: { ...headers, "content-type": "application/json" }, payload, ...(expect ? { expect } : {}) });
 
@@ -70,7 +82,11 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
         { size: context.bodyLimit + 1, label: "one over the limit", expect: exactly(413) },
       ].map(({ size, label, expect }) => {
         const body = padded(mediaType, sample, size);
-        return request(`a body of ${size} bytes, ${label}`, { headers: { ...headers, "content-type": body.type }, payload: body.payload, expect });
+        return request(`a body of ${size} bytes, ${label}`, {
+          headers: { ...headers, "content-type": body.type },
+          payload: body.payload,
+          expect,
+        });
       }),
     );
   }
@@ -78,12 +94,18 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
     // The router's limit, or the parameter's own where it is shorter; a wildcard (a signed token) has only its own.
     const limit = typeof p.schema?.maxLength === "number" ? p.schema.maxLength : context.maxParamLength;
     corpus.push(
-      request(`path parameter \`${p.name}\` of ${limit + 1} characters, one over its limit`, { url: pathWith({ index, raw: "a".repeat(limit + 1) }), expect: refused }),
+      request(`path parameter \`${p.name}\` of ${limit + 1} characters, one over its limit`, {
+        url: pathWith({ index, raw: "a".repeat(limit + 1) }),
+        expect: refused,
+      }),
       request(`path parameter \`${p.name}\` of ${limit} characters, its limit`, { url: pathWith({ index, raw: "a".repeat(limit) }) }),
       request(`a NUL in path parameter \`${p.name}\``, { url: pathWith({ index, raw: "a%00b" }), expect: refused }),
       request(`a lone surrogate in path parameter \`${p.name}\``, { url: pathWith({ index, raw: "a%ED%A0%80" }), expect: refused }),
       ...fixedSiblings(operation, index, context.paths).map((segment) =>
-        request(`the fixed path segment \`${segment}\` as \`${p.name}\``, { url: pathWith({ index, raw: segment }), expect: methodNotAllowed }),
+        request(`the fixed path segment \`${segment}\` as \`${p.name}\``, {
+          url: pathWith({ index, raw: segment }),
+          expect: methodNotAllowed,
+        }),
       ),
     );
   });
@@ -117,7 +139,8 @@ function fixedSiblings(operation: DocumentedOperation, index: number, paths: Cor
   for (const { path, methods } of paths) {
     const other = path.split("/");
     if (other.length !== segments.length || other[position]!.startsWith("{") || methods.includes(operation.method)) continue;
-    if (segments.every((s, i) => s.startsWith("{") || s === other[i]) && other.every((s) => !s.startsWith("{"))) found.add(other[position]!);
+    if (segments.every((s, i) => s.startsWith("{") || s === other[i]) && other.every((s) => !s.startsWith("{")))
+      found.add(other[position]!);
   }
   return [...found];
 }
@@ -134,7 +157,8 @@ function withStringLeaf(value: unknown, text: string): unknown {
 function withNumbers(value: unknown, number: number): unknown {
   if (typeof value === "number") return number;
   if (Array.isArray(value)) return value.map((item) => withNumbers(item, number));
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v, number)]));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v, number)]));
   return value;
 }
 

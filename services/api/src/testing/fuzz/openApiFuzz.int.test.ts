@@ -59,7 +59,9 @@ beforeAll(async () => {
   app = await t.app();
   const key = await t.aKey("fuzz-team");
   const other = await t.aKey("fuzz-team", { name: "a key the fuzz may change or delete" });
-  const knownIds = Object.fromEntries(Object.entries(await createTeamResources(app, key, `fuzz-${newId().slice(0, 8)}`, other.id)).map(([prefix, id]) => [prefix, [id]]));
+  const knownIds = Object.fromEntries(
+    Object.entries(await createTeamResources(app, key, `fuzz-${newId().slice(0, 8)}`, other.id)).map(([prefix, id]) => [prefix, [id]]),
+  );
   await app.listen({ host: "127.0.0.1", port: 0 });
   port = (app.server.address() as { port: number }).port;
   document = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as OpenApi;
@@ -72,45 +74,72 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`fuzz: ${tally.requests} requests, ${tally.serverErrors} 5xx, ${tally.mismatches} mismatches against the document, in ${seconds} s (seed ${seed})`);
+  console.log(
+    `fuzz: ${tally.requests} requests, ${tally.serverErrors} 5xx, ${tally.mismatches} mismatches against the document, in ${seconds} s (seed ${seed})`,
+  );
   await t?.dispose();
 });
 
 describe("every documented operation", () => {
-  it("answers requests generated from its own document entry as the document says", async () => {
-    expect(operations.length).toBeGreaterThan(100);
-    for (const operation of operations) {
-      await fc.assert(
-        fc.asyncProperty(requestsFor(operation, context), async (request) => {
-          await judge(operation, request, await inject(request));
-        }),
-        { seed, numRuns: runsPerOperation },
-      );
-    }
-    expect(report(), `seed ${seed}`).toEqual([]);
-  }, roomyTimeout);
-
-  it("refuses the hostile corpus, or answers it as the document says", async () => {
-    const paths = Object.entries(document.paths).map(([path, methods]) => ({ path, methods: Object.keys(methods).map((m) => m.toUpperCase()) }));
-    for (const operation of operations) {
-      const bodyLimit = catalogBodyLimit(operation);
-      for (const request of hostileRequestsFor(operation, { ...context, bodyLimit, maxParamLength: routerOptions.maxParamLength, paths })) {
-        const answer = request.overSocket ? await overSocket(request) : await inject(request);
-        await judge(operation, request, answer);
+  it(
+    "answers requests generated from its own document entry as the document says",
+    async () => {
+      expect(operations.length).toBeGreaterThan(100);
+      for (const operation of operations) {
+        await fc.assert(
+          fc.asyncProperty(requestsFor(operation, context), async (request) => {
+            await judge(operation, request, await inject(request));
+          }),
+          { seed, numRuns: runsPerOperation },
+        );
       }
-    }
-    expect(report(), `seed ${seed}`).toEqual([]);
-  }, roomyTimeout);
+      expect(report(), `seed ${seed}`).toEqual([]);
+    },
+    roomyTimeout,
+  );
+
+  it(
+    "refuses the hostile corpus, or answers it as the document says",
+    async () => {
+      const paths = Object.entries(document.paths).map(([path, methods]) => ({
+        path,
+        methods: Object.keys(methods).map((m) => m.toUpperCase()),
+      }));
+      for (const operation of operations) {
+        const bodyLimit = catalogBodyLimit(operation);
+        for (const request of hostileRequestsFor(operation, {
+          ...context,
+          bodyLimit,
+          maxParamLength: routerOptions.maxParamLength,
+          paths,
+        })) {
+          const answer = request.overSocket ? await overSocket(request) : await inject(request);
+          await judge(operation, request, answer);
+        }
+      }
+      expect(report(), `seed ${seed}`).toEqual([]);
+    },
+    roomyTimeout,
+  );
 });
 
-async function judge(operation: DocumentedOperation, request: FuzzRequest | HostileRequest, answer: Answer & { headers: Record<string, unknown> }) {
+async function judge(
+  operation: DocumentedOperation,
+  request: FuzzRequest | HostileRequest,
+  answer: Answer & { headers: Record<string, unknown> },
+) {
   tally.requests++;
   if (answer.status >= 500) tally.serverErrors++;
   const reason = check(operation, answer) ?? ("expect" in request ? request.expect?.(answer) : undefined);
   if (!reason) return;
   if (answer.status < 500) tally.mismatches++;
   const sent = "label" in request ? request.label : `${request.url.slice(0, 160)} ${String(request.payload ?? "").slice(0, 160)}`;
-  findings.push({ operation: `${operation.method} ${operation.path}`, sent, status: answer.status, reason: `${reason}: ${answer.body.slice(0, 160)}` });
+  findings.push({
+    operation: `${operation.method} ${operation.path}`,
+    sent,
+    status: answer.status,
+    reason: `${reason}: ${answer.body.slice(0, 160)}`,
+  });
 }
 
 /** The findings so far, one line each, and forgets them: each test reports its own. */
@@ -120,20 +149,33 @@ function report(): string[] {
 }
 
 async function inject(request: FuzzRequest): Promise<Answer & { headers: Record<string, unknown> }> {
-  const res = await app.inject({ method: request.method as "GET", url: request.url, headers: request.headers, ...(request.payload === undefined ? {} : { payload: request.payload }) });
+  const res = await app.inject({
+    method: request.method as "GET",
+    url: request.url,
+    headers: request.headers,
+    ...(request.payload === undefined ? {} : { payload: request.payload }),
+  });
   return { status: res.statusCode, contentType: String(res.headers["content-type"] ?? ""), body: res.body, headers: res.headers };
 }
 
 /** Over a real connection, where Node's HTTP parser applies its limits before fastify sees anything. */
 function overSocket(request: FuzzRequest): Promise<Answer & { headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method: request.method, path: request.url, headers: request.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), body: Buffer.concat(chunks).toString(), headers: res.headers }),
-      );
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port, method: request.method, path: request.url, headers: request.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers["content-type"] ?? ""),
+            body: Buffer.concat(chunks).toString(),
+            headers: res.headers,
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(request.payload);
   });
@@ -147,7 +189,10 @@ function catalogBodyLimit(operation: DocumentedOperation): number {
 
 function refResolver(doc: OpenApi) {
   return (ref: string): JsonSchema => {
-    const found = ref.replace(/^#\//, "").split("/").reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], doc);
+    const found = ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], doc);
     if (!found) throw new Error(`unresolved $ref ${ref}`);
     return found as JsonSchema;
   };

@@ -18,7 +18,13 @@ export interface RequestContext {
 }
 
 /** Types a client may send by mistake, or on purpose, instead of the documented one. */
-const strayMediaTypes = ["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1"];
+const strayMediaTypes = [
+  "text/plain",
+  "application/xml",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/json; charset=latin1",
+];
 
 /**
  * Requests for one operation, from its entry in the document: path parameters, query, headers and body
@@ -36,16 +42,23 @@ export function requestsFor(operation: DocumentedOperation, context: RequestCont
     pathParameters.forEach((p, i) => (url = url.replace(`{${p.name}}`, encodeURIComponent(values[i]!))));
     return url;
   });
-  const query = fc.tuple(fc.tuple(...queryParameters.map((p) => parameterValuesOf(p, context))), fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 12 })), { freq: 4 })).map(([values, stray]) => {
-    const search = new URLSearchParams();
-    queryParameters.forEach((p, i) => values[i] !== undefined && search.append(p.name, values[i]!));
-    if (stray) search.append(...stray);
-    const text = search.toString();
-    return text ? `?${text}` : "";
-  });
-  const headers = fc.tuple(...headerParameters.map((p) => parameterValuesOf(p, context))).map((values) =>
-    Object.fromEntries(headerParameters.flatMap((p, i) => (values[i] === undefined ? [] : [[p.name.toLowerCase(), values[i]!]]))),
-  );
+  const query = fc
+    .tuple(
+      fc.tuple(...queryParameters.map((p) => parameterValuesOf(p, context))),
+      fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 12 })), { freq: 4 }),
+    )
+    .map(([values, stray]) => {
+      const search = new URLSearchParams();
+      queryParameters.forEach((p, i) => values[i] !== undefined && search.append(p.name, values[i]!));
+      if (stray) search.append(...stray);
+      const text = search.toString();
+      return text ? `?${text}` : "";
+    });
+  const headers = fc
+    .tuple(...headerParameters.map((p) => parameterValuesOf(p, context)))
+    .map((values) =>
+      Object.fromEntries(headerParameters.flatMap((p, i) => (values[i] === undefined ? [] : [[p.name.toLowerCase(), values[i]!]]))),
+    );
   return fc.tuple(path, query, headers, bodiesOf(operation, context)).map(([url, search, extra, body]) => ({
     method: operation.method,
     url: `${url}${search}`,
@@ -58,7 +71,10 @@ function pathValuesOf(parameter: DocumentedParameter, context: RequestContext, k
   const documented = valuesOf(parameter.schema ?? { type: "string" }, context.resolve).map(String);
   // `.` and `..` would be resolved as dot segments on the way: the request would be for another path.
   const undocumented = fc.string({ minLength: 1, maxLength: 20 }).filter((value) => value !== "." && value !== "..");
-  const choices = [{ weight: 3, arbitrary: documented }, { weight: 1, arbitrary: undocumented }];
+  const choices = [
+    { weight: 3, arbitrary: documented },
+    { weight: 1, arbitrary: undocumented },
+  ];
   if (known.length > 0) choices.push({ weight: 3, arbitrary: fc.constantFrom(...known) });
   return fc.oneof(...choices);
 }
@@ -77,7 +93,10 @@ interface Body {
 }
 
 function bodiesOf(operation: DocumentedOperation, context: RequestContext): fc.Arbitrary<Body | undefined> {
-  const stray = fc.record({ type: fc.constantFrom(...strayMediaTypes), payload: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)) });
+  const stray = fc.record({
+    type: fc.constantFrom(...strayMediaTypes),
+    payload: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+  });
   const takesBody = ["POST", "PUT", "PATCH", "DELETE"].includes(operation.method);
   if (!operation.body) {
     const json = fc.jsonValue({ maxDepth: 2 }).map((v) => ({ type: "application/json", payload: JSON.stringify(v) }));
@@ -85,7 +104,9 @@ function bodiesOf(operation: DocumentedOperation, context: RequestContext): fc.A
   }
   const documented = Object.entries(operation.body).map(([type, schema]) => {
     const valid = valuesOf(schema, context.resolve);
-    return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: nearValuesOf(valid) }).map((value) => ({ type: mediaTypeOf(type), payload: encode(type, value) }));
+    return fc
+      .oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: nearValuesOf(valid) })
+      .map((value) => ({ type: mediaTypeOf(type), payload: encode(type, value) }));
   });
   const bodies = fc.oneof({ weight: 8, arbitrary: fc.oneof(...documented) }, { weight: 1, arbitrary: stray });
   return operation.bodyRequired ? bodies : fc.option(bodies, { nil: undefined, freq: 4 });
@@ -101,7 +122,9 @@ function mediaTypeOf(type: string): string {
 function encode(type: string, value: unknown): string {
   if (type === "application/json") return JSON.stringify(value) ?? "null";
   const fields = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.entries(value) : [["value", value] as const];
-  const pairs = fields.flatMap(([key, v]) => (Array.isArray(v) ? v : [v]).map((item) => [key, typeof item === "string" ? item : JSON.stringify(item) ?? ""] as const));
+  const pairs = fields.flatMap(([key, v]) =>
+    (Array.isArray(v) ? v : [v]).map((item) => [key, typeof item === "string" ? item : (JSON.stringify(item) ?? "")] as const),
+  );
   if (type === "application/x-www-form-urlencoded") return new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, v])).toString();
   const parts = pairs.map(([key, v]) => {
     const file = key === "file" ? `; filename="contacts.csv"\r\nContent-Type: text/csv` : "";

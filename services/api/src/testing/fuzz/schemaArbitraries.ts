@@ -40,7 +40,9 @@ const longestList = 3;
  * Hosts that never resolve (RFC 2606 `.invalid`): a generated attachment `path` or webhook endpoint must
  * not make the api fetch from the network.
  */
-const unreachableUrl = fc.tuple(fc.constantFrom("http", "https"), fc.stringMatching(/^[a-z][a-z0-9]{0,12}$/), fc.webPath()).map(([scheme, host, path]) => `${scheme}://${host}.invalid${path}`);
+const unreachableUrl = fc
+  .tuple(fc.constantFrom("http", "https"), fc.stringMatching(/^[a-z][a-z0-9]{0,12}$/), fc.webPath())
+  .map(([scheme, host, path]) => `${scheme}://${host}.invalid${path}`);
 
 const formats: Record<string, fc.Arbitrary<string>> = {
   uuid: fc.uuid({ version: [4, 7] }),
@@ -76,7 +78,10 @@ export function valuesOf(schema: JsonSchema, resolve: RefResolver, depth = 0): f
     case "string":
       return textOf(schema);
     case "integer":
-      return fc.integer({ min: bound(schema.minimum, schema.exclusiveMinimum, 1, -1e9), max: bound(schema.maximum, schema.exclusiveMaximum, -1, 1e9) });
+      return fc.integer({
+        min: bound(schema.minimum, schema.exclusiveMinimum, 1, -1e9),
+        max: bound(schema.maximum, schema.exclusiveMaximum, -1, 1e9),
+      });
     case "number":
       return fc.double({ min: schema.minimum ?? -1e9, max: schema.maximum ?? 1e9, noNaN: true, noDefaultInfinity: true });
     case "boolean":
@@ -101,7 +106,8 @@ function textOf(schema: JsonSchema): fc.Arbitrary<string> {
   const formatted = schema.format ? formats[schema.format] : undefined;
   if (formatted) return formatted;
   if (schema.contentEncoding === "base64") return fc.base64String({ maxLength: longestText });
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
+  if (schema.pattern)
+    return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength, maxLength }) },
     { weight: 1, arbitrary: fc.string({ unit: "grapheme", minLength, maxLength }) },
@@ -117,7 +123,9 @@ function objectsOf(schema: JsonSchema, resolve: RefResolver, depth: number): fc.
   );
   const extra = schema.additionalProperties;
   if (!extra || typeof extra !== "object" || depth > 3) return known;
-  const keys = schema.propertyNames ? valuesOf(schema.propertyNames, resolve, depth + 1).map(String) : fc.string({ minLength: 1, maxLength: 12 });
+  const keys = schema.propertyNames
+    ? valuesOf(schema.propertyNames, resolve, depth + 1).map(String)
+    : fc.string({ minLength: 1, maxLength: 12 });
   return fc
     .tuple(known, fc.dictionary(keys, valuesOf(extra, resolve, depth + 1), { maxKeys: 3 }))
     .map(([fields, more]) => ({ ...more, ...fields }));
