@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: type-check (and build, for the child processes that run built code), then at once the unit
-// tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS.
+// `npm test`: type-check (and build, for the child processes that run built code), then at once the format
+// check, the linter, the unit tier and the integration and e2e tiers in embedded mode and in server mode
+// against PostgreSQL and NATS.
 // The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
 // their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
 // tier mostly waits, an int and an e2e file at a time, then the crash tests one at a time. Each tier's
@@ -30,7 +31,10 @@ function check(label, command, args) {
     child.on("close", (status) => {
       console.log(`\n== ${label} ==`);
       process.stdout.write(Buffer.concat(output));
-      if (status !== 0) failedRuns++;
+      if (status !== 0) {
+        failedRuns++;
+        failures.push(`${label}: failed`);
+      }
       resolve(status === 0);
     });
   });
@@ -114,6 +118,13 @@ if (checks.includes(false)) {
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
 }
+// The format check and the type-aware linter (one program over the whole tree, about a minute) run beside
+// the tests, in the background; either failing fails `npm test`, and test/lint proves they catch what they
+// are for.
+const style = Promise.all([
+  check("format (prettier --check)", "nice", ["-n", "10", "npx", "prettier", "--check", "."]),
+  check("lint (eslint)", "nice", ["-n", "10", "npx", "eslint", "."]),
+]);
 const printed = (tier) => {
   console.log(`\n== ${tier.label} ==`);
   process.stdout.write(readFileSync(tier.log));
@@ -148,6 +159,7 @@ if (serverUp) {
 }
 printed(await unit);
 for (const tier of (await Promise.all(tiers)).flat()) printed(tier);
+await style;
 
 rmSync(reports, { recursive: true, force: true });
 if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join("\n")}`);
