@@ -77,9 +77,7 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
           response: { 201: contactReference },
         },
       },
-      async (request, reply) => {
-        return created(reply, await create(request, request.body, []));
-      },
+      async (request, reply) => created(reply, await create(request, request.body, [])),
     );
 
     app.get(
@@ -91,69 +89,55 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contact } } }, async (request, reply) => {
-      return ok(reply, await get(request, request.params.idOrEmail));
-    });
+    app.get("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contact } } }, async (request, reply) =>
+      ok(reply, await get(request, request.params.idOrEmail)),
+    );
 
     app.patch(
       "/contacts/:idOrEmail",
       { schema: { tags, params, body: updateContactBody, response: { 200: contactReference } } },
-      async (request, reply) => {
-        return ok(reply, await update(request, request.params.idOrEmail, request.body));
-      },
+      async (request, reply) => ok(reply, await update(request, request.params.idOrEmail, request.body)),
     );
 
-    app.delete("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contactDeleted } } }, async (request, reply) => {
-      return ok(reply, await remove(request, request.params.idOrEmail));
-    });
+    app.delete("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contactDeleted } } }, async (request, reply) =>
+      ok(reply, await remove(request, request.params.idOrEmail)),
+    );
 
     app.get(
       "/segments/:id/contacts",
       { schema: { tags, params: segmentParams, querystring: listQuerySchema(), response: { 200: listSchema(contactItem) } } },
-      async (request, reply) => {
-        return ok(reply, await segmentContacts(request, request.params.id, request.query));
-      },
+      async (request, reply) => ok(reply, await segmentContacts(request, request.params.id, request.query)),
     );
 
     const legacyList = z.object({ audienceId: legacyParams.shape.audienceId });
     app.post(
       "/audiences/:audienceId/contacts",
       { schema: { tags, params: legacyList, body: createContactBody, errors: createErrors, response: { 201: contactReference } } },
-      async (request, reply) => {
-        return created(reply, await create(request, request.body, [request.params.audienceId]));
-      },
+      async (request, reply) => created(reply, await create(request, request.body, [request.params.audienceId])),
     );
 
     app.get(
       "/audiences/:audienceId/contacts",
       { schema: { tags, params: legacyList, querystring: listQuerySchema(), response: { 200: listSchema(contactItem) } } },
-      async (request, reply) => {
-        return ok(reply, await segmentContacts(request, request.params.audienceId, request.query));
-      },
+      async (request, reply) => ok(reply, await segmentContacts(request, request.params.audienceId, request.query)),
     );
 
     app.get(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, response: { 200: contact } } },
-      async (request, reply) => {
-        return ok(reply, await get(request, request.params.idOrEmail));
-      },
+      async (request, reply) => ok(reply, await get(request, request.params.idOrEmail)),
     );
 
     app.patch(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, body: updateContactBody, response: { 200: contactReference } } },
-      async (request, reply) => {
-        return ok(reply, await update(request, request.params.idOrEmail, request.body));
-      },
+      async (request, reply) => ok(reply, await update(request, request.params.idOrEmail, request.body)),
     );
 
     app.delete(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, response: { 200: contactDeleted } } },
-      async (request, reply) => {
-        return ok(reply, await remove(request, request.params.idOrEmail));
-      },
+      async (request, reply) => ok(reply, await remove(request, request.params.idOrEmail)),
     );
   };
 }

@@ -133,7 +133,7 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
       { schema: { tags, params: eventParams, response: { 200: deliveryReference } } },
       async (request, reply) => {
         const { id, eventId } = request.params;
-        const result = await write(request, (auth, metadata) => replayWebhookEvent(services, auth.teamId, id, eventId, metadata));
+        await write(request, (auth, metadata) => replayWebhookEvent(services, auth.teamId, id, eventId, metadata));
         return ok(reply, { object: "webhook_event" as const, id: eventId });
       },
     );
