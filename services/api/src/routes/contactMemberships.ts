@@ -1,7 +1,9 @@
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { addContactToSegment, existingContact, removeContactFromSegment, updateContactTopics } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
+import { listQuerySchema, listSchema, type ListPage, type PageRequest } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { listContactSegments } from "../queries/segments.js";
 import { listContactTopics } from "../queries/topics.js";
@@ -30,15 +32,22 @@ const topicsBody = z.union([z.array(topicChoice), z.object({ topics: z.array(top
 /** A contact's segments (`/contacts/:idOrEmail/segments[/:segmentId]`) and topics (`/contacts/:idOrEmail/topics`). */
 export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
+  /** A page of what an existing contact belongs to; a contact that does not exist is not found. */
+  const memberships = async <Item>(
+    request: FastifyRequest,
+    idOrEmail: string,
+    page: PageRequest,
+    list: (database: Database, teamId: string, contactId: string, page: PageRequest) => Promise<ListPage<Item>>,
+  ) => {
+    const { teamId } = requireAuth(request);
+    const { contactId } = await existingContact(services.store, teamId, idOrEmail);
+    return list(services.database, teamId, contactId, page);
+  };
   return (app) => {
     app.get(
       "/contacts/:idOrEmail/segments",
       { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(segmentItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-        return ok(reply, await listContactSegments(services.database, auth.teamId, contactId, request.query));
-      },
+      async (request, reply) => ok(reply, await memberships(request, request.params.idOrEmail, request.query, listContactSegments)),
     );
 
     app.post(
@@ -64,11 +73,7 @@ export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
     app.get(
       "/contacts/:idOrEmail/topics",
       { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(topicItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-        return ok(reply, await listContactTopics(services.database, auth.teamId, contactId, request.query));
-      },
+      async (request, reply) => ok(reply, await memberships(request, request.params.idOrEmail, request.query, listContactTopics)),
     );
 
     app.patch(
