@@ -1,5 +1,5 @@
 import { formatTimestamp, newId, TidingsError, type Clock, type Config } from "@tidings/core";
-import { DomainRejection, handleCommand, release, reserve } from "@tidings/commands";
+import { commandRunner, decideCreate, release, reserve } from "@tidings/commands";
 import {
   DEFAULT_CAPABILITIES,
   DEFAULT_REGION,
@@ -8,7 +8,6 @@ import {
   DEFAULT_TRACKING_SUBDOMAIN,
   domainDecider,
   domainStream,
-  isDomainError,
   type Capabilities,
   type DomainCommand,
   type DomainEvent,
@@ -18,6 +17,8 @@ import {
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import { generateDkimKey } from "@tidings/mail";
 import { domainHolding, domainNameStream, nameClaimCheck } from "../lookups/domainStreams.js";
+
+const run = commandRunner(domainStream, domainDecider);
 
 export type DomainDeps = { store: EventStore; clock: Clock; config: Config; secret: string | undefined };
 
@@ -89,22 +90,13 @@ export async function createDomain(
   };
   // Refuse bad input before generating a key (RSA takes a while) and before reserving the name, so a
   // rejected create never holds one.
-  const invalid = domainDecider.decide(unkeyed, domainDecider.initialState);
-  if (isDomainError(invalid)) throw new DomainRejection(invalid);
+  decideCreate(domainDecider, unkeyed);
   const command = { ...unkeyed, dkim: { ...unkeyed.dkim, ...(await generateDkimKey(sealingSecret(deps))) } };
-  const verdict = domainDecider.decide(command, domainDecider.initialState) as DomainEvent[];
-  const created = (verdict[0] as Extract<DomainEvent, { type: "DomainCreated" }>).data;
+  const created = (decideCreate(domainDecider, command)[0] as Extract<DomainEvent, { type: "DomainCreated" }>).data;
   const name = created.name;
   await reserveDomainName(deps, teamId, name, domainId, metadata);
   try {
-    const { position } = await handleCommand({
-      store: deps.store,
-      streamId: domainStream(domainId),
-      decider: domainDecider,
-      command,
-      metadata,
-    });
-    return { id: domainId, created, ...(position ? { position } : {}) };
+    return { ...(await run(deps.store, domainId, command, metadata)), created };
   } catch (error) {
     await release(deps.store, domainNameStream(name), domainId, metadata);
     throw error;

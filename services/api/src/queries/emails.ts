@@ -1,19 +1,12 @@
-import { sql, type InferResult } from "kysely";
+import type { InferResult } from "kysely";
 import type { EmailStatus } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
+import { attachmentColumns, headerColumns, messageHeaders, type MessageHeaders } from "./messageHeaders.js";
 
-export interface EmailListItem {
-  id: string;
-  to: string[];
-  from: string;
-  created_at: string;
-  subject: string;
-  cc: string[] | null;
-  bcc: string[] | null;
-  reply_to: string[] | null;
+export interface EmailListItem extends MessageHeaders {
   last_event: EmailStatus;
   message_id: string;
   scheduled_at: string | null;
@@ -26,7 +19,7 @@ export interface EmailItem extends EmailListItem {
   tags: { name: string; value: string }[];
 }
 
-const listed = ["id", "to_addresses", "from_address", "subject", "cc", "bcc", "reply_to", "last_event"] as const;
+const listed = [...headerColumns, "last_event"] as const;
 
 /**
  * Reads of the `emails` read model. `messageIdHost` is the host part of the Message-ID the delivery
@@ -39,16 +32,8 @@ export function emailQueries(database: Database, messageIdHost: string) {
       .where("team_id", "=", teamId)
       .select([...listed, wireTimestamp("created_at").as("created_at_wire"), wireTimestamp("scheduled_at").as("scheduled_at_wire")]);
   type EmailRow = InferResult<ReturnType<typeof base>>[number];
-  const orNull = (list: string[]) => (list.length === 0 ? null : list);
   const toItem = (row: EmailRow): EmailListItem => ({
-    id: row.id,
-    to: row.to_addresses,
-    from: row.from_address,
-    created_at: row.created_at_wire,
-    subject: row.subject,
-    cc: orNull(row.cc),
-    bcc: orNull(row.bcc),
-    reply_to: orNull(row.reply_to),
+    ...messageHeaders(row),
     last_event: row.last_event,
     // The Message-ID derives from the email id (`messageIdFor`), so it is known from the moment the email
     // is queued: Resend's document types it as a string that is never null.
@@ -68,15 +53,6 @@ export function emailQueries(database: Database, messageIdHost: string) {
   };
 }
 
-const attachmentColumns = [
-  "id",
-  "filename",
-  "content_type",
-  sql<string>`size::text`.as("size"),
-  "content_id",
-  "disposition",
-  "blob",
-] as const;
 const attachmentsOf = (database: Database, emailId: string) =>
   readModels(database)
     .selectFrom("email_attachments")

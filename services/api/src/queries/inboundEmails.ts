@@ -3,6 +3,7 @@ import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
+import { attachmentColumns, headerColumns, messageHeaders, type MessageHeaders } from "./messageHeaders.js";
 
 /** `InboundAttachment` (reference §6.3). */
 export interface InboundAttachmentItem {
@@ -14,36 +15,17 @@ export interface InboundAttachmentItem {
   content_disposition: string | null;
 }
 
-export interface InboundListItem {
-  id: string;
-  to: string[];
-  from: string;
-  created_at: string;
-  subject: string;
-  cc: string[] | null;
-  bcc: string[] | null;
-  reply_to: string[] | null;
+export interface InboundListItem extends MessageHeaders {
   received_for: string[];
   message_id: string | null;
   attachments: InboundAttachmentItem[];
 }
 
-const attachmentColumns = [
-  "id",
-  "email_id",
-  "filename",
-  "content_type",
-  sql<string>`size::text`.as("size"),
-  "content_id",
-  "disposition",
-  "blob",
-] as const;
 const attachmentRows = (database: Database) =>
   readModels(database)
     .selectFrom("inbound_email_attachments")
-    .select([...attachmentColumns]);
+    .select([...attachmentColumns, "email_id"]);
 export type InboundAttachmentRow = InferResult<ReturnType<typeof attachmentRows>>[number];
-const orNull = (list: string[]) => (list.length === 0 ? null : list);
 
 export const inboundAttachmentItem = (row: InboundAttachmentRow): InboundAttachmentItem => ({
   id: row.id,
@@ -60,19 +42,7 @@ export function inboundEmailQueries(database: Database) {
     readModels(database)
       .selectFrom("inbound_emails")
       .where("team_id", "=", teamId)
-      .select([
-        "id",
-        "to_addresses",
-        "from_address",
-        "subject",
-        "cc",
-        "bcc",
-        "reply_to",
-        "received_for",
-        "message_id",
-        "raw_blob",
-        wireTimestamp("created_at").as("created_at_wire"),
-      ]);
+      .select([...headerColumns, "received_for", "message_id", "raw_blob", wireTimestamp("created_at").as("created_at_wire")]);
 
   const attachmentsOf = async (emailIds: string[]) => {
     if (emailIds.length === 0) return new Map<string, InboundAttachmentRow[]>();
@@ -88,14 +58,7 @@ export function inboundEmailQueries(database: Database) {
 
   type InboundRow = InferResult<ReturnType<typeof base>>[number];
   const toItem = (row: InboundRow, attachments: InboundAttachmentRow[]): InboundListItem => ({
-    id: row.id,
-    to: row.to_addresses,
-    from: row.from_address,
-    created_at: row.created_at_wire,
-    subject: row.subject,
-    cc: orNull(row.cc),
-    bcc: orNull(row.bcc),
-    reply_to: orNull(row.reply_to),
+    ...messageHeaders(row),
     received_for: row.received_for,
     message_id: row.message_id,
     attachments: attachments.map(inboundAttachmentItem),

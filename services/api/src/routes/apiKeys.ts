@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { preValidationHookHandler } from "fastify";
 import { TidingsError } from "@tidings/core";
 import { API_KEY_NAME_MAX, apiKeyPermissions } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createApiKey } from "../handlers/createApiKey.js";
 import { deleteApiKey, renameApiKey } from "../handlers/changeApiKey.js";
@@ -10,7 +9,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { listApiKeys } from "../queries/apiKeys.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
@@ -45,9 +44,7 @@ const checkPermission: preValidationHookHandler = (request, _reply, done) => {
 
 /** `POST/GET /api-keys`, `PATCH/DELETE /api-keys/:id` (reference §6.6). A write replies once its read model shows it. */
 export function apiKeyRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     const permissionErrors = { invalid_access: "`permission` is neither `full_access` nor `sending_access`." };
@@ -55,14 +52,10 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
       "/api-keys",
       { preValidation: checkPermission, schema: { tags, body: createBody, errors: permissionErrors, response: { 201: createdKey } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { name, permission = "full_access", domain_id } = request.body;
-        const key = await createApiKey(
-          services,
-          { teamId: auth.teamId, name, permission, domainId: domain_id ?? null },
-          requestMetadata(request, auth, services.clock),
+        const key = await write(request, (auth, metadata) =>
+          createApiKey(services, { teamId: auth.teamId, name, permission, domainId: domain_id ?? null }, metadata),
         );
-        await settled(key.position);
         return created(reply, { object: "api_key" as const, id: key.id, token: key.token });
       },
     );
@@ -80,17 +73,15 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
       "/api-keys/:id",
       { schema: { tags, params, body: z.object({ name }), response: { 200: changedKey } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { id } = request.params;
-        await settled(await renameApiKey(services, auth.teamId, id, request.body.name, requestMetadata(request, auth, services.clock)));
+        await write(request, (auth, metadata) => renameApiKey(services, auth.teamId, id, request.body.name, metadata));
         return ok(reply, { object: "api_key" as const, id });
       },
     );
 
     app.delete("/api-keys/:id", { schema: { tags, params, response: { 200: deletedKey } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const { id } = request.params;
-      await settled(await deleteApiKey(services, auth.teamId, id, requestMetadata(request, auth, services.clock)));
+      await write(request, (auth, metadata) => deleteApiKey(services, auth.teamId, id, metadata));
       return ok(reply, { object: "api_key" as const, id, deleted: true as const });
     });
   };

@@ -10,7 +10,6 @@ import {
   type AutomationDefinition,
   type RunStatus,
 } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createAutomation, deleteAutomation, duplicateAutomation, updateAutomation } from "../handlers/automations.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
@@ -18,7 +17,7 @@ import { requireAuth } from "../plugins/auth.js";
 import { getRun, listRuns } from "../queries/automationRuns.js";
 import { getAutomation, listAutomations } from "../queries/automations.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
@@ -106,13 +105,10 @@ function definitionChanges(body: Body): Partial<AutomationDefinition> {
 
 /** `/automations` and their runs (reference §6.14). Writes fold the automation's stream; reads use the read models. */
 export function automationRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post("/automations", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const changes = definitionChanges(request.body);
       if (changes.steps === undefined) throw new TidingsError("missing_required_field", "Missing `steps` and `connections` fields.");
       const definition: AutomationDefinition = {
@@ -121,8 +117,7 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
         steps: changes.steps,
         connections: changes.connections!,
       };
-      const result = await createAutomation(services, auth.teamId, definition, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => createAutomation(services, auth.teamId, definition, metadata));
       return created(reply, { object: "automation" as const, id: result.id });
     });
 
@@ -149,15 +144,9 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
     });
 
     app.patch("/automations/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateAutomation(
-        services,
-        auth.teamId,
-        request.params.id,
-        definitionChanges(request.body),
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        updateAutomation(services, auth.teamId, request.params.id, definitionChanges(request.body), metadata),
       );
-      await settled(result.position);
       return ok(reply, { object: "automation" as const, id: result.id });
     });
 
@@ -165,17 +154,13 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       "/automations/:id",
       { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await deleteAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => deleteAutomation(services, auth.teamId, request.params.id, metadata));
         return ok(reply, { object: "automation" as const, id: result.id, deleted: true as const });
       },
     );
 
     app.post("/automations/:id/duplicate", { schema: { tags, params, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await duplicateAutomation(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => duplicateAutomation(services, auth.teamId, request.params.id, metadata));
       return created(reply, { object: "automation" as const, id: result.id });
     });
 
@@ -183,15 +168,9 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       "/automations/:id/stop",
       { schema: { tags, params, response: { 200: reference.extend({ status: z.literal("disabled") }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await updateAutomation(
-          services,
-          auth.teamId,
-          request.params.id,
-          { status: "disabled" },
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          updateAutomation(services, auth.teamId, request.params.id, { status: "disabled" }, metadata),
         );
-        await settled(result.position);
         return ok(reply, { object: "automation" as const, id: result.id, status: "disabled" as const });
       },
     );

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { wireBroadcastStatuses, type BroadcastContent } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import {
   cancelBroadcast,
@@ -15,7 +14,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "../queries/broadcasts.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
@@ -141,29 +140,21 @@ const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number()
 /** `/broadcasts` (reference §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
   const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomainCache(services.store) };
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post(
       "/broadcasts",
       { config: { idempotency: true }, schema: { tags, summary: "Create a broadcast", body: createBody, response: { 201: reference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { send, scheduled_at, ...body } = request.body;
         if (scheduled_at !== undefined && send !== true)
           throw new TidingsError("validation_error", "`scheduled_at` is only allowed with `send: true`.");
         const content = { ...emptyContent, ...contentChanges(body) };
         if (content.segmentId === null) throw new TidingsError("missing_required_field", "Missing `segment_id` field.");
-        const result = await createBroadcast(
-          deps,
-          auth,
-          content,
-          { send: send === true, scheduledAt: scheduled_at },
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          createBroadcast(deps, auth, content, { send: send === true, scheduledAt: scheduled_at }, metadata),
         );
-        await settled(result.position);
         return created(reply, { object: "broadcast" as const, id: result.id });
       },
     );
@@ -190,15 +181,9 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         schema: { tags, summary: "Update a draft broadcast", params, errors: stateErrors, body: updateBody, response: { 200: reference } },
       },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await updateBroadcast(
-          deps,
-          auth.teamId,
-          request.params.id,
-          contentChanges(request.body),
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          updateBroadcast(deps, auth.teamId, request.params.id, contentChanges(request.body), metadata),
         );
-        await settled(result.position);
         return ok(reply, { object: "broadcast" as const, id: result.id });
       },
     );
@@ -207,9 +192,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       "/broadcasts/:id",
       { schema: { tags, summary: "Delete a draft broadcast", params, errors: stateErrors, response: { 200: deleted } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await deleteBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => deleteBroadcast(deps, auth.teamId, request.params.id, metadata));
         return ok(reply, { object: "broadcast" as const, id: result.id, deleted: true as const });
       },
     );
@@ -227,15 +210,9 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         },
       },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await sendBroadcast(
-          deps,
-          auth,
-          request.params.id,
-          request.body.scheduled_at,
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          sendBroadcast(deps, auth, request.params.id, request.body.scheduled_at, metadata),
         );
-        await settled(result.position);
         return ok(reply, { object: "broadcast" as const, id: result.id });
       },
     );
@@ -252,9 +229,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         },
       },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await cancelBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => cancelBroadcast(deps, auth.teamId, request.params.id, metadata));
         return ok(reply, { object: "broadcast" as const, id: result.id });
       },
     );
@@ -263,9 +238,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       "/broadcasts/:id/duplicate",
       { schema: { tags, summary: "Copy a broadcast into a new draft", params, response: { 201: reference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await duplicateBroadcast(deps, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => duplicateBroadcast(deps, auth.teamId, request.params.id, metadata));
         return created(reply, { object: "broadcast" as const, id: result.id });
       },
     );

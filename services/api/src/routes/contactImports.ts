@@ -9,7 +9,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getContactImport, listContactImports } from "../queries/contactImports.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { importForm, importOptions } from "./contactImportFields.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -31,6 +31,7 @@ const item = z.object({
  */
 export function contactImportRoutes(services: ApiServices): ApiRoutes {
   const blobs = createStreamedBlobStore(services.database);
+  const write = callerWrites(services);
   const maxBytes = services.config.CONTACT_IMPORT_MAX_BYTES;
   const tooLarge = () =>
     new TidingsError("body_too_large", `\`file\` must be at most ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MB).`);
@@ -49,7 +50,6 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
       response: { 201: z.object({ object: z.literal("contact_import"), id: z.uuid() }) },
     };
     app.post("/contacts/imports", { bodyLimit: maxBytes + 1024 * 1024, schema }, async (request, reply) => {
-      const auth = requireAuth(request);
       if (!request.isMultipart())
         throw new TidingsError("unsupported_media_type", "The body must be `multipart/form-data`, with the CSV in a `file` field.");
       // Fastify holds the bodies it reads itself to `bodyLimit`; this one is streamed, so its declared length is checked here.
@@ -73,14 +73,10 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
         throw new TidingsError("malformed_request", `The multipart body could not be read: ${(error as Error).message}`);
       }
       if (!file) throw new TidingsError("missing_required_field", "Missing `file` field.");
-      const result = await queueContactImport(
-        services,
-        auth.teamId,
-        file,
-        importOptions(fields),
-        requestMetadata(request, auth, services.clock),
+      const csv = file;
+      const result = await write(request, (auth, metadata) =>
+        queueContactImport(services, auth.teamId, csv, importOptions(fields), metadata),
       );
-      if (result.position) await services.waitFor(result.position);
       return created(reply, { object: "contact_import" as const, id: result.id });
     });
 

@@ -1,13 +1,14 @@
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { Position } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { addContactToSegment, existingContact, removeContactFromSegment, updateContactTopics } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
+import { listQuerySchema, listSchema, type ListPage, type PageRequest } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { listContactSegments } from "../queries/segments.js";
 import { listContactTopics } from "../queries/topics.js";
 import { ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { idOrEmailParam, topicChoice } from "./contactSchemas.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -30,29 +31,31 @@ const topicsBody = z.union([z.array(topicChoice), z.object({ topics: z.array(top
 
 /** A contact's segments (`/contacts/:idOrEmail/segments[/:segmentId]`) and topics (`/contacts/:idOrEmail/topics`). */
 export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
+  const write = callerWrites(services);
+  /** A page of what an existing contact belongs to; a contact that does not exist is not found. */
+  const memberships = async <Item>(
+    request: FastifyRequest,
+    idOrEmail: string,
+    page: PageRequest,
+    list: (database: Database, teamId: string, contactId: string, page: PageRequest) => Promise<ListPage<Item>>,
+  ) => {
+    const { teamId } = requireAuth(request);
+    const { contactId } = await existingContact(services.store, teamId, idOrEmail);
+    return list(services.database, teamId, contactId, page);
   };
   return (app) => {
     app.get(
       "/contacts/:idOrEmail/segments",
       { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(segmentItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-        return ok(reply, await listContactSegments(services.database, auth.teamId, contactId, request.query));
-      },
+      async (request, reply) => ok(reply, await memberships(request, request.params.idOrEmail, request.query, listContactSegments)),
     );
 
     app.post(
       "/contacts/:idOrEmail/segments/:segmentId",
       { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.uuid() }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { idOrEmail, segmentId } = request.params;
-        await settled(
-          (await addContactToSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock))).position,
-        );
+        await write(request, (auth, metadata) => addContactToSegment(services, auth.teamId, idOrEmail, segmentId, metadata));
         return ok(reply, { id: segmentId });
       },
     );
@@ -61,12 +64,8 @@ export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
       "/contacts/:idOrEmail/segments/:segmentId",
       { schema: { tags: ["contacts"], params: segmentParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { idOrEmail, segmentId } = request.params;
-        await settled(
-          (await removeContactFromSegment(services, auth.teamId, idOrEmail, segmentId, requestMetadata(request, auth, services.clock)))
-            .position,
-        );
+        await write(request, (auth, metadata) => removeContactFromSegment(services, auth.teamId, idOrEmail, segmentId, metadata));
         return ok(reply, { id: segmentId, deleted: true as const });
       },
     );
@@ -74,28 +73,18 @@ export function contactMembershipRoutes(services: ApiServices): ApiRoutes {
     app.get(
       "/contacts/:idOrEmail/topics",
       { schema: { tags: ["contacts"], params, querystring: listQuerySchema(), response: { 200: listSchema(topicItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const { contactId } = await existingContact(services.store, auth.teamId, request.params.idOrEmail);
-        return ok(reply, await listContactTopics(services.database, auth.teamId, contactId, request.query));
-      },
+      async (request, reply) => ok(reply, await memberships(request, request.params.idOrEmail, request.query, listContactTopics)),
     );
 
     app.patch(
       "/contacts/:idOrEmail/topics",
       { schema: { tags: ["contacts"], params, body: topicsBody, response: { 200: z.object({ id: z.uuid() }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const choices = Array.isArray(request.body) ? request.body : request.body.topics;
         const topics = choices.map((t) => ({ topicId: t.id, subscription: t.subscription }));
-        const result = await updateContactTopics(
-          services,
-          auth.teamId,
-          request.params.idOrEmail,
-          topics,
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          updateContactTopics(services, auth.teamId, request.params.idOrEmail, topics, metadata),
         );
-        await settled(result.position);
         return ok(reply, { id: result.id });
       },
     );

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { contactPropertyTypes as propertyTypeNames } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createContactProperty, deleteContactProperty, updateContactProperty } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getContactProperty, listContactProperties } from "../queries/contactProperties.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
@@ -38,20 +37,13 @@ const reference = z.object({ object: z.literal("contact_property"), id: z.uuid()
 
 /** `/contact-properties` (reference §6.9). */
 export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   return (app) => {
     app.post("/contact-properties", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const { key, type, fallback_value } = request.body;
-      const result = await createContactProperty(
-        services,
-        auth.teamId,
-        { key, type, fallbackValue: fallback_value ?? null },
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        createContactProperty(services, auth.teamId, { key, type, fallbackValue: fallback_value ?? null }, metadata),
       );
-      await settled(result.position);
       return created(reply, { object: "contact_property" as const, id: result.id });
     });
 
@@ -79,15 +71,9 @@ export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
       "/contact-properties/:id",
       { schema: { tags, params, body: updateBody, response: { 200: reference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await updateContactProperty(
-          services,
-          auth.teamId,
-          request.params.id,
-          request.body.fallback_value,
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          updateContactProperty(services, auth.teamId, request.params.id, request.body.fallback_value, metadata),
         );
-        await settled(result.position);
         return ok(reply, { object: "contact_property" as const, id: result.id });
       },
     );
@@ -96,14 +82,7 @@ export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
       "/contact-properties/:id",
       { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await deleteContactProperty(
-          services,
-          auth.teamId,
-          request.params.id,
-          requestMetadata(request, auth, services.clock),
-        );
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => deleteContactProperty(services, auth.teamId, request.params.id, metadata));
         return ok(reply, { object: "contact_property" as const, id: result.id, deleted: true as const });
       },
     );

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import type { Position } from "@tidings/eventstore";
+import type { FastifyRequest } from "fastify";
 import type { ApiRoutes } from "../app.js";
 import { createContact, eraseContact, findSegment, updateContact } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
+import { listQuerySchema, listSchema, type PageRequest } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getContact, listContacts } from "../queries/contacts.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { contactChanges, newContact } from "./contactBodies.js";
 import {
@@ -37,38 +37,32 @@ const createErrors = { contact_exists: "The team has a contact with this email a
  * contact to that audience; the legacy get, update and delete address the contact as the modern ones do.
  */
 export function contactRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   return (app) => {
-    const create = async (
-      teamId: string,
-      body: z.infer<typeof createContactBody>,
-      segmentIds: string[],
-      metadata: ReturnType<typeof requestMetadata>,
-    ) => {
-      const result = await createContact(services, teamId, newContact(body, segmentIds), metadata);
-      await settled(result.position);
-      return { object: "contact" as const, id: result.id };
+    const create = async (request: FastifyRequest, body: z.infer<typeof createContactBody>, segmentIds: string[]) => {
+      const { id } = await write(request, (auth, metadata) => createContact(services, auth.teamId, newContact(body, segmentIds), metadata));
+      return { object: "contact" as const, id };
     };
-    const get = async (teamId: string, idOrEmail: string) => {
-      const found = await getContact(services.database, teamId, idOrEmail);
+    const get = async (request: FastifyRequest, idOrEmail: string) => {
+      const found = await getContact(services.database, requireAuth(request).teamId, idOrEmail);
       if (!found) throw new TidingsError("not_found", "Contact not found");
       return found;
     };
-    const update = async (
-      teamId: string,
-      idOrEmail: string,
-      body: z.infer<typeof updateContactBody>,
-      metadata: ReturnType<typeof requestMetadata>,
-    ) => {
+    const update = async (request: FastifyRequest, idOrEmail: string, body: z.infer<typeof updateContactBody>) => {
       const { changes, properties } = contactChanges(body);
-      const result = await updateContact(services, teamId, idOrEmail, changes, properties, metadata);
-      await settled(result.position);
-      return { object: "contact" as const, id: result.id };
+      const { id } = await write(request, (auth, metadata) =>
+        updateContact(services, auth.teamId, idOrEmail, changes, properties, metadata),
+      );
+      return { object: "contact" as const, id };
     };
-    const remove = async (teamId: string, idOrEmail: string, metadata: ReturnType<typeof requestMetadata>) => {
-      await settled((await eraseContact(services, teamId, idOrEmail, metadata)).position);
+    /** A segment's contacts; a segment that does not exist is not found, rather than an empty list. */
+    const segmentContacts = async (request: FastifyRequest, segmentId: string, page: PageRequest) => {
+      const { teamId } = requireAuth(request);
+      await findSegment(services.store, teamId, segmentId);
+      return listContacts(services.database, teamId, { ...page, segmentId });
+    };
+    const remove = async (request: FastifyRequest, idOrEmail: string) => {
+      await write(request, (auth, metadata) => eraseContact(services, auth.teamId, idOrEmail, metadata));
       // Reference §6.8: the path value is echoed, id or email, whether or not there was a contact.
       return { object: "contact" as const, contact: idOrEmail, deleted: true as const };
     };
@@ -83,10 +77,7 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
           response: { 201: contactReference },
         },
       },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return created(reply, await create(auth.teamId, request.body, [], requestMetadata(request, auth, services.clock)));
-      },
+      async (request, reply) => created(reply, await create(request, request.body, [])),
     );
 
     app.get(
@@ -98,83 +89,55 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contact } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await get(auth.teamId, request.params.idOrEmail));
-    });
+    app.get("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contact } } }, async (request, reply) =>
+      ok(reply, await get(request, request.params.idOrEmail)),
+    );
 
     app.patch(
       "/contacts/:idOrEmail",
       { schema: { tags, params, body: updateContactBody, response: { 200: contactReference } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await update(auth.teamId, request.params.idOrEmail, request.body, requestMetadata(request, auth, services.clock)));
-      },
+      async (request, reply) => ok(reply, await update(request, request.params.idOrEmail, request.body)),
     );
 
-    app.delete("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contactDeleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      return ok(reply, await remove(auth.teamId, request.params.idOrEmail, requestMetadata(request, auth, services.clock)));
-    });
+    app.delete("/contacts/:idOrEmail", { schema: { tags, params, response: { 200: contactDeleted } } }, async (request, reply) =>
+      ok(reply, await remove(request, request.params.idOrEmail)),
+    );
 
     app.get(
       "/segments/:id/contacts",
       { schema: { tags, params: segmentParams, querystring: listQuerySchema(), response: { 200: listSchema(contactItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        await findSegment(services.store, auth.teamId, request.params.id);
-        return ok(reply, await listContacts(services.database, auth.teamId, { ...request.query, segmentId: request.params.id }));
-      },
+      async (request, reply) => ok(reply, await segmentContacts(request, request.params.id, request.query)),
     );
 
     const legacyList = z.object({ audienceId: legacyParams.shape.audienceId });
     app.post(
       "/audiences/:audienceId/contacts",
       { schema: { tags, params: legacyList, body: createContactBody, errors: createErrors, response: { 201: contactReference } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return created(
-          reply,
-          await create(auth.teamId, request.body, [request.params.audienceId], requestMetadata(request, auth, services.clock)),
-        );
-      },
+      async (request, reply) => created(reply, await create(request, request.body, [request.params.audienceId])),
     );
 
     app.get(
       "/audiences/:audienceId/contacts",
       { schema: { tags, params: legacyList, querystring: listQuerySchema(), response: { 200: listSchema(contactItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        await findSegment(services.store, auth.teamId, request.params.audienceId);
-        return ok(reply, await listContacts(services.database, auth.teamId, { ...request.query, segmentId: request.params.audienceId }));
-      },
+      async (request, reply) => ok(reply, await segmentContacts(request, request.params.audienceId, request.query)),
     );
 
     app.get(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, response: { 200: contact } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await get(auth.teamId, request.params.idOrEmail));
-      },
+      async (request, reply) => ok(reply, await get(request, request.params.idOrEmail)),
     );
 
     app.patch(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, body: updateContactBody, response: { 200: contactReference } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await update(auth.teamId, request.params.idOrEmail, request.body, requestMetadata(request, auth, services.clock)));
-      },
+      async (request, reply) => ok(reply, await update(request, request.params.idOrEmail, request.body)),
     );
 
     app.delete(
       "/audiences/:audienceId/contacts/:idOrEmail",
       { schema: { tags, params: legacyParams, response: { 200: contactDeleted } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await remove(auth.teamId, request.params.idOrEmail, requestMetadata(request, auth, services.clock)));
-      },
+      async (request, reply) => ok(reply, await remove(request, request.params.idOrEmail)),
     );
   };
 }

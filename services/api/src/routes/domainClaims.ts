@@ -6,6 +6,7 @@ import { createDomainClaim, findClaim, verifyDomainClaim } from "../handlers/cla
 import { requireAuth } from "../plugins/auth.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
 import { checkRegionField, regionErrors } from "./domains.js";
@@ -60,6 +61,7 @@ function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchem
  * A claim is read from its own stream, which always has the latest word on it.
  */
 export function domainClaimRoutes(services: ApiServices): ApiRoutes {
+  const write = callerWrites(services);
   return (app) => {
     const claimErrors = { ...regionErrors, domain_name_taken: "Your team has the domain already." };
     app.post(
@@ -91,14 +93,7 @@ export function domainClaimRoutes(services: ApiServices): ApiRoutes {
       "/domains/:id/claim/verify",
       { schema: { tags, params, errors: verifyErrors, response: { 200: claimSchema } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const { claim, position } = await verifyDomainClaim(
-          services,
-          auth.teamId,
-          request.params.id,
-          requestMetadata(request, auth, services.clock),
-        );
-        if (position) await services.waitFor(position);
+        const { claim } = await write(request, (auth, metadata) => verifyDomainClaim(services, auth.teamId, request.params.id, metadata));
         return ok(reply, wireClaim(claim, services.clock.now()));
       },
     );

@@ -11,7 +11,6 @@ import {
   wireRecords,
   type DomainChanges,
 } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
 import { deleteDomain, updateDomain, verifyDomain } from "../handlers/changeDomain.js";
@@ -19,7 +18,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getDomain, listDomains, type WireDomain } from "../queries/domains.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -131,9 +130,7 @@ function createdDomain({ created: d }: CreatedDomain): WireDomain {
  * write replies once the read model shows it.
  */
 export function domainRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post(
@@ -143,12 +140,10 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
         schema: { tags, body: createBody, errors: { ...regionErrors, ...nameTaken }, response: { 201: domain } },
       },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { name, region, custom_return_path, ...rest } = request.body;
         const changes = changesOf(rest);
         const input = { name, region, customReturnPath: custom_return_path, ...changes };
-        const result = await createDomain(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => createDomain(services, auth.teamId, input, metadata));
         return created(reply, createdDomain(result));
       },
     );
@@ -170,29 +165,19 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
     });
 
     app.patch("/domains/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateDomain(
-        services,
-        auth.teamId,
-        request.params.id,
-        changesOf(request.body),
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        updateDomain(services, auth.teamId, request.params.id, changesOf(request.body), metadata),
       );
-      await settled(result.position);
       return ok(reply, { object: "domain" as const, id: result.id });
     });
 
     app.delete("/domains/:id", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteDomain(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => deleteDomain(services, auth.teamId, request.params.id, metadata));
       return ok(reply, { object: "domain" as const, id: result.id, deleted: true as const });
     });
 
     app.post("/domains/:id/verify", { schema: { tags, params, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await verifyDomain(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => verifyDomain(services, auth.teamId, request.params.id, metadata));
       return ok(reply, { object: "domain" as const, id: result.id });
     });
   };

@@ -89,7 +89,8 @@ export const batchItemDocument = (() => {
   return json;
 })();
 
-export const emailListItem = z.object({
+/** What a sent email and a received one both show of their message (`queries/messageHeaders.ts`). */
+export const messageHeaders = z.object({
   id: z.uuid(),
   to: z.array(z.string()),
   from: z.string(),
@@ -98,6 +99,9 @@ export const emailListItem = z.object({
   cc: z.array(z.string()).nullable(),
   bcc: z.array(z.string()).nullable(),
   reply_to: z.array(z.string()).nullable(),
+});
+
+export const emailListItem = messageHeaders.extend({
   last_event: z.enum(emailStatuses),
   message_id: z.string(),
   scheduled_at: wireTimestampText().nullable(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { FastifyRequest, FastifySchemaCompiler } from "fastify";
 import { createBlobStore } from "@tidings/blobs";
 import { TidingsError } from "@tidings/core";
-import { comparePositions, type Position } from "@tidings/eventstore";
+import { comparePositions } from "@tidings/eventstore";
 import type { EmailIdOrigin } from "@tidings/sending";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachments/attachmentDownloads.js";
@@ -21,6 +21,7 @@ import { zodValidatorCompiler } from "../plugins/validation.js";
 import { attachmentForDownload, emailAttachments, emailQueries, type AttachmentRow } from "../queries/emails.js";
 import { ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites, settle } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { attachmentItem, batchItemDocument, emailListItem, emailObject, sendEmailBody, type SendEmailBody } from "./emailSchemas.js";
 
@@ -81,9 +82,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const downloadPath = (emailId: string, attachmentId: string) => `/emails/${emailId}/attachments/${attachmentId}/download`;
   const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomainCache(services.store) };
   const sendDeps = { store: services.store, suppressed: suppressedRecipients(services.database), clock: services.clock };
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   const attachmentOut = (emailId: string, row: AttachmentRow) => ({
     id: row.id,
     filename: row.filename,
@@ -159,7 +158,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
           .map((s) => s.position)
           .sort(comparePositions)
           .at(-1);
-        await settled(last);
+        await settle(services, [last]);
         const data = sent.map((s) => ({ id: s.id }));
         return ok(reply, permissive ? { data, errors } : { data });
       },
@@ -193,11 +192,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
         },
       },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { id } = request.params;
-        await settled(
-          await rescheduleEmail(services, auth.teamId, id, request.body.scheduled_at, requestMetadata(request, auth, services.clock)),
-        );
+        await write(request, (auth, metadata) => rescheduleEmail(services, auth.teamId, id, request.body.scheduled_at, metadata));
         return ok(reply, { object: "email" as const, id });
       },
     );
@@ -206,9 +202,8 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
       "/emails/:id/cancel",
       { schema: { tags, summary: "Cancel a scheduled email", params: emailParams, response: { 200: emailRef } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { id } = request.params;
-        await settled(await cancelEmail(services, auth.teamId, id, requestMetadata(request, auth, services.clock)));
+        await write(request, (auth, metadata) => cancelEmail(services, auth.teamId, id, metadata));
         return ok(reply, { object: "email" as const, id });
       },
     );

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { EVENT_NAME_MAX, eventFieldTypes } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createEventDefinition, deleteEventDefinition, updateEventDefinition } from "../handlers/eventDefinitions.js";
 import { sendCustomEvent } from "../handlers/sendCustomEvent.js";
@@ -9,7 +8,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getEventDefinition, listEventDefinitions } from "../queries/eventDefinitions.js";
 import { accepted, created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -58,21 +57,13 @@ const sent = z.object({ object: z.literal("event"), event: z.string() });
  * `/events/:idOrName` (§1.3).
  */
 export function eventRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post("/events", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await createEventDefinition(
-        services,
-        auth.teamId,
-        request.body.name,
-        request.body.schema ?? null,
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        createEventDefinition(services, auth.teamId, request.body.name, request.body.schema ?? null, metadata),
       );
-      await settled(result.position);
       return created(reply, { object: "event" as const, id: result.id });
     });
 
@@ -80,18 +71,14 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
       "/events/send",
       { config: { idempotency: true }, schema: { tags, body: sendBody, response: { 202: sent } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { event: name, contact_id, email, payload } = request.body;
         if ((contact_id === undefined) === (email === undefined))
           throw new TidingsError("validation_error", "Give exactly one of `contact_id` and `email`.");
-        const result = await sendCustomEvent(
-          services,
-          auth.teamId,
-          { event: name, contactId: contact_id, email, payload: payload ?? {} },
-          requestMetadata(request, auth, services.clock),
-        );
         // Only a contact the send created is readable afterwards; the event itself shows nowhere to wait for.
-        await settled(result.contactCreated);
+        await write(request, async (auth, metadata) => {
+          const input = { event: name, contactId: contact_id, email, payload: payload ?? {} };
+          return { position: (await sendCustomEvent(services, auth.teamId, input, metadata)).contactCreated };
+        });
         return accepted(reply, { object: "event" as const, event: name });
       },
     );
@@ -114,27 +101,16 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
     });
 
     app.patch("/events/:idOrName", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateEventDefinition(
-        services,
-        auth.teamId,
-        request.params.idOrName,
-        request.body.schema,
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        updateEventDefinition(services, auth.teamId, request.params.idOrName, request.body.schema, metadata),
       );
-      await settled(result.position);
       return ok(reply, { object: "event" as const, id: result.id });
     });
 
     app.delete("/events/:idOrName", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteEventDefinition(
-        services,
-        auth.teamId,
-        request.params.idOrName,
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        deleteEventDefinition(services, auth.teamId, request.params.idOrName, metadata),
       );
-      await settled(result.position);
       return ok(reply, { object: "event" as const, id: result.id, deleted: true as const });
     });
   };

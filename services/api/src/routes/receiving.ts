@@ -14,6 +14,7 @@ import { inboundAttachmentItem, inboundEmailQueries, type InboundAttachmentRow }
 import { ok } from "../replies.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { messageHeaders } from "./emailSchemas.js";
 
 const tags = ["receiving"];
 const emailParams = z.object({ id: z.uuid() });
@@ -29,15 +30,7 @@ const inboundAttachment = z.object({
   content_id: z.string().nullable(),
   content_disposition: z.string().nullable(),
 });
-const listItem = z.object({
-  id: z.uuid(),
-  to: z.array(z.string()),
-  from: z.string(),
-  created_at: wireTimestampText(),
-  subject: z.string(),
-  cc: z.array(z.string()).nullable(),
-  bcc: z.array(z.string()).nullable(),
-  reply_to: z.array(z.string()).nullable(),
+const listItem = messageHeaders.extend({
   received_for: z.array(z.string()),
   message_id: z.string().nullable(),
   attachments: z.array(inboundAttachment),

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createSegment, deleteSegment, renameSegment } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getSegment, listSegments } from "../queries/segments.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
@@ -20,9 +19,7 @@ const item = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestam
  * `audiences` calls `/segments`, other clients may still call `/audiences`, whose objects say `audience`.
  */
 export function segmentRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   const routesAt =
     (prefix: "/segments" | "/audiences", object: "segment" | "audience"): ApiRoutes =>
     (app) => {
@@ -30,9 +27,7 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
       const reference = z.object({ object: z.literal(object), id: z.uuid() });
 
       app.post(prefix, { schema: { tags, body, response: { 201: reference.extend({ name: z.string() }) } } }, async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await createSegment(services, auth.teamId, request.body.name, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        const result = await write(request, (auth, metadata) => createSegment(services, auth.teamId, request.body.name, metadata));
         return created(reply, { object, id: result.id, name: request.body.name });
       });
 
@@ -53,15 +48,9 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
       );
 
       app.patch(`${prefix}/:id`, { schema: { tags, params, body, response: { 200: reference } } }, async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await renameSegment(
-          services,
-          auth.teamId,
-          request.params.id,
-          request.body.name,
-          requestMetadata(request, auth, services.clock),
+        const result = await write(request, (auth, metadata) =>
+          renameSegment(services, auth.teamId, request.params.id, request.body.name, metadata),
         );
-        await settled(result.position);
         return ok(reply, { object, id: result.id });
       });
 
@@ -69,9 +58,7 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
         `${prefix}/:id`,
         { schema: { tags, params, response: { 200: z.object({ object: z.literal(object), id: z.string(), deleted: z.literal(true) }) } } },
         async (request, reply) => {
-          const auth = requireAuth(request);
-          const result = await deleteSegment(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-          await settled(result.position);
+          const result = await write(request, (auth, metadata) => deleteSegment(services, auth.teamId, request.params.id, metadata));
           return ok(reply, { object, id: result.id, deleted: true as const });
         },
       );

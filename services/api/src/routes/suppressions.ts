@@ -9,6 +9,7 @@ import { requireAuth } from "../plugins/auth.js";
 import { getSuppression, listSuppressions } from "../queries/suppressions.js";
 import { created, ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites, settle } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -34,17 +35,13 @@ const removed = z.object({ object: z.literal("suppression"), id: z.string(), del
 
 /** `/suppressions` (reference §6.18): manual additions and removals; bounces arrive from the delivery saga. */
 export function suppressionRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (positions: (Position | undefined)[]) => {
-    for (const position of positions) if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   return (app) => {
     app.post(
       "/suppressions",
       { schema: { tags, body: z.object({ email: emailAddressText() }), response: { 201: reference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await addSuppression(services, auth.teamId, request.body.email, requestMetadata(request, auth, services.clock));
-        await settled([result.position]);
+        const result = await write(request, (auth, metadata) => addSuppression(services, auth.teamId, request.body.email, metadata));
         return created(reply, { object: "suppression" as const, id: result.id });
       },
     );
@@ -58,7 +55,10 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
         const metadata = requestMetadata(request, auth, services.clock);
         const results: ChangedSuppression[] = [];
         for (const email of request.body.emails) results.push(await addSuppression(services, auth.teamId, email, metadata));
-        await settled(results.map((r) => r.position));
+        await settle(
+          services,
+          results.map((r) => r.position),
+        );
         return created(reply, { data: results.map((r) => ({ object: "suppression" as const, id: r.id })) });
       },
     );
@@ -87,7 +87,7 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
             data.push({ object: "suppression", id: idOrEmail, deleted: false });
           }
         }
-        await settled(positions);
+        await settle(services, positions);
         return ok(reply, { data });
       },
     );
@@ -119,14 +119,7 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
     );
 
     app.delete("/suppressions/:idOrEmail", { schema: { tags, params, response: { 200: removed } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await removeSuppression(
-        services,
-        auth.teamId,
-        request.params.idOrEmail,
-        requestMetadata(request, auth, services.clock),
-      );
-      await settled([result.position]);
+      const result = await write(request, (auth, metadata) => removeSuppression(services, auth.teamId, request.params.idOrEmail, metadata));
       return ok(reply, { object: "suppression" as const, id: result.id, deleted: true });
     });
   };

@@ -7,7 +7,6 @@ import {
   templateVariableTypes,
   type TemplateContent,
 } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTemplate, duplicateTemplate } from "../handlers/createTemplate.js";
 import { deleteTemplate, publishTemplate, updateTemplate } from "../handlers/changeTemplate.js";
@@ -15,7 +14,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getTemplate, listTemplates } from "../queries/templates.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 import { mailboxText } from "./documentedText.js";
@@ -125,17 +124,13 @@ const deleted = reference.extend({ deleted: z.literal(true) });
  * in that order and drops falsy values (§2.1): a query string has no order, so nothing special is needed.
  */
 export function templateRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post("/templates", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const { name, html } = request.body;
       const content = { ...noContent, name, html, ...contentChanges(request.body) };
-      const result = await createTemplate(services, auth.teamId, content, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => createTemplate(services, auth.teamId, content, metadata));
       return created(reply, { object: "template" as const, id: result.id });
     });
 
@@ -159,37 +154,26 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
       "/templates/:idOrAlias",
       { schema: { tags, params, body: updateBody, response: { 200: reference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const metadata = requestMetadata(request, auth, services.clock);
-        const result = await updateTemplate(services, auth.teamId, request.params.idOrAlias, contentChanges(request.body), metadata);
-        await settled(result.position);
+        const changes = contentChanges(request.body);
+        const result = await write(request, (auth, metadata) =>
+          updateTemplate(services, auth.teamId, request.params.idOrAlias, changes, metadata),
+        );
         return ok(reply, { object: "template" as const, id: result.id });
       },
     );
 
     app.delete("/templates/:idOrAlias", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteTemplate(services, auth.teamId, request.params.idOrAlias, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => deleteTemplate(services, auth.teamId, request.params.idOrAlias, metadata));
       return ok(reply, { object: "template" as const, id: result.id, deleted: true as const });
     });
 
     app.post("/templates/:idOrAlias/publish", { schema: { tags, params, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await publishTemplate(services, auth.teamId, request.params.idOrAlias, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => publishTemplate(services, auth.teamId, request.params.idOrAlias, metadata));
       return ok(reply, { object: "template" as const, id: result.id });
     });
 
     app.post("/templates/:idOrAlias/duplicate", { schema: { tags, params, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await duplicateTemplate(
-        services,
-        auth.teamId,
-        request.params.idOrAlias,
-        requestMetadata(request, auth, services.clock),
-      );
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => duplicateTemplate(services, auth.teamId, request.params.idOrAlias, metadata));
       return created(reply, { object: "template" as const, id: result.id });
     });
   };

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { TOPIC_DESCRIPTION_MAX, TOPIC_NAME_MAX, topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createTopic, deleteTopic, updateTopic } from "@tidings/audience";
 import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getTopic, listTopics } from "../queries/topics.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
@@ -56,17 +55,13 @@ const reference = z.object({ object: z.literal("topic"), id: z.uuid() });
 
 /** `/topics` (reference §6.13). */
 export function topicRoutes(services: ApiServices): ApiRoutes {
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
   return (app) => {
     app.post("/topics", { schema: { tags, body: createBody, response: { 201: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const { name, description, visibility, default_subscription } = request.body;
       const fields: TopicFields = { name, description: description ?? null, visibility: visibility ?? "private" };
-      const result = await createTopic(services, auth.teamId, fields, default_subscription, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return created(reply, { object: "topic" as const, id: result.id });
+      const { id } = await write(request, (auth, metadata) => createTopic(services, auth.teamId, fields, default_subscription, metadata));
+      return created(reply, { object: "topic" as const, id });
     });
 
     app.get(
@@ -90,25 +85,21 @@ export function topicRoutes(services: ApiServices): ApiRoutes {
     );
 
     app.patch("/topics/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
       const { name, description, visibility } = request.body;
       const changes: Partial<TopicFields> = {};
       if (name !== undefined) changes.name = name;
       if (description !== undefined) changes.description = description;
       if (visibility !== undefined) changes.visibility = visibility;
-      const result = await updateTopic(services, auth.teamId, request.params.id, changes, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
-      return ok(reply, { object: "topic" as const, id: result.id });
+      const { id } = await write(request, (auth, metadata) => updateTopic(services, auth.teamId, request.params.id, changes, metadata));
+      return ok(reply, { object: "topic" as const, id });
     });
 
     app.delete(
       "/topics/:id",
       { schema: { tags, params, response: { 200: reference.extend({ deleted: z.literal(true) }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const result = await deleteTopic(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
-        return ok(reply, { object: "topic" as const, id: result.id, deleted: true as const });
+        const { id } = await write(request, (auth, metadata) => deleteTopic(services, auth.teamId, request.params.id, metadata));
+        return ok(reply, { object: "topic" as const, id, deleted: true as const });
       },
     );
   };

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { webhookEventTypes, webhookStatuses } from "@tidings/domain";
-import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { createWebhook } from "../handlers/createWebhook.js";
 import { deleteWebhook, rotateWebhookSecret, updateWebhook } from "../handlers/changeWebhook.js";
@@ -11,7 +10,7 @@ import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getWebhook, getWebhookDelivery, listWebhookAttempts, listWebhookDeliveries, listWebhooks } from "../queries/webhooks.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
+import { callerWrites } from "../callerWrites.js";
 import { urlText } from "./documentedText.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -66,15 +65,11 @@ const deliveryNotFound = () => new TidingsError("not_found", "Webhook event not 
  */
 export function webhookRoutes(services: ApiServices): ApiRoutes {
   const sealer = webhookSecretSealer(services.secret);
-  const settled = async (position: Position | undefined) => {
-    if (position) await services.waitFor(position);
-  };
+  const write = callerWrites(services);
 
   return (app) => {
     app.post("/webhooks", { schema: { tags, body: createBody, response: { 201: withSecret } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await createWebhook(services, auth.teamId, request.body, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => createWebhook(services, auth.teamId, request.body, metadata));
       return created(reply, { object: "webhook" as const, id: result.id, signing_secret: result.signingSecret });
     });
 
@@ -96,29 +91,19 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
     });
 
     app.patch("/webhooks/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await updateWebhook(
-        services,
-        auth.teamId,
-        request.params.id,
-        request.body,
-        requestMetadata(request, auth, services.clock),
+      const result = await write(request, (auth, metadata) =>
+        updateWebhook(services, auth.teamId, request.params.id, request.body, metadata),
       );
-      await settled(result.position);
       return ok(reply, { object: "webhook" as const, id: result.id });
     });
 
     app.delete("/webhooks/:id", { schema: { tags, params, response: { 200: deleted } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await deleteWebhook(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => deleteWebhook(services, auth.teamId, request.params.id, metadata));
       return ok(reply, { object: "webhook" as const, id: result.id, deleted: true as const });
     });
 
     app.post("/webhooks/:id/signing-secret/rotate", { schema: { tags, params, response: { 200: withSecret } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await rotateWebhookSecret(services, auth.teamId, request.params.id, requestMetadata(request, auth, services.clock));
-      await settled(result.position);
+      const result = await write(request, (auth, metadata) => rotateWebhookSecret(services, auth.teamId, request.params.id, metadata));
       return ok(reply, { object: "webhook" as const, id: result.id, signing_secret: result.signingSecret });
     });
 
@@ -147,10 +132,8 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
       "/webhooks/:id/events/:eventId/replay",
       { schema: { tags, params: eventParams, response: { 200: deliveryReference } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { id, eventId } = request.params;
-        const result = await replayWebhookEvent(services, auth.teamId, id, eventId, requestMetadata(request, auth, services.clock));
-        await settled(result.position);
+        await write(request, (auth, metadata) => replayWebhookEvent(services, auth.teamId, id, eventId, metadata));
         return ok(reply, { object: "webhook_event" as const, id: eventId });
       },
     );
