@@ -14,7 +14,7 @@ const file = testAppForFile({
   routes: [
     (r) =>
       void r.get("/fails/:name", { schema: { params: z.object({ name: z.string() }), response: { 200: z.object({}) } } }, async (req) => {
-        throw thrown[req.params.name];
+        throw thrown[req.params.name] ?? new Error(`no error named ${req.params.name}`);
       }),
   ],
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import type { TestKey } from "../testing/testServices.js";
 
 /** Contact properties, segments, topics and a contact's memberships (reference §6.7, §6.8, §6.9, §6.13). */
 

@@ -4,7 +4,6 @@ import { broadcastEmailId } from "@tidings/core";
 import { broadcastStream, emailStream } from "@tidings/domain";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("broadcasts");
 const { call } = file;

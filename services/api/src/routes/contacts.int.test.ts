@@ -3,7 +3,6 @@ import { reservationStream } from "@tidings/commands";
 import { settledWrites } from "@tidings/postgres";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import type { TestKey } from "../testing/testServices.js";
 import { readModels } from "@tidings/projections";
 
 const file = apiTestFile("contacts");

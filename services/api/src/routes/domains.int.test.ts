@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@tidings/core";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("domains");
 const { call } = file;

@@ -21,34 +21,23 @@ export interface ApiTestFile {
  * `<team>-team` and `<team>-other-team`, and closed in its `afterAll` (this registers both).
  */
 export function apiTestFile(team: string, config?: Config): ApiTestFile {
+  const file = {
+    call: jsonCaller(
+      () => file.app,
+      () => file.admin,
+    ),
+  } as ApiTestFile;
   let testServices: TestServices | undefined;
-  let opened: Omit<ApiTestFile, "call"> | undefined;
   beforeAll(async () => {
-    const services = (testServices = await createTestServices(config));
-    const app = await services.app();
-    opened = { testServices: services, app, admin: await services.aKey(`${team}-team`), other: await services.aKey(`${team}-other-team`) };
+    testServices = await createTestServices(config);
+    const app = await testServices.app();
+    Object.assign(file, {
+      testServices,
+      app,
+      admin: await testServices.aKey(`${team}-team`),
+      other: await testServices.aKey(`${team}-other-team`),
+    });
   });
   afterAll(() => testServices?.dispose());
-  const ready = () => {
-    if (!opened) throw new Error("the api test file opens in beforeAll");
-    return opened;
-  };
-  return {
-    get testServices() {
-      return ready().testServices;
-    },
-    get app() {
-      return ready().app;
-    },
-    get admin() {
-      return ready().admin;
-    },
-    get other() {
-      return ready().other;
-    },
-    call: jsonCaller(
-      () => ready().app,
-      () => ready().admin,
-    ),
-  };
+  return file;
 }
