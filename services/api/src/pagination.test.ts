@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ApiInstance } from "./app.js";
 import { listQuerySchema } from "./pagination.js";
-import { buildTestApp } from "./testing/testApp.js";
+import { testAppForFile } from "./testing/testApp.js";
 
 const query = listQuerySchema({ status: z.enum(["completed"]).optional() });
-let app: ApiInstance;
 
-beforeAll(async () => {
-  app = buildTestApp({
-    routes: [
-      (r) =>
-        void r.get(
-          "/imports",
-          { schema: { querystring: query, response: { 200: z.object({ query: z.record(z.string(), z.unknown()) }) } } },
-          async (req) => ({ query: req.query }),
-        ),
-    ],
-  });
-  await app.ready();
+const file = testAppForFile({
+  routes: [
+    (r) =>
+      void r.get(
+        "/imports",
+        { schema: { querystring: query, response: { 200: z.object({ query: z.record(z.string(), z.unknown()) }) } } },
+        async (req) => ({ query: req.query }),
+      ),
+  ],
 });
-afterAll(() => app.close());
 
 const get = async (qs: string) => {
-  const res = await app.inject({ method: "GET", url: `/imports?${qs}` });
+  const res = await file.app.inject({ method: "GET", url: `/imports?${qs}` });
   return { status: res.statusCode, body: res.json() };
 };
 const a = "0b8a3f5e-2a64-4c1e-9a51-4f5d2b7c9e10";

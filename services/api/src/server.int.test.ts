@@ -1,36 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isUuid } from "@tidings/core";
-import type { ApiInstance } from "./app.js";
-import { buildTestApp } from "./testing/testApp.js";
+import { echoRoutes } from "./testing/echoRoutes.js";
+import { testAppForFile } from "./testing/testApp.js";
 
-let app: ApiInstance;
+const file = testAppForFile({ routes: [echoRoutes] });
 let base: string;
 
 beforeAll(async () => {
-  app = buildTestApp({
-    routes: [
-      (r) => {
-        r.post(
-          "/broadcasts/:id/send",
-          { schema: { params: z.object({ id: z.string() }), response: { 200: z.object({ id: z.string() }) } } },
-          async (req) => ({
-            id: req.params.id,
-          }),
-        );
-        r.get(
-          "/contacts/:idOrEmail",
-          { schema: { params: z.object({ idOrEmail: z.string() }), response: { 200: z.object({ key: z.string() }) } } },
-          async (req) => ({
-            key: req.params.idOrEmail,
-          }),
-        );
-      },
-    ],
-  });
-  base = await app.listen({ host: "127.0.0.1", port: 0 });
+  base = await file.app.listen({ host: "127.0.0.1", port: 0 });
 });
-afterAll(() => app.close());
 
 /** The request the `resend` SDK makes (compat-reference §1.2): JSON content type on every call, no body when there is none. */
 const sdkFetch = (path: string, method = "GET") =>
@@ -41,7 +19,7 @@ const sdkFetch = (path: string, method = "GET") =>
 
 describe("over a real socket", () => {
   it("answers a body-less POST carrying Content-Type: application/json", async () => {
-    const res = await sdkFetch("/broadcasts/b1/send", "POST");
+    const res = await sdkFetch("/domains/b1/verify", "POST");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: "b1" });
     expect(isUuid(res.headers.get("x-request-id") ?? "")).toBe(true);

@@ -1,37 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildTransportApp, type ApiInstance } from "../app.js";
-import { capturingLogger } from "../testing/capturingLogger.js";
+import { testAppForFile } from "../testing/testApp.js";
 import { maxJsonDepth } from "./jsonBody.js";
 
-const { logger, lines } = capturingLogger();
-let app: ApiInstance;
 const received: unknown[] = [];
-
-beforeAll(async () => {
-  app = buildTransportApp({
-    logger,
-    readiness: {},
-    routes: [
-      (r) => {
-        r.post(
-          "/emails",
-          { schema: { body: z.object({ subject: z.string() }), response: { 200: z.object({ ok: z.boolean() }) } } },
-          async (request) => {
-            received.push(request.body);
-            return { ok: true };
-          },
-        );
-        r.post("/anything", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async (request) => {
+const file = testAppForFile({
+  routes: [
+    (r) => {
+      r.post(
+        "/emails",
+        { schema: { body: z.object({ subject: z.string() }), response: { 200: z.object({ ok: z.boolean() }) } } },
+        async (request) => {
           received.push(request.body);
           return { ok: true };
-        });
-      },
-    ],
-  });
-  await app.ready();
+        },
+      );
+      r.post("/anything", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async (request) => {
+        received.push(request.body);
+        return { ok: true };
+      });
+    },
+  ],
 });
-afterAll(() => app.close());
 
 const json = { "content-type": "application/json" };
 const nested = (levels: number, open = "[", close = "]") => `${open.repeat(levels)}${close.repeat(levels)}`;
@@ -43,8 +33,8 @@ describe("JSON bodies nested too deeply", () => {
     ["POST", "/no/such/route"],
     ["POST", "/anything"],
   ] as const)("%s %s answers 400 naming the limit, and logs no stack trace", async (method, url) => {
-    const before = lines().length;
-    const res = await app.inject({ method, url, headers: json, payload: nested(8000) });
+    const before = file.lines().length;
+    const res = await file.app.inject({ method, url, headers: json, payload: nested(8000) });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       statusCode: 400,
@@ -52,7 +42,8 @@ describe("JSON bodies nested too deeply", () => {
       message: `The request body nests arrays and objects deeper than the limit of ${maxJsonDepth} levels.`,
     });
     expect(
-      lines()
+      file
+        .lines()
         .slice(before)
         .filter((line) => Number(line.level) >= 50),
     ).toEqual([]);
@@ -60,14 +51,14 @@ describe("JSON bodies nested too deeply", () => {
 
   it("counts objects and arrays alike, and takes a body exactly at the limit", async () => {
     const atLimit = `${'{"a":'.repeat(maxJsonDepth - 1)}[1]${"}".repeat(maxJsonDepth - 1)}`;
-    expect((await app.inject({ method: "POST", url: "/anything", headers: json, payload: atLimit })).statusCode).toBe(200);
+    expect((await file.app.inject({ method: "POST", url: "/anything", headers: json, payload: atLimit })).statusCode).toBe(200);
     const over = `${'{"a":'.repeat(maxJsonDepth)}[1]${"}".repeat(maxJsonDepth)}`;
-    expect((await app.inject({ method: "POST", url: "/anything", headers: json, payload: over })).statusCode).toBe(400);
+    expect((await file.app.inject({ method: "POST", url: "/anything", headers: json, payload: over })).statusCode).toBe(400);
   });
 
   it("does not count brackets inside strings, escaped quotes included", async () => {
     const subject = `${"[".repeat(500)}\\"${"{".repeat(500)}`;
-    const res = await app.inject({ method: "POST", url: "/emails", headers: json, payload: `{"subject":"${subject}"}` });
+    const res = await file.app.inject({ method: "POST", url: "/emails", headers: json, payload: `{"subject":"${subject}"}` });
     expect(res.statusCode).toBe(200);
     expect(received.at(-1)).toEqual({ subject: `${"[".repeat(500)}"${"{".repeat(500)}` });
   });
@@ -82,7 +73,7 @@ describe("JSON bodies that are not valid UTF-8", () => {
   ])("answers 400 for %s and stores nothing", async (_name, bytes) => {
     const count = received.length;
     const payload = Buffer.concat([Buffer.from('{"subject":"'), Buffer.from(bytes), Buffer.from('( bad"}')]);
-    const res = await app.inject({ method: "POST", url: "/emails", headers: json, payload });
+    const res = await file.app.inject({ method: "POST", url: "/emails", headers: json, payload });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ statusCode: 400, name: "validation_error", message: "The request body is not valid UTF-8." });
     expect(received.length).toBe(count);
@@ -90,7 +81,7 @@ describe("JSON bodies that are not valid UTF-8", () => {
 
   it("takes multi-byte UTF-8 and a byte order mark", async () => {
     const payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"subject":"Grüße 📬"}')]);
-    const res = await app.inject({ method: "POST", url: "/emails", headers: json, payload });
+    const res = await file.app.inject({ method: "POST", url: "/emails", headers: json, payload });
     expect(res.statusCode).toBe(200);
     expect(received.at(-1)).toEqual({ subject: "Grüße 📬" });
   });

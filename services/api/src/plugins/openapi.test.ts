@@ -1,71 +1,65 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ApiInstance } from "../app.js";
 import { errorTable } from "../errorTable.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
-import { buildTestApp } from "../testing/testApp.js";
+import { testAppForFile } from "../testing/testApp.js";
 
-let app: ApiInstance;
 const thing = z.object({ id: z.string() });
 
-beforeAll(async () => {
-  app = buildTestApp({
-    routes: [
-      (r) => {
-        r.post(
-          "/things",
-          {
-            schema: {
-              body: z.object({ name: z.string().max(50).describe("Shown in the dashboard."), size: z.number().int().optional() }),
-              response: { 201: z.object({ object: z.literal("thing"), id: z.uuid() }) },
-            },
+const file = testAppForFile({
+  routes: [
+    (r) => {
+      r.post(
+        "/things",
+        {
+          schema: {
+            body: z.object({ name: z.string().max(50).describe("Shown in the dashboard."), size: z.number().int().optional() }),
+            response: { 201: z.object({ object: z.literal("thing"), id: z.uuid() }) },
           },
-          async (_req, reply) => reply.code(201).send({ object: "thing", id: "0b8a3f5e-2a64-4c1e-9a51-4f5d2b7c9e10" }),
-        );
-        r.get(
-          "/things",
-          {
-            schema: {
-              querystring: listQuerySchema({ status: z.enum(["completed", "failed"]).optional() }),
-              response: { 200: listSchema(z.object({ id: z.string() })) },
-            },
+        },
+        async (_req, reply) => reply.code(201).send({ object: "thing", id: "0b8a3f5e-2a64-4c1e-9a51-4f5d2b7c9e10" }),
+      );
+      r.get(
+        "/things",
+        {
+          schema: {
+            querystring: listQuerySchema({ status: z.enum(["completed", "failed"]).optional() }),
+            response: { 200: listSchema(z.object({ id: z.string() })) },
           },
-          async () => ({ object: "list" as const, has_more: false, data: [] }),
-        );
-        r.get("/things/:id", { schema: { params: z.object({ id: z.string() }), response: { 200: thing } } }, async () => ({ id: "x" }));
-        r.post("/things/special", { schema: { response: { 200: thing } } }, async () => ({ id: "x" }));
-        r.post("/uploads", { bodyLimit: 2048, schema: { body: z.object({ data: z.string() }), response: { 200: thing } } }, async () => ({
-          id: "x",
-        }));
-        r.post("/nudges", { schema: { body: z.object({ note: z.string() }).optional(), response: { 200: thing } } }, async () => ({
-          id: "x",
-        }));
-        r.delete(
-          "/locks/:name",
-          {
-            schema: {
-              params: z.object({ name: z.string().max(40) }),
-              errors: { resource_locked: "The lock is held." },
-              response: { 200: thing },
-            },
+        },
+        async () => ({ object: "list" as const, has_more: false, data: [] }),
+      );
+      r.get("/things/:id", { schema: { params: z.object({ id: z.string() }), response: { 200: thing } } }, async () => ({ id: "x" }));
+      r.post("/things/special", { schema: { response: { 200: thing } } }, async () => ({ id: "x" }));
+      r.post("/uploads", { bodyLimit: 2048, schema: { body: z.object({ data: z.string() }), response: { 200: thing } } }, async () => ({
+        id: "x",
+      }));
+      r.post("/nudges", { schema: { body: z.object({ note: z.string() }).optional(), response: { 200: thing } } }, async () => ({
+        id: "x",
+      }));
+      r.delete(
+        "/locks/:name",
+        {
+          schema: {
+            params: z.object({ name: z.string().max(40) }),
+            errors: { resource_locked: "The lock is held." },
+            response: { 200: thing },
           },
-          async () => ({ id: "x" }),
-        );
-        r.get(
-          "/pixel",
-          { schema: { response: { 200: { description: "A GIF.", content: { "image/gif": { schema: z.string() } } } } } },
-          async (_req, reply) => reply.type("image/gif").send("GIF89a"),
-        );
-      },
-    ],
-  });
-  await app.ready();
+        },
+        async () => ({ id: "x" }),
+      );
+      r.get(
+        "/pixel",
+        { schema: { response: { 200: { description: "A GIF.", content: { "image/gif": { schema: z.string() } } } } } },
+        async (_req, reply) => reply.type("image/gif").send("GIF89a"),
+      );
+    },
+  ],
 });
-afterAll(() => app.close());
 
 describe("/openapi.json", () => {
   it("is an OpenAPI 3.1 document generated from the zod schemas", async () => {
-    const res = await app.inject({ method: "GET", url: "/openapi.json" });
+    const res = await file.app.inject({ method: "GET", url: "/openapi.json" });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe("3.1.0");
@@ -79,14 +73,14 @@ describe("/openapi.json", () => {
   });
 
   it("documents the API's routes and not the documentation's own", async () => {
-    const paths = Object.keys((await app.inject({ method: "GET", url: "/openapi.json" })).json().paths);
+    const paths = Object.keys((await file.app.inject({ method: "GET", url: "/openapi.json" })).json().paths);
     expect(paths).toEqual(expect.arrayContaining(["/health", "/ready", "/things"]));
     expect(paths.filter((p) => p.startsWith("/docs") || p === "/openapi.json")).toEqual([]);
   });
 });
 
 describe("the error answers in /openapi.json", () => {
-  const document = async () => (await app.inject({ method: "GET", url: "/openapi.json" })).json();
+  const document = async () => (await file.app.inject({ method: "GET", url: "/openapi.json" })).json();
   const errorRef = { $ref: "#/components/schemas/Error" };
   type Operation = {
     responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }>;
@@ -152,7 +146,7 @@ describe("the error answers in /openapi.json", () => {
 
 describe("/openapi.json's limits", () => {
   it("holds path parameters to the router's: not empty, not a dot segment, and at most 320 characters unless the schema says less", async () => {
-    const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const doc = (await file.app.inject({ method: "GET", url: "/openapi.json" })).json();
     expect(doc.paths["/things/{id}"].get.parameters[0].schema).toMatchObject({
       type: "string",
       minLength: 1,
@@ -163,7 +157,7 @@ describe("/openapi.json's limits", () => {
   });
 
   it("requires a JSON body only when the schema does", async () => {
-    const doc = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const doc = (await file.app.inject({ method: "GET", url: "/openapi.json" })).json();
     expect(doc.paths["/things"].post.requestBody.required).toBe(true);
     expect(doc.paths["/nudges"].post.requestBody.required).toBe(false);
   });
@@ -171,17 +165,17 @@ describe("/openapi.json's limits", () => {
 
 describe("/docs", () => {
   it("serves a page whose scripts and styles all come from this server", async () => {
-    const page = await app.inject({ method: "GET", url: "/docs/" });
+    const page = await file.app.inject({ method: "GET", url: "/docs/" });
     expect(page.statusCode).toBe(200);
     expect(page.headers["content-type"]).toContain("text/html");
     expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
     const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, "http://local/docs/").pathname);
     expect(assets.length).toBeGreaterThanOrEqual(4);
     for (const asset of assets) {
-      const res = await app.inject({ method: "GET", url: asset });
+      const res = await file.app.inject({ method: "GET", url: asset });
       expect([asset, res.statusCode]).toEqual([asset, 200]);
     }
-    const init = await app.inject({ method: "GET", url: "/docs/static/swagger-initializer.js" });
+    const init = await file.app.inject({ method: "GET", url: "/docs/static/swagger-initializer.js" });
     // Swagger UI would otherwise send the document to validator.swagger.io for a badge.
     expect(init.body).toContain("validatorUrl: null");
   });

@@ -8,11 +8,10 @@ import { apiMigrations } from "../apiMigrations.js";
 import { created, ok } from "../replies.js";
 import { logsRoutes } from "../routes/logs.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
+import { requestLogIds, storedRequestLog } from "../testing/requestLogRows.js";
 import { apiKeyHeader, buildStandInApp, teamHeader } from "../testing/standInAuth.js";
 import { installRequestLogs } from "./requestLogs.js";
 import { pruneRequestLogs } from "./requestLogsRetention.js";
-import { RequestLogWriter } from "./requestLogsWriter.js";
-import type { ApiTables } from "../apiMigrations.js";
 
 let test: TestDatabase;
 let app: ApiInstance;
@@ -84,13 +83,6 @@ afterAll(async () => {
   await test?.dispose();
 });
 
-async function storedRow(id: string): Promise<string> {
-  const rows = await sql<{ row: string }>`SELECT row_to_json(l)::text AS row FROM api_request_logs l WHERE id = ${id}`.execute(
-    test.database.db,
-  );
-  return rows.rows[0]?.row ?? "";
-}
-
 describe("request logs", () => {
   it("records a request with its bodies and keeps attachment content, tokens and the Authorization header out", async () => {
     const sent = await send("POST", "/emails?source=test", {
@@ -111,7 +103,7 @@ describe("request logs", () => {
       request_body: { to: "a@example.com", attachments: [{ filename: "invoice.pdf", content: "[redacted]" }] },
       response_body: sent.json(),
     });
-    const row = await storedRow(id);
+    const row = await storedRequestLog(test.database, id);
     expect(row).not.toContain("UERGLWJ5dGVz");
     expect(row).not.toContain("S3cr3tT0ken");
   });
@@ -125,7 +117,7 @@ describe("request logs", () => {
     expect(keyLog.request_body).toEqual({ name: "ci", token: "[redacted]" });
     expect(webhookLog.response_body).toEqual({ object: "webhook", id: webhook.json().id, signing_secret: "[redacted]" });
     for (const res of [key, webhook]) {
-      const row = await storedRow(res.headers["x-request-id"] as string);
+      const row = await storedRequestLog(test.database, res.headers["x-request-id"] as string);
       expect(row).not.toMatch(/N3wT0ken|V3ryS3cret|SentByTheClient/);
     }
   });
@@ -144,13 +136,7 @@ describe("request logs", () => {
   it("does not record unauthenticated requests", async () => {
     const anonymous = await send("GET", "/refused", { team: "" });
     expect(anonymous.statusCode).toBe(422);
-    const count = await test.database
-      .tables<ApiTables>()
-      .selectFrom("api_request_logs")
-      .select("id")
-      .where("id", "=", anonymous.headers["x-request-id"] as string)
-      .execute();
-    expect(count).toEqual([]);
+    expect(await requestLogIds(test.database, [anonymous.headers["x-request-id"] as string])).toEqual([]);
   });
 
   it("lists the team's logs newest first, as list items, paginated", async () => {
@@ -215,97 +201,6 @@ describe("request logs", () => {
       VALUES (${old}, ${teamA}, now() - interval '31 days', '/emails', 'POST', 200),
              (${recent}, ${teamA}, now() - interval '29 days', '/emails', 'POST', 200)`.execute(test.database.db);
     expect(await pruneRequestLogs(test.database, 30)).toBeGreaterThanOrEqual(1);
-    const left = await test.database
-      .tables<ApiTables>()
-      .selectFrom("api_request_logs")
-      .select("id")
-      .where("id", "in", [old, recent])
-      .execute();
-    expect(left.map((row) => row.id)).toEqual([recent]);
-  });
-});
-
-describe("RequestLogWriter", () => {
-  const entry = (teamId: string) => ({
-    id: newId(),
-    teamId,
-    apiKeyId: undefined,
-    arrivedAtMicros: Date.now() * 1000,
-    endpoint: "/emails",
-    method: "POST",
-    responseStatus: 200,
-    userAgent: undefined,
-    requestBody: { to: "a@example.com" },
-    replyPayload: '{"id":"x"}',
-  });
-  const countFor = async (teamId: string) =>
-    Number(
-      (await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_request_logs WHERE team_id = ${teamId}`.execute(test.database.db))
-        .rows[0]!.n,
-    );
-
-  it("writes nothing on the request path, then a full batch at once, and the rest when closed", async () => {
-    const team = newId();
-    const writer = new RequestLogWriter(test.database, capturingLogger("warn").logger, { flushIntervalMs: 60_000, maxBatch: 10 });
-    for (let i = 0; i < 5; i++) writer.push(entry(team));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await countFor(team)).toBe(0);
-    for (let i = 0; i < 5; i++) writer.push(entry(team));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await countFor(team)).toBe(10);
-    for (let i = 0; i < 3; i++) writer.push(entry(team));
-    await writer.close();
-    expect(await countFor(team)).toBe(13);
-  });
-
-  it("drops new entries, with a warning, once the database is that far behind", async () => {
-    const team = newId();
-    const { logger, lines } = capturingLogger("warn");
-    const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000, maxBatch: 2, maxBuffered: 5 });
-    for (let i = 0; i < 8; i++) writer.push(entry(team));
-    await writer.close();
-    writer.push(entry(team));
-    await writer.close();
-    expect(await countFor(team)).toBe(6);
-    expect(lines().some((line) => line.msg === "request logs dropped: the database did not keep up" && line.dropped === 3)).toBe(true);
-  });
-
-  it("keeps a row the database refuses, without its bodies, and the rest of its batch whole", async () => {
-    const team = newId();
-    const { logger } = capturingLogger("warn");
-    const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000 });
-    const refused = { ...entry(team), replyPayload: "not json" };
-    writer.push(entry(team));
-    writer.push(refused);
-    writer.push(entry(team));
-    await writer.close();
-    expect(await countFor(team)).toBe(3);
-    expect(JSON.parse(await storedRow(refused.id))).toMatchObject({
-      method: "POST",
-      endpoint: "/emails",
-      response_status: 200,
-      request_body: null,
-      response_body: null,
-    });
-  });
-
-  it("keeps an entry whose body cannot be serialised, without its bodies, and the rest of its batch whole", async () => {
-    const team = newId();
-    const { logger, lines } = capturingLogger("warn");
-    const writer = new RequestLogWriter(test.database, logger, { flushIntervalMs: 60_000 });
-    const odd = { ...entry(team), requestBody: { count: 10n } };
-    const neighbours = [entry(team), entry(team)];
-    writer.push(neighbours[0]!);
-    writer.push(odd);
-    writer.push(neighbours[1]!);
-    await writer.close();
-    expect(await countFor(team)).toBe(3);
-    expect(JSON.parse(await storedRow(odd.id))).toMatchObject({ method: "POST", response_status: 200, request_body: null });
-    for (const { id } of neighbours) expect(JSON.parse(await storedRow(id)).request_body).toEqual({ to: "a@example.com" });
-    expect(
-      lines().some(
-        (line) => line.msg === "request log bodies could not be stored; the request is logged without them" && line.requestId === odd.id,
-      ),
-    ).toBe(true);
+    expect(await requestLogIds(test.database, [old, recent])).toEqual([recent]);
   });
 });

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { newId, parseTimestamp, sha256Hex } from "@tidings/core";
 import { apiKeysProjection, rebuildProjection } from "@tidings/projections";
-import type { ApiInstance } from "../app.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
+import type { TestKey } from "../testing/testServices.js";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("keys-team");
-});
-afterAll(() => t?.dispose());
+const file = apiTestFile("keys");
 
 const call = async (method: "GET" | "POST" | "PATCH" | "DELETE", url: string, key: TestKey | undefined, payload?: unknown) => {
-  const res = await app.inject({
+  const res = await file.app.inject({
     method,
     url,
     headers: { ...key?.headers, "content-type": "application/json" },
@@ -25,8 +16,8 @@ const call = async (method: "GET" | "POST" | "PATCH" | "DELETE", url: string, ke
   });
   return { status: res.statusCode, body: res.json(), headers: res.headers };
 };
-const create = (body: unknown, key: TestKey = admin) => call("POST", "/api-keys", key, body);
-const list = async (key: TestKey = admin, query = "") => (await call("GET", `/api-keys${query}`, key)).body;
+const create = (body: unknown, key: TestKey = file.admin) => call("POST", "/api-keys", key, body);
+const list = async (key: TestKey = file.admin, query = "") => (await call("GET", `/api-keys${query}`, key)).body;
 const asKey = (token: string, teamId: string): TestKey => ({ id: "", token, teamId, headers: { authorization: `Bearer ${token}` } });
 
 describe("POST /api-keys", () => {
@@ -36,22 +27,26 @@ describe("POST /api-keys", () => {
     expect(Object.keys(res.body).sort()).toEqual(["id", "object", "token"]);
     expect(res.body.object).toBe("api_key");
     expect(res.body.token).toMatch(/^re_[0-9A-Za-z]{40}$/);
-    const fresh = await call("GET", "/api-keys", asKey(res.body.token, admin.teamId));
+    const fresh = await call("GET", "/api-keys", asKey(res.body.token, file.admin.teamId));
     expect(fresh.status).toBe(200);
     expect(fresh.body.data.map((k: { id: string }) => k.id)).toContain(res.body.id);
   });
 
   it("stores only the token's SHA-256, and records who asked", async () => {
     const res = await create({ name: "Audited" });
-    const [event] = await t.store.readStream(`apikey-${res.body.id}`);
+    const [event] = await file.testServices.store.readStream(`apikey-${res.body.id}`);
     expect(JSON.stringify(event, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain(res.body.token);
     expect(event!.data).toMatchObject({
       tokenHash: sha256Hex(res.body.token),
-      teamId: admin.teamId,
+      teamId: file.admin.teamId,
       permission: "full_access",
       domainId: null,
     });
-    expect(event!.metadata).toMatchObject({ teamId: admin.teamId, actor: `api:${admin.id}`, requestId: res.headers["x-request-id"] });
+    expect(event!.metadata).toMatchObject({
+      teamId: file.admin.teamId,
+      actor: `api:${file.admin.id}`,
+      requestId: res.headers["x-request-id"],
+    });
   });
 
   it("refuses a permission other than full_access and sending_access with invalid_access", async () => {
@@ -73,7 +68,7 @@ describe("POST /api-keys", () => {
   });
 
   it("takes domain_id only with sending_access, and only naming a domain of the team", async () => {
-    const domainId = (await call("POST", "/domains", admin, { name: `keys-${newId().slice(0, 8)}.example.test` })).body.id;
+    const domainId = (await call("POST", "/domains", file.admin, { name: `keys-${newId().slice(0, 8)}.example.test` })).body.id;
     const unknown = await create({ name: "x", permission: "sending_access", domain_id: newId() });
     expect(unknown.body).toMatchObject({ statusCode: 422, name: "validation_error", message: expect.stringContaining("`domain_id`") });
     const refused = await create({ name: "x", permission: "full_access", domain_id: domainId });
@@ -81,14 +76,14 @@ describe("POST /api-keys", () => {
     expect(refused.body.message).toContain("`domain_id`");
     const sending = await create({ name: "sender", permission: "sending_access", domain_id: domainId });
     expect(sending.status).toBe(201);
-    const [event] = await t.store.readStream(`apikey-${sending.body.id}`);
+    const [event] = await file.testServices.store.readStream(`apikey-${sending.body.id}`);
     expect(event!.data).toMatchObject({ permission: "sending_access", domainId });
   });
 });
 
 describe("GET /api-keys", () => {
   it("lists the team's keys newest first as {id, name, created_at, last_used_at}", async () => {
-    const team = await t.aKey(`list-${newId()}`, { name: "first" });
+    const team = await file.testServices.aKey(`list-${newId()}`, { name: "first" });
     const second = (await create({ name: "second" }, team)).body.id;
     const page = await list(team);
     expect(page).toMatchObject({ object: "list", has_more: false });
@@ -104,7 +99,7 @@ describe("GET /api-keys", () => {
   });
 
   it("returns every key when limit is omitted, and pages when it is given", async () => {
-    const team = await t.aKey(`many-${newId()}`);
+    const team = await file.testServices.aKey(`many-${newId()}`);
     for (let i = 0; i < 22; i++) await create({ name: `k${i}` }, team);
     const all = await list(team);
     expect(all.data).toHaveLength(23);
@@ -120,7 +115,7 @@ describe("GET /api-keys", () => {
 describe("PATCH /api-keys/:id", () => {
   it("renames a key and answers {object, id}", async () => {
     const id = (await create({ name: "before" })).body.id;
-    expect(await call("PATCH", `/api-keys/${id}`, admin, { name: "after" })).toMatchObject({
+    expect(await call("PATCH", `/api-keys/${id}`, file.admin, { name: "after" })).toMatchObject({
       status: 200,
       body: { object: "api_key", id },
     });
@@ -128,11 +123,11 @@ describe("PATCH /api-keys/:id", () => {
   });
 
   it("answers 404 for an unknown id and 422 naming `id` for one that is not a uuid", async () => {
-    expect(await call("PATCH", `/api-keys/${newId()}`, admin, { name: "x" })).toMatchObject({
+    expect(await call("PATCH", `/api-keys/${newId()}`, file.admin, { name: "x" })).toMatchObject({
       status: 404,
       body: { statusCode: 404, name: "not_found", message: "API key not found" },
     });
-    const bad = await call("PATCH", "/api-keys/not-a-uuid", admin, { name: "x" });
+    const bad = await call("PATCH", "/api-keys/not-a-uuid", file.admin, { name: "x" });
     expect(bad.body).toMatchObject({ statusCode: 422, name: "validation_error" });
     expect(bad.body.message).toContain("`id`");
   });
@@ -141,31 +136,35 @@ describe("PATCH /api-keys/:id", () => {
 describe("DELETE /api-keys/:id", () => {
   it("deletes a key: it stops working, leaves the list, and a second delete is a 404", async () => {
     const doomed = await create({ name: "doomed" });
-    const key = asKey(doomed.body.token, admin.teamId);
+    const key = asKey(doomed.body.token, file.admin.teamId);
     expect((await call("GET", "/api-keys", key)).status).toBe(200);
-    expect(await call("DELETE", `/api-keys/${doomed.body.id}`, admin)).toMatchObject({
+    expect(await call("DELETE", `/api-keys/${doomed.body.id}`, file.admin)).toMatchObject({
       status: 200,
       body: { object: "api_key", id: doomed.body.id, deleted: true },
     });
     expect((await list()).data.map((k: { id: string }) => k.id)).not.toContain(doomed.body.id);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(await call("GET", "/api-keys", key)).toMatchObject({ status: 403, body: { name: "invalid_api_key" } });
-    expect((await call("DELETE", `/api-keys/${doomed.body.id}`, admin)).status).toBe(404);
-    expect((await call("DELETE", "/api-keys/x", admin)).body).toMatchObject({ statusCode: 422, name: "validation_error" });
+    expect((await call("DELETE", `/api-keys/${doomed.body.id}`, file.admin)).status).toBe(404);
+    expect((await call("DELETE", "/api-keys/x", file.admin)).body).toMatchObject({ statusCode: 422, name: "validation_error" });
   });
 
   it("refuses a deleted key though the api_keys read model has not applied the deletion yet", async () => {
     const doomed = await create({ name: "doomed while behind" });
-    const key = asKey(doomed.body.token, admin.teamId);
-    const release = t.holdProjections();
+    const key = asKey(doomed.body.token, file.admin.teamId);
+    const release = file.testServices.holdProjections();
     try {
       // The delete answers once its read-your-writes wait gives up, as on a loaded machine; nothing is cached.
-      const hurried = await t.app({
-        services: { ...t.services, waitFor: (position) => t.projections.waitFor(position, 50) },
+      const hurried = await file.testServices.app({
+        services: { ...file.testServices.services, waitFor: (position) => file.testServices.projections.waitFor(position, 50) },
         auth: { lookupTtlMs: 0 },
       });
-      expect((await hurried.inject({ method: "DELETE", url: `/api-keys/${doomed.body.id}`, headers: admin.headers })).statusCode).toBe(200);
-      const listed = await sql<{ id: string }>`SELECT id FROM api_keys WHERE id = ${doomed.body.id}`.execute(t.test.database.db);
+      expect((await hurried.inject({ method: "DELETE", url: `/api-keys/${doomed.body.id}`, headers: file.admin.headers })).statusCode).toBe(
+        200,
+      );
+      const listed = await sql<{ id: string }>`SELECT id FROM api_keys WHERE id = ${doomed.body.id}`.execute(
+        file.testServices.test.database.db,
+      );
       expect(listed.rows).toHaveLength(1);
       const refused = await hurried.inject({ method: "GET", url: "/api-keys", headers: key.headers });
       expect({ status: refused.statusCode, name: refused.json().name }).toEqual({ status: 403, name: "invalid_api_key" });
@@ -177,7 +176,7 @@ describe("DELETE /api-keys/:id", () => {
 
 describe("teams", () => {
   it("keep their keys apart: another team's key ids answer 404 and never show in a list", async () => {
-    const other = await t.aKey(`other-${newId()}`);
+    const other = await file.testServices.aKey(`other-${newId()}`);
     const mine = (await create({ name: "mine" })).body.id;
     expect((await call("PATCH", `/api-keys/${mine}`, other, { name: "stolen" })).status).toBe(404);
     expect((await call("DELETE", `/api-keys/${mine}`, other)).status).toBe(404);
@@ -188,19 +187,22 @@ describe("teams", () => {
 
 describe("last_used_at", () => {
   const usageRows = async (id: string) =>
-    (await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_key_usage WHERE api_key_id = ${id}`.execute(t.test.database.db)).rows[0]!
-      .n;
+    (
+      await sql<{ n: string }>`SELECT count(*)::text AS n FROM api_key_usage WHERE api_key_id = ${id}`.execute(
+        file.testServices.test.database.db,
+      )
+    ).rows[0]!.n;
 
   it("is written off the request path, by the periodic flush, not by the request", async () => {
-    const key = await t.aKey(`usage-${newId()}`);
+    const key = await file.testServices.aKey(`usage-${newId()}`);
     for (let i = 0; i < 5; i++) expect((await call("GET", "/api-keys", key)).status).toBe(200);
     expect(await usageRows(key.id)).toBe("0");
     expect((await list(key)).data[0].last_used_at).toBeNull();
   });
 
   it("shows the last use once flushed, one row per key however many requests", async () => {
-    const flushing = await t.app({ auth: { usageFlushMs: 100 } });
-    const key = await t.aKey(`flushed-${newId()}`);
+    const flushing = await file.testServices.app({ auth: { usageFlushMs: 100 } });
+    const key = await file.testServices.aKey(`flushed-${newId()}`);
     const before = Date.now();
     for (let i = 0; i < 5; i++) await flushing.inject({ method: "GET", url: "/api-keys", headers: key.headers });
     await expect.poll(() => usageRows(key.id), { timeout: 5000 }).toBe("1");
@@ -210,13 +212,13 @@ describe("last_used_at", () => {
   });
 
   it("is written when the app closes, and survives a rebuild of the api_keys read model", async () => {
-    const closing = await t.app();
-    const key = await t.aKey(`closing-${newId()}`);
+    const closing = await file.testServices.app();
+    const key = await file.testServices.aKey(`closing-${newId()}`);
     await closing.inject({ method: "GET", url: "/api-keys", headers: key.headers });
     await closing.close();
     expect(await usageRows(key.id)).toBe("1");
     const used = (await list(key)).data[0].last_used_at;
-    await rebuildProjection({ store: t.store, database: t.test.database, projection: apiKeysProjection });
+    await rebuildProjection({ store: file.testServices.store, database: file.testServices.test.database, projection: apiKeysProjection });
     expect((await list(key)).data[0]).toMatchObject({ id: key.id, last_used_at: used });
   });
 });

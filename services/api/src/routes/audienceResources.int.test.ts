@@ -1,27 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiInstance } from "../app.js";
-import { jsonCaller, wireError } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { describe, expect, it } from "vitest";
+import { wireError } from "../testing/jsonCalls.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
 
 /** Contact properties, segments, topics and a contact's memberships (reference §6.7, §6.8, §6.9, §6.13). */
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("audience-team");
-  other = await t.aKey("audience-other-team");
-});
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
+const file = apiTestFile("audience");
+const { call } = file;
 const error = wireError;
 const unknownId = "00000000-0000-4000-8000-000000000000";
 
@@ -58,7 +42,7 @@ describe("/contact-properties", () => {
       error(422, "validation_error", /`key` `unique_key` already exists/),
     );
     expect((await call("POST", "/contact-properties", { key: "Unique_Key", type: "string" })).status).toBe(201);
-    expect((await call("POST", "/contact-properties", { key: "unique_key", type: "string" }, other)).status).toBe(201);
+    expect((await call("POST", "/contact-properties", { key: "unique_key", type: "string" }, file.other)).status).toBe(201);
   });
 
   it("names the field of bad input", async () => {
@@ -84,7 +68,7 @@ describe("/contact-properties", () => {
     expect(await call("PATCH", `/contact-properties/${body.id}`, {})).toEqual(
       error(422, "missing_required_field", "Missing `fallback_value` field."),
     );
-    expect(await call("PATCH", `/contact-properties/${body.id}`, { fallback_value: 2 }, other)).toEqual(
+    expect(await call("PATCH", `/contact-properties/${body.id}`, { fallback_value: 2 }, file.other)).toEqual(
       error(404, "not_found", "Contact property not found"),
     );
   });
@@ -99,7 +83,7 @@ describe("/segments", () => {
     expect((await call("GET", `/segments/${id}`)).body).toEqual({ object: "segment", id, name: "VIPs", created_at: expect.any(String) });
     expect((await call("GET", `/audiences/${id}`)).body).toMatchObject({ object: "audience", id });
     expect((await call("GET", "/segments")).body.data).toContainEqual({ id, name: "VIPs", created_at: expect.any(String) });
-    expect(await call("GET", `/segments/${id}`, undefined, other)).toEqual(error(404, "not_found", "Audience not found"));
+    expect(await call("GET", `/segments/${id}`, undefined, file.other)).toEqual(error(404, "not_found", "Audience not found"));
     expect(await call("DELETE", `/segments/${id}`)).toEqual({ status: 200, body: { object: "segment", id, deleted: true } });
     expect(await call("DELETE", `/segments/${id}`)).toEqual({ status: 200, body: { object: "segment", id, deleted: true } });
     expect(await call("PATCH", `/segments/${id}`, { name: "x" })).toEqual(error(404, "not_found", "Audience not found"));

@@ -1,30 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
 import { broadcastStream, emailStream } from "@tidings/domain";
-import type { ApiInstance } from "../app.js";
-import { jsonCaller, wireError } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { wireError } from "../testing/jsonCalls.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
+const file = apiTestFile("broadcasts");
+const { call } = file;
 let segmentId: string;
 
 beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("broadcasts-team");
-  other = await t.aKey("broadcasts-other-team");
   segmentId = (await call("POST", "/segments", { name: "Newsletter" })).body.id;
 });
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 const draft = (overrides: Record<string, unknown> = {}) => ({
   segment_id: segmentId,
@@ -102,9 +89,9 @@ describe("POST /broadcasts and GET", () => {
 
   it("hides a team's broadcasts from another team", async () => {
     const id = await create();
-    expect(await call("GET", `/broadcasts/${id}`, undefined, other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
-    expect(await call("POST", `/broadcasts/${id}/send`, {}, other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
-    expect((await call("GET", "/broadcasts", undefined, other)).body.data).toEqual([]);
+    expect(await call("GET", `/broadcasts/${id}`, undefined, file.other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
+    expect(await call("POST", `/broadcasts/${id}/send`, {}, file.other)).toEqual(wireError(404, "not_found", "Broadcast not found"));
+    expect((await call("GET", "/broadcasts", undefined, file.other)).body.data).toEqual([]);
   });
 });
 
@@ -118,9 +105,12 @@ describe("the broadcast lifecycle", () => {
       wireError(403, "validation_error", /Only drafts can be updated/),
     );
     expect(await call("DELETE", `/broadcasts/${id}`)).toEqual(wireError(403, "validation_error", /Only drafts can be deleted/));
-    const other = await create();
-    expect(await call("DELETE", `/broadcasts/${other}`)).toEqual({ status: 200, body: { object: "broadcast", id: other, deleted: true } });
-    expect((await call("GET", `/broadcasts/${other}`)).status).toBe(404);
+    const another = await create();
+    expect(await call("DELETE", `/broadcasts/${another}`)).toEqual({
+      status: 200,
+      body: { object: "broadcast", id: another, deleted: true },
+    });
+    expect((await call("GET", `/broadcasts/${another}`)).status).toBe(404);
   });
 
   it("schedules with natural language, cancels back to a draft, and refuses a cancel of a draft", async () => {
@@ -180,14 +170,14 @@ describe("a broadcast's engagement", () => {
       { contactId: ann, email: "ann@example.test" },
       { contactId: bob, email: "bob@example.test" },
     ];
-    const metadata = { teamId: admin.teamId, actor: "test" };
-    await t.store.append(
+    const metadata = { teamId: file.admin.teamId, actor: "test" };
+    await file.testServices.store.append(
       broadcastStream(id),
       [
         {
           id: randomUUID(),
           type: "BroadcastBatchPlanned",
-          data: { broadcastId: id, teamId: admin.teamId, batch: 0, recipients },
+          data: { broadcastId: id, teamId: file.admin.teamId, batch: 0, recipients },
           metadata,
         },
       ],
@@ -202,7 +192,7 @@ describe("a broadcast's engagement", () => {
     const annEmail = broadcastEmailId(id, ann);
     const bobEmail = broadcastEmailId(id, bob);
     const withEmail = (emailId: string, event: ReturnType<typeof click>) => ({ ...event, data: { ...event.data, emailId } });
-    await t.store.append(
+    await file.testServices.store.append(
       emailStream(annEmail),
       [
         withEmail(annEmail, click("https://acme.test/pricing", 0, person)),
@@ -212,7 +202,7 @@ describe("a broadcast's engagement", () => {
       ],
       "any",
     );
-    const { position } = await t.store.append(
+    const { position } = await file.testServices.store.append(
       emailStream(bobEmail),
       [
         withEmail(bobEmail, click("https://acme.test/pricing", 0, scanner)),
@@ -220,7 +210,7 @@ describe("a broadcast's engagement", () => {
       ],
       "any",
     );
-    expect(await t.projections.waitFor(position, 10_000)).toBe(true);
+    expect(await file.testServices.projections.waitFor(position, 10_000)).toBe(true);
     return { id, annEmail };
   }
 

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
-import type { ApiInstance } from "../app.js";
 import { wireError } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
+import type { TestKey } from "../testing/testServices.js";
 import type { StreamedBlobTables } from "@tidings/blobs";
-
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
 
 /** The seed's 200 MB, scaled down so the 413 is tested without moving 200 MB. */
 const maxBytes = 3 * 1024 * 1024;
-
-beforeAll(async () => {
-  t = await createTestServices(loadConfig({ CONTACT_IMPORT_MAX_BYTES: String(maxBytes) }));
-  app = await t.app();
-  admin = await t.aKey("imports-team");
-  other = await t.aKey("imports-other-team");
-});
-afterAll(() => t?.dispose());
+const file = apiTestFile("imports", loadConfig({ CONTACT_IMPORT_MAX_BYTES: String(maxBytes) }));
 
 function formOf(fields: Record<string, string | Blob>): FormData {
   const form = new FormData();
@@ -28,9 +16,9 @@ function formOf(fields: Record<string, string | Blob>): FormData {
 }
 
 /** A multipart body as a browser or the SDK would send it. */
-async function upload(fields: Record<string, string | Blob>, key: TestKey = admin) {
+async function upload(fields: Record<string, string | Blob>, key: TestKey = file.admin) {
   const request = new Request("http://x", { method: "POST", body: formOf(fields) });
-  const res = await app.inject({
+  const res = await file.app.inject({
     method: "POST",
     url: "/contacts/imports",
     headers: { ...key.headers, "content-type": request.headers.get("content-type")! },
@@ -39,8 +27,8 @@ async function upload(fields: Record<string, string | Blob>, key: TestKey = admi
   return { status: res.statusCode, body: res.json() };
 }
 
-async function call(method: "GET" | "POST", url: string, key: TestKey = admin) {
-  const res = await app.inject({ method, url, headers: key.headers });
+async function call(method: "GET" | "POST", url: string, key: TestKey = file.admin) {
+  const res = await file.app.inject({ method, url, headers: key.headers });
   return { status: res.statusCode, body: res.json() };
 }
 
@@ -60,7 +48,9 @@ describe("POST /contacts/imports", () => {
       counts: { total: 0, created: 0, updated: 0, skipped: 0, failed: 0 },
       errors: [],
     });
-    expect(await call("GET", `/contacts/imports/${created.body.id}`, other)).toEqual(error(404, "not_found", "Contact import not found"));
+    expect(await call("GET", `/contacts/imports/${created.body.id}`, file.other)).toEqual(
+      error(404, "not_found", "Contact import not found"),
+    );
   });
 
   it("names the field of bad input", async () => {
@@ -102,7 +92,7 @@ describe("POST /contacts/imports", () => {
     const line = "someone@example.com\n";
     const big = "email\n" + line.repeat(Math.ceil(maxBytes / line.length));
     expect(await upload({ file: csv(big) })).toEqual(error(413, "validation_error", /`file` must be at most 3145728 bytes/));
-    const left = await t.test.database
+    const left = await file.testServices.test.database
       .tables<StreamedBlobTables>()
       .selectFrom("blob_chunks")
       .select("blob_key")
@@ -113,10 +103,10 @@ describe("POST /contacts/imports", () => {
   });
 
   it("answers a JSON body with 415", async () => {
-    const res = await app.inject({
+    const res = await file.app.inject({
       method: "POST",
       url: "/contacts/imports",
-      headers: { ...admin.headers, "content-type": "application/json" },
+      headers: { ...file.admin.headers, "content-type": "application/json" },
       payload: "{}",
     });
     expect(res.statusCode).toBe(415);
@@ -127,20 +117,20 @@ describe("POST /contacts/imports", () => {
 describe("GET /contacts/imports", () => {
   it("pages by 10 by default, filters by status, and refuses after with before", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++) ids.push((await upload({ file: csv(`email\nlist${i}@example.com\n`) }, other)).body.id);
-    const first = await call("GET", "/contacts/imports", other);
+    for (let i = 0; i < 11; i++) ids.push((await upload({ file: csv(`email\nlist${i}@example.com\n`) }, file.other)).body.id);
+    const first = await call("GET", "/contacts/imports", file.other);
     expect(first.body.has_more).toBe(true);
     expect(first.body.data.map((i: { id: string }) => i.id)).toEqual(ids.slice(1).reverse());
-    const rest = await call("GET", `/contacts/imports?after=${ids[1]}`, other);
+    const rest = await call("GET", `/contacts/imports?after=${ids[1]}`, file.other);
     expect(rest.body).toMatchObject({ has_more: false, data: [{ id: ids[0] }] });
-    const before = await call("GET", `/contacts/imports?limit=2&before=${ids[0]}`, other);
+    const before = await call("GET", `/contacts/imports?limit=2&before=${ids[0]}`, file.other);
     expect(before.body.data.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[1]]);
-    expect((await call("GET", "/contacts/imports?status=queued&limit=100", other)).body.data).toHaveLength(11);
-    expect((await call("GET", "/contacts/imports?status=completed", other)).body.data).toEqual([]);
-    expect(await call("GET", `/contacts/imports?after=${ids[0]}&before=${ids[1]}`, other)).toEqual(
+    expect((await call("GET", "/contacts/imports?status=queued&limit=100", file.other)).body.data).toHaveLength(11);
+    expect((await call("GET", "/contacts/imports?status=completed", file.other)).body.data).toEqual([]);
+    expect(await call("GET", `/contacts/imports?after=${ids[0]}&before=${ids[1]}`, file.other)).toEqual(
       error(422, "validation_error", /`after` and `before`/),
     );
-    expect(await call("GET", "/contacts/imports?limit=101", other)).toEqual(error(422, "validation_error", /`limit`/));
-    expect(await call("GET", "/contacts/imports?status=done", other)).toEqual(error(422, "validation_error", /`status`/));
+    expect(await call("GET", "/contacts/imports?limit=101", file.other)).toEqual(error(422, "validation_error", /`limit`/));
+    expect(await call("GET", "/contacts/imports?status=done", file.other)).toEqual(error(422, "validation_error", /`status`/));
   });
 });

@@ -1,30 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { reservationStream } from "@tidings/commands";
 import { settledWrites } from "@tidings/postgres";
-import type { ApiInstance } from "../app.js";
-import { jsonCaller, wireError } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { wireError } from "../testing/jsonCalls.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
 import { readModels } from "@tidings/projections";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
+const file = apiTestFile("contacts");
+const { call } = file;
 
 beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("contacts-team");
-  other = await t.aKey("contacts-other-team");
   expect((await call("POST", "/contact-properties", { key: "company", type: "string", fallback_value: "none" })).status).toBe(201);
   expect((await call("POST", "/contact-properties", { key: "age", type: "number" })).status).toBe(201);
 });
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
 
 const error = wireError;
 let n = 0;
@@ -55,7 +42,7 @@ describe("POST /contacts", () => {
     expect(await call("POST", "/contacts", { email: email.toUpperCase() })).toEqual(
       error(409, "validation_error", /`email`.*already exists/),
     );
-    expect((await call("POST", "/contacts", { email }, other)).status).toBe(201);
+    expect((await call("POST", "/contacts", { email }, file.other)).status).toBe(201);
   });
 
   it("lets exactly one of concurrent creates with one email win", async () => {
@@ -100,7 +87,7 @@ describe("POST /contacts", () => {
   });
 
   it("does not see another team's properties", async () => {
-    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: "x" } }, other)).toEqual(
+    expect(await call("POST", "/contacts", { email: anEmail(), properties: { company: "x" } }, file.other)).toEqual(
       error(422, "validation_error", /`properties.company`/),
     );
   });
@@ -147,13 +134,13 @@ describe("PATCH /contacts/:idOrEmail", () => {
 
   it("does not find an unknown contact or another team's", async () => {
     const { body } = await call("POST", "/contacts", { email: anEmail() });
-    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true }, other)).toEqual(
+    expect(await call("PATCH", `/contacts/${body.id}`, { unsubscribed: true }, file.other)).toEqual(
       error(404, "not_found", "Contact not found"),
     );
     expect(await call("PATCH", "/contacts/nobody@example.com", { unsubscribed: true })).toEqual(
       error(404, "not_found", "Contact not found"),
     );
-    expect(await call("GET", `/contacts/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Contact not found"));
+    expect(await call("GET", `/contacts/${body.id}`, undefined, file.other)).toEqual(error(404, "not_found", "Contact not found"));
   });
 });
 
@@ -186,11 +173,17 @@ describe("DELETE /contacts/:idOrEmail", () => {
       ["contact_segments", "contact_id"],
       ["contact_topics", "contact_id"],
     ] as const)
-      expect(await readModels(t.test.database).selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual([]);
-    await settledWrites(t.test.database);
+      expect(await readModels(file.testServices.test.database).selectFrom(table).selectAll().where(column, "=", body.id).execute()).toEqual(
+        [],
+      );
+    await settledWrites(file.testServices.test.database);
     // Page through $all: a read returns at most one batch.
-    const all: Awaited<ReturnType<typeof t.store.readAll>> = [];
-    for (let page = await t.store.readAll(); page.length > 0; page = await t.store.readAll({ after: page.at(-1)!.position }))
+    const all: Awaited<ReturnType<typeof file.testServices.store.readAll>> = [];
+    for (
+      let page = await file.testServices.store.readAll();
+      page.length > 0;
+      page = await file.testServices.store.readAll({ after: page.at(-1)!.position })
+    )
       all.push(...page);
     const mentions = all.filter((e) => JSON.stringify([e.data, e.metadata, e.streamId]).match(/grace|hopper|navy/i));
     expect(mentions).toEqual([]);
@@ -198,19 +191,21 @@ describe("DELETE /contacts/:idOrEmail", () => {
     expect(aboutContact.map((e) => e.type)).toEqual(["ContactErased"]);
     expect(aboutContact[0]!.data).toEqual({
       contactId: body.id,
-      teamId: admin.teamId,
+      teamId: file.admin.teamId,
       segmentIds: [segment.id],
       topicIds: [topic.id],
       erasedAt: expect.any(String),
     });
-    expect(await t.store.readStream(reservationStream(admin.teamId, "contact-email", email.toLowerCase()))).toEqual([]);
+    expect(await file.testServices.store.readStream(reservationStream(file.admin.teamId, "contact-email", email.toLowerCase()))).toEqual(
+      [],
+    );
     // The address is free again.
     expect((await call("POST", "/contacts", { email })).status).toBe(201);
   });
 
   it("does not delete another team's contact", async () => {
     const { body } = await call("POST", "/contacts", { email: anEmail() });
-    expect((await call("DELETE", `/contacts/${body.id}`, undefined, other)).status).toBe(200);
+    expect((await call("DELETE", `/contacts/${body.id}`, undefined, file.other)).status).toBe(200);
     expect((await call("GET", `/contacts/${body.id}`)).status).toBe(200);
   });
 });

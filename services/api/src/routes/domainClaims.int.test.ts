@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, newId } from "@tidings/core";
 import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller, type JsonMethod } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let dns: DnsResponder;
@@ -22,15 +23,11 @@ afterAll(async () => {
   await dns?.close();
 });
 
-const call = async (method: "GET" | "POST", url: string, key: TestKey, payload?: unknown, on: ApiInstance = app) => {
-  const res = await on.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-};
+const call = (method: JsonMethod, url: string, key: TestKey, payload?: unknown, on: ApiInstance = app) =>
+  jsonCaller(
+    () => on,
+    () => key,
+  )(method, url, payload);
 const uniqueName = () => `claimed-${newId().slice(0, 8)}.example.test`;
 const publish = (record: { name: string; value: string }) => ((dns.zone[record.name] ??= {}).TXT ??= []).push(record.value);
 

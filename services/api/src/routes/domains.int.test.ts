@@ -1,26 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newId } from "@tidings/core";
-import type { ApiInstance } from "../app.js";
-import { jsonCaller } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("domains-team");
-  other = await t.aKey("domains-other-team");
-});
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
+const file = apiTestFile("domains");
+const { call } = file;
 let counter = 0;
 const uniqueName = () => `d${++counter}-${newId().slice(0, 8)}.example.com`;
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
@@ -87,7 +70,7 @@ describe("POST /domains", () => {
   it("refuses a name another team holds with 403, pointing at claims; and the same team's again", async () => {
     const name = uniqueName();
     expect((await call("POST", "/domains", { name })).status).toBe(201);
-    const taken = await call("POST", "/domains", { name }, other);
+    const taken = await call("POST", "/domains", { name }, file.other);
     expect(taken).toMatchObject({ status: 403, body: { statusCode: 403, name: "validation_error" } });
     expect(taken.body.message).toMatch(/another team.*claim/);
     const again = await call("POST", "/domains", { name });
@@ -102,7 +85,7 @@ describe("POST /domains", () => {
       body: { object: "domain", id: first.body.id, deleted: true },
     });
     expect((await call("GET", `/domains/${first.body.id}`)).status).toBe(404);
-    expect((await call("POST", "/domains", { name }, other)).status).toBe(201);
+    expect((await call("POST", "/domains", { name }, file.other)).status).toBe(201);
   });
 });
 
@@ -142,25 +125,25 @@ describe("PATCH /domains/:id", () => {
 
   it("hides another team's domain", async () => {
     const { body } = await call("POST", "/domains", { name: uniqueName() });
-    expect(await call("PATCH", `/domains/${body.id}`, { tls: "enforced" }, other)).toMatchObject({
+    expect(await call("PATCH", `/domains/${body.id}`, { tls: "enforced" }, file.other)).toMatchObject({
       status: 404,
       body: { name: "not_found", message: "Domain not found" },
     });
-    expect((await call("GET", `/domains/${body.id}`, undefined, other)).status).toBe(404);
-    expect((await call("DELETE", `/domains/${body.id}`, undefined, other)).status).toBe(404);
-    expect((await call("POST", `/domains/${body.id}/verify`, undefined, other)).status).toBe(404);
+    expect((await call("GET", `/domains/${body.id}`, undefined, file.other)).status).toBe(404);
+    expect((await call("DELETE", `/domains/${body.id}`, undefined, file.other)).status).toBe(404);
+    expect((await call("POST", `/domains/${body.id}/verify`, undefined, file.other)).status).toBe(404);
   });
 });
 
 describe("GET /domains", () => {
   it("lists the team's domains newest first without records, and pages", async () => {
     const names = [uniqueName(), uniqueName()];
-    for (const name of names) await call("POST", "/domains", { name }, other);
-    const all = await call("GET", "/domains", undefined, other);
+    for (const name of names) await call("POST", "/domains", { name }, file.other);
+    const all = await call("GET", "/domains", undefined, file.other);
     expect(all.body).toMatchObject({ object: "list", has_more: false });
     expect(all.body.data[0].name).toBe(names[1]);
     expect(all.body.data[0]).not.toHaveProperty("records");
-    const page = await call("GET", "/domains?limit=1", undefined, other);
+    const page = await call("GET", "/domains?limit=1", undefined, file.other);
     expect(page.body).toMatchObject({ has_more: true, data: [{ name: names[1] }] });
   });
 });

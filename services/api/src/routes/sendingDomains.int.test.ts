@@ -3,6 +3,7 @@ import { handleCommand, loadState } from "@tidings/commands";
 import { newId } from "@tidings/core";
 import { domainDecider, domainStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
+import { jsonCaller, type JsonMethod } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 import { SENDING_DOMAIN_TTL_MS } from "../lookups/sendingDomainCache.js";
 
@@ -21,15 +22,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.dispose());
 
-const call = async (app: ApiInstance, method: "POST" | "PATCH" | "GET", url: string, key: TestKey, payload?: unknown) => {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...key.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return { status: res.statusCode, body: res.json() };
-};
+const call = (app: ApiInstance, method: JsonMethod, url: string, key: TestKey, payload?: unknown) =>
+  jsonCaller(
+    () => app,
+    () => key,
+  )(method, url, payload);
 const send = (app: ApiInstance, from: string, key: TestKey = admin) =>
   call(app, "POST", "/emails", key, { from, to: "ann@example.test", subject: "Hi", html: "<p>Hi</p>" });
 

@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handleCommand } from "@tidings/commands";
 import { emailDecider, emailStream } from "@tidings/domain";
-import type { ApiInstance } from "../app.js";
 import { jsonCaller, wireError } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
+import type { TestKey } from "../testing/testServices.js";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("suppressions-team");
-  other = await t.aKey("suppressions-other-team");
-});
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
+const file = apiTestFile("suppressions");
+const { call } = file;
 const error = wireError;
 
 /** Sends one email and answers what became of it: `queued`, or `suppressed`. */
-async function sendTo(to: string, key: TestKey = admin): Promise<string> {
+async function sendTo(to: string, key: TestKey = file.admin): Promise<string> {
   const sent = await call("POST", "/emails", { from: "a@acme.test", to, subject: "Hi", html: "<p>x</p>" }, key);
   expect(sent.status).toBe(200);
   return (await call("GET", `/emails/${sent.body.id}`, undefined, key)).body.last_event;
@@ -33,13 +18,13 @@ async function sendTo(to: string, key: TestKey = admin): Promise<string> {
 
 async function bounce(emailId: string, recipient: string) {
   const { position } = await recordBounce(emailId, recipient);
-  await t.services.waitFor(position!);
+  await file.testServices.services.waitFor(position!);
 }
 
 /** The delivery saga's record of a hard bounce, which the suppressions projection turns into a list entry. */
 function recordBounce(emailId: string, recipient: string) {
   return handleCommand({
-    store: t.store,
+    store: file.testServices.store,
     streamId: emailStream(emailId),
     decider: emailDecider,
     command: {
@@ -49,7 +34,7 @@ function recordBounce(emailId: string, recipient: string) {
       nextAttemptAt: null,
       now: "2026-11-23 10:00:00.000000+00",
     },
-    metadata: { actor: "saga:delivery", teamId: admin.teamId },
+    metadata: { actor: "saga:delivery", teamId: file.admin.teamId },
   });
 }
 
@@ -66,7 +51,7 @@ describe("manual suppressions", () => {
       created_at: expect.stringMatching(/\+00$/),
     });
     expect(await sendTo("manual@example.test")).toBe("suppressed");
-    expect(await sendTo("manual@example.test", other)).toBe("queued");
+    expect(await sendTo("manual@example.test", file.other)).toBe("queued");
     // The same address again is the same suppression.
     expect((await call("POST", "/suppressions", { email: "manual@example.test" })).body.id).toBe(added.body.id);
 
@@ -87,8 +72,10 @@ describe("manual suppressions", () => {
 
   it("is not visible to another team", async () => {
     const { body } = await call("POST", "/suppressions", { email: "private@example.test" });
-    expect(await call("GET", `/suppressions/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Suppression not found"));
-    expect(await call("DELETE", `/suppressions/${body.id}`, undefined, other)).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await call("GET", `/suppressions/${body.id}`, undefined, file.other)).toEqual(error(404, "not_found", "Suppression not found"));
+    expect(await call("DELETE", `/suppressions/${body.id}`, undefined, file.other)).toEqual(
+      error(404, "not_found", "Suppression not found"),
+    );
     expect((await call("GET", `/suppressions/${body.id}`)).status).toBe(200);
   });
 });
@@ -114,16 +101,16 @@ describe("bounce suppressions", () => {
 
   it("removes by address a bounce the list has not applied yet", async () => {
     const sent = await call("POST", "/emails", { from: "a@acme.test", to: "late@example.test", subject: "Hi", html: "<p>x</p>" });
-    const release = t.holdProjections();
+    const release = file.testServices.holdProjections();
     try {
       await recordBounce(sent.body.id, "late@example.test");
       // The projections go on once the api waits for them.
-      const waiting = { ...t.services };
-      waiting.catchUp = (projections) => (release(), t.services.catchUp(projections));
-      const catchingUp = await t.app({ services: waiting });
+      const waiting = { ...file.testServices.services };
+      waiting.catchUp = (projections) => (release(), file.testServices.services.catchUp(projections));
+      const catchingUp = await file.testServices.app({ services: waiting });
       const removed = await jsonCaller(
         () => catchingUp,
-        () => admin,
+        () => file.admin,
       )("DELETE", "/suppressions/late@example.test");
       expect(removed).toEqual({ status: 200, body: { object: "suppression", id: expect.any(String), deleted: true } });
     } finally {
@@ -134,11 +121,11 @@ describe("bounce suppressions", () => {
   });
 
   it("answers 503, removing nothing, when the list cannot catch up to look for an unknown address", async () => {
-    const behind = await t.app({ services: { ...t.services, catchUp: async () => false } });
+    const behind = await file.testServices.app({ services: { ...file.testServices.services, catchUp: async () => false } });
     expect(
       await jsonCaller(
         () => behind,
-        () => admin,
+        () => file.admin,
       )("DELETE", "/suppressions/unknown@example.test"),
     ).toEqual(error(503, "service_unavailable", /behind/));
   });

@@ -1,28 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { reserve } from "@tidings/commands";
-import type { ApiInstance } from "../app.js";
 import { renderTemplateForSend, templateForSend } from "../lookups/templateForSend.js";
 import { templateAliasStream } from "../lookups/templateStreams.js";
-import { jsonCaller } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
+import type { TestKey } from "../testing/testServices.js";
 
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-let other: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices();
-  app = await t.app();
-  admin = await t.aKey("templates-team");
-  other = await t.aKey("templates-other-team");
-});
-afterAll(() => t?.dispose());
-
-const call = jsonCaller(
-  () => app,
-  () => admin,
-);
+const file = apiTestFile("templates");
+const { call } = file;
 
 let aliasCounter = 0;
 const uniqueAlias = (base: string) => `${base}-${++aliasCounter}`;
@@ -37,7 +21,7 @@ const welcome = (overrides: Record<string, unknown> = {}) => ({
   ],
   ...overrides,
 });
-const create = async (body: unknown, key: TestKey = admin) => call("POST", "/templates", body, key);
+const create = async (body: unknown, key: TestKey = file.admin) => call("POST", "/templates", body, key);
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 
 describe("POST /templates", () => {
@@ -147,7 +131,7 @@ describe("template aliases", () => {
       status: 422,
       body: { name: "validation_error", message: expect.stringContaining("`alias`") },
     });
-    expect((await create(welcome({ alias }), other)).status).toBe(201);
+    expect((await create(welcome({ alias }), file.other)).status).toBe(201);
   });
 
   it("lets exactly one of two concurrent creates claim an alias", async () => {
@@ -175,7 +159,7 @@ describe("template aliases", () => {
     const [held, left] = [uniqueAlias("held"), uniqueAlias("left")];
     const { body } = await create(welcome({ alias: held }));
     // As if an alias change of this template had claimed `left` and died before recording the edit.
-    await reserve(t.store, templateAliasStream(admin.teamId, left), body.id, {});
+    await reserve(file.testServices.store, templateAliasStream(file.admin.teamId, left), body.id, {});
     const taker = await create(welcome({ alias: left }));
     expect(taker.status).toBe(201);
     expect((await call("GET", `/templates/${left}`)).body.id).toBe(taker.body.id);
@@ -196,7 +180,7 @@ describe("template aliases", () => {
 describe("versions", () => {
   it("publishing sets status and published_at; an edit after it is an unpublished version sends do not use", async () => {
     const { body } = await create(welcome({ subject: "First {{{NAME}}}" }));
-    await expect(templateForSend(t.services, admin.teamId, body.id)).rejects.toMatchObject({
+    await expect(templateForSend(file.testServices.services, file.admin.teamId, body.id)).rejects.toMatchObject({
       code: "validation_error",
       message: expect.stringContaining("not published"),
     });
@@ -209,7 +193,7 @@ describe("versions", () => {
     const edited = (await call("GET", `/templates/${body.id}`)).body;
     expect(edited).toMatchObject({ status: "published", has_unpublished_versions: true, subject: "Second {{{NAME}}}" });
     expect(edited.current_version_id).not.toBe(published.current_version_id);
-    const forSend = await templateForSend(t.services, admin.teamId, body.id);
+    const forSend = await templateForSend(file.testServices.services, file.admin.teamId, body.id);
     expect(forSend).toMatchObject({ templateId: body.id, version: 1, subject: "First {{{NAME}}}" });
     expect(renderTemplateForSend(forSend, { NAME: "<Ada>", COUNT: 2 }).html).toBe("<p>Hi &lt;Ada&gt;, you have 2 messages</p>");
     expect(() => renderTemplateForSend(forSend, {})).toThrow(/`COUNT`/);
@@ -219,7 +203,10 @@ describe("versions", () => {
       has_unpublished_versions: false,
       current_version_id: edited.current_version_id,
     });
-    expect(await templateForSend(t.services, admin.teamId, body.id)).toMatchObject({ version: 2, subject: "Second {{{NAME}}}" });
+    expect(await templateForSend(file.testServices.services, file.admin.teamId, body.id)).toMatchObject({
+      version: 2,
+      subject: "Second {{{NAME}}}",
+    });
   });
 
   it("a PATCH changes only the fields it names", async () => {
@@ -249,14 +236,14 @@ describe("versions", () => {
 describe("reads and team boundaries", () => {
   it("lists newest first with cursors, in any query order", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await create(welcome({ name: `Listed ${i}` }), other)).body.id);
-    const page = await call("GET", "/templates?limit=2", undefined, other);
+    for (let i = 0; i < 3; i++) ids.push((await create(welcome({ name: `Listed ${i}` }), file.other)).body.id);
+    const page = await call("GET", "/templates?limit=2", undefined, file.other);
     expect(page.body).toMatchObject({ object: "list", has_more: true });
     expect(page.body.data.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
     expect(Object.keys(page.body.data[0]).sort()).toEqual(["alias", "created_at", "id", "name", "published_at", "status", "updated_at"]);
-    const next = await call("GET", `/templates?after=${ids[1]}&limit=1`, undefined, other);
+    const next = await call("GET", `/templates?after=${ids[1]}&limit=1`, undefined, file.other);
     expect(next.body.data.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
-    const sdkOrder = await call("GET", `/templates?before=${ids[0]}&limit=1`, undefined, other);
+    const sdkOrder = await call("GET", `/templates?before=${ids[0]}&limit=1`, undefined, file.other);
     expect(sdkOrder.body.data.map((d: { id: string }) => d.id)).toEqual([ids[1]]);
   });
 
@@ -270,12 +257,14 @@ describe("reads and team boundaries", () => {
       ["POST", `/templates/${body.id}/publish`],
       ["POST", `/templates/${body.id}/duplicate`],
     ] as const) {
-      expect(await call(method, url, method === "PATCH" ? { name: "x" } : undefined, other)).toMatchObject({
+      expect(await call(method, url, method === "PATCH" ? { name: "x" } : undefined, file.other)).toMatchObject({
         status: 404,
         body: { name: "not_found", message: "Template not found" },
       });
     }
-    await expect(templateForSend(t.services, other.teamId, body.id)).rejects.toMatchObject({ code: "validation_error" });
+    await expect(templateForSend(file.testServices.services, file.other.teamId, body.id)).rejects.toMatchObject({
+      code: "validation_error",
+    });
   });
 
   it("a deleted template is gone", async () => {

@@ -1,34 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
 import { unsubscribeToken } from "@tidings/mail";
-import type { ApiInstance } from "../app.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
 
 const secret = "u".repeat(40);
-let t: TestServices;
-let app: ApiInstance;
-let admin: TestKey;
-
-beforeAll(async () => {
-  t = await createTestServices(loadConfig({ TIDINGS_SECRET: secret }));
-  app = await t.app();
-  admin = await t.aKey("unsubscribe-team");
-});
-afterAll(() => t?.dispose());
-
-async function api(method: "GET" | "POST", url: string, payload?: unknown) {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { ...admin.headers, "content-type": "application/json" },
-    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-  });
-  return res.json();
-}
+const file = apiTestFile("unsubscribe", loadConfig({ TIDINGS_SECRET: secret }));
+const api = async (method: "GET" | "POST", url: string, payload?: unknown) => (await file.call(method, url, payload)).body;
 const form = (url: string, body: string) =>
-  app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });
+  file.app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });
 const link = (contactId: string, topicId: string | null = null) =>
-  `/unsubscribe/${unsubscribeToken(secret, { contactId, teamId: admin.teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 })}`;
+  `/unsubscribe/${unsubscribeToken(secret, { contactId, teamId: file.admin.teamId, topicId, expiresAt: Math.floor(Date.now() / 1000) + 3600 })}`;
 
 async function aContactWithTopics() {
   const news = await api("POST", "/topics", { name: "News", default_subscription: "opt_in", visibility: "public" });
@@ -47,7 +28,7 @@ async function aContactWithTopics() {
 describe("/unsubscribe/:token", () => {
   it("shows a page with the contact's topics, checked as subscribed, with no key needed", async () => {
     const { contact, news } = await aContactWithTopics();
-    const res = await app.inject({ method: "GET", url: link(contact) });
+    const res = await file.app.inject({ method: "GET", url: link(contact) });
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.body).toContain(`value="${news}" checked`);
@@ -58,11 +39,11 @@ describe("/unsubscribe/:token", () => {
   it("answers a tampered or expired token with a friendly 400 page", async () => {
     const { contact } = await aContactWithTopics();
     const good = link(contact);
-    const tampered = await app.inject({ method: "GET", url: good.slice(0, -2) + (good.endsWith("AA") ? "BB" : "AA") });
+    const tampered = await file.app.inject({ method: "GET", url: good.slice(0, -2) + (good.endsWith("AA") ? "BB" : "AA") });
     expect(tampered.statusCode).toBe(400);
     expect(tampered.body).toContain("This link does not work");
-    const expired = `/unsubscribe/${unsubscribeToken(secret, { contactId: contact, teamId: admin.teamId, topicId: null, expiresAt: 1 })}`;
-    expect((await app.inject({ method: "GET", url: expired })).statusCode).toBe(400);
+    const expired = `/unsubscribe/${unsubscribeToken(secret, { contactId: contact, teamId: file.admin.teamId, topicId: null, expiresAt: 1 })}`;
+    expect((await file.app.inject({ method: "GET", url: expired })).statusCode).toBe(400);
     expect((await form(expired, "List-Unsubscribe=One-Click")).statusCode).toBe(400);
   });
 
@@ -93,7 +74,7 @@ describe("/unsubscribe/:token", () => {
   it("takes the page's form only: a JSON body gets 415, whatever it holds, and changes nothing", async () => {
     const { contact, subscriptions } = await aContactWithTopics();
     const before = await subscriptions();
-    const res = await app.inject({
+    const res = await file.app.inject({
       method: "POST",
       url: link(contact),
       headers: { "content-type": "application/json" },

@@ -1,23 +1,6 @@
 import { z } from "zod";
 import { newId } from "@tidings/core";
-
-type JsonSchema = {
-  type?: string | string[];
-  const?: unknown;
-  enum?: unknown[];
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  format?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  exclusiveMinimum?: number;
-  minItems?: number;
-  items?: JsonSchema;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-};
+import type { JsonSchema } from "./jsonSchema.js";
 
 const strings: Record<string, () => string> = {
   uuid: newId,

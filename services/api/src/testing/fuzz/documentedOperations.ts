@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { JsonSchema } from "./schemaArbitraries.js";
+import type { JsonSchema } from "../jsonSchema.js";
 
 export interface DocumentedParameter {
   name: string;

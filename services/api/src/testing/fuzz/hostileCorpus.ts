@@ -40,7 +40,7 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
   const pathParameters = operation.parameters.filter((p) => p.in === "path");
   const known = context.knownIds[`/${operation.path.split("/")[1]}`] ?? [];
   const values = pathParameters.map((p, i) =>
-    i === 0 && known[0] !== undefined ? known[0] : String(sampleValue((p.schema ?? { type: "string" }) as never)),
+    i === 0 && known[0] !== undefined ? known[0] : String(sampleValue(p.schema ?? { type: "string" })),
   );
   const pathWith = (replace?: { index: number; raw: string }) =>
     pathParameters.reduce(
@@ -60,7 +60,7 @@ export function hostileRequestsFor(operation: DocumentedOperation, context: Corp
 
   const corpus: HostileRequest[] = [];
   if (["POST", "PUT", "PATCH", "DELETE"].includes(operation.method)) {
-    const sample = sampleValue((operation.body?.["application/json"] ?? { type: "object" }) as never);
+    const sample = sampleValue(operation.body?.["application/json"] ?? { type: "object" });
     // The limits are sent in the operation's own media type: another one is refused (415) whatever its size.
     const mediaType = Object.keys(operation.body ?? {})[0] ?? "application/json";
     const [before, after] = JSON.stringify(withStringLeaf(sample, marker)).split(JSON.stringify(marker).slice(1, -1)) as [string, string];

@@ -9,7 +9,7 @@ import { createTestServices, type TestServices } from "../testServices.js";
 import { answerChecker, documentedOperations, type Answer, type DocumentedOperation, type OpenApi } from "./documentedOperations.js";
 import { hostileRequestsFor, type HostileRequest } from "./hostileCorpus.js";
 import { requestsFor, type FuzzRequest, type RequestContext } from "./requestArbitraries.js";
-import type { JsonSchema } from "./schemaArbitraries.js";
+import type { JsonSchema } from "../jsonSchema.js";
 
 /**
  * The fuzz tier: every operation of the OpenAPI document the app serves gets requests generated from its
