@@ -70,7 +70,7 @@ describe("domain decider: create", () => {
 
   it("rejects an unknown region with invalid_region", () =>
     given(domainDecider)
-      .when(create({ settings: { ...settings, region: "mars-1" as never } }))
+      .when(create({ settings: { ...settings, region: "mars-1" } }))
       .thenError("invalid_region", /`region`/));
 
   it("rejects a domain with no capability enabled", () =>
