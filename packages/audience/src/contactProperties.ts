@@ -3,7 +3,7 @@ import {
   claimHeldWhile,
   commandRunner,
   decideCreate,
-  loadLive,
+  existingLive,
   loadState,
   release,
   reservationStream,
@@ -63,11 +63,8 @@ export async function createContactProperty(
   }
 }
 
-async function existing(store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> {
-  const property = await loadLive(store, teamId, id, contactPropertyStream, contactPropertyDecider);
-  if (!property) throw new TidingsError("not_found", "Contact property not found");
-  return property;
-}
+const existing = (store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> =>
+  existingLive(store, teamId, id, contactPropertyStream, contactPropertyDecider, "Contact property not found");
 
 export async function updateContactProperty(
   deps: Deps,
