@@ -1,40 +1,31 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
+import { testMode } from "@tidings/postgres";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
-import { comparePositions, type EventStore, type RecordedEvent } from "../port.js";
-import { eventStoreMigrations } from "./migrations.js";
+import { testStoreDatabase } from "../testing/testEventStore.js";
+import { comparePositions, type RecordedEvent } from "../port.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
-
-// Gaps a transaction committed late leaves in `seq`: only a second session can hold one open.
-let test: TestDatabase;
-let database: Database;
 
 const serverOnly = testMode() !== "server";
 if (serverOnly) console.warn("the late-commit gap test needs a second session: it runs only with TIDINGS_TEST_MODE=server");
 
 describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed late", () => {
-  let store: EventStore;
+  const file = testStoreDatabase({ pollIntervalMs: 100 });
+  const { test } = file;
   let client: pg.Client;
   beforeAll(async () => {
-    test = await createTestDatabase();
-    database = test.database;
-    await migrate(database, "eventstore", eventStoreMigrations);
-    store = createPostgresEventStore(database, { pollIntervalMs: 100 });
     client = new pg.Client({ connectionString: test.url });
     await client.connect();
   });
   afterAll(async () => {
     await client?.end();
-    await store?.close();
-    await test?.dispose();
   });
 
   it("never delivers or reads past an append that took a lower seq and commits after a later one", async () => {
     const category = aCategory();
-    const before = await store.headPosition();
+    const before = await file.store.headPosition();
     const filter = { streamCategory: [category] };
-    const subscription = store.subscribeToAll({ after: before, filter });
+    const subscription = file.store.subscribeToAll({ after: before, filter });
     const delivered: RecordedEvent[] = [];
     const collecting = (async () => {
       for await (const event of subscription) delivered.push(event);
@@ -47,16 +38,16 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
         JSON.stringify(late),
       ]);
       const early = events(1);
-      const committed = await store.append(aStreamId(category), early, "no_stream");
+      const committed = await file.store.append(aStreamId(category), early, "no_stream");
       expect(BigInt(rows[0]!.prepare_position)).toBeLessThan(committed.position.prepare);
 
       // Long enough for several polls and the NOTIFY of the committed append.
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(delivered).toEqual([]);
-      expect(await store.readAll({ after: before, filter })).toEqual([]);
+      expect(await file.store.readAll({ after: before, filter })).toEqual([]);
 
       await client.query("COMMIT");
-      const read = await readAllUntil(store, { after: before, filter }, (r) => r.length === 2);
+      const read = await readAllUntil(file.store, { after: before, filter }, (r) => r.length === 2);
       expect(read.map((e) => e.id)).toEqual([late[0]!.id, early[0]!.id]);
       const deadline = Date.now() + 10_000;
       while (delivered.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -72,16 +63,16 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     try {
       await client.query("BEGIN");
       await client.query("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [aStreamId(), JSON.stringify(events(1))]);
-      const committed = await store.append(aStreamId(), events(1), "no_stream");
-      expect(comparePositions(await store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
-      expect(comparePositions(await store.headPosition(), committed.position)).toBeLessThan(0);
+      const committed = await file.store.append(aStreamId(), events(1), "no_stream");
+      expect(comparePositions(await file.store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
+      expect(comparePositions(await file.store.headPosition(), committed.position)).toBeLessThan(0);
     } finally {
       await client.query("ROLLBACK").catch(() => {});
     }
   });
 
   it("sends an immediate append at once, while the one round trip in flight is blocked and others queue behind it", async () => {
-    const grouped = createPostgresEventStore(database, { appendsInFlight: 1 });
+    const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
     const held = aStreamId();
     await grouped.append(held, events(1), "no_stream");
     try {
@@ -109,14 +100,14 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
 
   it("delivers an event held back by an unrelated open transaction once that transaction ends", async () => {
     const category = aCategory();
-    const subscription = store.subscribeToAll({ after: await store.headPosition(), filter: { streamCategory: [category] } });
+    const subscription = file.store.subscribeToAll({ after: await file.store.headPosition(), filter: { streamCategory: [category] } });
     const reader = new SubscriptionReader(subscription);
     try {
       // An unrelated transaction with an id holds the horizon; it appends nothing, so it sends no NOTIFY.
       await client.query("BEGIN");
       await client.query("SELECT pg_current_xact_id()");
       const appended = events(1);
-      await store.append(aStreamId(category), appended, "no_stream");
+      await file.store.append(aStreamId(category), appended, "no_stream");
       await new Promise((resolve) => setTimeout(resolve, 300));
       await client.query("COMMIT");
       expect((await reader.take(1, 5_000)).map((e) => e.id)).toEqual(appended.map((e) => e.id));
@@ -128,7 +119,7 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
 
   it("waits on each of a succession of unrelated transactions holding the horizon only until it ends", async () => {
     // Polling alone would take the whole 10 s: only the retries while lagging can deliver in time.
-    const slowPolling = createPostgresEventStore(database, { pollIntervalMs: 10_000 });
+    const slowPolling = createPostgresEventStore(test.database, { pollIntervalMs: 10_000 });
     const category = aCategory();
     const subscription = slowPolling.subscribeToAll({ after: await slowPolling.headPosition(), filter: { streamCategory: [category] } });
     // Read without pause, as the forwarder does, so the retry delay grows while a holder is open.
