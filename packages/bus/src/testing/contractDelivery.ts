@@ -1,17 +1,11 @@
-import { beforeEach, describe, expect, it } from "vitest";
-import type { Bus } from "../port.js";
+import { describe, expect, it } from "vitest";
 import { recordingConsumer, sleep, waitUntil } from "../recordingConsumer.js";
 import type { BusContractContext } from "./contract.js";
 import { ackWaitMs, scope } from "./contractScope.js";
 
 /** What consumers receive: every message published, once per durable, from where each durable left off. */
-export function deliveryContract(context: BusContractContext): void {
+export function deliveryContract({ bus, fixture, restart }: BusContractContext): void {
   describe("delivery", () => {
-    let bus: Bus;
-    beforeEach(() => {
-      bus = context.bus();
-    });
-
     it("delivers a published message with its subject, data, msgId and headers", async () => {
       const s = scope();
       await bus.publish(s.subject("Thing"), { n: 1, text: "é" }, { msgId: s.msgId("1"), headers: { "x-trace": "abc" } });
@@ -87,7 +81,7 @@ export function deliveryContract(context: BusContractContext): void {
       await first.waitFor(1);
       await first.stop();
       await bus.publish(s.subject("T"), 2, { msgId: s.msgId("2") });
-      bus = await context.restart();
+      await restart();
       await bus.publish(s.subject("T"), 3, { msgId: s.msgId("3") });
       await bus.publish(s.subject("T"), 1, { msgId: s.msgId("1") });
       const second = await recordingConsumer(bus, options);
@@ -113,7 +107,7 @@ export function deliveryContract(context: BusContractContext): void {
 
     it("splits one durable's messages between two processes, each message to one of them", async () => {
       const s = scope();
-      const other = await context.fixture().openBus();
+      const other = await fixture().openBus();
       const options = { durable: s.durable("shared"), filterSubject: s.subject("T"), maxDeliver: 3, ackWaitMs };
       const slowly = () => sleep(20);
       const here = await recordingConsumer(bus, options, slowly);

@@ -1,17 +1,12 @@
-import { beforeEach, describe, expect, it } from "vitest";
-import { deadLetterSubject, type Bus, type BusMessage } from "../port.js";
+import { describe, expect, it } from "vitest";
+import { deadLetterSubject, type BusMessage } from "../port.js";
 import { gate, recordingConsumer, sleep, waitUntil } from "../recordingConsumer.js";
 import type { BusContractContext } from "./contract.js";
 import { ackWaitMs, scope } from "./contractScope.js";
 
 /** How a delivery settles: acks, naks and their delays, the ack wait, stopping, dead letters and concurrency. */
-export function settlementContract(context: BusContractContext): void {
+export function settlementContract({ bus }: BusContractContext): void {
   describe("settlement", () => {
-    let bus: Bus;
-    beforeEach(() => {
-      bus = context.bus();
-    });
-
     it("redelivers after nak with a delay, and not before the delay", async () => {
       const s = scope();
       await bus.publish(s.subject("T"), "x", { msgId: s.msgId("1") });
