@@ -1,4 +1,4 @@
-import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, orNotFound, type Clock } from "@tidings/core";
 import { commandRunner, type Changed } from "@tidings/commands";
 import {
   contactDecider,
@@ -17,11 +17,8 @@ import { findTopic } from "./topics.js";
 
 type Deps = { store: EventStore; clock: Clock };
 
-export async function existingContact(store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> {
-  const contact = await findContact(store, teamId, idOrEmail);
-  if (!contact) throw new TidingsError("not_found", "Contact not found");
-  return contact;
-}
+export const existingContact = (store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> =>
+  orNotFound(findContact(store, teamId, idOrEmail), "Contact not found");
 
 const run = commandRunner(contactStream, contactDecider);
 

@@ -1,9 +1,9 @@
-import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, newId, orNotFound, TidingsError, type Clock } from "@tidings/core";
 import {
   claimHeldWhile,
   commandRunner,
   decideCreate,
-  existingLive,
+  loadLive,
   loadState,
   release,
   reservationStream,
@@ -64,7 +64,7 @@ export async function createContactProperty(
 }
 
 const existing = (store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> =>
-  existingLive(store, teamId, id, contactPropertyStream, contactPropertyDecider, "Contact property not found");
+  orNotFound(loadLive(store, teamId, id, contactPropertyStream, contactPropertyDecider), "Contact property not found");
 
 export async function updateContactProperty(
   deps: Deps,

@@ -1,5 +1,5 @@
-import { formatTimestamp, newId, type Clock } from "@tidings/core";
-import { commandRunner, existingLive, loadLive, type Changed } from "@tidings/commands";
+import { formatTimestamp, newId, orNotFound, type Clock } from "@tidings/core";
+import { commandRunner, loadLive, type Changed } from "@tidings/commands";
 import { segmentDecider, segmentStream, type LiveSegment } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 
@@ -9,7 +9,7 @@ const run = commandRunner(segmentStream, segmentDecider);
 
 /** A live segment of the team, or 404 "Audience not found" (reference §2.4). */
 export const findSegment = (store: EventStore, teamId: string, segmentId: string): Promise<LiveSegment> =>
-  existingLive(store, teamId, segmentId, segmentStream, segmentDecider, "Audience not found");
+  orNotFound(loadLive(store, teamId, segmentId, segmentStream, segmentDecider), "Audience not found");
 
 export function createSegment(deps: Deps, teamId: string, name: string, metadata: EventMetadata): Promise<Changed> {
   const segmentId = newId();

@@ -1,5 +1,5 @@
-import { formatTimestamp, newId, type Clock } from "@tidings/core";
-import { commandRunner, existingLive, type Changed } from "@tidings/commands";
+import { formatTimestamp, newId, orNotFound, type Clock } from "@tidings/core";
+import { commandRunner, loadLive, type Changed } from "@tidings/commands";
 import { topicDecider, topicStream, type LiveTopic, type TopicFields, type TopicSubscription } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 
@@ -8,7 +8,7 @@ type Deps = { store: EventStore; clock: Clock };
 const run = commandRunner(topicStream, topicDecider);
 
 export const findTopic = (store: EventStore, teamId: string, topicId: string): Promise<LiveTopic> =>
-  existingLive(store, teamId, topicId, topicStream, topicDecider, "Topic not found");
+  orNotFound(loadLive(store, teamId, topicId, topicStream, topicDecider), "Topic not found");
 
 export function createTopic(
   deps: Deps,

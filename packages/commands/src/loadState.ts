@@ -1,4 +1,4 @@
-import { isUuid, TidingsError } from "@tidings/core";
+import { isUuid } from "@tidings/core";
 import { fold, isLiveFor, type Decider, type LiveResource, type ResourceState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
@@ -29,18 +29,4 @@ export async function loadLive<Event extends { type: string; data: unknown }, Re
   if (!isUuid(id)) return undefined;
   const state = await loadState(store, streamOf(id), decider);
   return isLiveFor(state, teamId) ? state : undefined;
-}
-
-/** The team's live resource `id`, as `loadLive` finds it, or the `not_found` error saying `notFound`. */
-export async function existingLive<Event extends { type: string; data: unknown }, Record extends { teamId: string }>(
-  store: EventStore,
-  teamId: string,
-  id: string,
-  streamOf: (id: string) => string,
-  decider: Pick<Decider<unknown, Event, ResourceState<Record>>, "initialState" | "evolve">,
-  notFound: string,
-): Promise<LiveResource<Record>> {
-  const live = await loadLive(store, teamId, id, streamOf, decider);
-  if (!live) throw new TidingsError("not_found", notFound);
-  return live;
 }
