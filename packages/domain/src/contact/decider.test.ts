@@ -25,36 +25,24 @@ const create = (overrides: Partial<Create> = {}): ContactCommand => ({
   now,
   ...overrides,
 });
+/** The contact `create()` makes, as its events record it. */
+const ada = {
+  contactId,
+  teamId,
+  email: "ada@example.com",
+  firstName: "Ada",
+  lastName: null,
+  unsubscribed: false,
+  properties: {},
+};
 const created = (overrides: Partial<Extract<ContactEvent, { type: "ContactCreated" }>["data"]> = {}): ContactEvent => ({
   type: "ContactCreated",
-  data: {
-    contactId,
-    teamId,
-    email: "ada@example.com",
-    firstName: "Ada",
-    lastName: null,
-    unsubscribed: false,
-    properties: {},
-    segmentIds: [],
-    topics: [],
-    createdAt: now,
-    ...overrides,
-  },
+  data: { ...ada, segmentIds: [], topics: [], createdAt: now, ...overrides },
 });
-/** The whole contact `created()` makes, as an update records it, with `changes`. */
+/** The whole contact after an update, as the update records it. */
 const updated = (changes: Partial<Extract<ContactEvent, { type: "ContactUpdated" }>["data"]>): ContactEvent => ({
   type: "ContactUpdated",
-  data: {
-    contactId,
-    teamId,
-    email: "ada@example.com",
-    firstName: "Ada",
-    lastName: null,
-    unsubscribed: false,
-    properties: {},
-    updatedAt: now,
-    ...changes,
-  },
+  data: { ...ada, updatedAt: now, ...changes },
 });
 const update = (changes: object, properties: Record<string, string | number | null> = {}): ContactCommand => ({
   type: "UpdateContact",
