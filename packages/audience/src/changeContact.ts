@@ -1,4 +1,4 @@
-import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, orNotFound, type Clock } from "@tidings/core";
 import { commandRunner, type Changed } from "@tidings/commands";
 import {
   contactDecider,
@@ -17,11 +17,8 @@ import { findTopic } from "./topics.js";
 
 type Deps = { store: EventStore; clock: Clock };
 
-export async function existingContact(store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> {
-  const contact = await findContact(store, teamId, idOrEmail);
-  if (!contact) throw new TidingsError("not_found", "Contact not found");
-  return contact;
-}
+export const existingContact = (store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> =>
+  orNotFound(findContact(store, teamId, idOrEmail), "Contact not found");
 
 const run = commandRunner(contactStream, contactDecider);
 
@@ -42,29 +39,17 @@ export async function updateContact(
   return run(deps.store, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
 }
 
-export async function addContactToSegment(
-  deps: Deps,
-  teamId: string,
-  idOrEmail: string,
-  segmentId: string,
-  metadata: EventMetadata,
-): Promise<Changed> {
-  const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
-  await findSegment(deps.store, teamId, segmentId);
-  return run(deps.store, contactId, { type: "AddContactToSegment", teamId, segmentId, now: now(deps) }, metadata);
-}
+/** Only an add looks the segment up: a membership of a segment deleted since can still be removed. */
+const segmentMembership =
+  (type: "AddContactToSegment" | "RemoveContactFromSegment") =>
+  async (deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> => {
+    const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
+    if (type === "AddContactToSegment") await findSegment(deps.store, teamId, segmentId);
+    return run(deps.store, contactId, { type, teamId, segmentId, now: now(deps) }, metadata);
+  };
 
-/** A membership of a segment deleted since can still be removed, so it is not looked up. */
-export async function removeContactFromSegment(
-  deps: Deps,
-  teamId: string,
-  idOrEmail: string,
-  segmentId: string,
-  metadata: EventMetadata,
-): Promise<Changed> {
-  const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
-  return run(deps.store, contactId, { type: "RemoveContactFromSegment", teamId, segmentId, now: now(deps) }, metadata);
-}
+export const addContactToSegment = segmentMembership("AddContactToSegment");
+export const removeContactFromSegment = segmentMembership("RemoveContactFromSegment");
 
 export async function updateContactTopics(
   deps: Deps,

@@ -1,4 +1,4 @@
-import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, newId, orNotFound, TidingsError, type Clock } from "@tidings/core";
 import {
   claimHeldWhile,
   commandRunner,
@@ -63,11 +63,8 @@ export async function createContactProperty(
   }
 }
 
-async function existing(store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> {
-  const property = await loadLive(store, teamId, id, contactPropertyStream, contactPropertyDecider);
-  if (!property) throw new TidingsError("not_found", "Contact property not found");
-  return property;
-}
+const existing = (store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> =>
+  orNotFound(loadLive(store, teamId, id, contactPropertyStream, contactPropertyDecider), "Contact property not found");
 
 export async function updateContactProperty(
   deps: Deps,

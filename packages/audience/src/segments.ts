@@ -1,4 +1,4 @@
-import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, newId, orNotFound, type Clock } from "@tidings/core";
 import { commandRunner, loadLive, type Changed } from "@tidings/commands";
 import { segmentDecider, segmentStream, type LiveSegment } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
@@ -8,11 +8,8 @@ type Deps = { store: EventStore; clock: Clock };
 const run = commandRunner(segmentStream, segmentDecider);
 
 /** A live segment of the team, or 404 "Audience not found" (reference §2.4). */
-export async function findSegment(store: EventStore, teamId: string, segmentId: string): Promise<LiveSegment> {
-  const segment = await loadLive(store, teamId, segmentId, segmentStream, segmentDecider);
-  if (!segment) throw new TidingsError("not_found", "Audience not found");
-  return segment;
-}
+export const findSegment = (store: EventStore, teamId: string, segmentId: string): Promise<LiveSegment> =>
+  orNotFound(loadLive(store, teamId, segmentId, segmentStream, segmentDecider), "Audience not found");
 
 export function createSegment(deps: Deps, teamId: string, name: string, metadata: EventMetadata): Promise<Changed> {
   const segmentId = newId();

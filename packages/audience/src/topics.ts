@@ -1,4 +1,4 @@
-import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
+import { formatTimestamp, newId, orNotFound, type Clock } from "@tidings/core";
 import { commandRunner, loadLive, type Changed } from "@tidings/commands";
 import { topicDecider, topicStream, type LiveTopic, type TopicFields, type TopicSubscription } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
@@ -7,11 +7,8 @@ type Deps = { store: EventStore; clock: Clock };
 
 const run = commandRunner(topicStream, topicDecider);
 
-export async function findTopic(store: EventStore, teamId: string, topicId: string): Promise<LiveTopic> {
-  const topic = await loadLive(store, teamId, topicId, topicStream, topicDecider);
-  if (!topic) throw new TidingsError("not_found", "Topic not found");
-  return topic;
-}
+export const findTopic = (store: EventStore, teamId: string, topicId: string): Promise<LiveTopic> =>
+  orNotFound(loadLive(store, teamId, topicId, topicStream, topicDecider), "Topic not found");
 
 export function createTopic(
   deps: Deps,

@@ -2,15 +2,8 @@ import type { Logger } from "@tidings/core";
 import { backoffDelayMs, deadLetterSubject, type BusMessage, type ConsumerOptions, type MessageHandler } from "./port.js";
 
 /** One delivery as an adapter sees it: the message plus the adapter's own settlement calls. */
-export interface Delivery {
-  subject: string;
-  data: unknown;
-  msgId: string;
-  headers: Record<string, string>;
-  deliveryCount: number;
-  ack(): Promise<void>;
+export interface Delivery extends Omit<BusMessage, "nak" | "stopping"> {
   nak(delayMs: number): Promise<void>;
-  working(): Promise<void>;
 }
 
 /** The port's default ack wait. */
@@ -28,12 +21,7 @@ export const deadLetterHeaders = {
 } as const;
 
 /** A message as an adapter writes it out. */
-export interface OutgoingMessage {
-  subject: string;
-  data: unknown;
-  msgId: string;
-  headers: Record<string, string>;
-}
+export type OutgoingMessage = Pick<BusMessage, "subject" | "data" | "msgId" | "headers">;
 
 /**
  * The dead letter of `delivery` for `durable`, as every adapter publishes it: on `deadLetterSubject(durable)`,

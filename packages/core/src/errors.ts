@@ -12,3 +12,10 @@ export class TidingsError extends Error {
     this.name = code;
   }
 }
+
+/** What `lookup` found, or the `not_found` error saying `message`: the first check of a command on something named. */
+export async function orNotFound<Found>(lookup: Promise<Found | undefined>, message: string): Promise<Found> {
+  const found = await lookup;
+  if (found === undefined) throw new TidingsError("not_found", message);
+  return found;
+}

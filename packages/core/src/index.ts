@@ -1,4 +1,5 @@
 export * from "./config.js";
+export * from "./settings.js";
 export * from "./crypto.js";
 export * from "./dataDir.js";
 export * from "./errors.js";

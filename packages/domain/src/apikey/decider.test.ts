@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given, now, otherTeam, teamId } from "../testing/scenario.js";
+import { given, itRefuses, now, otherTeam, teamId } from "../testing/scenario.js";
 import { apiKeyDecider, type ApiKeyCommand } from "./decider.js";
 import type { ApiKeyEvent } from "./events.js";
 
@@ -28,25 +28,17 @@ describe("api key decider", () => {
 
   it("treats a retried create with the same token as done", () => given(apiKeyDecider, [created]).when(create()).then([]));
 
-  it("rejects a name over 50 characters", () =>
-    given(apiKeyDecider)
-      .when(create({ name: "x".repeat(51) }))
-      .thenError("validation_error", /`name`.*at most 50/));
-
-  it("rejects an empty name", () =>
-    given(apiKeyDecider)
-      .when(create({ name: "" }))
-      .thenError("validation_error", /`name`/));
-
-  it("rejects a name of spaces only", () =>
-    given(apiKeyDecider)
-      .when(create({ name: "   " }))
-      .thenError("validation_error", /`name`/));
-
-  it("rejects a domain restriction on a full-access key", () =>
-    given(apiKeyDecider)
-      .when(create({ domainId: "1e2d3c4b-5a69-4877-8665-544332211000" }))
-      .thenError("validation_error", /`domain_id`.*sending_access/));
+  itRefuses(apiKeyDecider, [
+    ["rejects a name over 50 characters", create({ name: "x".repeat(51) }), "validation_error", /`name`.*at most 50/],
+    ["rejects an empty name", create({ name: "" }), "validation_error", /`name`/],
+    ["rejects a name of spaces only", create({ name: "   " }), "validation_error", /`name`/],
+    [
+      "rejects a domain restriction on a full-access key",
+      create({ domainId: "1e2d3c4b-5a69-4877-8665-544332211000" }),
+      "validation_error",
+      /`domain_id`.*sending_access/,
+    ],
+  ]);
 
   it("accepts a domain restriction on a sending key", () =>
     given(apiKeyDecider)

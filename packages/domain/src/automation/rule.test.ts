@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "./duration.js";
-import { evaluateRule, resolveVariables, type Rule } from "./rule.js";
+import { evaluateRule, resolveVariables, type Rule, type RuleOperator } from "./rule.js";
 
 const context = {
   contact: { email: "ada@acme.test", first_name: "Ada", plan: "pro", seats: 3, tags: ["a", "b"], nickname: "" },
   payload: { total: 42.5, when: "2026-11-23" },
 };
-const leaf = (field: string, operator: Extract<Rule, { type: "rule" }>["operator"], value?: unknown): Rule => ({
+const leaf = (field: string, operator: RuleOperator, value?: unknown): Rule => ({
   type: "rule",
   field,
   operator,
@@ -15,31 +15,27 @@ const leaf = (field: string, operator: Extract<Rule, { type: "rule" }>["operator
 const holds = (rule: Rule) => evaluateRule(rule, context);
 
 describe("condition rules", () => {
-  it("compares for equality, loosely across number and text", () => {
-    expect(holds(leaf("contact.plan", "eq", "pro"))).toBe(true);
-    expect(holds(leaf("contact.seats", "eq", "3"))).toBe(true);
-    expect(holds(leaf("contact.plan", "neq", "free"))).toBe(true);
-    expect(holds(leaf("contact.missing", "neq", "x"))).toBe(true);
-  });
-  it("orders numbers as numbers and dates as text", () => {
-    expect(holds(leaf("payload.total", "gt", 40))).toBe(true);
-    expect(holds(leaf("payload.total", "lte", 42.5))).toBe(true);
-    expect(holds(leaf("contact.seats", "lt", "10"))).toBe(true);
-    expect(holds(leaf("payload.when", "gte", "2026-01-01"))).toBe(true);
-    expect(holds(leaf("contact.missing", "gt", 1))).toBe(false);
-  });
-  it("matches text and arrays", () => {
-    expect(holds(leaf("contact.email", "ends_with", "@acme.test"))).toBe(true);
-    expect(holds(leaf("contact.first_name", "starts_with", "Ad"))).toBe(true);
-    expect(holds(leaf("contact.first_name", "contains", "d"))).toBe(true);
-    expect(holds(leaf("contact.tags", "contains", "b"))).toBe(true);
-  });
-  it("tells present from empty", () => {
-    expect(holds(leaf("contact.first_name", "exists"))).toBe(true);
-    expect(holds(leaf("contact.missing", "exists"))).toBe(false);
-    expect(holds(leaf("contact.nickname", "is_empty"))).toBe(true);
-    expect(holds(leaf("contact.missing", "is_empty"))).toBe(true);
-  });
+  // Equality is loose across number and text; numbers order as numbers, dates as text; text and arrays
+  // match by content; a missing field is never present but always empty.
+  it.each<[field: string, operator: RuleOperator, value: unknown, holds: boolean]>([
+    ["contact.plan", "eq", "pro", true],
+    ["contact.seats", "eq", "3", true],
+    ["contact.plan", "neq", "free", true],
+    ["contact.missing", "neq", "x", true],
+    ["payload.total", "gt", 40, true],
+    ["payload.total", "lte", 42.5, true],
+    ["contact.seats", "lt", "10", true],
+    ["payload.when", "gte", "2026-01-01", true],
+    ["contact.missing", "gt", 1, false],
+    ["contact.email", "ends_with", "@acme.test", true],
+    ["contact.first_name", "starts_with", "Ad", true],
+    ["contact.first_name", "contains", "d", true],
+    ["contact.tags", "contains", "b", true],
+    ["contact.first_name", "exists", undefined, true],
+    ["contact.missing", "exists", undefined, false],
+    ["contact.nickname", "is_empty", undefined, true],
+    ["contact.missing", "is_empty", undefined, true],
+  ])("%s %s %j is %s", (field, operator, value, expected) => expect(holds(leaf(field, operator, value))).toBe(expected));
   it("combines with and/or", () => {
     expect(holds({ type: "and", rules: [leaf("contact.plan", "eq", "pro"), leaf("contact.seats", "gt", 5)] })).toBe(false);
     expect(holds({ type: "or", rules: [leaf("contact.plan", "eq", "free"), leaf("contact.seats", "gt", 2)] })).toBe(true);

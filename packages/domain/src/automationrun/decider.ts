@@ -4,17 +4,18 @@ import type { AutomationRunEvent, RunStatus, RunTrigger } from "./events.js";
 
 export const automationRunStream = (runId: string) => `automationrun-${runId}`;
 
+/** What a run starts from and keeps: the automation's graph at `version`, and what triggered it. */
+interface RunBasis {
+  runId: string;
+  automationId: string;
+  teamId: string;
+  version: number;
+  graph: AutomationGraph;
+  trigger: RunTrigger;
+}
+
 export type AutomationRunCommand =
-  | {
-      type: "StartRun";
-      runId: string;
-      automationId: string;
-      teamId: string;
-      version: number;
-      graph: AutomationGraph;
-      trigger: RunTrigger;
-      now: string;
-    }
+  | ({ type: "StartRun"; now: string } & RunBasis)
   | {
       type: "CompleteStep";
       key: string;
@@ -35,14 +36,8 @@ export interface RunWait {
   since: string;
 }
 
-export interface ActiveRun {
+export interface ActiveRun extends RunBasis {
   status: RunStatus;
-  runId: string;
-  automationId: string;
-  teamId: string;
-  version: number;
-  graph: AutomationGraph;
-  trigger: RunTrigger;
   /** The step the run is on, and since when (its start is the previous step's end). */
   current: string;
   currentSince: string;

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given, now, otherTeam, teamId } from "../testing/scenario.js";
+import { given, itRefuses, now, otherTeam, teamId } from "../testing/scenario.js";
 import { contactPropertyDecider, type ContactPropertyCommand } from "./decider.js";
 import type { ContactPropertyEvent } from "./events.js";
 
@@ -26,37 +26,39 @@ describe("contact property decider", () => {
       .when(create({ fallbackValue: "Acme" }))
       .then([created("Acme")]);
   });
-  it("refuses a key with characters other than letters, digits and underscores", () => {
-    given(contactPropertyDecider)
-      .when(create({ key: "company-name" }))
-      .thenError("validation_error", /`key`/);
-  });
-  it("refuses an empty key and a key over 50 characters", () => {
-    given(contactPropertyDecider)
-      .when(create({ key: "" }))
-      .thenError("validation_error", /`key`/);
-    given(contactPropertyDecider)
-      .when(create({ key: "k".repeat(51) }))
-      .thenError("validation_error", /`key`/);
+  itRefuses(contactPropertyDecider, [
+    [
+      "refuses a key with characters other than letters, digits and underscores",
+      create({ key: "company-name" }),
+      "validation_error",
+      /`key`/,
+    ],
+    ["refuses an empty key", create({ key: "" }), "validation_error", /`key`/],
+    ["refuses a key over 50 characters", create({ key: "k".repeat(51) }), "validation_error", /`key`/],
+    ["refuses a built-in contact field as key", create({ key: "first_name" }), "validation_error", /built-in/],
+    [
+      "refuses a text fallback for a number",
+      create({ propertyType: "number", fallbackValue: "ten" }),
+      "validation_error",
+      /`fallback_value`/,
+    ],
+    [
+      "refuses a number fallback for a string",
+      create({ propertyType: "string", fallbackValue: 10 }),
+      "validation_error",
+      /`fallback_value`/,
+    ],
+    [
+      "refuses NaN as a number fallback",
+      create({ propertyType: "number", fallbackValue: Number.NaN }),
+      "validation_error",
+      /`fallback_value`/,
+    ],
+  ]);
+  it("accepts a key of 50 characters", () => {
     given(contactPropertyDecider)
       .when(create({ key: "k".repeat(50) }))
       .then([{ ...created(), data: { ...created().data, key: "k".repeat(50) } } as ContactPropertyEvent]);
-  });
-  it("refuses a built-in contact field as key", () => {
-    given(contactPropertyDecider)
-      .when(create({ key: "first_name" }))
-      .thenError("validation_error", /built-in/);
-  });
-  it("refuses a fallback that does not match the type", () => {
-    given(contactPropertyDecider)
-      .when(create({ propertyType: "number", fallbackValue: "ten" }))
-      .thenError("validation_error", /`fallback_value`/);
-    given(contactPropertyDecider)
-      .when(create({ propertyType: "string", fallbackValue: 10 }))
-      .thenError("validation_error", /`fallback_value`/);
-    given(contactPropertyDecider)
-      .when(create({ propertyType: "number", fallbackValue: Number.NaN }))
-      .thenError("validation_error", /`fallback_value`/);
   });
   it("answers its own retried create with nothing", () => {
     given(contactPropertyDecider, [created()]).when(create()).then([]);

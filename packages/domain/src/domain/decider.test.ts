@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
-import { given, now, otherTeam, teamId } from "../testing/scenario.js";
+import { given, itRefuses, now, otherTeam, teamId } from "../testing/scenario.js";
 import { domainDecider, isEligibleForSending, type DomainCommand, type RecordResult } from "./decider.js";
 import type { DomainEvent } from "./events.js";
 import { domainRecords, withResults, withStatus } from "./records.js";
@@ -63,20 +63,21 @@ describe("domain decider: create", () => {
 
   it("treats its own retried create as done", () => given(domainDecider, created).when(create()).then([]));
 
-  it("rejects a name that is not a domain, naming `name`", () =>
-    given(domainDecider)
-      .when(create({ name: "not a domain" }))
-      .thenError("validation_error", /`name`/));
-
-  it("rejects an unknown region with invalid_region", () =>
-    given(domainDecider)
-      .when(create({ settings: { ...settings, region: "mars-1" as never } }))
-      .thenError("invalid_region", /`region`/));
-
-  it("rejects a domain with no capability enabled", () =>
-    given(domainDecider)
-      .when(create({ settings: { ...settings, capabilities: { sending: "disabled", receiving: "disabled" } } }))
-      .thenError("validation_error", /`capabilities`/));
+  itRefuses(domainDecider, [
+    ["rejects a name that is not a domain, naming `name`", create({ name: "not a domain" }), "validation_error", /`name`/],
+    [
+      "rejects an unknown region with invalid_region",
+      create({ settings: { ...settings, region: "mars-1" } }),
+      "invalid_region",
+      /`region`/,
+    ],
+    [
+      "rejects a domain with no capability enabled",
+      create({ settings: { ...settings, capabilities: { sending: "disabled", receiving: "disabled" } } }),
+      "validation_error",
+      /`capabilities`/,
+    ],
+  ]);
 
   it("never puts the private key in plaintext into an event", () => {
     const events = domainDecider.decide(create(), domainDecider.initialState) as DomainEvent[];

@@ -1,8 +1,8 @@
-import { DomainError, type Decider } from "../decider.js";
+import { DomainError, isDomainError, type Decider } from "../decider.js";
 import { createdBefore, isLiveFor, markDeleted, noResource, type LiveResource, type ResourceState } from "../teamResource.js";
 import type { Capabilities, DnsRecord, DomainEvent, DomainSettings, DomainStatus, RecordStatus, RecordTargets } from "./events.js";
 import { domainRecords, isSendingStatus, statusAfterCheck, withStatus } from "./records.js";
-import { checkDomainSettings, normalizeDomainName } from "./rules.js";
+import { checkDomainSettings, normalizeDomainName, type DomainSettingsInput } from "./rules.js";
 
 export const domainStream = (domainId: string) => `domain-${domainId}`;
 
@@ -27,30 +27,25 @@ export interface RecordResult {
   status: Exclude<RecordStatus, "not_started" | "pending">;
 }
 
+/** What a domain is created from and keeps; a create carries the settings as sent, the state as checked. */
+interface DomainBasis<Settings> {
+  domainId: string;
+  teamId: string;
+  name: string;
+  settings: Settings;
+  targets: RecordTargets;
+  dkim: DkimKeyPair;
+}
+
 export type DomainCommand =
-  | {
-      type: "CreateDomain";
-      domainId: string;
-      teamId: string;
-      name: string;
-      settings: DomainSettings;
-      targets: RecordTargets;
-      dkim: DkimKeyPair;
-      now: string;
-    }
+  | ({ type: "CreateDomain"; now: string } & DomainBasis<DomainSettingsInput>)
   | { type: "UpdateDomain"; teamId: string; changes: DomainChanges; now: string }
   | { type: "DeleteDomain"; teamId: string; now: string; claimedBy?: string }
   | { type: "StartDomainVerification"; teamId: string; verificationId: string; now: string; deadline: string }
   | { type: "RecordDomainCheck"; checkId: string; results: RecordResult[]; now: string }
   | { type: "FailDomainVerification"; verificationId: string; now: string };
 
-interface DomainRecord {
-  domainId: string;
-  teamId: string;
-  name: string;
-  settings: DomainSettings;
-  targets: RecordTargets;
-  dkim: DkimKeyPair;
+interface DomainRecord extends DomainBasis<DomainSettings> {
   records: DnsRecord[];
   domainStatus: DomainStatus;
   /**
@@ -74,7 +69,7 @@ const notFound = () => new DomainError("not_found", "Domain not found");
 export const isEligibleForSending = (domain: DomainState): boolean =>
   domain.status === "active" && domain.settings.capabilities.sending === "enabled" && domain.sendable;
 
-function settingsAfter(settings: DomainSettings, changes: DomainChanges): DomainSettings {
+function settingsAfter(settings: DomainSettingsInput, changes: DomainChanges): DomainSettingsInput {
   const { capabilities, ...rest } = changes;
   const next = { ...settings, ...rest, capabilities: { ...settings.capabilities, ...capabilities } };
   return { ...next, trackingSubdomain: next.trackingSubdomain.toLowerCase(), customReturnPath: next.customReturnPath.toLowerCase() };
@@ -148,9 +143,8 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
         const name = normalizeDomainName(command.name);
         if (name === undefined)
           return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
-        const settings = settingsAfter(command.settings, {});
-        const invalid = checkDomainSettings(settings);
-        if (invalid) return invalid;
+        const settings = checkDomainSettings(settingsAfter(command.settings, {}));
+        if (isDomainError(settings)) return settings;
         const { domainId, teamId, targets, dkim, now } = command;
         const records = domainRecords(name, settings, targets, dkim.publicKey);
         const shown = { records, status: "not_started" as const };
@@ -161,9 +155,8 @@ export const domainDecider: Decider<DomainCommand, DomainEvent, DomainState> = {
       }
       case "UpdateDomain": {
         if (!isLiveFor(state, command.teamId)) return notFound();
-        const settings = settingsAfter(state.settings, command.changes);
-        const invalid = checkDomainSettings(settings);
-        if (invalid) return invalid;
+        const settings = checkDomainSettings(settingsAfter(state.settings, command.changes));
+        if (isDomainError(settings)) return settings;
         if (sameSettings(settings, state.settings)) return [];
         const records = domainRecords(state.name, settings, state.targets, state.dkim.publicKey, state.records);
         const reset = records.some((r) => r.status === "not_started" && r.key !== "dmarc");

@@ -37,26 +37,42 @@ export function normalizeDomainName(input: string): string | undefined {
   return ascii;
 }
 
-export function checkRegion(region: string): DomainError | undefined {
-  if ((domainRegions as readonly string[]).includes(region)) return undefined;
-  return new DomainError("invalid_region", `The \`region\` field must be one of ${domainRegions.join(", ")}.`);
-}
+const isOneOf = <Value extends string>(values: readonly Value[], value: string): value is Value =>
+  (values as readonly string[]).includes(value);
 
-/** The rules a domain's settings keep at creation and after every update. */
-export function checkDomainSettings(settings: DomainSettings): DomainError | undefined {
-  const region = checkRegion(settings.region);
-  if (region) return region;
-  if (!(tlsModes as readonly string[]).includes(settings.tls)) return invalid(`The \`tls\` field must be one of ${tlsModes.join(", ")}.`);
-  for (const which of ["sending", "receiving"] as const) {
-    if (!(capabilityStates as readonly string[]).includes(settings.capabilities[which]))
-      return invalid(`The \`capabilities.${which}\` field must be \`enabled\` or \`disabled\`.`);
-  }
+const regionError = () => new DomainError("invalid_region", `The \`region\` field must be one of ${domainRegions.join(", ")}.`);
+
+export const checkRegion = (region: string): DomainError | undefined => (isOneOf(domainRegions, region) ? undefined : regionError());
+
+/**
+ * Settings as a command carries them: a caller may send any text where an enum belongs, so those fields
+ * are plain strings until `checkDomainSettings` has read them.
+ */
+export type DomainSettingsInput = Omit<DomainSettings, "region" | "tls" | "capabilities"> & {
+  region: string;
+  tls: string;
+  capabilities: Record<keyof Capabilities, string>;
+};
+
+const capabilityError = (which: keyof Capabilities) => invalid(`The \`capabilities.${which}\` field must be \`enabled\` or \`disabled\`.`);
+
+/** The rules a domain's settings keep at creation and after every update: the settings as kept, or the first rule broken. */
+export function checkDomainSettings(settings: DomainSettingsInput): DomainSettings | DomainError {
+  const {
+    region,
+    tls,
+    capabilities: { sending, receiving },
+  } = settings;
+  if (!isOneOf(domainRegions, region)) return regionError();
+  if (!isOneOf(tlsModes, tls)) return invalid(`The \`tls\` field must be one of ${tlsModes.join(", ")}.`);
+  if (!isOneOf(capabilityStates, sending)) return capabilityError("sending");
+  if (!isOneOf(capabilityStates, receiving)) return capabilityError("receiving");
   // Seed spec, POST /domains and PATCH: at least one capability stays enabled.
-  if (settings.capabilities.sending === "disabled" && settings.capabilities.receiving === "disabled")
+  if (sending === "disabled" && receiving === "disabled")
     return invalid("The `capabilities` field must keep at least one of `sending` and `receiving` enabled.");
   if (!isDnsLabel(settings.trackingSubdomain))
     return invalid("The `tracking_subdomain` field must be a DNS label: 1 to 63 letters, digits or inner hyphens.");
   if (!isDnsLabel(settings.customReturnPath))
     return invalid("The `custom_return_path` field must be a DNS label: 1 to 63 letters, digits or inner hyphens.");
-  return undefined;
+  return { ...settings, region, tls, capabilities: { sending, receiving } };
 }

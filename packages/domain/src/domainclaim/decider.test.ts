@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../decider.js";
 import { given, now, otherTeam, teamId } from "../testing/scenario.js";
-import type { DomainSettings } from "../domain/events.js";
-import { DEFAULT_CAPABILITIES } from "../domain/rules.js";
+import { aDomainSettings } from "../testing/domainBuilders.js";
 import { claimStatusAt, domainClaimDecider, type DomainClaimCommand } from "./decider.js";
 import type { DomainClaimEvent } from "./events.js";
 
@@ -13,15 +12,7 @@ const newer = "33333333-3333-4333-8333-333333333333";
 const later = "2026-11-24 10:00:00.000000+00";
 const expiresAt = "2026-11-30 10:00:00.000000+00";
 const afterExpiry = "2026-11-30 10:00:00.000001+00";
-const settings: DomainSettings = {
-  region: "us-east-1",
-  tls: "opportunistic",
-  capabilities: DEFAULT_CAPABILITIES,
-  openTracking: false,
-  clickTracking: false,
-  trackingSubdomain: "links",
-  customReturnPath: "send",
-};
+const settings = aDomainSettings();
 
 const create = (overrides: Partial<Extract<DomainClaimCommand, { type: "CreateDomainClaim" }>> = {}): DomainClaimCommand => ({
   type: "CreateDomainClaim",
@@ -67,7 +58,7 @@ describe("domain claim decider", () => {
       .when(create({ name: "nope" }))
       .thenError("validation_error", /`name`/);
     given(domainClaimDecider)
-      .when(create({ settings: { ...settings, region: "x" as never } }))
+      .when(create({ settings: { ...settings, region: "x" } }))
       .thenError("invalid_region", /`region`/);
     given(domainClaimDecider)
       .when(create({ settings: { ...settings, trackingSubdomain: "a.b" } }))

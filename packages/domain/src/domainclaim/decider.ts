@@ -1,7 +1,7 @@
-import { DomainError, type Decider } from "../decider.js";
+import { DomainError, isDomainError, type Decider } from "../decider.js";
 import { createdBefore } from "../teamResource.js";
 import type { DomainSettings } from "../domain/events.js";
-import { checkDomainSettings, normalizeDomainName } from "../domain/rules.js";
+import { checkDomainSettings, normalizeDomainName, type DomainSettingsInput } from "../domain/rules.js";
 import type { ClaimBlockedReason, ClaimRecord, ClaimStatus, DomainClaimEvent } from "./events.js";
 
 export const domainClaimStream = (domainId: string) => `domainclaim-${domainId}`;
@@ -22,7 +22,7 @@ export type DomainClaimCommand =
       domainId: string;
       teamId: string;
       name: string;
-      settings: DomainSettings;
+      settings: DomainSettingsInput;
       token: string;
       now: string;
       expiresAt: string;
@@ -134,9 +134,9 @@ export const domainClaimDecider: Decider<DomainClaimCommand, DomainClaimEvent, D
         const name = normalizeDomainName(command.name);
         if (name === undefined)
           return new DomainError("validation_error", "The `name` field must be a fully qualified domain name, such as `example.com`.");
-        const invalid = checkDomainSettings(command.settings);
-        if (invalid) return invalid;
-        const { claimId, domainId, teamId, settings, token, now, expiresAt } = command;
+        const settings = checkDomainSettings(command.settings);
+        if (isDomainError(settings)) return settings;
+        const { claimId, domainId, teamId, token, now, expiresAt } = command;
         const record: ClaimRecord = { type: "TXT", name, value: claimRecordValue(token) };
         return [{ type: "DomainClaimCreated", data: { claimId, domainId, teamId, name, ...settings, record, createdAt: now, expiresAt } }];
       }

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { given, now, otherTeam, teamId } from "../testing/scenario.js";
+import { given, itRefuses, now, otherTeam, teamId } from "../testing/scenario.js";
 import { templateDecider, type TemplateCommand } from "./decider.js";
 import type { TemplateContent, TemplateEvent } from "./events.js";
 
@@ -48,20 +48,54 @@ describe("template decider: create", () => {
 
   it("treats its own retried create as done", () => given(templateDecider, [created]).when(create()).then([]));
 
-  it("rejects an empty name", () =>
-    given(templateDecider)
-      .when(create({ name: " " }))
-      .thenError("validation_error", /`name`/));
-
-  it("rejects an empty html", () =>
-    given(templateDecider)
-      .when(create({ html: "" }))
-      .thenError("validation_error", /`html`/));
-
-  it("rejects more than 50 variables", () =>
-    given(templateDecider)
-      .when(create({ variables: Array.from({ length: 51 }, (_, i) => ({ key: `V${i}`, type: "string" as const, fallbackValue: null })) }))
-      .thenError("validation_error", /at most 50/));
+  itRefuses(templateDecider, [
+    ["rejects an empty name", create({ name: " " }), "validation_error", /`name`/],
+    ["rejects an empty html", create({ html: "" }), "validation_error", /`html`/],
+    [
+      "rejects more than 50 variables",
+      create({ variables: Array.from({ length: 51 }, (_, i) => ({ key: `V${i}`, type: "string" as const, fallbackValue: null })) }),
+      "validation_error",
+      /at most 50/,
+    ],
+    [
+      "rejects a number variable with a text fallback",
+      create({ variables: [{ key: "COUNT", type: "number", fallbackValue: "3" }] }),
+      "validation_error",
+      /variables\[0\]`\.fallback_value must be a number/,
+    ],
+    [
+      "rejects a string variable with a number fallback",
+      create({ variables: [{ key: "NAME", type: "string", fallbackValue: 3 }] }),
+      "validation_error",
+      /fallback_value must be a string/,
+    ],
+    [
+      "rejects a key declared twice",
+      create({
+        variables: [
+          { key: "A", type: "string", fallbackValue: null },
+          { key: "A", type: "number", fallbackValue: null },
+        ],
+      }),
+      "validation_error",
+      /`variables\[1\]`\.key `A` is declared twice/,
+    ],
+    [
+      "rejects a key that is not letters, digits and underscores",
+      create({ variables: [{ key: "first-name", type: "string", fallbackValue: null }] }),
+      "validation_error",
+      /variables\[0\]`\.key/,
+    ],
+    [
+      "rejects a reserved key",
+      create({ variables: [{ key: "EMAIL", type: "string", fallbackValue: null }] }),
+      "validation_error",
+      /reserved/,
+    ],
+    ["rejects a sender that is not a mailbox", create({ from: "acme.test" }), "invalid_from_address", /`from`/],
+    ["rejects a reply-to that is not an address", create({ replyTo: ["ok@acme.test", "nope"] }), "validation_error", /`reply_to\[1\]`/],
+    ["rejects an alias that cannot travel raw in a path", create({ alias: "a/b" }), "validation_error", /`alias`/],
+  ]);
 
   it("accepts exactly 50 variables", () => {
     const variables = Array.from({ length: 50 }, (_, i) => ({ key: `V${i}`, type: "number" as const, fallbackValue: i }));
@@ -70,57 +104,10 @@ describe("template decider: create", () => {
       .then([{ type: "TemplateCreated", data: { ...created.data, variables } } as TemplateEvent]);
   });
 
-  it("rejects a number variable with a text fallback", () =>
-    given(templateDecider)
-      .when(create({ variables: [{ key: "COUNT", type: "number", fallbackValue: "3" }] }))
-      .thenError("validation_error", /variables\[0\]`\.fallback_value must be a number/));
-
-  it("rejects a string variable with a number fallback", () =>
-    given(templateDecider)
-      .when(create({ variables: [{ key: "NAME", type: "string", fallbackValue: 3 }] }))
-      .thenError("validation_error", /fallback_value must be a string/));
-
-  it("rejects a key declared twice", () =>
-    given(templateDecider)
-      .when(
-        create({
-          variables: [
-            { key: "A", type: "string", fallbackValue: null },
-            { key: "A", type: "number", fallbackValue: null },
-          ],
-        }),
-      )
-      .thenError("validation_error", /`variables\[1\]`\.key `A` is declared twice/));
-
-  it("rejects a key that is not letters, digits and underscores", () =>
-    given(templateDecider)
-      .when(create({ variables: [{ key: "first-name", type: "string", fallbackValue: null }] }))
-      .thenError("validation_error", /variables\[0\]`\.key/));
-
-  it("rejects a reserved key", () =>
-    given(templateDecider)
-      .when(create({ variables: [{ key: "EMAIL", type: "string", fallbackValue: null }] }))
-      .thenError("validation_error", /reserved/));
-
-  it("rejects a sender that is not a mailbox", () =>
-    given(templateDecider)
-      .when(create({ from: "acme.test" }))
-      .thenError("invalid_from_address", /`from`/));
-
   it("accepts a bare sender address", () =>
     given(templateDecider)
       .when(create({ from: "hello@acme.test" }))
       .then([{ type: "TemplateCreated", data: { ...created.data, from: "hello@acme.test" } } as TemplateEvent]));
-
-  it("rejects a reply-to that is not an address", () =>
-    given(templateDecider)
-      .when(create({ replyTo: ["ok@acme.test", "nope"] }))
-      .thenError("validation_error", /`reply_to\[1\]`/));
-
-  it("rejects an alias that cannot travel raw in a path", () =>
-    given(templateDecider)
-      .when(create({ alias: "a/b" }))
-      .thenError("validation_error", /`alias`/));
 });
 
 describe("template decider: versions", () => {

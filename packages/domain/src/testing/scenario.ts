@@ -1,4 +1,4 @@
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { fold, isDomainError, type Decider, type DomainError } from "../decider.js";
 
 /** The team a decider test acts for, and another team, whose commands must find nothing of the first's. */
@@ -28,4 +28,12 @@ export function given<C, E, S>(decider: Decider<C, E, S>, events: E[] = []) {
       };
     },
   };
+}
+
+/** A command a decider refuses, as a row of a test table: what the test is called, the command, the error's name and message. */
+export type Refusal<C> = readonly [title: string, command: C, name: string, message?: string | RegExp];
+
+/** One test per row: the row's command, decided on `events`, is refused with the row's error. */
+export function itRefuses<C, E, S>(decider: Decider<C, E, S>, rows: Refusal<C>[], events: E[] = []): void {
+  for (const [title, command, name, message] of rows) it(title, () => given(decider, events).when(command).thenError(name, message));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { given, now, teamId } from "../testing/scenario.js";
+import { given, itRefuses, now, teamId } from "../testing/scenario.js";
 import { effectiveSubscription, topicDecider, type TopicFields } from "./decider.js";
 import type { TopicEvent } from "./events.js";
 
@@ -19,20 +19,23 @@ describe("topic decider", () => {
   it("creates a topic with its default subscription", () => {
     given(topicDecider).when(create()).then([created]);
   });
-  it("refuses an empty name, a name over 50 and a description over 200 characters", () => {
-    given(topicDecider)
-      .when(create({ name: "" }))
-      .thenError("missing_required_field", /`name`/);
-    given(topicDecider)
-      .when(create({ name: "n".repeat(51) }))
-      .thenError("validation_error", /`name`/);
-    given(topicDecider)
-      .when(create({ description: "d".repeat(201) }))
-      .thenError("validation_error", /`description`/);
-    given(topicDecider, [created])
-      .when({ type: "UpdateTopic", teamId, changes: { name: "n".repeat(51) }, now })
-      .thenError("validation_error", /`name`/);
-  });
+  itRefuses(topicDecider, [
+    ["refuses an empty name", create({ name: "" }), "missing_required_field", /`name`/],
+    ["refuses a name over 50 characters", create({ name: "n".repeat(51) }), "validation_error", /`name`/],
+    ["refuses a description over 200 characters", create({ description: "d".repeat(201) }), "validation_error", /`description`/],
+  ]);
+  itRefuses(
+    topicDecider,
+    [
+      [
+        "refuses a rename to over 50 characters",
+        { type: "UpdateTopic", teamId, changes: { name: "n".repeat(51) }, now },
+        "validation_error",
+        /`name`/,
+      ],
+    ],
+    [created],
+  );
   it("updates name and description, and records nothing when they are unchanged", () => {
     given(topicDecider, [created])
       .when({ type: "UpdateTopic", teamId, changes: { description: "Monthly" }, now })

@@ -33,6 +33,19 @@ export function events(count: number, overrides: Partial<EventToAppend> = {}): E
 }
 
 /**
+ * A new stream of `count` events in a category of its own, with the head position before them: where a test
+ * subscribes from (`after: before`, filtered to `category`) to meet exactly these events.
+ */
+export async function aCategoryWithEvents(store: EventStore, count: number) {
+  const category = aCategory();
+  const before = await store.headPosition();
+  const stream = aStreamId(category);
+  const appended = events(count);
+  await store.append(stream, appended, "no_stream");
+  return { category, before, stream, appended };
+}
+
+/**
  * `$all` in the PostgreSQL adapter shows an event once every older transaction in the cluster has
  * ended, so a read right after an append may not show it yet. Retries until `done` holds.
  */

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
-import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "./contractBuilders.js";
+import { aCategoryWithEvents, aStreamId, events, readAllUntil, SubscriptionReader } from "./contractBuilders.js";
 import { formatPosition } from "../port.js";
 
 const child = fileURLToPath(new URL("./contractResumeChild.mjs", import.meta.url));
@@ -37,11 +37,7 @@ export function resumeContract(context: ContractContext): void {
     it("resumes a subscription from a checkpoint in a new process", async () => {
       if (!existsSync(built)) throw new Error(`the child process runs the built package: run \`npx tsc -b\` first (${built} is missing)`);
       const store = context.store();
-      const category = aCategory();
-      const stream = aStreamId(category);
-      const before = await store.headPosition();
-      const first = events(5);
-      await store.append(stream, first, "no_stream");
+      const { category, before, stream, appended: first } = await aCategoryWithEvents(store, 5);
       const subscription = store.subscribeToAll({ after: before, filter: { streamCategory: [category] } });
       const checkpoint = (await new SubscriptionReader(subscription).take(2))[1]!.position;
       await subscription.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContractContext } from "./contract.js";
-import { aCategory, aStreamId, events, SubscriptionReader } from "./contractBuilders.js";
+import { aCategory, aCategoryWithEvents, aStreamId, events, SubscriptionReader } from "./contractBuilders.js";
 import { expectConcurrentAppendsDeliveredOnce } from "./contractConcurrency.js";
 
 const WRITERS = 8;
@@ -9,11 +9,7 @@ export function subscribeContract(context: ContractContext): void {
   describe("subscribeToAll", () => {
     it("catches up on past events, then delivers live ones", async () => {
       const store = context.store();
-      const category = aCategory();
-      const before = await store.headPosition();
-      const stream = aStreamId(category);
-      const past = events(3);
-      await store.append(stream, past, "no_stream");
+      const { category, before, stream, appended: past } = await aCategoryWithEvents(store, 3);
 
       const subscription = store.subscribeToAll({ after: before, filter: { streamCategory: [category] } });
       try {
@@ -29,11 +25,7 @@ export function subscribeContract(context: ContractContext): void {
 
     it("resumes after a checkpoint with the next event", async () => {
       const store = context.store();
-      const category = aCategory();
-      const before = await store.headPosition();
-      const stream = aStreamId(category);
-      const appended = events(5);
-      await store.append(stream, appended, "no_stream");
+      const { category, before, appended } = await aCategoryWithEvents(store, 5);
       const filter = { streamCategory: [category] };
 
       const first = store.subscribeToAll({ after: before, filter });

@@ -46,11 +46,12 @@ const verify: DomainCommand = {
   deadline: at(23),
 };
 const check = (checkId: string, status: "verified" | "failed", hour: number): DomainCommand => {
-  const records = (streamAfter([create]).at(-1)!.data as { records: { key: string; name: string; value: string }[] }).records;
+  const keyed = streamAfter([create]).find((e) => e.type === "DomainDkimKeyGenerated");
+  if (!keyed) throw new Error("the create generated no DKIM key");
   return {
     type: "RecordDomainCheck",
     checkId,
-    results: records.map((r) => ({ key: r.key as never, name: r.name, value: r.value, status })),
+    results: keyed.data.records.map((r) => ({ key: r.key, name: r.name, value: r.value, status })),
     now: at(hour),
   };
 };

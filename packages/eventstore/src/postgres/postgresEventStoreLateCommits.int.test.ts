@@ -1,0 +1,165 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testMode } from "@tidings/postgres";
+import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
+import { testStoreDatabase } from "../testing/testEventStore.js";
+import { comparePositions, type RecordedEvent } from "../port.js";
+import { createPostgresEventStore } from "./postgresEventStore.js";
+
+const serverOnly = testMode() !== "server";
+if (serverOnly) console.warn("the late-commit gap test needs a second session: it runs only with TIDINGS_TEST_MODE=server");
+
+describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed late", () => {
+  const file = testStoreDatabase({ pollIntervalMs: 100 });
+  const { test } = file;
+  let client: pg.Client;
+  beforeAll(async () => {
+    client = new pg.Client({ connectionString: test.url });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end();
+  });
+
+  it("never delivers or reads past an append that took a lower seq and commits after a later one", async () => {
+    const category = aCategory();
+    const before = await file.store.headPosition();
+    const filter = { streamCategory: [category] };
+    const subscription = file.store.subscribeToAll({ after: before, filter });
+    const delivered: RecordedEvent[] = [];
+    const collecting = (async () => {
+      for await (const event of subscription) delivered.push(event);
+    })();
+    try {
+      const late = events(1);
+      await client.query("BEGIN");
+      const { rows } = await client.query<{ prepare_position: string }>("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [
+        aStreamId(category),
+        JSON.stringify(late),
+      ]);
+      const early = events(1);
+      const committed = await file.store.append(aStreamId(category), early, "no_stream");
+      expect(BigInt(rows[0]!.prepare_position)).toBeLessThan(committed.position.prepare);
+
+      // Long enough for several polls and the NOTIFY of the committed append.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(delivered).toEqual([]);
+      expect(await file.store.readAll({ after: before, filter })).toEqual([]);
+
+      await client.query("COMMIT");
+      const read = await readAllUntil(file.store, { after: before, filter }, (r) => r.length === 2);
+      expect(read.map((e) => e.id)).toEqual([late[0]!.id, early[0]!.id]);
+      const deadline = Date.now() + 10_000;
+      while (delivered.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(delivered.map((e) => e.id)).toEqual([late[0]!.id, early[0]!.id]);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await subscription.stop();
+      await collecting;
+    }
+  });
+
+  it("gives a committed position past an append committed while an older one is still open, where the head stops short", async () => {
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [aStreamId(), JSON.stringify(events(1))]);
+      const committed = await file.store.append(aStreamId(), events(1), "no_stream");
+      expect(comparePositions(await file.store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
+      expect(comparePositions(await file.store.headPosition(), committed.position)).toBeLessThan(0);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+    }
+  });
+
+  it("sends an immediate append at once, while the one round trip in flight is blocked and others queue behind it", async () => {
+    const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
+    const held = aStreamId();
+    await grouped.append(held, events(1), "no_stream");
+    try {
+      // This session holds the stream row that the next append to it must lock: that append stays in flight.
+      await client.query("BEGIN");
+      await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = $1 FOR UPDATE", [held]);
+      const blocked = grouped.append(held, events(1), 0n);
+      const queued = grouped.append(aStreamId(), events(1), "no_stream");
+      const settled = { blocked: false, queued: false };
+      void blocked.then(() => (settled.blocked = true));
+      void queued.then(() => (settled.queued = true));
+
+      const urgent = aStreamId();
+      await grouped.append(urgent, events(1), "no_stream", { immediate: true });
+      expect(await grouped.readStream(urgent)).toHaveLength(1);
+      expect(settled).toEqual({ blocked: false, queued: false });
+
+      await client.query("COMMIT");
+      await Promise.all([blocked, queued]);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await grouped.close();
+    }
+  });
+
+  it("delivers an event held back by an unrelated open transaction once that transaction ends", async () => {
+    const category = aCategory();
+    const subscription = file.store.subscribeToAll({ after: await file.store.headPosition(), filter: { streamCategory: [category] } });
+    const reader = new SubscriptionReader(subscription);
+    try {
+      // An unrelated transaction with an id holds the horizon; it appends nothing, so it sends no NOTIFY.
+      await client.query("BEGIN");
+      await client.query("SELECT pg_current_xact_id()");
+      const appended = events(1);
+      await file.store.append(aStreamId(category), appended, "no_stream");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await client.query("COMMIT");
+      expect((await reader.take(1, 5_000)).map((e) => e.id)).toEqual(appended.map((e) => e.id));
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await subscription.stop();
+    }
+  });
+
+  it("waits on each of a succession of unrelated transactions holding the horizon only until it ends", async () => {
+    // Polling alone would take the whole 10 s: only the retries while lagging can deliver in time.
+    const slowPolling = createPostgresEventStore(test.database, { pollIntervalMs: 10_000 });
+    const category = aCategory();
+    const subscription = slowPolling.subscribeToAll({ after: await slowPolling.headPosition(), filter: { streamCategory: [category] } });
+    // Read without pause, as the forwarder does, so the retry delay grows while a holder is open.
+    const delivered: string[] = [];
+    const collecting = (async () => {
+      for await (const event of subscription) delivered.push(event.id);
+    })();
+    const deliveredWithin = async (id: string, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!delivered.includes(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      return delivered.includes(id);
+    };
+    const second = new pg.Client({ connectionString: test.url });
+    await second.connect();
+    const holders = [client, second];
+    const holdHorizon = async (holder: pg.Client) => {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_current_xact_id()");
+    };
+    try {
+      // Each round, the next holder opens before the current one ends, so an event is always waiting
+      // behind an open transaction; each holds long enough for the retry delay to pass 100 ms.
+      await holdHorizon(holders[0]!);
+      let waiting = events(1)[0]!;
+      await slowPolling.append(aStreamId(category), [waiting], "no_stream");
+      for (let round = 1; round <= 6; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await holdHorizon(holders[round % 2]!);
+        const next = events(1)[0]!;
+        await slowPolling.append(aStreamId(category), [next], "no_stream");
+        await holders[(round + 1) % 2]!.query("COMMIT");
+        expect(await deliveredWithin(waiting.id, 2_000), `round ${round}`).toBe(true);
+        waiting = next;
+      }
+    } finally {
+      for (const holder of holders) await holder.query("ROLLBACK").catch(() => {});
+      await second.end();
+      await subscription.stop();
+      await collecting;
+      await slowPolling.close();
+    }
+  });
+});
