@@ -29,36 +29,33 @@ describe(`batches of the projections of one $all batch, committed together (${te
   const notes = async () =>
     (await sql<{ note: string }>`SELECT note FROM commit_notes ORDER BY note`.execute(test.database.db)).rows.map((r) => r.note);
 
-  it("moves each checkpoint asked in one turn, and fails only the one that had moved under its runner", async () => {
+  /**
+   * Commits the batches of three projections in one turn, `${prefix}_a` to `_c`, each writing its own
+   * statements; the last one's runner read from 5 while its checkpoint stood at 10. Only that one fails,
+   * with the checkpoint where it was.
+   */
+  async function commitWithTheLastMoved(prefix: string, statements: ReturnType<typeof insertNote>[][]) {
     const commit = batchCommitter(test.database);
-    const results = await Promise.allSettled([
-      commit({ target: target("moves_a"), from: at(10), to: at(20), statements: [] }),
-      commit({ target: target("moves_b"), from: at(10), to: at(20), statements: [] }),
-      commit({ target: target("moves_c"), from: at(5), to: at(20), statements: [] }),
-    ]);
+    const results = await Promise.allSettled(
+      ["a", "b", "c"].map((suffix, i) =>
+        commit({ target: target(`${prefix}_${suffix}`), from: at(suffix === "c" ? 5 : 10), to: at(20), statements: statements[i]! }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
-    expect(await positions(["moves_a", "moves_b", "moves_c"])).toEqual({
-      moves_a: formatPosition(at(20)),
-      moves_b: formatPosition(at(20)),
-      moves_c: formatPosition(at(10)),
+    expect(await positions([`${prefix}_a`, `${prefix}_b`, `${prefix}_c`])).toEqual({
+      [`${prefix}_a`]: formatPosition(at(20)),
+      [`${prefix}_b`]: formatPosition(at(20)),
+      [`${prefix}_c`]: formatPosition(at(10)),
     });
+  }
+
+  it("moves each checkpoint asked in one turn, and fails only the one that had moved under its runner", async () => {
+    await commitWithTheLastMoved("moves", [[], [], []]);
   });
 
   it("writes the batches whose checkpoints moved, and none of the one whose checkpoint had moved under it", async () => {
-    const commit = batchCommitter(test.database);
-    const results = await Promise.allSettled([
-      commit({ target: target("writes_a"), from: at(10), to: at(20), statements: [insertNote("a")] }),
-      commit({ target: target("writes_b"), from: at(10), to: at(20), statements: [] }),
-      commit({ target: target("writes_c"), from: at(5), to: at(20), statements: [insertNote("c")] }),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
-    expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointMovedError);
-    expect(await positions(["writes_a", "writes_b", "writes_c"])).toEqual({
-      writes_a: formatPosition(at(20)),
-      writes_b: formatPosition(at(20)),
-      writes_c: formatPosition(at(10)),
-    });
+    await commitWithTheLastMoved("writes", [[insertNote("a")], [], [insertNote("c")]]);
     expect(await notes()).toEqual(["a"]);
   });
 

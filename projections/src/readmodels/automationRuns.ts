@@ -1,6 +1,9 @@
 import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
-import { holds, type Projection } from "../engine/projection.js";
+import { holds, type BatchContext, type Projection, type Row } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
+
+const moveStep = (context: BatchContext, step: { runId: string; key: string }, changes: Row) =>
+  context.update("automation_run_steps", { run_id: step.runId, key: step.key }, changes);
 
 /**
  * Runs and their steps (reference §6.14). Every step of the run's graph gets a row at the start, `pending`,
@@ -71,29 +74,17 @@ export const automationRunsProjection = {
       );
     },
     AutomationRunStepWaiting(data, context) {
-      context.update(
-        "automation_run_steps",
-        { run_id: data.runId, key: data.key },
-        { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } },
-      );
+      moveStep(context, data, { status: "waiting", started_at: data.since, output: { waiting_for: data.eventName, until: data.until } });
     },
     AutomationRunStepCompleted(data, context) {
-      context.update(
-        "automation_run_steps",
-        { run_id: data.runId, key: data.key },
-        { status: data.outcome, output: data.output, started_at: data.startedAt, completed_at: data.completedAt },
-      );
+      moveStep(context, data, { status: data.outcome, output: data.output, started_at: data.startedAt, completed_at: data.completedAt });
     },
     AutomationRunStepFailed(data, context) {
-      context.update(
-        "automation_run_steps",
-        { run_id: data.runId, key: data.key },
-        { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt },
-      );
+      moveStep(context, data, { status: "failed", error: data.error, started_at: data.startedAt, completed_at: data.failedAt });
     },
     AutomationRunEnded(data, context) {
       context.update("automation_runs", { id: data.runId }, { status: data.status, completed_at: data.endedAt });
-      for (const key of data.skipped) context.update("automation_run_steps", { run_id: data.runId, key }, { status: "skipped" });
+      for (const key of data.skipped) moveStep(context, { runId: data.runId, key }, { status: "skipped" });
     },
   }),
 } satisfies Projection;

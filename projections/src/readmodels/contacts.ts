@@ -1,5 +1,5 @@
 import type { ContactErased, ContactEvent } from "@tidings/domain";
-import { holds, type BatchContext, type Projection } from "../engine/projection.js";
+import { holds, type BatchContext, type ColumnDefinition, type Projection, type TableDefinition } from "../engine/projection.js";
 import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
@@ -10,6 +10,19 @@ const personColumns = (data: EventData<ContactEvent, "ContactCreated" | "Contact
   unsubscribed: data.unsubscribed,
   properties: data.properties,
 });
+
+/** A table of what contacts are linked to (segments, topics): a row per contact and linked id, the team beside them. */
+function contactLinkTable<Linked extends string, Columns extends Record<string, ColumnDefinition>>(linked: Linked, columns: Columns) {
+  const keyColumns = { contact_id: { type: "uuid" }, [linked]: { type: "uuid" }, team_id: { type: "uuid" } } as {
+    contact_id: { type: "uuid" };
+    team_id: { type: "uuid" };
+  } & Record<Linked, { type: "uuid" }>;
+  return { columns: { ...keyColumns, ...columns }, primaryKey: ["contact_id", linked] } satisfies TableDefinition;
+}
+
+function joinSegment(context: BatchContext, contact: { contactId: string; teamId: string }, segmentId: string, at: string) {
+  context.upsert("contact_segments", { contact_id: contact.contactId, segment_id: segmentId, team_id: contact.teamId, added_at: at });
+}
 
 function topicChoices(
   context: BatchContext,
@@ -43,24 +56,10 @@ export const contactsProjection = {
       indexes: { by_email: "(team_id, email)" },
     }),
     contact_segments: {
-      columns: {
-        contact_id: { type: "uuid" },
-        segment_id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        added_at: { type: "timestamptz" },
-      },
-      primaryKey: ["contact_id", "segment_id"],
+      ...contactLinkTable("segment_id", { added_at: { type: "timestamptz" } }),
       indexes: { by_segment: "(segment_id, contact_id)" },
     },
-    contact_topics: {
-      columns: {
-        contact_id: { type: "uuid" },
-        topic_id: { type: "uuid" },
-        team_id: { type: "uuid" },
-        subscription: { type: "text" },
-      },
-      primaryKey: ["contact_id", "topic_id"],
-    },
+    contact_topics: contactLinkTable("topic_id", { subscription: { type: "text" } }),
   },
   handlers: handlersOf<ContactEvent | ContactErased>({
     ContactCreated(data, context) {
@@ -71,25 +70,14 @@ export const contactsProjection = {
         created_at: data.createdAt,
         updated_at: data.createdAt,
       });
-      for (const segmentId of data.segmentIds)
-        context.upsert("contact_segments", {
-          contact_id: data.contactId,
-          segment_id: segmentId,
-          team_id: data.teamId,
-          added_at: data.createdAt,
-        });
+      for (const segmentId of data.segmentIds) joinSegment(context, data, segmentId, data.createdAt);
       topicChoices(context, data.contactId, data.teamId, data.topics);
     },
     ContactUpdated(data, context) {
       context.update("contacts", { id: data.contactId }, { ...personColumns(data), updated_at: data.updatedAt });
     },
     ContactAddedToSegment(data, context) {
-      context.upsert("contact_segments", {
-        contact_id: data.contactId,
-        segment_id: data.segmentId,
-        team_id: data.teamId,
-        added_at: data.addedAt,
-      });
+      joinSegment(context, data, data.segmentId, data.addedAt);
     },
     ContactRemovedFromSegment(data, context) {
       context.delete("contact_segments", { contact_id: data.contactId, segment_id: data.segmentId });

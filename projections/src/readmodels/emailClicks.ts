@@ -1,6 +1,7 @@
 import type { EmailEvent } from "@tidings/domain";
 import type { Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
+import { tallyColumns, tallyOnce } from "./tally.js";
 
 /**
  * Clicks per email and tracked link, and opens per email: how often, how many of those by scanners and
@@ -17,10 +18,7 @@ export const emailClicksProjection = {
         link_index: { type: "integer" },
         team_id: { type: "uuid" },
         link: { type: "text" },
-        clicks: { type: "bigint", merge: "add" },
-        machine_clicks: { type: "bigint", merge: "add" },
-        first_clicked_at: { type: "timestamptz", merge: "min" },
-        last_clicked_at: { type: "timestamptz", merge: "max" },
+        ...tallyColumns("clicks", "clicked"),
       },
       primaryKey: ["email_id", "link_index"],
       indexes: { by_team: "(team_id, last_clicked_at DESC)" },
@@ -29,10 +27,7 @@ export const emailClicksProjection = {
       columns: {
         email_id: { type: "uuid" },
         team_id: { type: "uuid" },
-        opens: { type: "bigint", merge: "add" },
-        machine_opens: { type: "bigint", merge: "add" },
-        first_opened_at: { type: "timestamptz", merge: "min" },
-        last_opened_at: { type: "timestamptz", merge: "max" },
+        ...tallyColumns("opens", "opened"),
       },
       primaryKey: ["email_id"],
     },
@@ -44,10 +39,7 @@ export const emailClicksProjection = {
       context.upsert("email_opens", {
         email_id: data.emailId,
         team_id: teamId,
-        opens: 1,
-        machine_opens: data.machine ? 1 : 0,
-        first_opened_at: data.openedAt,
-        last_opened_at: data.openedAt,
+        ...tallyOnce("opens", "opened", data.machine, data.openedAt),
       });
     },
     EmailClicked(data, context, event) {
@@ -58,10 +50,7 @@ export const emailClicksProjection = {
         link_index: data.linkIndex,
         team_id: teamId,
         link: data.link,
-        clicks: 1,
-        machine_clicks: data.machine ? 1 : 0,
-        first_clicked_at: data.clickedAt,
-        last_clicked_at: data.clickedAt,
+        ...tallyOnce("clicks", "clicked", data.machine, data.clickedAt),
       });
     },
   }),

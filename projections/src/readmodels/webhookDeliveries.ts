@@ -1,6 +1,10 @@
 import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
-import { holds, type Projection } from "../engine/projection.js";
+import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
+
+/** A delivery's status moves, and with it when it does, for the sweep; only an attempt that will be tried again has a next one. */
+const moveDelivery = (context: BatchContext, deliveryId: string, status: WebhookDeliveryStatus, nextAttemptAt: string | null, at: string) =>
+  context.update("webhook_deliveries", { id: deliveryId }, { status, next_attempt_at: nextAttemptAt, status_at: at });
 
 /**
  * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is
@@ -59,11 +63,7 @@ export const webhookDeliveriesProjection = {
     },
     WebhookDeliveryAttempted(data, context, event) {
       const status = data.succeeded ? "success" : data.nextAttemptAt === null ? "failed" : "attempting";
-      context.update(
-        "webhook_deliveries",
-        { id: data.deliveryId },
-        { status, next_attempt_at: data.succeeded ? null : data.nextAttemptAt, status_at: data.attemptedAt },
-      );
+      moveDelivery(context, data.deliveryId, status, data.succeeded ? null : data.nextAttemptAt, data.attemptedAt);
       context.upsert("webhook_attempts", {
         id: event.id,
         delivery_id: data.deliveryId,
@@ -75,10 +75,10 @@ export const webhookDeliveriesProjection = {
       });
     },
     WebhookDeliveryReplayed({ deliveryId, replayedAt }, context) {
-      context.update("webhook_deliveries", { id: deliveryId }, { status: "pending", next_attempt_at: null, status_at: replayedAt });
+      moveDelivery(context, deliveryId, "pending", null, replayedAt);
     },
     WebhookDeliveryAbandoned({ deliveryId, abandonedAt }, context) {
-      context.update("webhook_deliveries", { id: deliveryId }, { status: "failed", next_attempt_at: null, status_at: abandonedAt });
+      moveDelivery(context, deliveryId, "failed", null, abandonedAt);
     },
   }),
 } satisfies Projection;

@@ -1,7 +1,7 @@
 import { isUuid, type Config, type Logger } from "@tidings/core";
 import { teamIdForName } from "@tidings/api";
 import { DomainRejection, handleCommand } from "@tidings/commands";
-import { teamDecider, teamStream } from "@tidings/domain";
+import { teamDecider, teamStream, type TeamCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { openRuntime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
@@ -22,28 +22,36 @@ export async function teamsSetRateLimit(config: Config, logger: Logger, team: st
   }
 }
 
-/** Appends TeamRateLimitSet unless the team already has this limit; a team that does not exist is a UsageError. */
-export async function setTeamRateLimit(
+/**
+ * Decides a setting of `team` (its name or id) as the operator's; `changed` is false where the team had it
+ * already. A team that does not exist, or a value the team refuses, is a UsageError.
+ */
+async function setOfTeam(
   store: EventStore,
   team: string,
-  requestsPerSecond: number,
+  setting: (teamId: string) => TeamCommand,
 ): Promise<{ teamId: string; changed: boolean }> {
   const teamId = isUuid(team) ? team : teamIdForName(team.trim());
   try {
+    const command = setting(teamId);
     const { events } = await handleCommand({
       store,
       streamId: teamStream(teamId),
       decider: teamDecider,
-      command: { type: "SetTeamRateLimit", teamId, requestsPerSecond },
+      command,
       metadata: { actor: "cli", teamId },
     });
     return { teamId, changed: events.length > 0 };
   } catch (error) {
-    if (error instanceof DomainRejection && error.error.name === "not_found") throw new UsageError(`there is no team "${team}"`);
-    if (error instanceof DomainRejection) throw new UsageError(error.message);
+    if (error instanceof DomainRejection)
+      throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
     throw error;
   }
 }
+
+/** Appends TeamRateLimitSet unless the team already has this limit; a team that does not exist is a UsageError. */
+export const setTeamRateLimit = (store: EventStore, team: string, requestsPerSecond: number) =>
+  setOfTeam(store, team, (teamId) => ({ type: "SetTeamRateLimit", teamId, requestsPerSecond }));
 
 /**
  * `tidings teams set-broadcast-rate <team> <n|default>`: the emails per second the team's broadcasts are
@@ -56,20 +64,13 @@ export async function teamsSetBroadcastRate(config: Config, logger: Logger, team
   const emailsPerSecond = rate === "default" ? null : Number(rate);
   const runtime = await openRuntime(config, logger);
   try {
-    const teamId = isUuid(team) ? team : teamIdForName(team.trim());
-    const { events } = await handleCommand({
-      store: runtime.store,
-      streamId: teamStream(teamId),
-      decider: teamDecider,
-      command: { type: "SetTeamBroadcastRate", teamId, emailsPerSecond },
-      metadata: { actor: "cli", teamId },
-    }).catch((error: unknown) => {
-      if (error instanceof DomainRejection)
-        throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
-      throw error;
-    });
+    const { teamId, changed } = await setOfTeam(runtime.store, team, (teamId) => ({
+      type: "SetTeamBroadcastRate",
+      teamId,
+      emailsPerSecond,
+    }));
     console.log(
-      `team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${events.length > 0 ? "" : " (unchanged)"}`,
+      `team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${changed ? "" : " (unchanged)"}`,
     );
   } finally {
     await runtime.close();

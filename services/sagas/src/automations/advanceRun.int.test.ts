@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
+import { formatTimestamp } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
 import {
   automationDecider,
   automationRunStream,
   automationStream,
-  contactDecider,
   contactStream,
   emailStream,
   templateDecider,
@@ -16,14 +15,13 @@ import {
 } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
-import { createTimers, timerMigrations } from "../timers/index.js";
+import { createRunContact, runnerDeps } from "../testing/automationFixtures.js";
+import { timerMigrations } from "../timers/index.js";
 import { advanceRun, type RunnerDeps } from "./advanceRun.js";
 import { fireRunTimer } from "./automationRunner.js";
 import { automationMigrations } from "./migrations.js";
-import { parkedRuns } from "./parkedRuns.js";
 import { decideRun, runTimerKey } from "./runCommands.js";
 import { stepEmailId } from "./sendStepEmail.js";
-import { suppressedRecipients } from "@tidings/sending";
 
 const teamId = randomUUID();
 const now = () => formatTimestamp(new Date());
@@ -44,15 +42,7 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     await migrate(test.database, "timers", timerMigrations);
     await migrate(test.database, "automations", automationMigrations);
     store = createPostgresEventStore(test.database);
-    deps = {
-      store,
-      timers: createTimers(test.database),
-      parked: parkedRuns(test.database),
-      clock: systemClock,
-      allowUnverifiedFrom: true,
-      suppressed: suppressedRecipients(test.database),
-      logger: createLogger("silent"),
-    };
+    deps = runnerDeps(test.database, store);
     const content = {
       name: "Hi",
       alias: null,
@@ -77,24 +67,7 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
       command: { type: "PublishTemplate", teamId, now: now() },
       metadata,
     });
-    await handleCommand({
-      store,
-      streamId: contactStream(contactId),
-      decider: contactDecider,
-      command: {
-        type: "CreateContact",
-        contactId,
-        teamId,
-        email: "ada@example.test",
-        fields: { firstName: "Ada", lastName: null, unsubscribed: false },
-        properties: {},
-        propertyTypes: {},
-        segmentIds: [],
-        topics: [],
-        now: now(),
-      },
-      metadata,
-    });
+    await createRunContact(store, { contactId, teamId, email: "ada@example.test", firstName: "Ada" }, metadata);
   });
   afterAll(() => test?.dispose());
 

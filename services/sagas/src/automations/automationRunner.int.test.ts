@@ -1,27 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
+import { formatTimestamp } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
-import {
-  automationDecider,
-  automationRunStream,
-  automationStream,
-  contactDecider,
-  contactStream,
-  customEventStream,
-  type AutomationDefinition,
-} from "@tidings/domain";
+import { automationDecider, automationRunStream, automationStream, customEventStream, type AutomationDefinition } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import type { Consumer } from "@tidings/bus";
 import { testMode } from "@tidings/postgres";
 import { automationsProjection } from "@tidings/projections";
 import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
-import { createTimers } from "../timers/index.js";
+import { createRunContact, runnerDeps } from "../testing/automationFixtures.js";
 import { runIdOf, startAutomationRunner } from "./automationRunner.js";
 import { automationMigrations } from "./migrations.js";
-import { parkedRuns } from "./parkedRuns.js";
-import { suppressedRecipients } from "@tidings/sending";
 
 const teamId = randomUUID();
 const metadata = { teamId, actor: "test" };
@@ -39,15 +29,7 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       bus,
       database: test.database,
       readModelsAt: readModels.readModelsAt,
-      deps: {
-        store,
-        timers: createTimers(test.database),
-        parked: parkedRuns(test.database),
-        clock: systemClock,
-        allowUnverifiedFrom: true,
-        suppressed: suppressedRecipients(test.database),
-        logger: createLogger("silent"),
-      },
+      deps: runnerDeps(test.database, store),
       concurrency: 4,
     });
   });
@@ -65,24 +47,7 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
 
   it("starts a run for an automation created just before the event, while the automations read model is still behind the creation", async () => {
     const contactId = randomUUID();
-    await handleCommand({
-      store,
-      streamId: contactStream(contactId),
-      decider: contactDecider,
-      command: {
-        type: "CreateContact",
-        contactId,
-        teamId,
-        email: `${contactId}@example.test`,
-        fields: { firstName: null, lastName: null, unsubscribed: false },
-        properties: {},
-        propertyTypes: {},
-        segmentIds: [],
-        topics: [],
-        now: now(),
-      },
-      metadata,
-    });
+    await createRunContact(store, { contactId, teamId, email: `${contactId}@example.test`, firstName: null }, metadata);
     pipeline.readModels.holdProjections();
     const automationId = randomUUID();
     const eventName = `signed_up_${automationId.slice(0, 8)}`;

@@ -15,6 +15,7 @@ import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { automationChangesDurable, automationEventsDurable } from "../durables.js";
+import { heldMessages } from "../heldMessages.js";
 import { advanceRun, resumeRun, type RunnerDeps, type RunTimerPayload } from "./advanceRun.js";
 import { decideOn, decideRun, loadRun, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
 import { stepContext } from "./stepContext.js";
@@ -185,9 +186,7 @@ export async function startAutomationRunner(options: {
         durable: automationEventsDurable,
         category: "customevent",
         type: "CustomEventReceived",
-        maxDeliver: 10,
-        ackWaitMs: 5_000,
-        heartbeat: true,
+        ...heldMessages,
         concurrency,
       },
       async (event) => {

@@ -3,9 +3,10 @@ import { formatTimestamp, TidingsError, type Logger, type Clock } from "@tidings
 import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
 import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
+import type { Bus, Consumer } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";
 import { broadcastFanOutDurable } from "../durables.js";
+import { consumeLongWork } from "../heldMessages.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
 import type { SuppressedRecipients } from "@tidings/sending";
@@ -196,20 +197,9 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   deps.logger.info({ broadcastId, recipients: handed }, "broadcast handed to delivery");
 }
 
-/** Long work: a heartbeat keeps the message ours; a crash redelivers it and the run resumes from the stream. */
 export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  return consumeEvents(
-    bus,
-    {
-      durable: broadcastFanOutDurable,
-      category: "broadcast",
-      type: "BroadcastQueued",
-      maxDeliver: 10,
-      ackWaitMs: 5_000,
-      heartbeat: true,
-      concurrency: 2,
-    },
-    (event, message) => runBroadcastFanOut(deps, event.data.broadcastId, message.stopping),
+  return consumeLongWork(bus, { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" }, (event, stopping) =>
+    runBroadcastFanOut(deps, event.data.broadcastId, stopping),
   );
 }

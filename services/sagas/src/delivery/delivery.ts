@@ -1,4 +1,5 @@
 import { deliveryDurable } from "../durables.js";
+import { heldMessages } from "../heldMessages.js";
 import { formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
@@ -169,9 +170,6 @@ export interface DeliverySagaOptions {
   concurrency: number;
 }
 
-/** Short, so a message whose process died is redelivered within seconds; a send in progress keeps extending it. */
-const deliveryAckWaitMs = 5_000;
-
 /** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return consumeEvents(
@@ -180,9 +178,7 @@ export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySaga
       durable: deliveryDurable,
       category: "email",
       type: "EmailQueued",
-      maxDeliver: 10,
-      ackWaitMs: deliveryAckWaitMs,
-      heartbeat: true,
+      ...heldMessages,
       concurrency,
     },
     (event, message) => deliverEmail(deps, event.data.emailId, message.stopping),

@@ -127,6 +127,31 @@ function generatedCsv(prefix: string): { csv: string; badLines: { line: number; 
   return { csv: lines.join("\r\n") + "\r\n", badLines };
 }
 
+/** Every address the import created once: 41 of them, a repeated row updating its contact rather than making another. */
+async function expectEachCreatedOnce(teamId: string) {
+  const created = await createdPerEmail(teamId);
+  expect(created.size).toBe(41);
+  expect([...created.values()].every((n) => n === 1)).toBe(true);
+}
+
+/** Runs again an import cut short (upserting a `generatedCsv`), which then ends with the counts of one whole run. */
+async function expectResumedToTheEnd(teamId: string, importId: string, badLines: { line: number; reason: string }[]) {
+  await runContactImport(deps(), importId);
+  expect(await importState(importId)).toMatchObject({
+    status: "completed",
+    counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 },
+    errors: badLines,
+  });
+  await expectEachCreatedOnce(teamId);
+}
+
+/** The store, each of whose writes (one event or many) is first shown to `beforeWrite`, which may throw. */
+const watchingWrites = (beforeWrite: () => void): EventStore => ({
+  ...store,
+  append: (...args) => (beforeWrite(), store.append(...args)),
+  appendMany: (...args) => (beforeWrite(), store.appendMany(...args)),
+});
+
 async function aTeam() {
   const teamId = randomUUID();
   const d = { store, clock: systemClock };
@@ -157,9 +182,7 @@ describe("contact import saga", () => {
       properties: { seats: 100 },
       segmentIds: [segment.id],
     });
-    const created = await createdPerEmail(teamId);
-    expect(created.size).toBe(41);
-    expect([...created.values()].every((n) => n === 1)).toBe(true);
+    await expectEachCreatedOnce(teamId);
   });
 
   it("skips: existing contacts and repeated addresses are left as they were", async () => {
@@ -182,32 +205,16 @@ describe("contact import saga", () => {
     const importId = await queueImport(teamId, csv, { onConflict: "upsert" });
     // The process dies at its 60th write: past a few checkpoints, in the middle of a row.
     let appends = 0;
-    const dying: EventStore = {
-      ...store,
-      append: (...args) => {
-        // Every write from then on fails too, as in a killed process: rows under way beside it are cut short.
-        if (++appends >= 60) throw new Error("process killed");
-        return store.append(...args);
-      },
-      appendMany: (...args) => {
-        if (++appends >= 60) throw new Error("process killed");
-        return store.appendMany(...args);
-      },
-    };
+    const dying = watchingWrites(() => {
+      // Every write from then on fails too, as in a killed process: rows under way beside it are cut short.
+      if (++appends >= 60) throw new Error("process killed");
+    });
     await expect(runContactImport(deps({ store: dying }), importId)).rejects.toThrow("process killed");
     const interrupted = await importState(importId);
     expect(interrupted.status).toBe("in_progress");
     expect(interrupted.status !== "none" && interrupted.rowsDone).toBeGreaterThan(0);
 
-    await runContactImport(deps(), importId);
-    expect(await importState(importId)).toMatchObject({
-      status: "completed",
-      counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 },
-      errors: badLines,
-    });
-    const created = await createdPerEmail(teamId);
-    expect(created.size).toBe(41);
-    expect([...created.values()].every((n) => n === 1)).toBe(true);
+    await expectResumedToTheEnd(teamId, importId, badLines);
     // A finished import run again does nothing.
     await runContactImport(deps(), importId);
     expect((await importState(importId)).status).toBe("completed");
@@ -220,12 +227,7 @@ describe("contact import saga", () => {
     // The consumer stops (SIGTERM) at the 20th write, mid-file; the writes themselves go on.
     const stopping = new AbortController();
     let appends = 0;
-    const counted = () => ++appends === 20 && stopping.abort();
-    const counting: EventStore = {
-      ...store,
-      append: (...args) => (counted(), store.append(...args)),
-      appendMany: (...args) => (counted(), store.appendMany(...args)),
-    };
+    const counting = watchingWrites(() => ++appends === 20 && stopping.abort());
     await expect(runContactImport(deps({ store: counting }), importId, stopping.signal)).rejects.toThrow(/abort/i);
     const stopped = await importState(importId);
     if (stopped.status !== "in_progress") throw new Error(`expected the import in progress, not ${stopped.status}`);
@@ -233,15 +235,7 @@ describe("contact import saga", () => {
     expect(stopped.rowsDone).toBeLessThan(50);
     expect(stopped.counts.total).toBe(stopped.rowsDone);
 
-    await runContactImport(deps(), importId);
-    expect(await importState(importId)).toMatchObject({
-      status: "completed",
-      counts: { total: 50, created: 41, updated: 5, skipped: 0, failed: 4 },
-      errors: badLines,
-    });
-    const created = await createdPerEmail(teamId);
-    expect(created.size).toBe(41);
-    expect([...created.values()].every((n) => n === 1)).toBe(true);
+    await expectResumedToTheEnd(teamId, importId, badLines);
   });
 
   it("fails an import whose file has no email column", async () => {

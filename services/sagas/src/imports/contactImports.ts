@@ -11,7 +11,7 @@ import {
   updateContactTopics,
 } from "@tidings/audience";
 import type { StreamedBlobStore } from "@tidings/blobs";
-import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
+import type { Bus, Consumer } from "@tidings/bus";
 import {
   contactImportDecider,
   contactImportStream,
@@ -27,6 +27,7 @@ import {
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { contactImportDurable } from "../durables.js";
+import { consumeLongWork } from "../heldMessages.js";
 import { holdStream } from "../heldStream.js";
 import { OrderedWindow, unwrap, type Settled } from "./orderedWindow.js";
 import { sagaMetadata } from "../sagaMetadata.js";
@@ -192,18 +193,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
 
 export async function startContactImportSaga(options: { bus: Bus; deps: ContactImportDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  // Long work: the heartbeat keeps the message ours; a crash redelivers it within seconds and the run resumes.
-  return consumeEvents(
-    bus,
-    {
-      durable: contactImportDurable,
-      category: "import",
-      type: "ContactImportQueued",
-      maxDeliver: 10,
-      ackWaitMs: 5_000,
-      heartbeat: true,
-      concurrency: 2,
-    },
-    (event, message) => runContactImport(deps, event.data.importId, message.stopping),
+  return consumeLongWork(bus, { durable: contactImportDurable, category: "import", type: "ContactImportQueued" }, (event, stopping) =>
+    runContactImport(deps, event.data.importId, stopping),
   );
 }

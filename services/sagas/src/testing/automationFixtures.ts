@@ -1,0 +1,35 @@
+import { createLogger, systemClock } from "@tidings/core";
+import { createContact } from "@tidings/audience";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
+import { suppressedRecipients } from "@tidings/sending";
+import type { RunnerDeps } from "../automations/advanceRun.js";
+import { parkedRuns } from "../automations/parkedRuns.js";
+import { createTimers } from "../timers/index.js";
+
+/**
+ * The automation runner's dependencies on a test database, around its store: the real timers, parked runs
+ * and suppression list, the system clock, and any `from` address allowed, so tests need no verified domain.
+ */
+export function runnerDeps(database: Database, store: EventStore): RunnerDeps {
+  return {
+    store,
+    timers: createTimers(database),
+    parked: parkedRuns(database),
+    clock: systemClock,
+    allowUnverifiedFrom: true,
+    suppressed: suppressedRecipients(database),
+    logger: createLogger("silent"),
+  };
+}
+
+/** A contact for a run to act on, created as the api creates one: an email, maybe a first name, nothing else. */
+export async function createRunContact(
+  store: EventStore,
+  contact: { contactId: string; teamId: string; email: string; firstName: string | null },
+  metadata: EventMetadata,
+): Promise<void> {
+  const fields = { firstName: contact.firstName, lastName: null, unsubscribed: false };
+  const input = { email: contact.email, fields, properties: {}, segmentIds: [], topics: [] };
+  await createContact({ store, clock: systemClock }, contact.teamId, input, metadata, contact.contactId);
+}
