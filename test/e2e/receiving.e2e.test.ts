@@ -165,7 +165,7 @@ describe("receiving mail (reference §6.3)", () => {
     expect(email).toMatchObject({ object: "email", id, subject: "Invoice question", text: "Where is my invoice?", message_id: messageId });
     expect(email!.html).toContain(`src="data:image/png;base64,${pixel.toString("base64")}"`);
     expect(email!.headers).toMatchObject({ "x-ticket": "T-42", subject: "Invoice question" });
-    const { data: withCid } = await resend.emails.receiving.get(id, { html_format: "cid" } as never);
+    const { data: withCid } = await resend.emails.receiving.get(id, { html_format: "cid" });
     expect(withCid!.html).toContain('src="cid:logo@ann"');
 
     const raw = await fetch(email!.raw!.download_url);
