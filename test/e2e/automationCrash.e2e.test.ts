@@ -2,10 +2,10 @@ import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { stepEmailId } from "@tidings/sagas";
 import { mailingRolesForSuite } from "../support/mailingRoles.js";
-import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
 import { succeeded } from "../support/wire.js";
 
@@ -15,8 +15,6 @@ const kills = 2;
 /** SMTP connections: each can be in the delivery saga's 250-to-record window when a kill lands. */
 const mailConcurrency = 4;
 
-const serverMode = serverModeOnly("automation crash test", `it kills a separate sagas process, and ${separateProcesses}`);
-
 /**
  * Issue 9's crash test: runs of `trigger → send_email → delay 2 s → send_email` are started while the
  * sagas process (the runner, the timers, delivery) is SIGKILLed twice. Every run must complete, each with
@@ -24,7 +22,7 @@ const serverMode = serverModeOnly("automation crash test", `it kills a separate 
  * allowed is the delivery saga's own 250-to-record window (DESIGN §1): the same Message-ID again, at most
  * one per SMTP connection per kill, and only for a message first accepted before a kill.
  */
-describe.skipIf(!serverMode)("automation runs with the sagas process killed twice", () => {
+describeKillingSagas("automation crash test", "automation runs with the sagas process killed twice", () => {
   const deployment = mailingRolesForSuite(mailConcurrency);
   let sagas: ChildProcess | undefined;
 

@@ -17,12 +17,11 @@ beforeAll(async () => {
 });
 afterAll(() => mailing?.stop());
 
-const publishedTemplate = async (
-  name: string,
-  subject: string,
-  html: string,
-  variables: { key: string; type: "string"; fallbackValue: string | null }[] = [],
-) => (await succeeded(() => resend.templates.create({ name, subject, html, from: "Acme <hello@acme.test>", variables }).publish())).id;
+/** Creates and publishes a template whose variables are strings, each with its fallback (or none); resolves with its id. */
+const publishedTemplate = async (name: string, subject: string, html: string, fallbacks: Record<string, string | null> = {}) => {
+  const variables = Object.entries(fallbacks).map(([key, fallbackValue]) => ({ key, type: "string" as const, fallbackValue }));
+  return (await succeeded(() => resend.templates.create({ name, subject, html, from: "Acme <hello@acme.test>", variables }).publish())).id;
+};
 
 const messagesTo = async (address: string, count: number, timeoutMs = 15_000) => {
   const mine = (received: ReceivedMessage[]) => received.filter((m) => m.envelope.to.includes(address));
@@ -47,6 +46,21 @@ async function runsOf(
     await sleep(100);
   }
 }
+/** Polls until the automation's `count` running runs all wait at step `key`, for up to 10 s. */
+async function parkedAt(automationId: string, count: number, key: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const runs = await runsOf(automationId, count, "running");
+    if (runs.every((r) => stepsOf(r)[key]!.status === "waiting")) return;
+    await sleep(50);
+  }
+}
+
+type Graph = Pick<Parameters<Resend["automations"]["create"]>[0], "steps" | "connections">;
+/** Creates the automation, enabled; resolves with its id. */
+const enabledAutomation = async (name: string, graph: Graph) =>
+  (await succeeded(() => resend.automations.create({ name, status: "enabled", ...graph }))).id;
+
 const instant = (wire: string) => Date.parse(wire.replace(" ", "T").replace("+00", "Z"));
 const stepsOf = (run: Run) => Object.fromEntries(run.steps.map((s) => [s.key, { status: s.status, output: s.output }]));
 
@@ -54,39 +68,33 @@ describe("a sign-up automation: welcome, a 2 s delay, a condition on a contact p
   it("sends the welcome with its variables, then the email of the branch each contact's plan takes", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.contactProperties.create({ key: "plan", type: "string", fallbackValue: "free" }));
     await succeeded(() => resend.events.create({ name: "user.signed_up", schema: { source: "string" } }));
-    const welcome = await publishedTemplate("Welcome", "Welcome {{{NAME}}}", "<p>Hi {{{NAME}}}, you came from {{{SOURCE}}}</p>", [
-      { key: "NAME", type: "string", fallbackValue: "there" },
-      { key: "SOURCE", type: "string", fallbackValue: null },
-    ]);
-    const pro = await publishedTemplate("Pro tips", "Pro tips", "<p>Pro tips for {{{NAME}}}</p>", [
-      { key: "NAME", type: "string", fallbackValue: null },
-    ]);
+    const welcome = await publishedTemplate("Welcome", "Welcome {{{NAME}}}", "<p>Hi {{{NAME}}}, you came from {{{SOURCE}}}</p>", {
+      NAME: "there",
+      SOURCE: null,
+    });
+    const pro = await publishedTemplate("Pro tips", "Pro tips", "<p>Pro tips for {{{NAME}}}</p>", { NAME: null });
     const free = await publishedTemplate("Upgrade", "Go pro", "<p>Upgrade, {{{NAME|friend}}}</p>");
-    const { id: automationId } = await succeeded(() =>
-      resend.automations.create({
-        name: "Onboarding",
-        status: "enabled",
-        steps: [
-          { key: "signed_up", type: "trigger", config: { eventName: "user.signed_up" } },
-          {
-            key: "welcome",
-            type: "send_email",
-            config: { template: { id: welcome, variables: { NAME: { var: "contact.first_name" }, SOURCE: { var: "payload.source" } } } },
-          },
-          { key: "pause", type: "delay", config: { duration: "2 seconds" } },
-          { key: "is_pro", type: "condition", config: { type: "rule", field: "contact.plan", operator: "eq", value: "pro" } },
-          { key: "pro_tips", type: "send_email", config: { template: { id: pro, variables: { NAME: { var: "contact.first_name" } } } } },
-          { key: "upgrade", type: "send_email", config: { template: { id: free } } },
-        ],
-        connections: [
-          { from: "signed_up", to: "welcome" },
-          { from: "welcome", to: "pause" },
-          { from: "pause", to: "is_pro" },
-          { from: "is_pro", to: "pro_tips", type: "condition_met" },
-          { from: "is_pro", to: "upgrade", type: "condition_not_met" },
-        ],
-      }),
-    );
+    const automationId = await enabledAutomation("Onboarding", {
+      steps: [
+        { key: "signed_up", type: "trigger", config: { eventName: "user.signed_up" } },
+        {
+          key: "welcome",
+          type: "send_email",
+          config: { template: { id: welcome, variables: { NAME: { var: "contact.first_name" }, SOURCE: { var: "payload.source" } } } },
+        },
+        { key: "pause", type: "delay", config: { duration: "2 seconds" } },
+        { key: "is_pro", type: "condition", config: { type: "rule", field: "contact.plan", operator: "eq", value: "pro" } },
+        { key: "pro_tips", type: "send_email", config: { template: { id: pro, variables: { NAME: { var: "contact.first_name" } } } } },
+        { key: "upgrade", type: "send_email", config: { template: { id: free } } },
+      ],
+      connections: [
+        { from: "signed_up", to: "welcome" },
+        { from: "welcome", to: "pause" },
+        { from: "pause", to: "is_pro" },
+        { from: "is_pro", to: "pro_tips", type: "condition_met" },
+        { from: "is_pro", to: "upgrade", type: "condition_not_met" },
+      ],
+    });
     await succeeded(() => resend.contacts.create({ email: "ada@example.test", firstName: "Ada", properties: { plan: "pro" } }));
     await succeeded(() => resend.contacts.create({ email: "bob@example.test", firstName: "Bob" }));
     await succeeded(() => resend.events.send({ event: "user.signed_up", email: "ada@example.test", payload: { source: "ads" } }));
@@ -131,17 +139,13 @@ describe("a send step to a suppressed address", () => {
   it("records the email suppressed and sends nothing, as a send through the API would", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "invoice.issued" }));
     const receipt = await publishedTemplate("Receipt", "Your order", "<p>Thanks</p>");
-    const { id: automationId } = await succeeded(() =>
-      resend.automations.create({
-        name: "Receipts",
-        status: "enabled",
-        steps: [
-          { key: "issued", type: "trigger", config: { eventName: "invoice.issued" } },
-          { key: "receipt", type: "send_email", config: { template: { id: receipt } } },
-        ],
-        connections: [{ from: "issued", to: "receipt" }],
-      }),
-    );
+    const automationId = await enabledAutomation("Receipts", {
+      steps: [
+        { key: "issued", type: "trigger", config: { eventName: "invoice.issued" } },
+        { key: "receipt", type: "send_email", config: { template: { id: receipt } } },
+      ],
+      connections: [{ from: "issued", to: "receipt" }],
+    });
     await succeeded(() => resend.contacts.create({ email: "bounced@example.test" }));
     await succeeded(() => resend.suppressions.add({ email: "bounced@example.test" }));
     await succeeded(() => resend.events.send({ event: "invoice.issued", email: "bounced@example.test" }));
@@ -164,41 +168,30 @@ describe("wait_for_event", () => {
   it("takes event_received when the awaited event comes in time, and timeout when it does not", { timeout: 60_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "trial.started" }));
     await succeeded(() => resend.events.create({ name: "trial.converted", schema: { plan: "string" } }));
-    const thanks = await publishedTemplate("Thanks", "Thanks for choosing {{{PLAN}}}", "<p>Thanks</p>", [
-      { key: "PLAN", type: "string", fallbackValue: null },
-    ]);
+    const thanks = await publishedTemplate("Thanks", "Thanks for choosing {{{PLAN}}}", "<p>Thanks</p>", { PLAN: null });
     const nudge = await publishedTemplate("Nudge", "Still thinking?", "<p>Your trial is ending</p>");
-    const { id: automationId } = await succeeded(() =>
-      resend.automations.create({
-        name: "Trial",
-        status: "enabled",
-        steps: [
-          { key: "start", type: "trigger", config: { eventName: "trial.started" } },
-          { key: "await", type: "wait_for_event", config: { eventName: "trial.converted", timeout: `${waitSeconds} seconds` } },
-          {
-            key: "thanks",
-            type: "send_email",
-            config: { template: { id: thanks, variables: { PLAN: { var: "steps.await.payload.plan" } } } },
-          },
-          { key: "nudge", type: "send_email", config: { template: { id: nudge } } },
-        ],
-        connections: [
-          { from: "start", to: "await" },
-          { from: "await", to: "thanks", type: "event_received" },
-          { from: "await", to: "nudge", type: "timeout" },
-        ],
-      }),
-    );
+    const automationId = await enabledAutomation("Trial", {
+      steps: [
+        { key: "start", type: "trigger", config: { eventName: "trial.started" } },
+        { key: "await", type: "wait_for_event", config: { eventName: "trial.converted", timeout: `${waitSeconds} seconds` } },
+        {
+          key: "thanks",
+          type: "send_email",
+          config: { template: { id: thanks, variables: { PLAN: { var: "steps.await.payload.plan" } } } },
+        },
+        { key: "nudge", type: "send_email", config: { template: { id: nudge } } },
+      ],
+      connections: [
+        { from: "start", to: "await" },
+        { from: "await", to: "thanks", type: "event_received" },
+        { from: "await", to: "nudge", type: "timeout" },
+      ],
+    });
     await succeeded(() => resend.events.send({ event: "trial.started", email: "converts@example.test" }));
     await succeeded(() => resend.events.send({ event: "trial.started", email: "lingers@example.test" }));
     await runsOf(automationId, 2, "running");
     // Only once the run is parked on the wait does the awaited event count.
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const runs = await runsOf(automationId, 2, "running");
-      if (runs.every((r) => stepsOf(r).await!.status === "waiting")) break;
-      await sleep(50);
-    }
+    await parkedAt(automationId, 2, "await");
     const parkedBy = Date.now();
     await succeeded(() => resend.events.send({ event: "trial.converted", email: "converts@example.test", payload: { plan: "pro" } }));
 
@@ -238,7 +231,7 @@ describe("runs and automation changes", () => {
         { from: "later", to: "review" },
       ],
     });
-    const { id } = await succeeded(() => resend.automations.create({ name: "Reviews", status: "enabled", ...graph(v1) }));
+    const id = await enabledAutomation("Reviews", graph(v1));
     await succeeded(() => resend.events.send({ event: "order.placed", email: "first@example.test" }));
     await runsOf(id, 1, "running");
     await succeeded(() => resend.automations.update(id, graph(v2)));
@@ -246,12 +239,7 @@ describe("runs and automation changes", () => {
     expect(first!.parsed.subject).toBe("Review (v1)");
 
     await succeeded(() => resend.events.send({ event: "order.placed", email: "second@example.test" }));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const [run] = await runsOf(id, 1, "running");
-      if (stepsOf(run!).later!.status === "waiting" || Date.now() > deadline) break;
-      await sleep(50);
-    }
+    await parkedAt(id, 1, "later");
     const parkedBy = Date.now();
     expect(await succeeded(() => resend.automations.stop(id))).toEqual({ object: "automation", id, status: "disabled" });
     const [cancelled] = await runsOf(id, 1, "cancelled");

@@ -2,11 +2,12 @@ import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { Resend } from "resend";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
 import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
 import { mailingRolesForSuite } from "../support/mailingRoles.js";
-import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { broadcastToReaders, importReaders } from "../support/readerBroadcast.js";
+import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { distinctMessageIds } from "../support/sinkCopies.js";
 import { succeeded } from "../support/wire.js";
 
@@ -17,15 +18,13 @@ const kills = 2;
 const sigtermWithinMs = 10_000;
 const mailConcurrency = 8;
 
-const serverMode = serverModeOnly("broadcast crash test", `it kills a separate sagas process, and ${separateProcesses}`);
-
 /**
  * Issue 7's crash test: a broadcast to a segment of `contacts` contacts, with the sagas process (fan-out
  * and delivery) SIGKILLed twice while it runs, and stopped by SIGTERM once between. In the end there is exactly one email per contact, each
  * delivered once, and the sink has every Message-ID; a repeat is allowed only from the 250-to-record
  * window of a kill (DESIGN §1), at most one per message in flight.
  */
-describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice and stopped once", () => {
+describeKillingSagas("broadcast crash test", "a broadcast with the sagas process killed twice and stopped once", () => {
   const deployment = mailingRolesForSuite(mailConcurrency);
   let sagas: ChildProcess | undefined;
 
@@ -37,35 +36,20 @@ describe.skipIf(!serverMode)("a broadcast with the sagas process killed twice an
       const resend = new Resend(roles.token, { baseUrl: roles.url });
       sagas = roles.startSagas();
       const segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
-      const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
-      const imported = await succeeded(() =>
-        resend.contacts.imports.create({
-          file: new Blob([rows.join("\n")]),
-          columnMap: { email: "email", firstName: "first_name" },
-          segments: [{ id: segmentId }],
-        } as never),
-      );
+      const importId = await importReaders(resend, segmentId, contacts);
       const members = async () =>
         Number(
           (await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db))
             .rows[0]!.n,
         );
       const importDeadline = Date.now() + 60_000 + contacts * 10;
-      while ((await succeeded(() => resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) {
+      while ((await succeeded(() => resend.contacts.imports.get(importId))).status !== "completed" || (await members()) < contacts) {
         if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
         await sleep(250);
       }
 
       const started = Date.now();
-      const { id } = await succeeded(() =>
-        resend.broadcasts.create({
-          segmentId,
-          from: "News <news@crash.test>",
-          subject: "Hello {{{FIRST_NAME|there}}}",
-          text: "Hi {{{contact.first_name}}}",
-          send: true,
-        } as never),
-      );
+      const id = await broadcastToReaders(resend, segmentId, "News <news@crash.test>");
       const unique = () => distinctMessageIds(sink.received);
       const statusAtKill: string[] = [];
       // The first kill lands while the fan-out is still queueing (a few percent delivered), the second mid-delivery.

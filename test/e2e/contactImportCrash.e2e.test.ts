@@ -1,18 +1,16 @@
 import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 import { succeeded } from "../support/wire.js";
-
-const serverMode = serverModeOnly("contact import crash test", `it kills a separate sagas process, and ${separateProcesses}`);
 
 /**
  * Issue 6: an import whose sagas process is SIGKILLed past its first checkpoint (500 rows) and started
  * again finishes with exact counts, the same row errors, and one contact per address.
  */
-describe.skipIf(!serverMode)("a contact import with the sagas process killed mid-import", () => {
+describeKillingSagas("contact import crash test", "a contact import with the sagas process killed mid-import", () => {
   let roles: SplitRoles;
   let sagas: ChildProcess | undefined;
 

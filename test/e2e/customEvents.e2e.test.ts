@@ -2,7 +2,7 @@ import { Resend } from "resend";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
-import { succeeded, uuid, wireTimestamp } from "../support/wire.js";
+import { outsideSdkTypes, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
 /** Custom events (reference §6.15) and automation definitions (§6.14) through the resend SDK. */
 let server: TestServer;
@@ -98,14 +98,14 @@ describe("resend.events", () => {
       name: "validation_error",
       message: expect.stringMatching(/`event` `never.defined` is not defined/),
     });
-    const both = await resend.events.send({
+    const both = await outsideSdkTypes.post(resend, "/events/send", {
       event: "invoice.due",
       email: "a@example.test",
-      contactId: "x",
+      contact_id: "x",
       payload: { amount: 1 },
-    } as never);
+    });
     expect(both.error).toMatchObject({ statusCode: 422, message: "Give exactly one of `contact_id` and `email`." });
-    const neither = await resend.events.send({ event: "invoice.due", payload: { amount: 1 } } as never);
+    const neither = await outsideSdkTypes.post(resend, "/events/send", { event: "invoice.due", payload: { amount: 1 } });
     expect(neither.error).toMatchObject({ statusCode: 422 });
     // Nothing was written for the refused sends.
     expect((await resend.contacts.get({ email: "a@example.test" })).error).toMatchObject({ statusCode: 404 });

@@ -1,24 +1,22 @@
 import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
 import { mailingRolesForSuite } from "../support/mailingRoles.js";
-import { separateProcesses, serverModeOnly } from "../support/serverModeOnly.js";
+import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { distinctMessageIds, firstCopiesOfRepeats } from "../support/sinkCopies.js";
 
 const emails = 2_000;
 const kills = 3;
 const finalOutcomes = new Set(["EmailDelivered", "EmailBounced", "EmailFailed", "EmailSuppressed"]);
 
-const serverMode = serverModeOnly("delivery crash test", `it kills a separate sagas process, and ${separateProcesses}`);
-
 /**
  * Issue 4's crash test: the api and projector run here, the sagas in a child process that is SIGKILLed
  * three times while 2,000 emails go out. The only duplicate allowed is one whose process died between
  * the sink's 250 and the recording of the outcome, so at most one per kill per message in flight.
  */
-describe.skipIf(!serverMode)("delivery with the sagas process killed three times", () => {
+describeKillingSagas("delivery crash test", "delivery with the sagas process killed three times", () => {
   // One email in flight, so that a kill can find at most one email between the server's 250 and the
   // recording of its outcome: the issue's bound of one duplicate per kill. With N in flight a kill can
   // catch N (seen: 3 at once, 90 ms before a kill, at load 10), each with the same Message-ID.

@@ -1,19 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomBase62 } from "@tidings/core";
-import { openEventStore } from "@tidings/eventstore";
-import { openDatabase, testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
-import { startPrivateNats, privateNatsUnavailable, type PrivateNats } from "../support/privateNats.js";
-import { startPrivatePostgres, privatePostgresUnavailable, type PrivatePostgres } from "../support/privatePostgres.js";
-import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
-import { startRoleProcesses, type ProcessRole, type RoleProcesses } from "../support/roleProcesses.js";
-import { freePort } from "../support/testServer.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
+import { describe, expect, it } from "vitest";
+import { testMode } from "@tidings/postgres";
+import { sendInKeyedBatches } from "../support/keyedBatchSender.js";
+import { privateNatsUnavailable } from "../support/privateNats.js";
+import { privatePostgresUnavailable } from "../support/privatePostgres.js";
+import { restartableDeploymentForSuite } from "../support/restartableDeployment.js";
+import type { ProcessRole } from "../support/roleProcesses.js";
 
 const emails = 2_000;
 const batchSize = 50;
@@ -57,153 +50,43 @@ const keyAbandonedAfterMs = 60_000;
 describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
   "delivery while PostgreSQL and NATS restart and every role is killed once",
   () => {
-    let postgres: PrivatePostgres | undefined;
-    let nats: PrivateNats | undefined;
-    let sink: SmtpSink;
-    let receiver: WebhookReceiver;
-    let roles: RoleProcesses | undefined;
-    let url = "";
-    let dataDir = "";
-    const token = `re_${randomBase62(40)}`;
-
-    beforeAll(async () => {
-      if (unavailable) return;
-      [postgres, nats, sink, receiver] = await Promise.all([
-        startPrivatePostgres(),
-        startPrivateNats(),
-        startSmtpSink(),
-        startWebhookReceiver(),
-      ]);
-      dataDir = mkdtempSync(join(tmpdir(), "tidings-restarts-"));
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      roles = startRoleProcesses({
-        PORT: String(port),
-        LOG_LEVEL: "warn",
-        TIDINGS_BOOTSTRAP_TOKEN: token,
-        EVENTSTORE_URL: postgres.url,
-        DATABASE_URL: postgres.url,
-        NATS_URL: nats.url,
-        TIDINGS_SECRET: randomBase62(40),
-        TIDINGS_ALLOW_UNVERIFIED_FROM: "true",
-        MAIL_TRANSPORT: "smtp",
-        SMTP_URL: sink.url,
-        MAIL_CONCURRENCY: String(mailConcurrency),
-        TIMER_LEASE_MS: "5000",
-        WEBHOOK_ALLOW_PRIVATE: "true",
-        WEBHOOK_RETRY_SCHEDULE_MS: "0,250,500,1000,2000,4000,8000,16000",
-        // Server mode keeps nothing there, but the setting must name a directory.
-        DATA_DIR: dataDir,
-      });
-      for (const role of ["projector", "api", "sagas"] as const) await roles.start(role);
-      await waitForReady(true, 60_000);
-      const opened = await openEventStore(postgres.url);
-      const database = await openDatabase({ url: postgres.url, poolSize: 2 });
-      try {
-        await raiseBootstrapTeamRateLimit({ store: opened.store, database });
-      } finally {
-        await database.close();
-        await opened.close();
-      }
-    }, 120_000);
-    afterAll(async () => {
-      await roles?.stop();
-      await Promise.all([postgres?.dispose(), nats?.dispose(), sink?.close(), receiver?.close()]);
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    });
-
-    /** `/ready`'s status now, or 0 when nothing answers. */
-    const readyStatus = async () => {
-      try {
-        return (await fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) })).status;
-      } catch {
-        return 0;
-      }
-    };
-    async function waitForReady(ready: boolean, timeoutMs: number): Promise<number> {
-      const started = Date.now();
-      while (((await readyStatus()) === 200) !== ready) {
-        if (Date.now() - started > timeoutMs)
-          throw new Error(`/ready was not ${ready ? "200" : "an error"} within ${timeoutMs} ms: ${roles?.output("api", 2_000)}`);
-        await sleep(100);
-      }
-      return Date.now() - started;
-    }
+    const deployment = restartableDeploymentForSuite(
+      { MAIL_CONCURRENCY: String(mailConcurrency), WEBHOOK_RETRY_SCHEDULE_MS: "0,250,500,1000,2000,4000,8000,16000" },
+      unavailable,
+    );
 
     it("delivers every email once and every webhook, and /ready follows each dependency down and up", { timeout: 300_000 }, async () => {
       if (unavailable) throw new Error(`CI must run the dependency restart test, and cannot here: ${unavailable}`);
-      const resend = new Resend(token, { baseUrl: url });
+      const { postgres, nats, sink, receiver, roles, readyStatus, waitForReady } = deployment;
+      const resend = new Resend(deployment.token, { baseUrl: deployment.url });
       const created = await resend.webhooks.create({ endpoint: `${receiver.url}/restarts`, events: [...webhookTypes] });
       if (created.error) throw new Error(`webhook create: ${created.error.message}`);
 
       const idOf = (messageId: string | null) => /^<([^@]+)@/.exec(messageId ?? "")?.[1] ?? "";
       const atSink = () => new Set(sink.received.map((m) => m.messageId)).size;
-      const accepted = new Map<number, string>();
-      const answers: { at: number; status: number | null; name: string; shaped: boolean }[] = [];
       const outages: Outage[] = [];
       const readyWhileDown: Record<string, number[]> = {};
       const recovered: Record<string, number> = {};
 
-      // Sends in batches, each with its own Idempotency-Key, retried with that key until answered: a request
-      // cut off by a kill or an outage must neither lose its emails nor send them twice. A batch refused for
-      // now goes to the back of the line, as a client with other work would do: the key of a request the
-      // api kill cut off stays reserved until abandoned, a minute later, and answers 409 until then. The
-      // senders keep at most `ahead` emails waiting for the sink, so that sending lasts through every
-      // disruption, except while `pressing`: then the api meets the disruption with requests in flight.
-      let pressing = false;
-      const line = Array.from({ length: emails / batchSize }, (_, b) => ({ first: b * batchSize, due: 0, giveUpAt: 0 }));
-      let batchesLeft = line.length;
-      const sending = Promise.all(
-        Array.from({ length: 2 }, async () => {
-          while (batchesLeft > 0) {
-            const due = line.findIndex((b) => b.due <= Date.now());
-            if (due === -1 || (!pressing && accepted.size - atSink() > ahead)) {
-              await sleep(20);
-              continue;
-            }
-            const [batch] = line.splice(due, 1);
-            const { first } = batch!;
-            batch!.giveUpAt ||= Date.now() + 150_000;
-            const items = Array.from({ length: batchSize }, (_, i) => ({
-              from: "Restarts <restarts@restarts.test>",
-              to: [`r${first + i}@example.test`],
-              subject: `restart ${first + i}`,
-              text: `message ${first + i}`,
-            }));
-            const { data, error } = await resend.batch.send(items, { idempotencyKey: `restart-batch-${first}` });
-            // An error answered over HTTP is in the error shape; the SDK reports no answer at all (the api down) with a null statusCode.
-            const status = error ? ((error as { statusCode: number | null }).statusCode ?? null) : 200;
-            const shaped = !error || status === null || (typeof error.message === "string" && typeof error.name === "string");
-            answers.push({ at: Date.now(), status, name: error?.name ?? "ok", shaped });
-            if (data) {
-              data.data.forEach((email, i) => accepted.set(first + i, email.id));
-              batchesLeft--;
-              continue;
-            }
-            if (Date.now() > batch!.giveUpAt)
-              throw new Error(`batch ${first} was not accepted within 150 s: last ${JSON.stringify(error)}`);
-            line.push({ ...batch!, due: Date.now() + 200 });
-            await sleep(200);
-          }
-        }),
-      );
+      const sending = sendInKeyedBatches(resend, { emails, batchSize, ahead, atSink });
+      const { accepted, answers } = sending;
 
       const killAndStart = async (role: ProcessRole) => {
         const from = Date.now();
-        await roles!.kill(role);
-        await roles!.start(role);
+        await roles.kill(role);
+        await roles.start(role);
         if (role === "api") {
           await waitForReady(true, 60_000);
           outages.push({ what: "api killed", from, to: Date.now(), keysHeldTo: Date.now() + keyAbandonedAfterMs + 2_000 });
         }
       };
       const pressed = async (disrupt: () => Promise<void>) => {
-        pressing = true;
+        sending.pressing = true;
         await sleep(50 + Math.random() * 200);
         try {
           await disrupt();
         } finally {
-          pressing = false;
+          sending.pressing = false;
         }
       };
       const restart = async (what: "PostgreSQL" | "NATS", stop: () => Promise<void>, start: () => Promise<void>) => {
@@ -231,8 +114,8 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
             pressed(() =>
               restart(
                 "PostgreSQL",
-                () => postgres!.stop("immediate"),
-                () => postgres!.start(),
+                () => postgres.stop("immediate"),
+                () => postgres.start(),
               ),
             ),
         ],
@@ -243,8 +126,8 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
           () =>
             restart(
               "NATS",
-              () => nats!.kill(),
-              () => nats!.start(),
+              () => nats.kill(),
+              () => nats.start(),
             ),
         ],
       ];
@@ -253,9 +136,9 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
       const started = Date.now();
       for (const [fraction, what, disrupt] of disruptions) {
         while (atSink() < emails * fraction) {
-          if (Date.now() - started > 200_000 || roles!.unexpectedExits().length > 0)
+          if (Date.now() - started > 200_000 || roles.unexpectedExits().length > 0)
             throw new Error(
-              `stuck at ${atSink()} emails before "${what}" (${roles!.unexpectedExits().join(", ") || "no role exited"}): ${roles!.output("sagas")}`,
+              `stuck at ${atSink()} emails before "${what}" (${roles.unexpectedExits().join(", ") || "no role exited"}): ${roles.output("sagas")}`,
             );
           await sleep(10);
         }
@@ -265,7 +148,7 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
         await disrupt();
         disrupted.push({ what, at, end: Date.now(), delivered });
       }
-      await sending;
+      await sending.done;
       const allAccepted = Date.now();
 
       const expectedIds = new Set(accepted.values());
@@ -287,7 +170,7 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
       // Emails: each accepted id at the sink under its own Message-ID, nothing else there.
       expect(accepted.size).toBe(emails);
       expect(expectedIds.size).toBe(emails);
-      expect(missing().slice(0, 5), `sagas: ${roles!.output("sagas")}`).toEqual([]);
+      expect(missing().slice(0, 5), `sagas: ${roles.output("sagas")}`).toEqual([]);
       expect(sink.received.filter((m) => !expectedIds.has(idOf(m.messageId))).map((m) => m.messageId)).toEqual([]);
       const copies = new Map<string, Date[]>();
       for (const m of sink.received) copies.set(m.messageId!, [...(copies.get(m.messageId!) ?? []), m.receivedAt]);
@@ -332,7 +215,7 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
           `all accepted after ${((allAccepted - started) / 1000).toFixed(1)} s, delivered after ${((delivered - started) / 1000).toFixed(1)} s, webhooks after ${((webhooksDone - started) / 1000).toFixed(1)} s`,
       );
 
-      expect(roles!.unexpectedExits()).toEqual([]);
+      expect(roles.unexpectedExits()).toEqual([]);
       for (const what of ["PostgreSQL", "NATS"]) {
         expect(readyWhileDown[what]!.length, `${what}: /ready polled while down`).toBeGreaterThanOrEqual(2);
         expect(
@@ -342,11 +225,11 @@ describe.skipIf(!serverMode || (unavailable !== undefined && !process.env.CI))(
       }
       expect(repeatCauses.filter((cause) => cause === "no disruption after it")).toEqual([]);
       expect(repeats.length).toBeLessThanOrEqual(windowCutters.length * mailConcurrency);
-      expect(expectedHooks.filter((k) => !idsPerKey.has(k)).slice(0, 5), `sagas: ${roles!.output("sagas")}`).toEqual([]);
+      expect(expectedHooks.filter((k) => !idsPerKey.has(k)).slice(0, 5), `sagas: ${roles.output("sagas")}`).toEqual([]);
       expect([...idsPerKey].filter(([, ids]) => ids.size > 1).map(([key]) => key)).toEqual([]);
       expect(requests.every((h) => h.webhookId !== "")).toBe(true);
       expect(answers.filter((a) => !a.shaped)).toEqual([]);
-      expect(errorsOutside, `api: ${roles!.output("api")}`).toEqual([]);
+      expect(errorsOutside, `api: ${roles.output("api")}`).toEqual([]);
       expect(serverErrors.filter((a) => a.status !== 503)).toEqual([]);
     });
   },

@@ -5,7 +5,7 @@ import { Resend } from "resend";
 import { randomBase62 } from "@tidings/core";
 import { unsubscribeUrl } from "@tidings/mail";
 import { startTestServer, type TestServer } from "../support/testServer.js";
-import { succeeded } from "../support/wire.js";
+import { outsideSdkTypes, succeeded } from "../support/wire.js";
 
 /**
  * The unsubscribe and preference page in a real browser (headless Debian Chromium, no JavaScript needed
@@ -43,10 +43,10 @@ async function teamOf(contactId: string): Promise<string> {
 describe("the preference page", () => {
   it("shows the topics, saves a change made in the browser, and one-click unsubscribes", async () => {
     const news = await succeeded(() =>
-      resend.topics.create({ name: "News", defaultSubscription: "opt_in", visibility: "public" } as never),
+      outsideSdkTypes.post<{ id: string }>(resend, "/topics", { name: "News", default_subscription: "opt_in", visibility: "public" }),
     );
     const offers = await succeeded(() =>
-      resend.topics.create({ name: "Offers", defaultSubscription: "opt_out", visibility: "public" } as never),
+      outsideSdkTypes.post<{ id: string }>(resend, "/topics", { name: "Offers", default_subscription: "opt_out", visibility: "public" }),
     );
     const contact = await succeeded(() => resend.contacts.create({ email: "reader@example.com" }));
     const teamId = await teamOf(contact.id);

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBase62 } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
+import { broadcastToReaders, importReaders, repeatsOfHeldSends, untilRelayHolds } from "../support/readerBroadcast.js";
+import { distinctMessageIds } from "../support/sinkCopies.js";
 import { freePort } from "../support/testServer.js";
 import { paced, succeeded } from "../support/wire.js";
 
@@ -100,14 +102,7 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
   it("mid-import; started again, the import ends with every row once", { timeout: 300_000 }, async () => {
     const resend = new Resend(token, { baseUrl: `http://127.0.0.1:${port}` });
     segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
-    const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
-    const { id } = await succeeded(() =>
-      resend.contacts.imports.create({
-        file: new Blob([rows.join("\n")]),
-        columnMap: { email: "email", firstName: "first_name" },
-        segments: [{ id: segmentId }],
-      } as never),
-    );
+    const id = await importReaders(resend, segmentId, contacts);
     // Read from the read model, which a loaded machine may not have brought up to the create yet.
     const importStatus = async () => {
       const { data, error } = await paced(() => resend.contacts.imports.get(id));
@@ -135,21 +130,8 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
   it("mid-broadcast to a relay that holds its replies; started again, each contact gets one email", { timeout: 300_000 }, async () => {
     const resend = new Resend(token, { baseUrl: `http://127.0.0.1:${port}` });
     sink.delayReplies(20_000);
-    await succeeded(() =>
-      resend.broadcasts.create({
-        segmentId,
-        from: "News <news@sigterm.test>",
-        subject: "Hello {{{FIRST_NAME|there}}}",
-        text: "Hi {{{contact.first_name}}}",
-        send: true,
-      } as never),
-    );
-    const deadline = Date.now() + 120_000;
-    while (sink.heldReplies < mailConcurrency) {
-      if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay:\n${output}`);
-      await sleep(50);
-    }
-    const heldAtStop = sink.heldReplies;
+    await broadcastToReaders(resend, segmentId, "News <news@sigterm.test>");
+    const heldAtStop = await untilRelayHolds(sink, mailConcurrency, () => output);
     expect(await terminate("mid-broadcast, sends held by the relay")).toBeLessThan(exitBoundMs);
     // The relay still holds its sends when time runs out: the log names the emails that may go twice.
     expect(output).toContain("stop ran out of time; exiting with work under way");
@@ -157,16 +139,12 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
 
     sink.delayReplies(0);
     await start();
-    const unique = () => new Set(sink.received.map((m) => m.messageId)).size;
+    const unique = () => distinctMessageIds(sink.received);
     const delivered = Date.now() + 240_000;
     while (unique() < contacts && Date.now() < delivered) await sleep(200);
     expect(unique(), output).toBe(contacts);
-    // The messages the relay still held at the stop are kept once it answers them, client gone or not.
-    while (sink.heldReplies > 0) await sleep(100);
-    const repeats = sink.received.length - contacts;
-    measured.push(
-      `broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`,
-    );
+    const { repeats, summary } = await repeatsOfHeldSends(sink, contacts, heldAtStop);
+    measured.push(summary);
     expect(repeats).toBeLessThanOrEqual(heldAtStop);
     expect(await terminate("idle")).toBeLessThan(exitBoundMs);
   });

@@ -9,6 +9,7 @@ import type { Database } from "@tidings/postgres";
 import type { SmtpSink } from "@tidings/testkit";
 import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
 import { mailingRolesForSuite } from "../support/mailingRoles.js";
+import { broadcastToReaders, importReaders, repeatsOfHeldSends, untilRelayHolds } from "../support/readerBroadcast.js";
 import { serverModeOnly } from "../support/serverModeOnly.js";
 import { distinctMessageIds } from "../support/sinkCopies.js";
 import type { ChildRole, SplitRoles } from "../support/splitRoles.js";
@@ -68,16 +69,9 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
   it("stops the sagas and the projector mid-import; started again, the import ends with every row once", { timeout: 300_000 }, async () => {
     const resend = new Resend(roles.token, { baseUrl: roles.url });
     segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
-    const rows = ["email,first_name", ...Array.from({ length: contacts }, (_, i) => `c${i}@example.test,Reader${i}`)];
     // Started first, so the import meets a sagas process, and the projector's live feed has its events to follow.
     sagas = roles.startSagas();
-    const { id } = await succeeded(() =>
-      resend.contacts.imports.create({
-        file: new Blob([rows.join("\n")]),
-        columnMap: { email: "email", firstName: "first_name" },
-        segments: [{ id: segmentId }],
-      } as never),
-    );
+    const id = await importReaders(resend, segmentId, contacts);
     const imported = () => count(sql`SELECT count(*) AS n FROM contacts`);
     const deadline = Date.now() + 120_000 + contacts * 20;
     const until = async (what: string, condition: () => Promise<boolean>) => {
@@ -178,21 +172,8 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
       const resend = new Resend(roles.token, { baseUrl: roles.url });
       // A relay that answers each message after 20 s: every send in flight, and every one behind it, would hold the stop.
       sink.delayReplies(20_000);
-      const { id } = await succeeded(() =>
-        resend.broadcasts.create({
-          segmentId,
-          from: "News <news@sigterm.test>",
-          subject: "Hello {{{FIRST_NAME|there}}}",
-          text: "Hi {{{contact.first_name}}}",
-          send: true,
-        } as never),
-      );
-      const deadline = Date.now() + 120_000;
-      while (sink.heldReplies < mailConcurrency) {
-        if (Date.now() > deadline) throw new Error(`the broadcast did not reach the relay: ${roles.errors("sagas")}`);
-        await sleep(50);
-      }
-      const heldAtStop = sink.heldReplies;
+      const id = await broadcastToReaders(resend, segmentId, "News <news@sigterm.test>");
+      const heldAtStop = await untilRelayHolds(sink, mailConcurrency, () => roles.errors("sagas"));
       const status = (await succeeded(() => resend.broadcasts.get(id))).status;
       expect(await terminate("sagas", sagas, `mid-broadcast (${status}), sends held by the relay`)).toBeLessThan(exitBoundMs);
 
@@ -211,12 +192,8 @@ describe.skipIf(!serverMode)("every role exits within 10 s of SIGTERM while busy
       expect(sink.received.every((m) => expected.has(m.messageId ?? ""))).toBe(true);
       // A message the relay held past the stop is accepted by it after all, and sent again by the next
       // process with the same Message-ID: the 250-to-record window, once per send in flight at the stop.
-      // The messages the relay still held at the stop are kept once it answers them, client gone or not.
-      while (sink.heldReplies > 0) await sleep(100);
-      const repeats = sink.received.length - contacts;
-      measured.push(
-        `broadcast: ${contacts} contacts, ${unique()} distinct Message-IDs, ${repeats} repeat(s), of ${heldAtStop} sends held by the relay at the stop`,
-      );
+      const { repeats, summary } = await repeatsOfHeldSends(sink, contacts, heldAtStop);
+      measured.push(summary);
       expect(repeats).toBeLessThanOrEqual(heldAtStop);
     },
   );

@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SmtpSink } from "@tidings/testkit";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import type { TestServer } from "../support/testServer.js";
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
+import { verifiedPayload } from "../support/signedWebhooks.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 
-type EventType = Parameters<Resend["webhooks"]["create"]>[0]["events"][number];
-type Payload = { type: string; created_at: string; data: Record<string, unknown> & { click?: Record<string, unknown> } };
 const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
 const loopback = /^(::ffff:)?127\.0\.0\.1$/;
 
@@ -20,17 +19,6 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
   let receiver: WebhookReceiver;
   let server: TestServer;
   let resend: Resend;
-
-  const verify = (received: ReceivedWebhook, webhookSecret: string) =>
-    resend.webhooks.verify({
-      payload: received.body,
-      headers: {
-        id: received.headers["svix-id"]!,
-        timestamp: received.headers["svix-timestamp"]!,
-        signature: received.headers["svix-signature"]!,
-      },
-      webhookSecret,
-    }) as unknown as Payload;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
@@ -49,7 +37,7 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     expect(domain.error).toBeNull();
     const { data: webhook } = await resend.webhooks.create({
       endpoint: `${receiver.url}/engagement`,
-      events: ["email.opened", "email.clicked"] as EventType[],
+      events: ["email.opened", "email.clicked"],
     });
     const target = "https://shop.example.test/offer?item=7&ref=mail";
     const sent = await resend.emails.send({
@@ -89,7 +77,7 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     expect(opened.headers.get("content-type")).toBe("image/gif");
     expect((await opened.arrayBuffer()).byteLength).toBe(43);
 
-    const received = (await receiver.waitFor("/engagement", 3)).map((r) => verify(r, webhook!.signing_secret));
+    const received = (await receiver.waitFor("/engagement", 3)).map((r) => verifiedPayload(resend, r, webhook!.signing_secret));
     const clicks = received.filter((p) => p.type === "email.clicked");
     const base = {
       email_id: emailId,

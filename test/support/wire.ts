@@ -1,3 +1,4 @@
+import type { Resend } from "resend";
 import { expect } from "vitest";
 
 /** What the contract's ids and timestamps look like on the wire (compat-reference §2.2). */
@@ -26,3 +27,12 @@ export async function succeeded<Data>(call: () => PromiseLike<SdkData<Data>>): P
   expect(error).toBeNull();
   return data!;
 }
+
+/**
+ * A request the SDK's types forbid, sent on purpose (fields it refuses together, a field it does not know): the
+ * body or query as the wire has them, through the SDK's own transport, so the answer has the SDK's shape.
+ */
+export const outsideSdkTypes = {
+  post: <Data>(resend: Resend, path: string, body: Record<string, unknown>) => resend.post<Data>(path, body),
+  get: <Data>(resend: Resend, path: string, query: Record<string, string>) => resend.get<Data>(`${path}?${new URLSearchParams(query)}`),
+};
