@@ -38,7 +38,7 @@ const e2eFiles = crashOnly
  * Server-mode files share one PostgreSQL cluster and its 100 connections, which one e2e server (api,
  * projector, sagas) takes a third of: `npm test` runs the int and the e2e project side by side, one file
  * each. The cluster's xmin horizon is cluster-wide, so a test reading `$all` right after an append waits
- * for it to show (settledWrites, DESIGN §4).
+ * for it to show (settledWrites, docs/architecture.md §4).
  */
 const workers = process.env.TIDINGS_TEST_MODE === "server" ? 1 : 3;
 

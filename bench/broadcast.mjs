@@ -8,7 +8,7 @@
 // how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink.
 // Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default 16)
 // SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
-// BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets (issue #7): ≥ 1,000 emails/s end to
+// BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets: ≥ 1,000 emails/s end to
 // end, < 400 MB RSS per process.
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -3,7 +3,7 @@
 // process. Prints rows/s and the peak RSS sampled throughout. The audience read models are projected
 // meanwhile by a child process, as in server mode; `projection_lag_s` is how long after the import's end
 // they caught up. Runs the built packages: `npx tsc -b && node bench/import.mjs`. BENCH_IN_FLIGHT sets the
-// rows under way at once. Targets (issue #6): ≥ 20,000 rows/s, RSS < 300 MB throughout.
+// rows under way at once. Targets: ≥ 20,000 rows/s, RSS < 300 MB throughout.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";

@@ -4,7 +4,7 @@ import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
-/** API keys through the official SDK (compat-reference §6.6), with the seed spec's `object` on create. */
+/** API keys through the official SDK (docs/wire-compatibility.md §6.6), with the `object` on create of docs/wire-compatibility.md §10.9. */
 
 let server: TestServer;
 let resend: ReturnType<typeof client>;

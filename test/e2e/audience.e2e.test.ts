@@ -3,7 +3,7 @@ import { serverForFile } from "../support/serverForFile.js";
 import { paced, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
 /**
- * The audience through the official SDK (compat-reference §6.7–§6.9, §6.13, §6.18): contact properties,
+ * The audience through the official SDK (docs/wire-compatibility.md §6.7–§6.9, §6.13, §6.18): contact properties,
  * contacts (modern and legacy audience paths), segments and audiences, topics and a contact's
  * subscriptions, suppressions.
  */

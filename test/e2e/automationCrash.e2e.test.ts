@@ -19,7 +19,7 @@ const mailConcurrency = 4;
  * Issue 9's crash test: runs of `trigger → send_email → delay 2 s → send_email` are started while the
  * sagas process (the runner, the timers, delivery) is SIGKILLed twice. Every run must complete, each with
  * exactly one queued email per send step, and every email reaches the sink. The only duplicate delivery
- * allowed is the delivery saga's own 250-to-record window (DESIGN §1): the same Message-ID again, at most
+ * allowed is the delivery saga's own 250-to-record window (docs/architecture.md §1): the same Message-ID again, at most
  * one per SMTP connection per kill, and only for a message first accepted before a kill.
  */
 describeKillingSagas("automation crash test", "automation runs with the sagas process killed twice", () => {

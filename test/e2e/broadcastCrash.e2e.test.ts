@@ -22,7 +22,7 @@ const mailConcurrency = 8;
  * Issue 7's crash test: a broadcast to a segment of `contacts` contacts, with the sagas process (fan-out
  * and delivery) SIGKILLed twice while it runs, and stopped by SIGTERM once between. In the end there is exactly one email per contact, each
  * delivered once, and the sink has every Message-ID; a repeat is allowed only from the 250-to-record
- * window of a kill (DESIGN §1), at most one per message in flight.
+ * window of a kill (docs/architecture.md §1), at most one per message in flight.
  */
 describeKillingSagas("broadcast crash test", "a broadcast with the sagas process killed twice and stopped once", () => {
   const deployment = mailingRolesForSuite(mailConcurrency);

@@ -13,7 +13,7 @@ import { outsideSdkTypes } from "../support/wire.js";
 
 type Sdk<T> = Promise<{ data: T | null; error: { name: string; message: string; statusCode: number | null } | null }>;
 
-/** Broadcasts through the resend SDK, a whole server and its sagas, into a loopback SMTP sink (reference §6.11). */
+/** Broadcasts through the resend SDK, a whole server and its sagas, into a loopback SMTP sink (docs/wire-compatibility.md §6.11). */
 describe("broadcasts through the resend SDK", () => {
   let mailing: MailingServer;
   let sink: SmtpSink;
@@ -226,7 +226,7 @@ describe("broadcasts through the resend SDK", () => {
       statusCode: 422,
       name: "missing_required_field",
     });
-    // Seed spec, Errors: `after` and `before` together on a list are rejected.
+    // docs/wire-compatibility.md §10.1: `after` and `before` together on a list are rejected.
     expect(await refused(outsideSdkTypes.get(resend, "/broadcasts", { limit: "10", after: id, before: id }))).toMatchObject({
       statusCode: 422,
       name: "validation_error",

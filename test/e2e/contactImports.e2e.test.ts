@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { serverForFile } from "../support/serverForFile.js";
 import { outsideSdkTypes, paced, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
-/** Contact imports through the SDK (seed spec, POST and GET /contacts/imports; reference §6.10). */
+/** Contact imports through the SDK (docs/wire-compatibility.md §6.10 and §10.6). */
 
 const file = serverForFile();
 

@@ -4,7 +4,7 @@ import { raiseBootstrapTeamRateLimit } from "../support/rateLimit.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { outsideSdkTypes, succeeded, uuid, wireTimestamp } from "../support/wire.js";
 
-/** Custom events (reference §6.15) and automation definitions (§6.14) through the resend SDK. */
+/** Custom events (docs/wire-compatibility.md §6.15) and automation definitions (§6.14) through the resend SDK. */
 let server: TestServer;
 let resend: Resend;
 

@@ -12,7 +12,7 @@ import type { TestServer } from "../support/testServer.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
 /**
- * Domains through the resend SDK (reference §6.4) against a whole server whose verification saga asks a
+ * Domains through the resend SDK (docs/wire-compatibility.md §6.4) against a whole server whose verification saga asks a
  * real DNS server on loopback, where each test publishes, withholds or breaks its records.
  */
 let dns: DnsResponder;

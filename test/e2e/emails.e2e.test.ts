@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../support/testServer.js";
 import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
 /**
- * Sending through the official SDK (compat-reference §6.1): the shapes of send, get, list and batch,
+ * Sending through the official SDK (docs/wire-compatibility.md §6.1): the shapes of send, get, list and batch,
  * idempotent replay, and the state of a scheduled email (the delivery e2e covers what reaches SMTP).
  */
 

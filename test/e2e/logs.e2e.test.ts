@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { serverForFile } from "../support/serverForFile.js";
 import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
-/** The API request log through the official SDK (compat-reference §6.17), and the rate-limit headers it sees (§4). */
+/** The API request log through the official SDK (docs/wire-compatibility.md §6.17), and the rate-limit headers it sees (§4). */
 
 const file = serverForFile();
 

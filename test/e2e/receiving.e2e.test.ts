@@ -11,7 +11,7 @@ import { uuid, wireTimestamp } from "../support/wire.js";
 const mail = inboundMailSuite();
 const pixel = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
-describe("receiving mail (reference §6.3)", () => {
+describe("receiving mail (docs/wire-compatibility.md §6.3)", () => {
   it("takes a message for a verified receiving domain: listed, parsed, raw and attachments downloadable without a key, email.received signed", async () => {
     const { resend, inbound, domain, webhookFor, receivedWith } = mail;
     const messageId = `<${randomUUID()}@elsewhere.test>`;

@@ -3,7 +3,7 @@ import { Resend } from "resend";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { paced, uuid, wireTimestamp } from "../support/wire.js";
 
-/** Templates through the official SDK (compat-reference §6.12): the SDK's camelCase options on our wire. */
+/** Templates through the official SDK (docs/wire-compatibility.md §6.12): the SDK's camelCase options on our wire. */
 
 let server: TestServer;
 let templates: Resend["templates"];

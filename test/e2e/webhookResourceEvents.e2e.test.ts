@@ -7,7 +7,7 @@ import { webhookSuite } from "../support/webhookSuite.js";
 describe("contact and domain webhooks", () => {
   const t = webhookSuite({ WEBHOOK_ALLOW_PRIVATE: "true" });
 
-  it("fires contact webhooks for the API's writes, and none for what a CSV import creates or updates (reference §6.10)", async () => {
+  it("fires contact webhooks for the API's writes, and none for what a CSV import creates or updates (docs/wire-compatibility.md §6.10)", async () => {
     const { receiver, resend, createWebhook } = t;
     const webhook = await createWebhook(`${receiver.url}/contacts`, ["contact.created", "contact.updated", "contact.deleted"]);
     const { data: made } = await resend.contacts.create({ email: "api-made@example.test", firstName: "Ada" });

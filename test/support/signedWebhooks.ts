@@ -30,7 +30,7 @@ export function verifiedPayload(
   return payload as WebhookPayload;
 }
 
-/** The event types `path` has been sent so far, sorted: deliveries may arrive in any order (reference §8.4). */
+/** The event types `path` has been sent so far, sorted: deliveries may arrive in any order (docs/wire-compatibility.md §8.4). */
 export const eventTypesAt = (receiver: WebhookReceiver, path: string): string[] =>
   receiver
     .at(path)

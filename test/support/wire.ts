@@ -1,7 +1,7 @@
 import type { Resend } from "resend";
 import { expect } from "vitest";
 
-/** What the contract's ids and timestamps look like on the wire (compat-reference §2.2). */
+/** What the contract's ids and timestamps look like on the wire (docs/wire-compatibility.md §2.2). */
 export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const wireTimestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 

@@ -88,7 +88,7 @@ export async function deleteContactProperty(deps: Deps, teamId: string, id: stri
 
 /**
  * The types of the team's properties named by `keys`, read from the event store (a key → stream lookup
- * through its reservation, DESIGN §1), so a contact written right after its property was created is
+ * through its reservation, docs/architecture.md §1), so a contact written right after its property was created is
  * checked against it. A key with no live property is absent.
  */
 export async function contactPropertyTypes(store: EventStore, teamId: string, keys: string[]): Promise<PropertyTypes> {

@@ -3,14 +3,14 @@ import { claimHeldWhile, loadState, reservationStream, reservedBy, type ReserveO
 import { contactDecider, contactStream, isLiveFor, normalContactEmail, type ContactState, type LiveContact } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
-/** The reservation stream that makes an email one contact per team (DESIGN §1), and turns it into the contact. */
+/** The reservation stream that makes an email one contact per team (docs/architecture.md §1), and turns it into the contact. */
 export const contactEmailStream = (teamId: string, email: string) => reservationStream(teamId, "contact-email", normalContactEmail(email));
 
 export const loadContact = (store: EventStore, contactId: string): Promise<ContactState> =>
   loadState(store, contactStream(contactId), contactDecider);
 
 /**
- * A live contact of the team, named by id or email (reference §6.8: the path is either), read from the
+ * A live contact of the team, named by id or email (docs/wire-compatibility.md §6.8: the path is either), read from the
  * event store so that a write right after another write never acts on a stale row.
  */
 export async function findContact(store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact | undefined> {

@@ -29,7 +29,7 @@ export interface NewContact {
 
 /**
  * Checks the input, then claims the email, then records the contact; a failure after the claim gives it
- * back. A taken email is 409 (reference §6.8 leaves it undocumented; the issue asks for a conflict).
+ * back. A taken email is 409 (docs/wire-compatibility.md §6.8 leaves it undocumented; the issue asks for a conflict).
  */
 export async function createContact(
   deps: Deps,

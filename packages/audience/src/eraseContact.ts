@@ -7,14 +7,14 @@ import { contactEmailStream, findContact } from "./contactStreams.js";
 type Deps = { store: EventStore; clock: Clock };
 
 /**
- * Erasure (DESIGN §4, by `deleteStream`): the person's data lives only in the contact's stream and its
+ * Erasure (docs/architecture.md §4, by `deleteStream`): the person's data lives only in the contact's stream and its
  * email reservation, so deleting both removes it from the event store; `ContactErased`, which holds ids
  * only, goes to a stream of its own first, so the read models drop the rows and a replay shows that the
  * contact existed and was erased, not who it was. Each step can be repeated: a DELETE retried after a
  * crash finds the contact still there and finishes. Crypto-shredding was not chosen: projections are
  * synchronous and I/O-free, so they could not fetch a per-contact key to open sealed fields.
  *
- * Reference §6.8: deleting a contact that is not there answers as if it had been deleted.
+ * docs/wire-compatibility.md §6.8: deleting a contact that is not there answers as if it had been deleted.
  */
 export async function eraseContact(
   deps: Deps,

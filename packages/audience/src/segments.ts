@@ -7,7 +7,7 @@ type Deps = { store: EventStore; clock: Clock };
 
 const run = commandRunner(segmentStream, segmentDecider);
 
-/** A live segment of the team, or 404 "Audience not found" (reference §2.4). */
+/** A live segment of the team, or 404 "Audience not found" (docs/wire-compatibility.md §2.4). */
 export const findSegment = (store: EventStore, teamId: string, segmentId: string): Promise<LiveSegment> =>
   orNotFound(loadLive(store, teamId, segmentId, segmentStream, segmentDecider), "Audience not found");
 
@@ -27,7 +27,7 @@ export async function renameSegment(
   return run(deps.store, segmentId, { type: "RenameSegment", teamId, name, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 
-/** Idempotent (reference §2.4): a segment that is not there is reported deleted all the same. */
+/** Idempotent (docs/wire-compatibility.md §2.4): a segment that is not there is reported deleted all the same. */
 export async function deleteSegment(deps: Deps, teamId: string, segmentId: string, metadata: EventMetadata): Promise<Changed> {
   if (!(await loadLive(deps.store, teamId, segmentId, segmentStream, segmentDecider))) return { id: segmentId };
   return run(deps.store, segmentId, { type: "DeleteSegment", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);

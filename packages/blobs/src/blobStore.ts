@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { migrate, type Database, type Migration } from "@tidings/postgres";
 
 /**
- * Content-addressed bytes (attachments, import files) kept out of events (DESIGN §4: EventStoreDB caps an
+ * Content-addressed bytes (attachments, import files) kept out of events (docs/architecture.md §4: EventStoreDB caps an
  * event at 16 MiB, NATS advises 1 MB). A table rather than files, so it works the same in every mode and
  * every api and sagas process sees the same blobs.
  */

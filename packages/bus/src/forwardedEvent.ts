@@ -21,7 +21,7 @@ export function forwardedEventSubject(event: Pick<RecordedEvent, "streamId" | "t
 }
 
 /**
- * `events.<category>.<Type>` (DESIGN §5): where the forwarder publishes each event, and what a saga's
+ * `events.<category>.<Type>` (docs/architecture.md §5): where the forwarder publishes each event, and what a saga's
  * consumer filters on (`consumeEvents`), with a NATS wildcard (`>` or `*`) for every type of the category.
  * One function for both sides, so a subscription cannot name a subject nothing is published to.
  */

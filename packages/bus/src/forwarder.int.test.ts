@@ -18,7 +18,7 @@ describe(`forwarder (${testMode() === "server" ? "PostgreSQL to NATS" : "PGlite 
   const category = () => `cat${++n}${Math.random().toString(36).slice(2, 6)}`;
   /**
    * Returns once the events show in $all: the tests reason about which events a forwarder's catch-up
-   * reads, and a write in another database of the cluster can hide them for a moment (DESIGN §4).
+   * reads, and a write in another database of the cluster can hide them for a moment (docs/architecture.md §4).
    */
   const append = async (streamId: string, ...types: string[]) => {
     const appended = await store.append(

@@ -35,7 +35,7 @@ class ForwarderFencedError extends Error {
 }
 
 /**
- * Publishes every event of `$all` to `events.<category>.<Type>` (DESIGN §1, §5). It publishes a batch,
+ * Publishes every event of `$all` to `events.<category>.<Type>` (docs/architecture.md §1, §5). It publishes a batch,
  * then writes its checkpoint. A crash in between publishes that batch again after the restart, with the
  * same msgIds (the event ids), so the bus drops the repeats within its dedup window.
  */

@@ -1,5 +1,5 @@
 /**
- * The bus port (DESIGN §5). Sagas consume at least once through durable consumers; they make effects
+ * The bus port (docs/architecture.md §5). Sagas consume at least once through durable consumers; they make effects
  * exactly once themselves, by keying every effect on the event that caused it. Two adapters implement
  * this: NATS JetStream, and an in-process bus kept durable in the embedded database.
  */

@@ -4,7 +4,7 @@ import { loadState } from "./loadState.js";
 import { reservationStream, reservedBy } from "./reservation.js";
 
 /**
- * The reservation stream of a domain name. It spans every team (issue #5: a name belongs to at most one
+ * The reservation stream of a domain name. It spans every team (docs/wire-compatibility.md §6.5: a name belongs to at most one
  * team), so its "team" part is a fixed word rather than a team id. Shared by the api's sends and the
  * automation runner's, which both need the domain a `from` is on.
  */

@@ -2,7 +2,7 @@ import { isUuid } from "@tidings/core";
 import { fold, isLiveFor, type Decider, type LiveResource, type ResourceState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
-/** An aggregate's state as its stream says now: what a saga or a lookup decides from, never a read model (DESIGN §1). */
+/** An aggregate's state as its stream says now: what a saga or a lookup decides from, never a read model (docs/architecture.md §1). */
 export async function loadState<Event extends { type: string; data: unknown }, State>(
   store: EventStore,
   streamId: string,

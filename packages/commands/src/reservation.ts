@@ -9,7 +9,7 @@ import {
 } from "@tidings/eventstore";
 
 /**
- * Uniqueness without reading a read model (DESIGN §1): a value is claimed by appending `ValueReserved` to a
+ * Uniqueness without reading a read model (docs/architecture.md §1): a value is claimed by appending `ValueReserved` to a
  * stream named after it, at the revision the claimant read (`no_stream` for a value never claimed). Only
  * one claim can win, across every api instance. A released value (`ValueReleased` last) can be claimed
  * again the same way, so the stream keeps the value's whole history of owners.

@@ -8,7 +8,7 @@ export function newId(): string {
 
 /**
  * Tidings' namespace for name-based ids. Deterministic ids are what make saga effects idempotent: the
- * same cause always yields the same id, so a redelivered message appends nothing new (DESIGN §1).
+ * same cause always yields the same id, so a redelivered message appends nothing new (docs/architecture.md §1).
  */
 export const TIDINGS_NAMESPACE = "6f0c2d4e-8f57-4c1b-9a0e-3b6a1f2e9d71";
 

@@ -154,7 +154,7 @@ export const settings = {
     "0,5000,300000,1800000,7200000,18000000,36000000,36000000",
     "comma-separated milliseconds before each webhook attempt: the first entry for the first attempt, each next one after a failure (default immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)",
   ),
-  // The seed spec's limit; lower it only for tests of the 413.
+  // The limit of docs/wire-compatibility.md §10.2; lower it only for tests of the 413.
   CONTACT_IMPORT_MAX_BYTES: between(
     1,
     200 * 1024 * 1024,

@@ -1,5 +1,5 @@
 /**
- * The shape of every aggregate (STYLE: "The decider shape"). `decide` is pure: the command carries `now`
+ * The shape of every aggregate (docs/architecture.md §3). `decide` is pure: the command carries `now`
  * and any generated ids, so the same command on the same state always yields the same events.
  */
 export interface Decider<Command, Event, State> {

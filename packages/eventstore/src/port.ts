@@ -1,5 +1,5 @@
 /**
- * The event store port. The event store is the only source of truth (DESIGN §1); everything else can be
+ * The event store port. The event store is the only source of truth (docs/architecture.md §1); everything else can be
  * rebuilt from it. Two adapters implement this: PostgreSQL (pg or PGlite) and EventStoreDB.
  */
 
@@ -7,7 +7,7 @@
  * A global position in `$all`, ordered by `commit` then `prepare`. This is EventStoreDB's own shape. The
  * PostgreSQL adapter puts the appending transaction's id (xid8) in `commit` and the event's sequence
  * number in `prepare`: ordering by transaction id is what lets a reader never skip an event committed
- * late by a concurrent transaction (DESIGN §4).
+ * late by a concurrent transaction (docs/architecture.md §4).
  */
 export interface Position {
   commit: bigint;
@@ -142,7 +142,7 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribeToAll(options?: SubscribeOptions): Subscription;
   /**
-   * Deletes a stream (erasure, DESIGN §4). Afterwards the stream reads as empty and appending to it with
+   * Deletes a stream (erasure, docs/architecture.md §4). Afterwards the stream reads as empty and appending to it with
    * `any` starts it again. The PostgreSQL adapter removes the events from `$all` at once; EventStoreDB
    * hides them from the stream at once and drops them from `$all` at its next scavenge.
    */

@@ -4,7 +4,7 @@ import { createSealer } from "@tidings/core";
 
 const generate = promisify(generateKeyPair);
 
-/** The HKDF purpose DKIM private keys are sealed under (DESIGN §4): one leaked derived key exposes nothing else. */
+/** The HKDF purpose DKIM private keys are sealed under (docs/architecture.md §4): one leaked derived key exposes nothing else. */
 const purpose = "dkim-private-key";
 
 export interface SealedDkimKey {

@@ -3,7 +3,7 @@ import type { Database } from "./database.js";
 
 /**
  * Resolves once every transaction committed before the call is below the cluster's xmin horizon, which
- * is when `$all` in the PostgreSQL event store shows its events (DESIGN §4). A write in flight in another
+ * is when `$all` in the PostgreSQL event store shows its events (docs/architecture.md §4). A write in flight in another
  * database of the cluster can hold the horizon back for a moment, so a test that reads `$all` for exact
  * contents right after appending waits here first.
  */

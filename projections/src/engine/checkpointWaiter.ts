@@ -5,7 +5,7 @@ import { CHECKPOINT_CHANNEL, ensureCheckpointTable, readCheckpoints, type Checkp
 export interface CheckpointWaiter {
   /**
    * Resolves true once every watched projection's live checkpoint is at or past `position` (read-your-
-   * writes, DESIGN §1), or false after `timeoutMs`. While a version bump rebuilds, the live checkpoint
+   * writes, docs/architecture.md §1), or false after `timeoutMs`. While a version bump rebuilds, the live checkpoint
    * stays where the old version stopped, so waits time out until the switch. `projections` narrows the
    * wait to some of the watched projections, for a reader that needs only their read models.
    */

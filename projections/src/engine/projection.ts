@@ -44,7 +44,7 @@ export type Row = Record<string, unknown>;
  * What a handler writes through. Nothing reaches the database until the batch ends: writes to one row
  * are folded together in memory, then each table gets one multi-row statement per kind of write, all in
  * the batch's transaction with the checkpoint. A handler therefore never waits on a round trip, and it
- * has no way to read or to cause anything outside its tables (DESIGN §1: no side effects).
+ * has no way to read or to cause anything outside its tables (docs/architecture.md §1: no side effects).
  */
 export interface BatchContext {
   /** Inserts the row, or merges it into the existing one column by column (see MergeRule). */

@@ -27,7 +27,7 @@ export interface RebuildResult {
  * Rebuilds a projection from the first event into fresh tables, then switches readers to them (`tidings
  * projections rebuild`). The current tables keep serving meanwhile, and a runner may keep them live:
  * the switch waits until the build has caught up with it. Handlers only write rows, so the replay sends
- * nothing and calls nothing (DESIGN §1).
+ * nothing and calls nothing (docs/architecture.md §1).
  */
 export async function rebuildProjection(options: RebuildOptions): Promise<RebuildResult> {
   const { store, database, projection } = options;

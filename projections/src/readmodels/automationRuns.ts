@@ -6,7 +6,7 @@ const moveStep = (context: BatchContext, step: { runId: string; key: string }, c
   context.update("automation_run_steps", { run_id: step.runId, key: step.key }, changes);
 
 /**
- * Runs and their steps (reference §6.14). Every step of the run's graph gets a row at the start, `pending`,
+ * Runs and their steps (docs/wire-compatibility.md §6.14). Every step of the run's graph gets a row at the start, `pending`,
  * in graph order; each step event moves its row, and the run's end marks the steps it never reached
  * `skipped`. A handler cannot read, so the end event carries those keys.
  */

@@ -3,7 +3,7 @@ import { holds, type Projection } from "../engine/projection.js";
 import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-/** Contact imports as GET and list show them (reference §6.10), and the row errors each one kept. */
+/** Contact imports as GET and list show them (docs/wire-compatibility.md §6.10), and the row errors each one kept. */
 export const contactImportsProjection = {
   name: "contact_imports",
   version: 1,

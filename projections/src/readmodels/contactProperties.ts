@@ -3,7 +3,7 @@ import { holds, type Projection } from "../engine/projection.js";
 import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-/** Contact properties as GET and list show them (reference §6.9). */
+/** Contact properties as GET and list show them (docs/wire-compatibility.md §6.9). */
 export const contactPropertiesProjection = {
   name: "contact_properties",
   version: 1,

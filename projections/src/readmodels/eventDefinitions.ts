@@ -3,7 +3,7 @@ import { holds, type Projection } from "../engine/projection.js";
 import { handlersOf, type EventData } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-/** Custom event definitions as `GET /events` shows them (reference §6.15). Sends fold the stream instead. */
+/** Custom event definitions as `GET /events` shows them (docs/wire-compatibility.md §6.15). Sends fold the stream instead. */
 export const eventDefinitionsProjection = {
   name: "event_definitions",
   version: 1,

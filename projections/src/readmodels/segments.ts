@@ -3,7 +3,7 @@ import type { Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-/** Segments (reference §6.7). Memberships are in `contact_segments` (the contacts projection). */
+/** Segments (docs/wire-compatibility.md §6.7). Memberships are in `contact_segments` (the contacts projection). */
 export const segmentsProjection = {
   name: "segments",
   version: 1,

@@ -33,7 +33,7 @@ function suppress(
  * from the delivery saga's `EmailBounced`, and a complaint the recipients it blames from `EmailComplained`
  * (sending again to someone who called it spam hurts every other email of the domain); manual additions and every removal come through the
  * suppression's own stream. Sends look addresses up here before they queue (a lookup, like an alias:
- * DESIGN §1), lower-cased. The first cause stays the recorded origin and source until a removal.
+ * docs/architecture.md §1), lower-cased. The first cause stays the recorded origin and source until a removal.
  */
 export const suppressionsProjection = {
   name: "suppressions",

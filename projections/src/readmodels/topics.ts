@@ -3,7 +3,7 @@ import { holds, type Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
 import { teamResourceTable } from "./teamResourceTable.js";
 
-/** Topics (reference §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
+/** Topics (docs/wire-compatibility.md §6.13). A contact's own choices are in `contact_topics` (the contacts projection). */
 export const topicsProjection = {
   name: "topics",
   version: 1,

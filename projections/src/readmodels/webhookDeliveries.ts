@@ -7,7 +7,7 @@ const moveDelivery = (context: BatchContext, deliveryId: string, status: Webhook
   context.update("webhook_deliveries", { id: deliveryId }, { status, next_attempt_at: nextAttemptAt, status_at: at });
 
 /**
- * A webhook's deliveries (`webhook_event`s, reference §6.16) and each one's attempts. An attempt's id is
+ * A webhook's deliveries (`webhook_event`s, docs/wire-compatibility.md §6.16) and each one's attempts. An attempt's id is
  * the id of the event that recorded it. The delivery saga does not read these: it folds the streams.
  */
 export const webhookDeliveriesProjection = {

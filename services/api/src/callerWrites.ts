@@ -7,7 +7,7 @@ import type { ApiServices } from "./services.js";
 /** A write as a route runs it: for the caller, under the metadata of the events its request causes. */
 export type CallerWrite<Result> = (auth: RequestAuth, metadata: EventMetadata) => Promise<Result>;
 
-/** Waits until the read models hold every write that appended something (read-your-writes, DESIGN §1). */
+/** Waits until the read models hold every write that appended something (read-your-writes, docs/architecture.md §1). */
 export async function settle(services: Pick<ApiServices, "waitFor">, positions: readonly (Position | undefined)[]): Promise<void> {
   for (const position of positions) if (position) await services.waitFor(position);
 }

@@ -1,4 +1,4 @@
-/** The error names a client may see (compat-reference §3.2). The SDK returns our body verbatim as `error`. */
+/** The error names a client may see (docs/wire-compatibility.md §3.2). The SDK returns our body verbatim as `error`. */
 export const wireErrorNames = [
   "invalid_idempotency_key",
   "validation_error",
@@ -41,7 +41,7 @@ export interface WireError {
  * HTTP status. A `TidingsError` (or a domain error rethrown as one) carries a code from here; a code that is
  * missing answers 500, so add the row together with the code.
  *
- * The contract's own names map to themselves. Some names are used with several statuses (§3.2 lists
+ * The contract's own names map to themselves. Some names are used with several statuses (docs/wire-compatibility.md §3.2 lists
  * `validation_error` as 400, 403 and 422), so a code that needs a status other than the name's usual one
  * gets its own row here instead of a status chosen at the throw site.
  */
@@ -74,18 +74,18 @@ export const errorTable: Readonly<Record<string, WireError>> = {
   internal_server_error: { statusCode: 500, name: "internal_server_error" },
   service_unavailable: { statusCode: 503, name: "service_unavailable" },
 
-  // §3.2 lists `validation_error` as 403 for a send from a domain the caller may not use.
+  // docs/wire-compatibility.md §3.2 lists `validation_error` as 403 for a send from a domain the caller may not use.
   sending_domain_restricted: { statusCode: 403, name: "validation_error" },
-  // §3.2 lists `validation_error` as 403 for a domain already registered; the message points at claims.
+  // docs/wire-compatibility.md §3.2 lists `validation_error` as 403 for a domain already registered; the message points at claims.
   domain_name_taken: { statusCode: 403, name: "validation_error" },
-  // Reference §6.8 leaves a duplicate contact undocumented; a conflict says what happened, in the contract's shape.
+  // docs/wire-compatibility.md §6.8 leaves a duplicate contact undocumented; a conflict says what happened, in the contract's shape.
   contact_exists: { statusCode: 409, name: "validation_error" },
-  // §6.11: an action the broadcast's state forbids (cancel of a draft or a sent one, edit of a sent one) is a 403 `validation_error`.
+  // docs/wire-compatibility.md §6.11: an action the broadcast's state forbids (cancel of a draft or a sent one, edit of a sent one) is a 403 `validation_error`.
   broadcast_state_conflict: { statusCode: 403, name: "validation_error" },
-  // A signed attachment download URL (reference §6.2) that is forged or past its expiry.
+  // A signed attachment download URL (docs/wire-compatibility.md §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },
 
-  // Transport failures, raised by the body parser and the framework before any route runs. §3.2 names
+  // Transport failures, raised by the body parser and the framework before any route runs. docs/wire-compatibility.md §3.2 names
   // only `validation_error` for malformed input, so these keep that name with the status HTTP expects.
   invalid_json: { statusCode: 400, name: "validation_error" },
   malformed_request: { statusCode: 400, name: "validation_error" },

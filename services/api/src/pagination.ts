@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sql, type SelectQueryBuilder } from "kysely";
 import { TidingsError } from "@tidings/core";
 
-/** The list envelope of every list endpoint (compat-reference §2.1). */
+/** The list envelope of every list endpoint (docs/wire-compatibility.md §2.1). */
 export interface ListPage<Item> {
   object: "list";
   has_more: boolean;
@@ -10,7 +10,7 @@ export interface ListPage<Item> {
 }
 
 export const maxPageSize = 100;
-/** §2.1: the documented default when `limit` is omitted. */
+/** docs/wire-compatibility.md §2.1: the documented default when `limit` is omitted. */
 export const defaultPageSize = 20;
 
 const limitMessage = `\`limit\` must be an integer between 1 and ${maxPageSize}.`;
@@ -30,7 +30,7 @@ export const paginationShape = {
 
 /**
  * The query schema of a list endpoint: pagination plus the endpoint's own filters (e.g. `status`).
- * `after` and `before` together are refused (seed spec, Errors table).
+ * `after` and `before` together are refused (docs/wire-compatibility.md §10.1).
  */
 export function listQuerySchema<Filters extends z.ZodRawShape = Record<never, never>>(filters?: Filters) {
   return z
@@ -49,7 +49,7 @@ export interface PageRequest {
 export interface PageOptions<Row, Item> {
   /**
    * Page size when `limit` is omitted. `"all"` is for the older endpoints that return every item when no
-   * `limit` is given (§2.1: domains, api-keys, broadcasts, segments, contacts, receiving).
+   * `limit` is given (docs/wire-compatibility.md §2.1: domains, api-keys, broadcasts, segments, contacts, receiving).
    */
   whenLimitOmitted?: number | "all";
   /**

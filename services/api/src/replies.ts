@@ -1,8 +1,8 @@
 import type { FastifyReply } from "fastify";
 
 /**
- * Success statuses of compat-reference §2.3, so a route says which kind of success it is rather than a
- * number. Every one carries a JSON body: the SDK treats an empty 2xx as a failure (§1.4).
+ * Success statuses of docs/wire-compatibility.md §2.3, so a route says which kind of success it is rather than a
+ * number. Every one carries a JSON body: the SDK treats an empty 2xx as a failure (docs/wire-compatibility.md §1.4).
  */
 // Any route's reply, whatever its server, schema and type provider: each helper keeps the route's own
 // reply type, so `body` is checked against the route's schema. Fastify's parameters are constrained

@@ -4,7 +4,7 @@ import type { EventMetadata } from "@tidings/eventstore";
 import type { RequestAuth } from "./plugins/auth.js";
 
 /**
- * The metadata of events caused by an API request (DESIGN §4). The request id is also the id of the
+ * The metadata of events caused by an API request (docs/architecture.md §4). The request id is also the id of the
  * request's log entry, so an auditor can join an event to the request that caused it.
  */
 export function requestMetadata(request: FastifyRequest, auth: RequestAuth, clock: Clock): EventMetadata {

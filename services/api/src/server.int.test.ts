@@ -10,7 +10,7 @@ beforeAll(async () => {
   base = await file.app.listen({ host: "127.0.0.1", port: 0 });
 });
 
-/** The request the `resend` SDK makes (compat-reference §1.2): JSON content type on every call, no body when there is none. */
+/** The request the `resend` SDK makes (docs/wire-compatibility.md §1.2): JSON content type on every call, no body when there is none. */
 const sdkFetch = (path: string, method = "GET") =>
   fetch(`${base}${path}`, {
     method,

@@ -13,7 +13,7 @@ export interface ApiServices {
   database: Database;
   /**
    * Resolves once the product projections have applied `position`, so a client that writes and then reads
-   * sees its write (DESIGN §1); false when READ_YOUR_WRITES_TIMEOUT_MS passed first. The write stands
+   * sees its write (docs/architecture.md §1); false when READ_YOUR_WRITES_TIMEOUT_MS passed first. The write stands
    * either way: a route replies with success and the read model catches up shortly after.
    */
   waitFor(position: Position): Promise<boolean>;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sql, type RawBuilder } from "kysely";
 
 /**
- * A timestamptz column in the wire format, `YYYY-MM-DD HH:MM:SS.ffffff+00` (DESIGN §6), formatted by
+ * A timestamptz column in the wire format, `YYYY-MM-DD HH:MM:SS.ffffff+00` (docs/architecture.md §6), formatted by
  * PostgreSQL: going through a JS Date would drop the microseconds. NULL stays NULL.
  */
 export function wireTimestamp(column: string): RawBuilder<string> {

@@ -5,7 +5,7 @@ import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
 import { join } from "node:path";
 
 /**
- * The stores one Tidings process works with, chosen by configuration (DESIGN §2): embedded mode puts
+ * The stores one Tidings process works with, chosen by configuration (docs/architecture.md §2): embedded mode puts
  * the event store, the read models and the bus in one PGlite under DATA_DIR; server mode uses
  * PostgreSQL or EventStoreDB for events, PostgreSQL for read models, and NATS when NATS_URL is set.
  */

@@ -2,7 +2,7 @@ import { webhookEventCategories } from "@tidings/domain";
 
 /**
  * The durable consumer names of every saga: their progress lives under these names on the bus, and
- * `tidings status` lists each one's dead letters (DESIGN §5).
+ * `tidings status` lists each one's dead letters (docs/architecture.md §5).
  */
 export const deliveryDurable = "delivery";
 export const scheduledEmailEvents = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"] as const;

@@ -24,7 +24,7 @@ export interface InProcessBusOptions {
 }
 
 /**
- * The bus of the embedded mode (DESIGN §2, §5), durable in the same database as everything else. It keeps
+ * The bus of the embedded mode (docs/architecture.md §2, §5), durable in the same database as everything else. It keeps
  * the JetStream semantics the sagas rely on: dedup by msgId, durables that start at the first message of
  * their filter and resume where they left off, ack wait, nak with delay, and dead letters. Publishes in
  * this process wake consumers at once; other processes on the same PostgreSQL are woken by NOTIFY.

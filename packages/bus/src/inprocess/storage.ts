@@ -27,7 +27,7 @@ export interface MessageToInsert {
  * Appends messages in the given order, skipping any whose msgId is already stored, and returns the
  * distinct subjects that got a new message. Publishers take one transaction-level lock so that sequence
  * numbers commit in order: a consumer that has read up to seq N can then trust that no message below N
- * commits later (the event store's pitfall, DESIGN §4). The lock is taken in the CTE the insert reads
+ * commits later (the event store's pitfall, docs/architecture.md §4). The lock is taken in the CTE the insert reads
  * from, hence before any `nextval`, and held until the statement commits.
  */
 export async function insertMessages(db: Kysely<unknown>, messages: MessageToInsert[]): Promise<string[]> {

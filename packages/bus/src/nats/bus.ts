@@ -29,7 +29,7 @@ export interface NatsBusOptions {
   logger?: Logger;
 }
 
-/** The bus on NATS JetStream (DESIGN §5): streams `EVENTS` and `DEADLETTER`, durable pull consumers. */
+/** The bus on NATS JetStream (docs/architecture.md §5): streams `EVENTS` and `DEADLETTER`, durable pull consumers. */
 export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> {
   const logger = options.logger ?? createLogger("silent");
   const prefix = options.subjectPrefix ?? "";

@@ -21,7 +21,7 @@ export interface BusContractContext {
   restart(): Promise<void>;
 }
 
-/** The semantics every bus adapter must keep (DESIGN §5). Each adapter's test file calls this once. */
+/** The semantics every bus adapter must keep (docs/architecture.md §5). Each adapter's test file calls this once. */
 export function busContract(adapter: string, createFixture: () => Promise<BusFixture>): void {
   describe(`bus contract: ${adapter}`, () => {
     let fixture: BusFixture;

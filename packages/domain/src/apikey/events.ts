@@ -10,7 +10,7 @@ export const ApiKeyCreated = eventSchema("ApiKeyCreated", {
   name: z.string().max(50),
   permission: z.enum(apiKeyPermissions),
   domainId: z.uuid().nullable(),
-  /** Only a SHA-256 of the token is ever stored (DESIGN §4). */
+  /** Only a SHA-256 of the token is ever stored (docs/architecture.md §4). */
   tokenHash: z.string().regex(/^[0-9a-f]{64}$/),
   createdAt: z.string(),
 });

@@ -26,7 +26,7 @@ const unitMs: Record<string, number> = {
 export const MAX_DURATION_MS = 365 * 86_400_000;
 
 /**
- * A step's `duration` or `timeout` (reference §6.14 types it only as a string): a count and a unit,
+ * A step's `duration` or `timeout` (docs/wire-compatibility.md §6.14 types it only as a string): a count and a unit,
  * `30s`, `5 minutes`, `2 hours`, `1 day`, `2 weeks`. Undefined when it is not one, or not in 1 s–365 days.
  */
 export function parseDuration(text: string): number | undefined {

@@ -12,7 +12,7 @@ function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; me
 }
 
 /**
- * The structural rules of a graph (issue #9), each refused with a message naming the step or connection:
+ * The structural rules of a graph (docs/wire-compatibility.md §10.8), each refused with a message naming the step or connection:
  * one trigger, unique keys, configs of their type, connections between existing steps with a type the
  * source step can take, one way out per type (a run follows one path), every step reachable, no cycle.
  * What needs I/O (the trigger's event exists, the templates exist) the handler checks.

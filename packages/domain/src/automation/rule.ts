@@ -7,7 +7,7 @@ export type Rule = { type: "rule"; field: string; operator: RuleOperator; value?
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-/** The condition and filter rule of reference §6.14: a leaf compares one field, `and`/`or` combine rules. */
+/** The condition and filter rule of docs/wire-compatibility.md §6.14: a leaf compares one field, `and`/`or` combine rules. */
 export const RuleSchema: z.ZodType<Rule> = z.lazy(() =>
   z.union([
     z

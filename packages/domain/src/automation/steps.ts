@@ -17,7 +17,7 @@ export type StepType = (typeof stepTypes)[number];
 export const connectionTypes = ["default", "condition_met", "condition_not_met", "timeout", "event_received"] as const;
 export type ConnectionType = (typeof connectionTypes)[number];
 
-/** A step as the wire has it (reference §6.14); `config` is kept in its wire shape, and GET shows it back. */
+/** A step as the wire has it (docs/wire-compatibility.md §6.14); `config` is kept in its wire shape, and GET shows it back. */
 export const AutomationStep = z.object({ key: z.string(), type: z.enum(stepTypes), config: z.record(z.string(), z.unknown()) });
 export type AutomationStep = z.infer<typeof AutomationStep>;
 
@@ -40,7 +40,7 @@ const duration = (field: string) =>
 const variable = z.object({ var: z.string().min(1) }).strict();
 const variableOr = <T extends z.ZodType>(type: T) => z.union([type, variable]);
 
-/** The config each step type takes (reference §6.14), strict so that a misspelt key is refused, not ignored. */
+/** The config each step type takes (docs/wire-compatibility.md §6.14), strict so that a misspelt key is refused, not ignored. */
 export const stepConfigSchemas: Record<StepType, z.ZodType> = {
   trigger: z.object({ event_name: z.string().min(1) }).strict(),
   delay: z.object({ duration: duration("duration") }).strict(),

@@ -18,7 +18,7 @@ export type RunTrigger = z.infer<typeof RunTrigger>;
 
 /**
  * The graph is copied into the run: editing the automation afterwards leaves runs in progress on the
- * version they started with (issue #9).
+ * version they started with.
  */
 export const AutomationRunStarted = eventSchema("AutomationRunStarted", {
   runId: z.uuid(),

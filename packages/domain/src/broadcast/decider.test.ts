@@ -84,7 +84,7 @@ describe("broadcast decider: requests", () => {
     given(broadcastDecider, [created()]).when({ type: "SendBroadcast", teamId, scheduledAt: later, domainId: null, now }).then([scheduled]);
   });
 
-  it("rejects the send of a broadcast not created through the API (seed spec, Errors)", () => {
+  it("rejects the send of a broadcast not created through the API (docs/wire-compatibility.md §10.1)", () => {
     given(broadcastDecider, [created({ origin: "dashboard" })])
       .when({ type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now })
       .thenError("broadcast_state_conflict", /not created through the API/);

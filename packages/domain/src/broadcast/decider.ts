@@ -2,7 +2,7 @@ import { DomainError, type Decider } from "../decider.js";
 import type { BroadcastContent, BroadcastEvent, PlannedRecipient } from "./events.js";
 import { broadcastOrigins } from "./events.js";
 
-/** Reference §6.11 and §7: the statuses the wire shows. */
+/** docs/wire-compatibility.md §6.11 and §7: the statuses the wire shows. */
 export const wireBroadcastStatuses = ["draft", "scheduled", "queued", "sending", "sent", "canceled", "failed"] as const;
 export type WireBroadcastStatus = (typeof wireBroadcastStatuses)[number];
 /** A broadcast's status, and `deleted`, which the wire never shows: a deleted broadcast is not found. */
@@ -53,7 +53,7 @@ export type BroadcastCommand =
   | { type: "FailBroadcast"; reason: string; now: string };
 
 const notFound = () => new DomainError("not_found", "Broadcast not found");
-/** Reference §3.2: a state that forbids the action is a 403 `validation_error`. */
+/** docs/wire-compatibility.md §3.2: a state that forbids the action is a 403 `validation_error`. */
 const conflict = (message: string) => new DomainError("broadcast_state_conflict", message);
 const missing = (field: string) => new DomainError("missing_required_field", `Missing \`${field}\` field.`);
 

@@ -10,7 +10,7 @@ export const BroadcastContent = z.object({
   from: z.string().nullable(),
   subject: z.string().nullable(),
   html: z.string().nullable(),
-  /** Null: generated from html per recipient; "" turns that off (seed spec, POST /broadcasts). */
+  /** Null: generated from html per recipient; "" turns that off (docs/wire-compatibility.md §10.5). */
   text: z.string().nullable(),
   replyTo: z.array(z.string()).nullable(),
   previewText: z.string().nullable(),
@@ -18,7 +18,7 @@ export const BroadcastContent = z.object({
 });
 export type BroadcastContent = z.infer<typeof BroadcastContent>;
 
-/** Where a broadcast was made: only `api` ones may be sent through the API (seed spec, Errors). */
+/** Where a broadcast was made: only `api` ones may be sent through the API (docs/wire-compatibility.md §10.1). */
 export const broadcastOrigins = ["api", "dashboard"] as const;
 
 export const BroadcastCreated = eventSchema("BroadcastCreated", {
@@ -46,7 +46,7 @@ export const BroadcastScheduled = eventSchema("BroadcastScheduled", {
   at: z.string(),
 });
 
-/** A scheduled broadcast canceled: back to a draft (reference §6.11). */
+/** A scheduled broadcast canceled: back to a draft (docs/wire-compatibility.md §6.11). */
 export const BroadcastUnscheduled = eventSchema("BroadcastUnscheduled", { broadcastId: z.uuid(), at: z.string() });
 
 /**

@@ -24,7 +24,7 @@ export interface PersonalizedParts {
   text: string | null;
 }
 
-/** Reference §9: the legacy upper-case names of the contact fields. */
+/** docs/wire-compatibility.md §9: the legacy upper-case names of the contact fields. */
 const legacyNames: Record<string, string> = { FIRST_NAME: "first_name", LAST_NAME: "last_name", EMAIL: "email" };
 const unsubscribeKeys = ["SERVICE_UNSUBSCRIBE_URL", "RESEND_UNSUBSCRIBE_URL", "UNSUBSCRIBE_URL"];
 
@@ -34,7 +34,7 @@ function fieldOf(key: string): string | undefined {
 }
 
 /**
- * One recipient's subject, html and text (reference §9): `{{{contact.<field>|fallback}}}` and the legacy
+ * One recipient's subject, html and text (docs/wire-compatibility.md §9): `{{{contact.<field>|fallback}}}` and the legacy
  * `{{{FIRST_NAME|fallback}}}`, a property's own fallback when none is inline, and the contact's signed
  * unsubscribe URL. A contact field with no value anywhere renders empty rather than as the raw braces;
  * any other placeholder is left as written, since it is the sender's text.

@@ -18,7 +18,7 @@ const Person = {
   properties: z.record(z.string(), ContactPropertyValue),
 };
 
-/** `contact.created` (reference §8.1). Segments and topics given on create come with it. */
+/** `contact.created` (docs/wire-compatibility.md §8.1). Segments and topics given on create come with it. */
 export const ContactCreated = eventSchema("ContactCreated", {
   contactId: z.uuid(),
   teamId: z.uuid(),

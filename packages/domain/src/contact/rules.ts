@@ -29,7 +29,7 @@ export function checkContactName(field: "first_name" | "last_name", name: string
 export type PropertyTypes = Readonly<Record<string, ContactPropertyType | undefined>>;
 
 /**
- * Reference §6.8: a value must name an existing contact property and match its type. Null clears a value,
+ * docs/wire-compatibility.md §6.8: a value must name an existing contact property and match its type. Null clears a value,
  * so it needs only the property to exist.
  */
 export function checkContactProperties(values: Readonly<Record<string, unknown>>, types: PropertyTypes): DomainError | undefined {
@@ -57,7 +57,7 @@ export function applyPropertyChanges(
 
 /**
  * What a contact's properties render as: its own value wherever it has one, else the property's fallback
- * (reference §6.9). Keys of properties neither set nor with a fallback are absent.
+ * (docs/wire-compatibility.md §6.9). Keys of properties neither set nor with a fallback are absent.
  */
 export function renderedContactProperties(
   own: Readonly<Record<string, ContactPropertyValue>>,

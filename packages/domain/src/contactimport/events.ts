@@ -2,7 +2,7 @@ import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
 import { ContactTopicChoice } from "../contact/events.js";
 
-/** The actor of what an import writes: contact webhooks are not fired for CSV imports (reference §6.10). */
+/** The actor of what an import writes: contact webhooks are not fired for CSV imports (docs/wire-compatibility.md §6.10). */
 export const CONTACT_IMPORT_ACTOR = "saga:contact-import";
 
 export const contactImportStatuses = ["queued", "in_progress", "completed", "failed"] as const;
@@ -10,7 +10,7 @@ export type ContactImportStatus = (typeof contactImportStatuses)[number];
 export const onConflictChoices = ["upsert", "skip"] as const;
 export type OnConflict = (typeof onConflictChoices)[number];
 
-/** Which CSV column (by header) holds each field. Seed spec, POST /contacts/imports. */
+/** Which CSV column (by header) holds each field. docs/wire-compatibility.md §10.6. */
 export const ColumnMap = z.object({
   email: z.string(),
   firstName: z.string().nullable(),

@@ -17,7 +17,7 @@ export const ContactPropertyCreated = eventSchema("ContactPropertyCreated", {
   createdAt: z.string(),
 });
 
-/** Only the fallback changes: key and type are fixed at creation (reference §6.9). */
+/** Only the fallback changes: key and type are fixed at creation (docs/wire-compatibility.md §6.9). */
 export const ContactPropertyUpdated = eventSchema("ContactPropertyUpdated", {
   propertyId: z.uuid(),
   fallbackValue: ContactPropertyValue.nullable(),

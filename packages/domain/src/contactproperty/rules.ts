@@ -4,12 +4,12 @@ import type { ContactPropertyType, ContactPropertyValue } from "./events.js";
 export const CONTACT_PROPERTY_KEY_MAX = 50;
 
 const keyPattern = /^[A-Za-z0-9_]+$/;
-/** A contact's own fields (reference §6.9): a custom property by one of these names would shadow it. */
+/** A contact's own fields (docs/wire-compatibility.md §6.9): a custom property by one of these names would shadow it. */
 const builtInFields = new Set(["email", "first_name", "last_name", "unsubscribed"]);
 
 const invalid = (message: string) => new DomainError("validation_error", message);
 
-/** Reference §6.9: alphanumeric and underscore, at most 50 characters; keys are case-sensitive. */
+/** docs/wire-compatibility.md §6.9: alphanumeric and underscore, at most 50 characters; keys are case-sensitive. */
 export function checkContactPropertyKey(key: string): DomainError | undefined {
   if (!keyPattern.test(key) || key.length > CONTACT_PROPERTY_KEY_MAX)
     return invalid(`\`key\` must be 1 to ${CONTACT_PROPERTY_KEY_MAX} ASCII letters, digits or underscores.`);

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
 
-/** Seed spec, Domain: the four regions, `us-east-1` by default. */
+/** docs/wire-compatibility.md §10.7: the four regions, `us-east-1` by default. */
 export const domainRegions = ["us-east-1", "eu-west-1", "sa-east-1", "ap-northeast-1"] as const;
 export type DomainRegion = (typeof domainRegions)[number];
 export const tlsModes = ["opportunistic", "enforced"] as const;
 export type TlsMode = (typeof tlsModes)[number];
 export const capabilityStates = ["enabled", "disabled"] as const;
-/** Reference §6.4 / §7. */
+/** docs/wire-compatibility.md §6.4 / §7. */
 export const domainStatuses = ["not_started", "pending", "verified", "failed", "partially_verified", "partially_failed"] as const;
 export type DomainStatus = (typeof domainStatuses)[number];
 export const recordStatuses = ["not_started", "pending", "verified", "failed", "temporary_failure"] as const;
@@ -38,7 +38,7 @@ export const RecordTargets = z.object({
 });
 export type RecordTargets = z.infer<typeof RecordTargets>;
 
-/** `record` names the purpose (reference §6.4); `key` tells records of one purpose apart (SPF has an MX and a TXT). */
+/** `record` names the purpose (docs/wire-compatibility.md §6.4); `key` tells records of one purpose apart (SPF has an MX and a TXT). */
 export const DnsRecord = z.object({
   key: z.enum(["dkim", "spf-mx", "spf-txt", "receiving-mx", "tracking", "dmarc"]),
   record: z.enum(["DKIM", "SPF", "Receiving", "Tracking", "DMARC"]),
@@ -65,7 +65,7 @@ export const DomainCreated = eventSchema("DomainCreated", {
 });
 
 /**
- * A new DKIM key pair. The private key is sealed (AES-256-GCM under TIDINGS_SECRET, DESIGN §4): no event
+ * A new DKIM key pair. The private key is sealed (AES-256-GCM under TIDINGS_SECRET, docs/architecture.md §4): no event
  * ever holds it in plaintext. The public key is the DKIM record's `p=`.
  */
 export const DomainDkimKeyGenerated = eventSchema("DomainDkimKeyGenerated", {

@@ -7,7 +7,7 @@ export const DMARC_RECOMMENDED = "v=DMARC1; p=none;";
 
 type Unchecked = Omit<DnsRecord, "status">;
 
-/** A DNS record as GET /domains and the domain webhooks show it (reference §6.4, §8.2); `priority` only on MX records. */
+/** A DNS record as GET /domains and the domain webhooks show it (docs/wire-compatibility.md §6.4, §8.2); `priority` only on MX records. */
 export interface WireDnsRecord<Name extends string = DnsRecord["record"]> {
   record: Name;
   name: string;

@@ -67,7 +67,7 @@ export function checkDomainSettings(settings: DomainSettingsInput): DomainSettin
   if (!isOneOf(tlsModes, tls)) return invalid(`The \`tls\` field must be one of ${tlsModes.join(", ")}.`);
   if (!isOneOf(capabilityStates, sending)) return capabilityError("sending");
   if (!isOneOf(capabilityStates, receiving)) return capabilityError("receiving");
-  // Seed spec, POST /domains and PATCH: at least one capability stays enabled.
+  // docs/wire-compatibility.md §10.7, POST /domains and PATCH: at least one capability stays enabled.
   if (sending === "disabled" && receiving === "disabled")
     return invalid("The `capabilities` field must keep at least one of `sending` and `receiving` enabled.");
   if (!isDnsLabel(settings.trackingSubdomain))

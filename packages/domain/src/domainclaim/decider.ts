@@ -5,7 +5,7 @@ import { checkDomainSettings, normalizeDomainName, type DomainSettingsInput } fr
 import type { ClaimBlockedReason, ClaimRecord, ClaimStatus, DomainClaimEvent } from "./events.js";
 
 export const domainClaimStream = (domainId: string) => `domainclaim-${domainId}`;
-/** A claim can be acted on for this long after its creation (issue #5). */
+/** A claim can be acted on for this long after its creation (docs/wire-compatibility.md §6.5). */
 export const CLAIM_LIFETIME_MS = 7 * 24 * 3600_000;
 export const claimRecordValue = (token: string) => `tidings-domain-verification=${token}`;
 

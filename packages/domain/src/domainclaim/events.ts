@@ -2,7 +2,7 @@ import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
 import { DomainSettings } from "../domain/events.js";
 
-/** Reference §6.5 / §7. */
+/** docs/wire-compatibility.md §6.5 / §7. */
 export const claimStatuses = ["pending", "verified", "completed", "blocked", "expired", "superseded", "canceled", "failed"] as const;
 export type ClaimStatus = (typeof claimStatuses)[number];
 export const claimBlockedReasons = ["grace_period", "recent_owner_activity", "pending_scheduled_emails"] as const;

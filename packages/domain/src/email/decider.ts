@@ -163,7 +163,7 @@ export const emailDecider: Decider<EmailCommand, EmailEvent, EmailState> = {
         return decideBounceReport(command.bounces, command.now, state);
     }
     // Outcomes come from the delivery saga, which may see a message twice: an email that already has its
-    // final outcome records nothing more, so a redelivery appends nothing (DESIGN §1).
+    // final outcome records nothing more, so a redelivery appends nothing (docs/architecture.md §1).
     if (hasFinalOutcome(state)) return [];
     const emailId = state.emailId;
     switch (command.type) {

@@ -30,7 +30,7 @@ interface AttemptContext {
 
 /**
  * The events one delivery attempt records. Each outcome event names its recipients, so nothing settled is
- * sent again. The events are ordered so the last names the email's `last_event` (reference §6.1 lists the
+ * sent again. The events are ordered so the last names the email's `last_event` (docs/wire-compatibility.md §6.1 lists the
  * values; Resend's field is the email's latest event): `delivery_delayed` while any recipient is still
  * pending, so an email is never shown delivered before every recipient is done; otherwise the attempt's
  * summary by the transport's precedence (delivered, then failed, then bounced: `DeliveryOutcome`), so an

@@ -7,7 +7,7 @@ export const emailStream = (emailId: string) => `email-${emailId}`;
 export const EmailTag = z.object({ name: z.string(), value: z.string() });
 export type EmailTag = z.infer<typeof EmailTag>;
 
-/** Attachment bytes live in the blob store, addressed by sha256 (DESIGN §4: no large payloads in events). */
+/** Attachment bytes live in the blob store, addressed by sha256 (docs/architecture.md §4: no large payloads in events). */
 export const EmailAttachment = z.object({
   id: z.uuid(),
   filename: z.string(),
@@ -62,7 +62,7 @@ const smtpReply = { response: z.string(), code: z.number().int().nullable() };
 /**
  * The envelope recipients an outcome is about: one delivery attempt can deliver to some, defer others and
  * bounce the rest, and a retry goes only to those still pending. Added as an optional field, not as a new
- * version with an upcaster (DESIGN §4), because its absence already means what events recorded without it
+ * version with an upcaster (docs/architecture.md §4), because its absence already means what events recorded without it
  * meant: the email had one outcome, for every recipient not yet settled, and `evolve` folds it so. An
  * upcaster could not fill it in anyway: the recipients are in the stream's EmailQueued, not in the event.
  */

@@ -1,7 +1,7 @@
 import type { EmailEvent } from "./events.js";
 
 /**
- * The wire's `last_event` values (reference §6.1): an email's status is the kind of its latest event. The
+ * The wire's `last_event` values (docs/wire-compatibility.md §6.1): an email's status is the kind of its latest event. The
  * one list the decider, the emails read model and the API's schemas all take it from.
  */
 export const emailStatuses = [

@@ -4,7 +4,7 @@ import { eventSchema, eventUnion } from "../eventSchema.js";
 export const eventFieldTypes = ["string", "number", "boolean", "date"] as const;
 export type EventFieldType = (typeof eventFieldTypes)[number];
 
-/** A flat map of payload field → type (reference §6.15); null when the event has none. */
+/** A flat map of payload field → type (docs/wire-compatibility.md §6.15); null when the event has none. */
 export const EventSchema = z.record(z.string(), z.enum(eventFieldTypes)).nullable();
 export type EventSchema = z.infer<typeof EventSchema>;
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
 import { messageMailboxes } from "../email/events.js";
 
-/** An attachment of a received message; its bytes are in the blob store, like a sent one's (DESIGN §4). */
+/** An attachment of a received message; its bytes are in the blob store, like a sent one's (docs/architecture.md §4). */
 export const InboundAttachment = z.object({
   id: z.uuid(),
   filename: z.string().nullable(),

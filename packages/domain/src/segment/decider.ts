@@ -18,7 +18,7 @@ interface SegmentRecord {
 export type SegmentState = ResourceState<SegmentRecord>;
 export type LiveSegment = LiveResource<SegmentRecord>;
 
-/** Reference §2.4: segments (the former audiences) say "Audience not found". */
+/** docs/wire-compatibility.md §2.4: segments (the former audiences) say "Audience not found". */
 const notFound = () => new DomainError("not_found", "Audience not found");
 
 function checkName(name: string): DomainError | undefined {

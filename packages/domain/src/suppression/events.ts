@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { eventSchema, eventUnion } from "../eventSchema.js";
 
-/** Reference §6.18. A bounce is recorded by the delivery saga's `EmailBounced`; the others come through here. */
+/** docs/wire-compatibility.md §6.18. A bounce is recorded by the delivery saga's `EmailBounced`; the others come through here. */
 export const suppressionOrigins = ["bounce", "complaint", "manual"] as const;
 export type SuppressionOrigin = (typeof suppressionOrigins)[number];
 
@@ -11,7 +11,7 @@ export interface SuppressedAddress {
   origin: SuppressionOrigin;
 }
 
-/** Why `email.suppressed` says an email was not sent (reference §8.2); a manual entry gives no reason. */
+/** Why `email.suppressed` says an email was not sent (docs/wire-compatibility.md §8.2); a manual entry gives no reason. */
 export const suppressionReasons = ["previous_bounce", "previous_complaint"] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
 

@@ -4,7 +4,7 @@ import type { TeamEvent } from "./events.js";
 
 export const teamStream = (teamId: string) => `team-${teamId}`;
 
-/** Requests per second a team gets until an operator changes it (reference §4: the current docs value). */
+/** Requests per second a team gets until an operator changes it (docs/wire-compatibility.md §4: the current docs value). */
 export const DEFAULT_RATE_LIMIT = 10;
 
 export type TeamCommand =

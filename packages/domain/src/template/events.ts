@@ -17,7 +17,7 @@ export const TemplateContent = z.object({
   alias: z.string().nullable(),
   subject: z.string().nullable(),
   html: z.string(),
-  /** Null: generated from html at send time; "" turns that generation off (seed spec, POST /templates). */
+  /** Null: generated from html at send time; "" turns that generation off (docs/wire-compatibility.md §10.4). */
   text: z.string().nullable(),
   from: z.string().nullable(),
   replyTo: z.array(z.string()).nullable(),

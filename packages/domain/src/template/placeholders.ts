@@ -1,5 +1,5 @@
 /**
- * `{{{KEY}}}` and `{{{KEY|fallback}}}` (reference §9). Keys are letters, digits, `_` and dots, so broadcast
+ * `{{{KEY}}}` and `{{{KEY|fallback}}}` (docs/wire-compatibility.md §9). Keys are letters, digits, `_` and dots, so broadcast
  * fields such as `contact.first_name` parse like template variables. The fallback runs to the closing braces.
  */
 const placeholderPattern = /\{\{\{\s*([A-Za-z0-9_.]+)\s*(?:\|([^}]*))?\}\}\}/g;

@@ -18,7 +18,7 @@ export interface TemplateForSend {
   variables: TemplateVariable[];
 }
 
-/** What the payload of a send may set over the template's defaults (seed spec: the payload wins). */
+/** What the payload of a send may set over the template's defaults (docs/wire-compatibility.md §10.3: the payload wins). */
 export interface TemplateOverrides {
   from?: string | undefined;
   subject?: string | undefined;
@@ -60,7 +60,7 @@ function checkValues(
 
 /**
  * A template's published version with the send's variables applied. Every placeholder the parts use must
- * get a value: supplied, the declared `fallback_value`, or an inline `{{{KEY|fallback}}}` (seed spec).
+ * get a value: supplied, the declared `fallback_value`, or an inline `{{{KEY|fallback}}}` (docs/wire-compatibility.md §10.3).
  * Values are HTML-escaped in the html part only.
  */
 export function renderTemplate(

@@ -5,19 +5,19 @@ export const TEMPLATE_VARIABLES_MAX = 50;
 export const TEMPLATE_NAME_MAX = 255;
 export const TEMPLATE_VARIABLE_KEY_MAX = 50;
 
-/** §9: keys are ASCII letters, digits and underscores, at most 50 characters. */
+/** docs/wire-compatibility.md §9: keys are ASCII letters, digits and underscores, at most 50 characters. */
 const variableKeyPattern = /^[A-Za-z0-9_]+$/;
-/** §9 reserves these for broadcasts and contact fields. */
+/** docs/wire-compatibility.md §9 reserves these for broadcasts and contact fields. */
 const reservedVariableKeys = new Set(["FIRST_NAME", "LAST_NAME", "EMAIL", "UNSUBSCRIBE_URL", "RESEND_UNSUBSCRIBE_URL", "contact", "this"]);
 /**
- * The SDK puts an alias into the path raw (§1.3) and refuses `.` and `..` segments, so an alias is kept to
+ * The SDK puts an alias into the path raw (docs/wire-compatibility.md §1.3) and refuses `.` and `..` segments, so an alias is kept to
  * characters that need no encoding.
  */
 const aliasPattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
 const addressPattern = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 const namedAddressPattern = /^[^<>]*<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>$/;
 
-/** `a@b.c` or `Name <a@b.c>`, the seed spec's sender forms. */
+/** `a@b.c` or `Name <a@b.c>`, the sender forms of docs/wire-compatibility.md §10.3. */
 export const isMailbox = (value: string) => addressPattern.test(value.trim()) || namedAddressPattern.test(value.trim());
 
 const invalid = (message: string) => new DomainError("validation_error", message);

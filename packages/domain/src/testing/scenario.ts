@@ -8,7 +8,7 @@ export const otherTeam = "0b6a5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
 export const now = "2026-11-23 10:00:00.000000+00";
 
 /**
- * given events / when command / then events or error — the test shape for every decider (STYLE).
+ * given events / when command / then events or error — the test shape for every decider (docs/architecture.md §3).
  * Test-only: it imports vitest, so no production module may import it.
  */
 export function given<C, E, S>(decider: Decider<C, E, S>, events: E[] = []) {

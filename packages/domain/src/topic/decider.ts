@@ -29,7 +29,7 @@ export type LiveTopic = LiveResource<TopicRecord>;
 const notFound = () => new DomainError("not_found", "Topic not found");
 const invalid = (message: string) => new DomainError("validation_error", message);
 
-/** Reference §6.13: a name of at most 50 characters, a description of at most 200. */
+/** docs/wire-compatibility.md §6.13: a name of at most 50 characters, a description of at most 200. */
 function checkFields(fields: TopicFields): DomainError | undefined {
   if (fields.name.trim() === "") return new DomainError("missing_required_field", "Missing `name` field.");
   if (fields.name.length > TOPIC_NAME_MAX) return invalid(`\`name\` must be at most ${TOPIC_NAME_MAX} characters.`);
@@ -82,7 +82,7 @@ export const topicDecider: Decider<TopicCommand, TopicEvent, TopicState> = {
   },
 };
 
-/** Reference §6.13: the contact's own choice, else the topic's default. */
+/** docs/wire-compatibility.md §6.13: the contact's own choice, else the topic's default. */
 export const effectiveSubscription = (
   choice: TopicSubscription | undefined,
   topic: { defaultSubscription: TopicSubscription },

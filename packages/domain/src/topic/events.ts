@@ -10,7 +10,7 @@ export const TopicCreated = eventSchema("TopicCreated", {
   teamId: z.uuid(),
   name: z.string(),
   description: z.string().nullable(),
-  /** What a contact who never chose gets; fixed for the topic's life (reference §6.13). */
+  /** What a contact who never chose gets; fixed for the topic's life (docs/wire-compatibility.md §6.13). */
   defaultSubscription: z.enum(topicSubscriptions),
   visibility: z.enum(topicVisibilities),
   createdAt: z.string(),

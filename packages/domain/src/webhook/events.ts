@@ -4,7 +4,7 @@ import { eventSchema, eventUnion } from "../eventSchema.js";
 export const webhookStatuses = ["enabled", "disabled"] as const;
 export type WebhookStatus = (typeof webhookStatuses)[number];
 
-/** A signing secret as stored: sealed with AES-256-GCM under TIDINGS_SECRET (DESIGN §4), never in plaintext. */
+/** A signing secret as stored: sealed with AES-256-GCM under TIDINGS_SECRET (docs/architecture.md §4), never in plaintext. */
 const sealedSecret = z.string().min(1);
 
 export const WebhookCreated = eventSchema("WebhookCreated", {

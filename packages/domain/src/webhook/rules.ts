@@ -23,7 +23,7 @@ export function checkEndpoint(endpoint: string, allowHttp: boolean): DomainError
   return invalid(allowHttp ? "The `endpoint` field must be an http or https URL." : "The `endpoint` field must be an https URL.");
 }
 
-/** A non-empty list of known types (reference §8.1); the 422 names the first unknown one. */
+/** A non-empty list of known types (docs/wire-compatibility.md §8.1); the 422 names the first unknown one. */
 export function checkEventTypes(events: string[]): DomainError | undefined {
   if (events.length === 0) return invalid("The `events` field must list at least 1 event type.");
   const bad = events.findIndex((type) => !isWebhookEventType(type));

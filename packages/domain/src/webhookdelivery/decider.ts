@@ -1,10 +1,10 @@
 import { DomainError, type Decider } from "../decider.js";
 import type { WebhookDeliveryEvent, WebhookDeliveryPayload } from "./events.js";
 
-/** Reference §6.16: a delivery's (`webhook_event`'s) status. */
+/** docs/wire-compatibility.md §6.16: a delivery's (`webhook_event`'s) status. */
 export type WebhookDeliveryStatus = "pending" | "attempting" | "success" | "failed";
 
-/** Reference §8.4: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure. */
+/** docs/wire-compatibility.md §8.4: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure. */
 export const WEBHOOK_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export type WebhookDeliveryCommand =

@@ -3,7 +3,7 @@ import { eventSchema, eventUnion } from "../eventSchema.js";
 
 export const webhookDeliveryStream = (deliveryId: string) => `webhookdelivery-${deliveryId}`;
 
-/** One event, due to one webhook: its id derives from both, so the pair is delivered once (DESIGN §1). */
+/** One event, due to one webhook: its id derives from both, so the pair is delivered once (docs/architecture.md §1). */
 export const WebhookDeliveryCreated = eventSchema("WebhookDeliveryCreated", {
   deliveryId: z.uuid(),
   webhookId: z.uuid(),
@@ -12,7 +12,7 @@ export const WebhookDeliveryCreated = eventSchema("WebhookDeliveryCreated", {
   eventId: z.string(),
   /** The webhook event type, e.g. `email.sent`. */
   eventType: z.string(),
-  /** The body sent on every attempt, built as of the causing event (reference §8.2). */
+  /** The body sent on every attempt, built as of the causing event (docs/wire-compatibility.md §8.2). */
   payload: z.object({ type: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) }),
   createdAt: z.string(),
 });

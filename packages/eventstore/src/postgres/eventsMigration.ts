@@ -7,7 +7,7 @@ export const eventsMigration: Migration = {
 CREATE SCHEMA IF NOT EXISTS eventstore;
 
 -- $all is ordered by (tx_id, seq), not by seq: sequence values are taken in one order and committed in
--- another, while every transaction id below the snapshot's xmin is final (DESIGN §4).
+-- another, while every transaction id below the snapshot's xmin is final (docs/architecture.md §4).
 CREATE TABLE eventstore.events (
   seq bigserial NOT NULL,
   tx_id xid8 NOT NULL DEFAULT pg_current_xact_id(),

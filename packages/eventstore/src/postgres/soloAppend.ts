@@ -5,7 +5,7 @@ import type { AppendResult, ExpectedRevision } from "../port.js";
  * An append to one stream that goes alone, written by one plain statement when it simply fits: the stream
  * is at the expected revision (or absent, for `no_stream`). `append_set` costs PostgreSQL about 0.66 ms of
  * CPU for a set of one, nearly all of it fixed PL/pgSQL overhead; this statement about a quarter of that
- * (bench/floors and the solo appends measured in the note of issue #4). Whatever else (a conflict, an
+ * (bench/floors and bench/eventstore-append measure both). Whatever else (a conflict, an
  * idempotent retry, `any`, `stream_exists`, no events) writes nothing here and answers undefined, and the
  * caller asks `append_set`, which tells those apart.
  *

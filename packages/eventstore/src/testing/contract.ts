@@ -25,7 +25,7 @@ export interface ContractContext {
 }
 
 /**
- * The behaviour every event store adapter must have (DESIGN §2). One fixture serves the whole suite, since
+ * The behaviour every event store adapter must have (docs/architecture.md §2). One fixture serves the whole suite, since
  * a PGlite costs seconds to start; every test works on streams and categories of its own.
  */
 export function eventStoreContract(

@@ -11,6 +11,6 @@ function hasTextPart(entity: MimeEntity, depth: number): boolean {
 
 /**
  * Whether a message has a text/plain body of its own. A parser that makes text from the html when there is
- * none would otherwise show a `text` the sender never wrote (reference §6.3: `text` is null then).
+ * none would otherwise show a `text` the sender never wrote (docs/wire-compatibility.md §6.3: `text` is null then).
  */
 export const hasPlainTextBody = (raw: Buffer) => hasTextPart(parseEntity(raw), 0);

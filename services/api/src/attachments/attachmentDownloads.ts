@@ -9,7 +9,7 @@ export interface SignedDownload {
 }
 
 /**
- * Pre-signed, expiring download URLs (reference §6.2, §6.3: attachments, and a received message's raw
+ * Pre-signed, expiring download URLs (docs/wire-compatibility.md §6.2, §6.3: attachments, and a received message's raw
  * bytes) served by the api itself: the URL carries its expiry and an HMAC of its path, so the download
  * route needs no key. `receiving.forward` in the SDK fetches one with plain `fetch`, without a key.
  */

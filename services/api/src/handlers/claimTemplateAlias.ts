@@ -6,7 +6,7 @@ import { aliasClaimCheck, templateAliasStream } from "../lookups/templateStreams
 type Deps = { store: EventStore; clock: Clock };
 
 /**
- * Claims `alias` for the template, or refuses with 422 `validation_error`: §3.2 has no conflict name for a
+ * Claims `alias` for the template, or refuses with 422 `validation_error`: docs/wire-compatibility.md §3.2 has no conflict name for a
  * taken value, and `validation_error` names the field like any other bad input.
  */
 export async function claimTemplateAlias(deps: Deps, teamId: string, alias: string, templateId: string, metadata: EventMetadata) {

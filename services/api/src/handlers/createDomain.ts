@@ -68,7 +68,7 @@ export function sealingSecret(deps: Pick<DomainDeps, "secret">): string {
 
 /**
  * Registers a domain for the team: validated, a fresh sealed DKIM key, and its name reserved across all
- * teams. A name another team holds is refused with 403, pointing at claims (issue #5).
+ * teams. A name another team holds is refused with 403, pointing at claims (docs/wire-compatibility.md §6.5).
  */
 export async function createDomain(
   deps: DomainDeps,

@@ -31,7 +31,7 @@ import { fetchAttachment } from "../attachments/fetchAttachment.js";
 import type { SendingDomainCache } from "../lookups/sendingDomainCache.js";
 import { renderTemplateForSend, templateForSend } from "../lookups/templateForSend.js";
 
-/** A send as it arrives on the wire (reference §6.1), after the route's schema. */
+/** A send as it arrives on the wire (docs/wire-compatibility.md §6.1), after the route's schema. */
 export interface SendEmailRequest {
   from?: string | undefined;
   to?: string | string[] | undefined;
@@ -70,7 +70,7 @@ function orThrow(error: DomainError | undefined): void {
 }
 
 /**
- * Everything a send's rules need before the email can be recorded: the seed spec's validation, the
+ * Everything a send's rules need before the email can be recorded: the validation of docs/wire-compatibility.md §10.3, the
  * template rendered, the sending domain checked, the attachments' bytes in the blob store, and the text
  * part generated. Throws the TidingsError the client gets; nothing is written to the event store here.
  */

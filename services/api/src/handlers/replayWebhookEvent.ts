@@ -4,7 +4,7 @@ import { webhookDeliveryDecider, webhookDeliveryStream } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 
 /**
- * Starts a delivery over (reference §8.4, manual replay). The webhook saga sees the replay on the bus and
+ * Starts a delivery over (docs/wire-compatibility.md §8.4, manual replay). The webhook saga sees the replay on the bus and
  * sends the same payload under the same message id.
  */
 export async function replayWebhookEvent(

@@ -15,7 +15,7 @@ export interface CustomEventInput {
 
 /**
  * The contact an event is sent for, given what the lookup by id or email found: an unknown id is refused,
- * an email the team has never seen gets a new contact (issue #9). Two sends racing to create the same
+ * an email the team has never seen gets a new contact. Two sends racing to create the same
  * email both end with the one contact.
  */
 async function contactFor(

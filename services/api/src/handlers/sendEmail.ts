@@ -13,7 +13,7 @@ export interface SentEmail {
 
 /**
  * Records a prepared email: queued, or scheduled. Recipients on the team's suppression list make it
- * suppressed in the same append. The list is a read model, consulted as a lookup (DESIGN §1): a bounce
+ * suppressed in the same append. The list is a read model, consulted as a lookup (docs/architecture.md §1): a bounce
  * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
  */
 export async function sendEmail(

@@ -9,7 +9,7 @@ export interface ReceivingTeam {
 
 /**
  * The teams that receive mail for `domain`: receiving enabled, and its MX verified, which is what shows
- * the domain's owner pointed it at us (a read-model lookup, like an alias: DESIGN §1). Several teams can
+ * the domain's owner pointed it at us (a read-model lookup, like an alias: docs/architecture.md §1). Several teams can
  * hold a domain of the same name before a claim settles it; each verified one receives.
  */
 export function receivingTeams(database: Database): (domain: string) => Promise<ReceivingTeam[]> {

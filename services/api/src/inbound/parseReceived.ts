@@ -25,7 +25,7 @@ export function headerRecord(parsed: ParsedMail): Record<string, string> {
 
 /**
  * Parses a received message. `cid` keeps inline images as `cid:` references; otherwise they are embedded
- * as data URIs (reference §6.3, `html_format`).
+ * as data URIs (docs/wire-compatibility.md §6.3, `html_format`).
  */
 export function parseReceived(raw: Buffer, htmlFormat: "data_uri" | "cid" = "cid"): Promise<ParsedMail> {
   return simpleParser(raw, { keepCidLinks: htmlFormat === "cid" });

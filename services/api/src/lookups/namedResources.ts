@@ -16,7 +16,7 @@ export type FindNamed<Live> = (store: EventStore, teamId: string, idOrName: stri
 
 /**
  * Team resources that hold a name unique within the team (a template's alias, an event definition's name)
- * through a reservation stream (DESIGN §1), the one place that says which resource holds a name. They are
+ * through a reservation stream (docs/architecture.md §1), the one place that says which resource holds a name. They are
  * read from the event store rather than the read model, so a write or a send right after another write
  * never acts on a stale row.
  */

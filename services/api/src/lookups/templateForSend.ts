@@ -9,7 +9,7 @@ export type { RenderedTemplate, TemplateForSend, TemplateOverrides };
  * The latest published version of a team's template, by id or alias, for a send. It folds the template's
  * stream instead of reading the read model: a send right after a publish must see it, and a send must never
  * use a version the read model has not caught up with. An unknown or unpublished template is a 422
- * `validation_error` (seed spec: only published templates can be used), not a 404: the send is what is wrong.
+ * `validation_error` (docs/wire-compatibility.md §10.3: only published templates can be used), not a 404: the send is what is wrong.
  */
 export async function templateForSend(services: { store: EventStore }, teamId: string, idOrAlias: string): Promise<TemplateForSend> {
   const template = await findTemplate(services.store, teamId, idOrAlias);

@@ -24,7 +24,7 @@ declare module "fastify" {
   }
 }
 
-/** The only routes a `sending_access` key may call (DESIGN §6). */
+/** The only routes a `sending_access` key may call (docs/architecture.md §6). */
 const sendingRoutes = new Set(["POST /emails", "POST /emails/batch"]);
 
 export const isSendingRoute = (method: string, url: string) => sendingRoutes.has(`${method} ${url}`);
@@ -46,7 +46,7 @@ export function isPublicRoute(url: string, schema: FastifySchema | undefined): b
 /**
  * `Authorization: Bearer <token>` on every route but the public ones: 401 `missing_api_key` without a
  * token, 403 `invalid_api_key` for a token of no live key, 401 `restricted_api_key` for a sending key off
- * the sending routes (reference §3.2's recommended mapping). Runs first among the `onRequest` hooks, so
+ * the sending routes (docs/wire-compatibility.md §3.2's recommended mapping). Runs first among the `onRequest` hooks, so
  * the request log, idempotency and rate limit all see `request.auth`. An unknown route is answered 404 or
  * 405 without a key, as the router decides before any route's hooks.
  */

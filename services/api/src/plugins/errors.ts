@@ -6,7 +6,7 @@ import { z } from "zod";
 import { isConnectionLoss } from "@tidings/postgres";
 import { errorTable, unexpectedError, wireErrorNames } from "../errorTable.js";
 
-/** The only error body a client ever sees: three keys, always (compat-reference §3.1). The OpenAPI document's `Error`. */
+/** The only error body a client ever sees: three keys, always (docs/wire-compatibility.md §3.1). The OpenAPI document's `Error`. */
 export const errorBodySchema = z
   .object({
     statusCode: z.number().int().min(400).max(599).describe("The HTTP status of the answer, repeated."),
@@ -31,7 +31,7 @@ const frameworkCodes: Record<string, string> = {
  * table reach the client with their own message; everything else is a 500 that says nothing about why.
  */
 export function errorBody(error: unknown, request: FastifyRequest): { body: ErrorBody; unexpected: boolean } {
-  // A decider's rule, broken: its name is a code of this table (STYLE: "The decider shape").
+  // A decider's rule, broken: its name is a code of this table (docs/architecture.md §3).
   if (error instanceof DomainRejection) return errorBody(new TidingsError(error.error.name, error.error.message), request);
   if (error instanceof TidingsError) {
     const wire = errorTable[error.code];

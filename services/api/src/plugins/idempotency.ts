@@ -43,13 +43,13 @@ export interface IdempotencyOptions {
 export const maxIdempotencyKeyLength = 256;
 
 /**
- * `Idempotency-Key` (reference §5), for every route that creates something. The first request with a
+ * `Idempotency-Key` (docs/wire-compatibility.md §5), for every route that creates something. The first request with a
  * key reserves it (a unique row, see `reserveIdempotencyKey`), runs, and stores its answer; a repeat
  * with the same body within 24 h gets that answer again, status and body, without running.
  *
  * Which answers are kept: only 2xx. Any other answer releases the key, so the client can retry with it:
  * a 5xx because the failure is ours, and a 4xx because a refused request changed nothing (nothing is
- * half-written, DESIGN §6), so running it again cannot do anything twice, and a client that fixed the
+ * half-written, docs/architecture.md §6), so running it again cannot do anything twice, and a client that fixed the
  * cause (verified the domain, created the template) should not have to change its key. A body the route's
  * schema refuses never reserves the key at all: the key is taken after validation.
  *

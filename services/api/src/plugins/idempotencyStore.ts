@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 import type { ApiTables } from "../apiMigrations.js";
 
-/** Reference §5: a key is scoped to the team, the HTTP method and the endpoint. */
+/** docs/wire-compatibility.md §5: a key is scoped to the team, the HTTP method and the endpoint. */
 export interface IdempotencyScope {
   teamId: string;
   method: string;
@@ -26,7 +26,7 @@ export type Reservation =
   | { outcome: "in_flight" };
 
 export interface ReservationTiming {
-  /** How long an answered key is replayed: 24 h (reference §5). */
+  /** How long an answered key is replayed: 24 h (docs/wire-compatibility.md §5). */
   keepSeconds: number;
   /**
    * After this long, an unanswered key is taken to belong to a request that died with its process (the

@@ -16,7 +16,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The `resend` SDK sends `Content-Type: application/json` with no body on body-less POSTs (publish, verify,
- * cancel; compat-reference §1.2), which fastify's own parser rejects. An empty body parses to
+ * cancel; docs/wire-compatibility.md §1.2), which fastify's own parser rejects. An empty body parses to
  * `undefined`; anything else goes through fastify's parser, which also refuses `__proto__` and
  * `constructor.prototype` keys. The parser reads at most the route's `bodyLimit`.
  *

@@ -3,7 +3,7 @@ import { errorTable } from "../errorTable.js";
 
 /**
  * The `resend` SDK parses every 2xx body as JSON and turns an empty one (a bare 204) into a client-side
- * error (compat-reference §1.4). A route that replies without a body is a bug: it is answered as an
+ * error (docs/wire-compatibility.md §1.4). A route that replies without a body is a bug: it is answered as an
  * unexpected error, so the route's own tests fail at once.
  */
 export function requireJsonReplies(app: FastifyInstance): void {

@@ -3,7 +3,7 @@ import { TidingsError } from "@tidings/core";
 
 /**
  * Unknown paths answer 404 `not_found`; a known path asked with the wrong method answers 405
- * `method_not_allowed` with an `Allow` header (compat-reference §3.2). Fastify's router alone cannot tell
+ * `method_not_allowed` with an `Allow` header (docs/wire-compatibility.md §3.2). Fastify's router alone cannot tell
  * the two apart, so the other methods are looked up for the same path.
  *
  * A fixed path is known too: `GET /emails/batch` must not be taken as `GET /emails/{id}` with the id

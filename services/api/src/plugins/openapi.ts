@@ -9,7 +9,7 @@ import { completeDocument, type OpenApiDocument } from "./openapiDocument.js";
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
 /**
- * OpenAPI 3.1 generated from the routes' zod schemas (DESIGN §6), served at `/openapi.json`, and a
+ * OpenAPI 3.1 generated from the routes' zod schemas (docs/architecture.md §6), served at `/openapi.json`, and a
  * Swagger UI page at `/docs` whose scripts and styles come from this server, so it works offline.
  * Registered on the root instance before any route, so swagger's onRoute hook sees every route.
  * `guarded` says whether the app checks keys and applies the request policies (rate limit, idempotency),

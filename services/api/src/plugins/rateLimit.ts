@@ -9,7 +9,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * Per-team rate limiting (reference §4). Every authenticated response carries `ratelimit-limit`,
+ * Per-team rate limiting (docs/wire-compatibility.md §4). Every authenticated response carries `ratelimit-limit`,
  * `ratelimit-remaining`, `ratelimit-reset` and `ratelimit-policy`, errors included, because the headers
  * are set before anything else can fail; a request over the limit is answered 429 `rate_limit_exceeded`
  * with `retry-after`, before its body is read. Unauthenticated routes (/health, /docs) are not limited.

@@ -80,7 +80,7 @@ export function installRequestLogs(app: FastifyInstance, options: RequestLogsOpt
   return writer;
 }
 
-/** The path as requested, without the query string: `/emails/<id>`, as the seed spec's Log shows it. */
+/** The path as requested, without the query string: `/emails/<id>`, as the log of docs/wire-compatibility.md §10.9 shows it. */
 function endpointOf(url: string): string {
   const query = url.indexOf("?");
   return query === -1 ? url : url.slice(0, query);

@@ -7,7 +7,7 @@ type HttpPart = "body" | "querystring" | "params" | "headers";
 /**
  * Validates every request part with its zod schema (zod is the only validator) and fails with a
  * `TidingsError` whose message names the offending field in backticks, as the contract's messages do
- * ("Missing `email` field.", compat-reference §3.1). Only the first problem is reported, like the
+ * ("Missing `email` field.", docs/wire-compatibility.md §3.1). Only the first problem is reported, like the
  * reference API. Messages a schema author wrote (`.min(1, "…")`, refinements) are kept.
  */
 export const zodValidatorCompiler: FastifySchemaCompiler<$ZodType> = ({ schema, httpPart }) => {

@@ -13,7 +13,7 @@ export interface ApiKeyItem {
 
 /**
  * A team's live keys, newest first. Without `limit` it returns every key: api-keys is one of the older
- * list endpoints that do (reference §2.1).
+ * list endpoints that do (docs/wire-compatibility.md §2.1).
  */
 export function listApiKeys(database: Database, teamId: string, page: PageRequest): Promise<ListPage<ApiKeyItem>> {
   const base = database

@@ -24,7 +24,7 @@ export interface WireRunStep {
   created_at: string;
 }
 
-/** The AutomationRun object of reference §6.14: its steps in the order of the graph. */
+/** The AutomationRun object of docs/wire-compatibility.md §6.14: its steps in the order of the graph. */
 export interface WireRun extends RunListItem {
   object: "automation_run";
   steps: WireRunStep[];

@@ -13,7 +13,7 @@ export interface AutomationListItem {
   updated_at: string | null;
 }
 
-/** The Automation object of reference §6.14. */
+/** The Automation object of docs/wire-compatibility.md §6.14. */
 export interface WireAutomation extends AutomationListItem {
   object: "automation";
   steps: AutomationStep[];

@@ -6,7 +6,7 @@ import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 
-/** A list item of reference §6.11: `audience_id` is the legacy name of `segment_id`, always equal to it. */
+/** A list item of docs/wire-compatibility.md §6.11: `audience_id` is the legacy name of `segment_id`, always equal to it. */
 export interface BroadcastListItem {
   id: string;
   name: string | null;
@@ -61,7 +61,7 @@ const listColumns = [
 const teamBroadcasts = (database: Database, teamId: string) =>
   readModels(database).selectFrom("broadcasts as b").where("b.team_id", "=", teamId);
 
-/** Newest first; an older list endpoint, so it returns every broadcast when `limit` is omitted (§2.1). */
+/** Newest first; an older list endpoint, so it returns every broadcast when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listBroadcasts(database: Database, teamId: string, page: PageRequest): Promise<ListPage<BroadcastListItem>> {
   return listPage(teamBroadcasts(database, teamId).select([...listColumns]), page, {
     orderBy: ["b.created_at", "b.id"],
@@ -113,7 +113,7 @@ export async function getBroadcast(database: Database, teamId: string, broadcast
   return { object: "broadcast", ...row, counts: await broadcastCounts(database, broadcastId) };
 }
 
-/** Reference §6.11 recipient types; unsubscribes have no source yet, so list none. */
+/** docs/wire-compatibility.md §6.11 recipient types; unsubscribes have no source yet, so list none. */
 export const recipientTypes = ["sent", "delivered", "opened", "clicked", "bounced", "complained", "unsubscribed", "suppressed"] as const;
 export type RecipientType = (typeof recipientTypes)[number];
 

@@ -5,7 +5,7 @@ import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 
-/** `ContactImport` (reference §6.10). */
+/** `ContactImport` (docs/wire-compatibility.md §6.10). */
 export interface ContactImportItem {
   object: "contact_import";
   id: string;
@@ -29,7 +29,7 @@ const teamImports = (database: Database, teamId: string) =>
     .where("i.team_id", "=", teamId)
     .select([...columns]);
 
-/** Seed spec, GET /contacts/imports: 10 a page unless `limit` says otherwise, optionally of one status. */
+/** docs/wire-compatibility.md §10.6, GET /contacts/imports: 10 a page unless `limit` says otherwise, optionally of one status. */
 export function listContactImports(
   database: Database,
   teamId: string,

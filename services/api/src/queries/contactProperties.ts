@@ -20,7 +20,7 @@ const teamProperties = (database: Database, teamId: string) =>
     .where("p.team_id", "=", teamId)
     .select([...columns]);
 
-/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
+/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listContactProperties(database: Database, teamId: string, page: PageRequest): Promise<ListPage<ContactPropertyItem>> {
   return listPage(teamProperties(database, teamId), page, { orderBy: ["p.created_at", "p.id"] });
 }

@@ -5,7 +5,7 @@ import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 
-/** The `Contact` list item of reference §6.8. */
+/** The `Contact` list item of docs/wire-compatibility.md §6.8. */
 export interface ContactItem {
   id: string;
   email: string;
@@ -35,7 +35,7 @@ const teamContacts = (database: Database, teamId: string) =>
 
 /**
  * Contacts, newest first, optionally of one segment. An older list endpoint: every contact when `limit`
- * is omitted (reference §2.1).
+ * is omitted (docs/wire-compatibility.md §2.1).
  */
 export function listContacts(
   database: Database,
@@ -65,7 +65,7 @@ const wireProperties = (values: Record<string, ContactPropertyValue>): WireConta
     Object.entries(values).map(([key, value]) => [key, typeof value === "number" ? { type: "number", value } : { type: "string", value }]),
   );
 
-/** A contact by id or email (reference §6.8: the path is either). */
+/** A contact by id or email (docs/wire-compatibility.md §6.8: the path is either). */
 export async function getContact(database: Database, teamId: string, idOrEmail: string): Promise<WireContact | undefined> {
   const row = (await teamContacts(database, teamId)
     .select([...columns, "c.properties"])

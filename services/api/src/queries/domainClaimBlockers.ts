@@ -3,7 +3,7 @@ import type { ClaimBlockedReason } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { readModels } from "@tidings/projections";
 
-/** How recently the holder must not have sent from the domain for a claim to go through (issue #5). */
+/** How recently the holder must not have sent from the domain for a claim to go through (docs/wire-compatibility.md §6.5). */
 export const RECENT_ACTIVITY_MS = 24 * 3600_000;
 
 /**

@@ -25,7 +25,7 @@ export interface DomainListItem {
   custom_return_path: string;
 }
 
-/** The Domain object of the seed spec and reference §6.4. */
+/** The Domain object of docs/wire-compatibility.md §6.4 and §10.7. */
 export interface WireDomain extends DomainListItem, WireDomainRecords {
   object: "domain";
 }
@@ -46,7 +46,7 @@ const columns = [
 
 const teamDomains = (database: Database, teamId: string) => readModels(database).selectFrom("domains as d").where("d.team_id", "=", teamId);
 
-/** Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted (§2.1). */
+/** Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listDomains(database: Database, teamId: string, page: PageRequest): Promise<ListPage<DomainListItem>> {
   return listPage(teamDomains(database, teamId).select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["d.created_at", "d.id"] });
 }

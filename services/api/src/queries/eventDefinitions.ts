@@ -5,7 +5,7 @@ import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 
-/** The Event object (reference §6.15). */
+/** The Event object (docs/wire-compatibility.md §6.15). */
 export interface WireEventDefinition {
   object: "event";
   id: string;

@@ -5,7 +5,7 @@ import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 import { attachmentColumns, headerColumns, messageHeaders, type MessageHeaders } from "./messageHeaders.js";
 
-/** `InboundAttachment` (reference §6.3). */
+/** `InboundAttachment` (docs/wire-compatibility.md §6.3). */
 export interface InboundAttachmentItem {
   id: string;
   filename: string | null;

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 
-/** What a sent email (reference §6.1) and a received one (§6.3) both show of their message. */
+/** What a sent email (docs/wire-compatibility.md §6.1) and a received one (§6.3) both show of their message. */
 export interface MessageHeaders {
   id: string;
   to: string[];

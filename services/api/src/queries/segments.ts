@@ -14,7 +14,7 @@ const columns = ["g.id", "g.name", wireTimestamp("g.created_at").as("created_at"
 const teamSegments = (database: Database, teamId: string) =>
   readModels(database).selectFrom("segments as g").where("g.team_id", "=", teamId);
 
-/** Segments are an older list endpoint: every segment when `limit` is omitted (reference §2.1). */
+/** Segments are an older list endpoint: every segment when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listSegments(database: Database, teamId: string, page: PageRequest): Promise<ListPage<SegmentItem>> {
   return listPage(teamSegments(database, teamId).select([...columns]), page, {
     whenLimitOmitted: "all",

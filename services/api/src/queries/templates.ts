@@ -23,7 +23,7 @@ export interface WireTemplateVariable {
   updated_at: string;
 }
 
-/** The Template object of reference §6.12. */
+/** The Template object of docs/wire-compatibility.md §6.12. */
 export interface WireTemplate extends TemplateListItem {
   object: "template";
   subject: string | null;
@@ -50,7 +50,7 @@ const listColumns = [
 const teamTemplates = (database: Database, teamId: string) =>
   readModels(database).selectFrom("templates as t").where("t.team_id", "=", teamId);
 
-/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
+/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listTemplates(database: Database, teamId: string, page: PageRequest): Promise<ListPage<TemplateListItem>> {
   return listPage(teamTemplates(database, teamId).select([...listColumns]), page, { orderBy: ["t.created_at", "t.id"] });
 }

@@ -24,7 +24,7 @@ const columns = [
 ] as const;
 const teamTopics = (database: Database, teamId: string) => readModels(database).selectFrom("topics as t").where("t.team_id", "=", teamId);
 
-/** `topics.list()` sends no query (reference §6.13); pagination still works for other clients. */
+/** `topics.list()` sends no query (docs/wire-compatibility.md §6.13); pagination still works for other clients. */
 export function listTopics(database: Database, teamId: string, page: PageRequest): Promise<ListPage<TopicItem>> {
   return listPage(teamTopics(database, teamId).select([...columns]), page, { orderBy: ["t.created_at", "t.id"] });
 }

@@ -32,7 +32,7 @@ const teamWebhooks = (database: Database, teamId: string) =>
 
 const webhookColumns = ["w.id", "w.endpoint", wireTimestamp("w.created_at").as("created_at"), "w.status", "w.events"] as const;
 
-/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (§2.1). */
+/** Newest first; a newer list endpoint, so it pages by 20 when `limit` is omitted (docs/wire-compatibility.md §2.1). */
 export function listWebhooks(database: Database, teamId: string, page: PageRequest): Promise<ListPage<WebhookListItem>> {
   return listPage(teamWebhooks(database, teamId).select([...webhookColumns]), page, { orderBy: ["w.created_at", "w.id"] });
 }

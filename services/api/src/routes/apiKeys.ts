@@ -31,7 +31,7 @@ const createdKey = z.object({ object: z.literal("api_key"), id: z.uuid(), token:
 const changedKey = z.object({ object: z.literal("api_key"), id: z.uuid() });
 const deletedKey = z.object({ object: z.literal("api_key"), id: z.uuid(), deleted: z.literal(true) });
 
-/** §3.2 names an unknown permission `invalid_access`, not a generic validation error: checked before the schema. */
+/** docs/wire-compatibility.md §3.2 names an unknown permission `invalid_access`, not a generic validation error: checked before the schema. */
 const checkPermission: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { permission?: unknown } | null | undefined;
   const permission = body !== null && typeof body === "object" && !Array.isArray(body) ? body.permission : undefined;
@@ -42,7 +42,7 @@ const checkPermission: preValidationHookHandler = (request, _reply, done) => {
   done();
 };
 
-/** `POST/GET /api-keys`, `PATCH/DELETE /api-keys/:id` (reference §6.6). A write replies once its read model shows it. */
+/** `POST/GET /api-keys`, `PATCH/DELETE /api-keys/:id` (docs/wire-compatibility.md §6.6). A write replies once its read model shows it. */
 export function apiKeyRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 
-/** Contact properties, segments, topics and a contact's memberships (reference §6.7, §6.8, §6.9, §6.13). */
+/** Contact properties, segments, topics and a contact's memberships (docs/wire-compatibility.md §6.7, §6.8, §6.9, §6.13). */
 
 const file = apiTestFile("audience");
 const { call } = file;

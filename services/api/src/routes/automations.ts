@@ -31,7 +31,7 @@ const step = z.object({
     .meta({ pattern: "^[A-Za-z0-9_-]{1,100}$" })
     .describe("1 to 100 letters, digits, `_` or `-`, unique within the automation; connections name steps by it."),
   type: z.enum(stepTypes),
-  config: z.record(z.string(), z.unknown()).default({}).describe("The step type's settings (reference §6.14)."),
+  config: z.record(z.string(), z.unknown()).default({}).describe("The step type's settings (docs/wire-compatibility.md §6.14)."),
 });
 const connection = z.object({ from: z.string(), to: z.string(), type: z.enum(connectionTypes).default("default") });
 const definitionShape = {
@@ -91,7 +91,7 @@ const runStatusFilter = z
 
 type Body = z.infer<typeof updateBody>;
 
-/** Steps and connections describe one graph, so they come together or not at all (seed spec, POST /automations). */
+/** Steps and connections describe one graph, so they come together or not at all (docs/wire-compatibility.md §10.8). */
 function definitionChanges(body: Body): Partial<AutomationDefinition> {
   if ((body.steps === undefined) !== (body.connections === undefined))
     throw new TidingsError("validation_error", "`steps` and `connections` must be given together.");
@@ -103,7 +103,7 @@ function definitionChanges(body: Body): Partial<AutomationDefinition> {
   return changes;
 }
 
-/** `/automations` and their runs (reference §6.14). Writes fold the automation's stream; reads use the read models. */
+/** `/automations` and their runs (docs/wire-compatibility.md §6.14). Writes fold the automation's stream; reads use the read models. */
 export function automationRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
 

@@ -28,7 +28,7 @@ const create = async (overrides: Record<string, unknown> = {}) => {
 };
 
 describe("POST /broadcasts and GET", () => {
-  it("creates a draft that GET shows in the §6.11 shape, with the ledger's counts", async () => {
+  it("creates a draft that GET shows in the docs/wire-compatibility.md §6.11 shape, with the ledger's counts", async () => {
     const id = await create({ reply_to: "help@acme.test", preview_text: "Read me" });
     const got = await call("GET", `/broadcasts/${id}`);
     expect(got.status).toBe(200);

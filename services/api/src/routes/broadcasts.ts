@@ -137,7 +137,7 @@ const recipient = z.object({
 });
 const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number().int(), unique_clicks: z.number().int() });
 
-/** `/broadcasts` (reference §6.11). Writes go through the event store; a write replies once the read model shows it. */
+/** `/broadcasts` (docs/wire-compatibility.md §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
   const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomainCache(services.store) };
   const write = callerWrites(services);

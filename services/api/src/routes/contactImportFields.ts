@@ -4,7 +4,7 @@ import { onConflictChoices, topicSubscriptions, type ColumnMap, type ContactTopi
 import { fieldName } from "../plugins/validation.js";
 
 /**
- * The form fields of POST /contacts/imports besides the file (seed spec): objects and arrays arrive as
+ * The form fields of POST /contacts/imports besides the file (docs/wire-compatibility.md §10.6): objects and arrays arrive as
  * JSON text. Each is parsed and checked here, and a problem names its field and the path inside it.
  */
 const columnMapField = z.object({
@@ -58,7 +58,7 @@ function parseJsonField<T>(name: string, text: string | undefined, schema: z.Zod
   throw new TidingsError("validation_error", `\`${fieldName([name, ...issue.path])}\`: ${issue.message}`);
 }
 
-/** The defaults name the columns after the contact's fields; `on_conflict` defaults to `upsert` (seed spec). */
+/** The defaults name the columns after the contact's fields; `on_conflict` defaults to `upsert` (docs/wire-compatibility.md §10.6). */
 export function importOptions(fields: Record<string, string>): ImportOptions {
   const map = parseJsonField("column_map", fields.column_map, columnMapField) ?? {};
   const onConflict = fields.on_conflict ?? "upsert";

@@ -26,7 +26,7 @@ const item = z.object({
 });
 
 /**
- * `/contacts/imports` (seed spec; reference §6.10). The CSV is streamed into the blob store as it arrives,
+ * `/contacts/imports` (docs/wire-compatibility.md §6.10 and §10.6). The CSV is streamed into the blob store as it arrives,
  * never held whole; the contact-import saga then reads it from there.
  */
 export function contactImportRoutes(services: ApiServices): ApiRoutes {

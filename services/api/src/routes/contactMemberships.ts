@@ -24,7 +24,7 @@ const topicItem = z.object({
 });
 
 /**
- * Reference §6.8: the SDK sends a bare array, the OpenAPI document `{topics: […]}`; both are accepted. At
+ * docs/wire-compatibility.md §6.8: the SDK sends a bare array, the OpenAPI document `{topics: […]}`; both are accepted. At
  * most one choice per topic counts: the last.
  */
 const topicsBody = z.union([z.array(topicChoice), z.object({ topics: z.array(topicChoice) })]);

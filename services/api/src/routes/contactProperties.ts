@@ -23,7 +23,7 @@ const createBody = z.object({
   type: z.enum(propertyTypeNames),
   fallback_value: fallback.optional(),
 });
-/** Key and type are fixed at creation (reference §6.9); only the fallback changes. */
+/** Key and type are fixed at creation (docs/wire-compatibility.md §6.9); only the fallback changes. */
 const updateBody = z.object({ fallback_value: fallback });
 
 const item = z.object({
@@ -35,7 +35,7 @@ const item = z.object({
 });
 const reference = z.object({ object: z.literal("contact_property"), id: z.uuid() });
 
-/** `/contact-properties` (reference §6.9). */
+/** `/contact-properties` (docs/wire-compatibility.md §6.9). */
 export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
   return (app) => {

@@ -32,7 +32,7 @@ const listQuery = listQuerySchema({ segment_id: z.guid().optional().describe("On
 const createErrors = { contact_exists: "The team has a contact with this email already." };
 
 /**
- * `/contacts` (reference §6.8), and the legacy paths the SDK still calls with an `audienceId`:
+ * `/contacts` (docs/wire-compatibility.md §6.8), and the legacy paths the SDK still calls with an `audienceId`:
  * `/audiences/:audienceId/contacts[/:idOrEmail]` and `/segments/:id/contacts`. A legacy create adds the
  * contact to that audience; the legacy get, update and delete address the contact as the modern ones do.
  */
@@ -63,7 +63,7 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
     };
     const remove = async (request: FastifyRequest, idOrEmail: string) => {
       await write(request, (auth, metadata) => eraseContact(services, auth.teamId, idOrEmail, metadata));
-      // Reference §6.8: the path value is echoed, id or email, whether or not there was a contact.
+      // docs/wire-compatibility.md §6.8: the path value is echoed, id or email, whether or not there was a contact.
       return { object: "contact" as const, contact: idOrEmail, deleted: true as const };
     };
 

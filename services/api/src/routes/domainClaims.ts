@@ -38,7 +38,7 @@ const claimSchema = z.object({
   expires_at: wireTimestampText(),
 });
 
-/** The DomainClaim of reference §6.5, as of `now`: a claim past its 7 days shows expired. */
+/** The DomainClaim of docs/wire-compatibility.md §6.5, as of `now`: a claim past its 7 days shows expired. */
 function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchema> {
   const status = claimStatusAt(claim, formatTimestamp(now));
   return {
@@ -57,7 +57,7 @@ function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchem
 }
 
 /**
- * Domain claims (reference §6.5): taking over a name another team registered, by publishing a TXT record.
+ * Domain claims (docs/wire-compatibility.md §6.5): taking over a name another team registered, by publishing a TXT record.
  * A claim is read from its own stream, which always has the latest word on it.
  */
 export function domainClaimRoutes(services: ApiServices): ApiRoutes {

@@ -80,7 +80,7 @@ const domain = listItem.extend({
 const reference = z.object({ object: z.literal("domain"), id: z.uuid() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
-/** §3.2 names a region outside the four `invalid_region`, not a generic validation error: checked before the schema. */
+/** docs/wire-compatibility.md §3.2 names a region outside the four `invalid_region`, not a generic validation error: checked before the schema. */
 export const checkRegionField: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { region?: unknown } | null | undefined;
   const region = body !== null && typeof body === "object" && !Array.isArray(body) ? body.region : undefined;
@@ -126,7 +126,7 @@ function createdDomain({ created: d }: CreatedDomain): WireDomain {
 }
 
 /**
- * `/domains` (reference §6.4). Writes go through the domain's stream, reads through the read model; a
+ * `/domains` (docs/wire-compatibility.md §6.4). Writes go through the domain's stream, reads through the read model; a
  * write replies once the read model shows it.
  */
 export function domainRoutes(services: ApiServices): ApiRoutes {

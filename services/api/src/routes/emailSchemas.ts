@@ -29,7 +29,7 @@ const sendRule = {
   ],
 };
 
-/** The body of `POST /emails` and of each batch item (reference §6.1); the rules themselves live in the domain. */
+/** The body of `POST /emails` and of each batch item (docs/wire-compatibility.md §6.1); the rules themselves live in the domain. */
 export const sendEmailBody = z
   .object({
     from: mailboxText().optional().describe("`a@b.c` or `Name <a@b.c>`; optional when the template has a default sender."),

@@ -27,7 +27,7 @@ import { attachmentItem, batchItemDocument, emailListItem, emailObject, sendEmai
 
 const tags = ["emails"];
 const MAX_BATCH = 100;
-/** 40 MB of base64 attachments, plus the JSON around them (reference §6.1). */
+/** 40 MB of base64 attachments, plus the JSON around them (docs/wire-compatibility.md §6.1). */
 const SEND_BODY_LIMIT = 42 * 1024 * 1024;
 const BATCH_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -72,7 +72,7 @@ function parseBatchItem(item: unknown): SendEmailBody {
 }
 
 /**
- * Emails (reference §6.1, §6.2). Sending keys may call the two sending routes only (plugins/auth.ts). A
+ * Emails (docs/wire-compatibility.md §6.1, §6.2). Sending keys may call the two sending routes only (plugins/auth.ts). A
  * write replies once the emails read model shows it.
  */
 export function emailRoutes(services: ApiServices): ApiRoutes {

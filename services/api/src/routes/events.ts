@@ -51,10 +51,10 @@ const deleted = reference.extend({ deleted: z.literal(true) });
 const sent = z.object({ object: z.literal("event"), event: z.string() });
 
 /**
- * `/events` (reference §6.15): custom event definitions, and `POST /events/send`, which records one event
+ * `/events` (docs/wire-compatibility.md §6.15): custom event definitions, and `POST /events/send`, which records one event
  * for a contact and answers 202, waiting for the read models only when it created the contact: the event
  * itself shows nowhere, and the automations it starts run later. `POST /events/send` is registered as a literal path, so it wins over
- * `/events/:idOrName` (§1.3).
+ * `/events/:idOrName` (docs/wire-compatibility.md §1.3).
  */
 export function eventRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);

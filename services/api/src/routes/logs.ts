@@ -22,7 +22,7 @@ const log = logItem.extend({
   response_body: z.unknown(),
 });
 
-/** Reference §6.17 (the SDK's own test fixture): the message names `logId`, whatever the path calls it. */
+/** docs/wire-compatibility.md §6.17 (the SDK's own test fixture): the message names `logId`, whatever the path calls it. */
 const logId = z.object({ id: z.guid({ error: "The `logId` must be a valid UUID." }) });
 
 /**
@@ -36,7 +36,7 @@ function withCreatedAt<Row extends { created_at_wire: string }>({ created_at_wir
 }
 
 /**
- * `GET /logs` and `GET /logs/:id` (reference §6.17): the team's own API requests, newest first. Each read
+ * `GET /logs` and `GET /logs/:id` (docs/wire-compatibility.md §6.17): the team's own API requests, newest first. Each read
  * first flushes this instance's request log writer (`installRequestLogs`), so that a client sees the
  * requests it just made through this instance.
  */

@@ -45,7 +45,7 @@ const receivedEmail = listItem.extend({
 const attachmentData = inboundAttachment.extend(signed);
 
 /**
- * Received mail (reference §6.3). GET parses the body from the raw message as it arrived; `raw` and the
+ * Received mail (docs/wire-compatibility.md §6.3). GET parses the body from the raw message as it arrived; `raw` and the
  * attachments are signed URLs that need no key, as the SDK's `receiving.forward` fetches `raw` with
  * plain `fetch`.
  */

@@ -15,7 +15,7 @@ const body = z.object({ name: z.string().describe("The segment's name, at most 2
 const item = z.object({ id: z.uuid(), name: z.string(), created_at: wireTimestampText() });
 
 /**
- * `/segments` (reference §6.7), and `/audiences`, the same resource under its former name: the SDK's
+ * `/segments` (docs/wire-compatibility.md §6.7), and `/audiences`, the same resource under its former name: the SDK's
  * `audiences` calls `/segments`, other clients may still call `/audiences`, whose objects say `audience`.
  */
 export function segmentRoutes(services: ApiServices): ApiRoutes {

@@ -33,7 +33,7 @@ const item = z.object({
 const reference = z.object({ object: z.literal("suppression"), id: z.uuid() });
 const removed = z.object({ object: z.literal("suppression"), id: z.string(), deleted: z.boolean() });
 
-/** `/suppressions` (reference §6.18): manual additions and removals; bounces arrive from the delivery saga. */
+/** `/suppressions` (docs/wire-compatibility.md §6.18): manual additions and removals; bounces arrive from the delivery saga. */
 export function suppressionRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
   return (app) => {

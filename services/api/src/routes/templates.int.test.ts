@@ -25,7 +25,7 @@ const create = async (body: unknown, key: TestKey = file.admin) => call("POST", 
 const timestamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00$/;
 
 describe("POST /templates", () => {
-  it("answers 201 with the id, and GET shows a draft in the §6.12 shape", async () => {
+  it("answers 201 with the id, and GET shows a draft in the docs/wire-compatibility.md §6.12 shape", async () => {
     const alias = uniqueAlias("welcome");
     const res = await create(welcome({ alias, reply_to: "help@acme.test" }));
     expect(res).toMatchObject({ status: 201, body: { object: "template", id: expect.any(String) } });

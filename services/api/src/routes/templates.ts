@@ -119,9 +119,9 @@ const reference = z.object({ object: z.literal("template"), id: z.uuid() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
 /**
- * `/templates` (reference §6.12). Writes address the template through the event store, reads through the
+ * `/templates` (docs/wire-compatibility.md §6.12). Writes address the template through the event store, reads through the
  * read model; a write replies once the read model shows it. `templates.list` sends `before, after, limit`
- * in that order and drops falsy values (§2.1): a query string has no order, so nothing special is needed.
+ * in that order and drops falsy values (docs/wire-compatibility.md §2.1): a query string has no order, so nothing special is needed.
  */
 export function templateRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);

@@ -27,7 +27,7 @@ const createBody = z.object({
 });
 
 const immutable = "`default_subscription` cannot be changed after the topic is created.";
-/** The SDK sends its whole options object, `id` included (reference §6.13); the id in the path wins. */
+/** The SDK sends its whole options object, `id` included (docs/wire-compatibility.md §6.13); the id in the path wins. */
 const updateBody = z
   .object({
     id: z.string().optional(),
@@ -53,7 +53,7 @@ const item = z.object({
 });
 const reference = z.object({ object: z.literal("topic"), id: z.uuid() });
 
-/** `/topics` (reference §6.13). */
+/** `/topics` (docs/wire-compatibility.md §6.13). */
 export function topicRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
   return (app) => {

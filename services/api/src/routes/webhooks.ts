@@ -24,7 +24,7 @@ const endpoint = urlText().describe("The URL events are POSTed to: https (http o
 const events = z
   .array(z.string().meta({ enum: [...webhookEventTypes] }))
   .meta({ minItems: 1 })
-  .describe("Event types to deliver, e.g. `email.sent` (reference §8.1); at least one.");
+  .describe("Event types to deliver, e.g. `email.sent` (docs/wire-compatibility.md §8.1); at least one.");
 const createBody = z.object({ endpoint, events });
 const updateBody = z.object({ endpoint: endpoint.optional(), events: events.optional(), status: z.enum(webhookStatuses).optional() });
 
@@ -60,7 +60,7 @@ const webhookNotFound = () => new TidingsError("not_found", "Webhook not found")
 const deliveryNotFound = () => new TidingsError("not_found", "Webhook event not found");
 
 /**
- * `/webhooks` (reference §6.16). Writes go through the event store and reply once the read model shows
+ * `/webhooks` (docs/wire-compatibility.md §6.16). Writes go through the event store and reply once the read model shows
  * them; deliveries (`webhook_event`s) and their attempts are recorded by the webhook saga.
  */
 export function webhookRoutes(services: ApiServices): ApiRoutes {

@@ -70,7 +70,7 @@ describe("every route", () => {
         !route.url.startsWith("/docs") &&
         route.url !== "/openapi.json",
     );
-    // The attachment downloads (reference §6.2, §6.3), a received email's raw bytes, the unsubscribe page
+    // The attachment downloads (docs/wire-compatibility.md §6.2, §6.3), a received email's raw bytes, the unsubscribe page
     // and the tracked links and pixel check the signature their URL carries instead of a key.
     expect(open.map(label).sort()).toEqual([
       "GET /c/*",
@@ -140,7 +140,7 @@ describe("the auth matrix, over every guarded route", () => {
     const wrong = answers.filter((a, i) => {
       if (a.status >= 500 || a.status === 401 || a.status === 403 || a.body.includes(teamAMarker)) return true;
       // A route naming one of team A's resources must answer exactly as for an id nobody has: 404, or the
-      // same validation error, which then cannot depend on team A's resource (reference §2.4: an idempotent
+      // same validation error, which then cannot depend on team A's resource (docs/wire-compatibility.md §2.4: an idempotent
       // DELETE may answer 200 `deleted: true` for an id it does not know, but must change nothing of team A).
       const namesTeamA = a.route.url.includes(":") && `/${a.route.url.split("/")[1]}` in teamAResources;
       const likeUnknown = a.status === unknown[i]!.status && a.body === unknown[i]!.body;

@@ -7,7 +7,7 @@ import { printTable } from "../table.js";
 
 /**
  * `tidings status`: what an operator checks first. Each projection's checkpoint and lag, and each saga's
- * dead letters: messages that exhausted their deliveries and wait for a person (DESIGN §5).
+ * dead letters: messages that exhausted their deliveries and wait for a person (docs/architecture.md §5).
  */
 export async function status(config: Config, logger: Logger, json: boolean): Promise<void> {
   const runtime = await openRuntime(config, logger);

@@ -7,7 +7,7 @@ import { openRuntime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
 
 /**
- * `tidings teams set-rate-limit <team> <n>`: the team's requests per second (reference §4: 10 by default).
+ * `tidings teams set-rate-limit <team> <n>`: the team's requests per second (docs/wire-compatibility.md §4: 10 by default).
  * `<team>` is the team's name or id. The api applies the new limit once a projector has recorded it
  * (at once when `serve` runs) and its one-second cache of the limit has expired.
  */

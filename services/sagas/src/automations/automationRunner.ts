@@ -28,7 +28,7 @@ export const runIdOf = (automationId: string, receivedEventId: string) => determ
 
 /**
  * The enabled automations received events trigger, asked for a burst of events in one statement. The read
- * model is only the index (DESIGN §1: a lookup); each automation's own stream decides whether it still
+ * model is only the index (docs/architecture.md §1: a lookup); each automation's own stream decides whether it still
  * starts a run, and with which graph.
  */
 function triggeredBy(database: Database): (received: Received) => Promise<string[]> {
@@ -139,7 +139,7 @@ export function fireRunTimer(deps: RunnerDeps, payload: RunTimerPayload): Promis
 }
 
 /**
- * Disabling, stopping or deleting an automation cancels the runs it has parked (issue #9), as many as
+ * Disabling, stopping or deleting an automation cancels the runs it has parked, as many as
  * there are. Once `stopping` is aborted it cancels no more and throws its reason; the redelivered message
  * finds only the runs still parked.
  */

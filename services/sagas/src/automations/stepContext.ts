@@ -1,7 +1,7 @@
 import type { ActiveRun, LiveContact } from "@tidings/domain";
 
 /**
- * What `{var: "…"}` references and rules read (reference §6.14): `contact.first_name`, `contact.<property>`,
+ * What `{var: "…"}` references and rules read (docs/wire-compatibility.md §6.14): `contact.first_name`, `contact.<property>`,
  * `payload.<field>` of the triggering event, `event.name`, and `steps.<key>.<output field>` of a step the run
  * has completed (`steps.<wait key>.payload.<field>` reads the event a `wait_for_event` received). The contact is read when the step runs, so a
  * condition after a delay sees the contact as it is then.

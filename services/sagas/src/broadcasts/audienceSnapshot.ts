@@ -12,9 +12,9 @@ export interface SnapshotQuery {
 
 /**
  * The next `limit` eligible members of the segment after contact `afterContactId`, in contact id order
- * (reference §6.11 eligibility): not unsubscribed, not on the team's suppression list, and, with a topic,
+ * (docs/wire-compatibility.md §6.11 eligibility): not unsubscribed, not on the team's suppression list, and, with a topic,
  * whose own choice or else the topic's default is `opt_in`. Read from the audience read models: a lookup,
- * like the suppression list (DESIGN §1), whose result the broadcast's stream then records as the snapshot.
+ * like the suppression list (docs/architecture.md §1), whose result the broadcast's stream then records as the snapshot.
  */
 export async function eligibleMembers(
   database: Database,

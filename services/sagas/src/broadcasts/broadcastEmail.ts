@@ -47,7 +47,7 @@ export function textTemplateOf(html: string | null): string | null {
 /**
  * One recipient's email: rendered for the contact, with their signed unsubscribe link in the body and in
  * `List-Unsubscribe` (the URL and a mailto) with RFC 8058 one-click. Its id derives from the broadcast and
- * the contact (reference §6.11 fan-out), so a rerun composes the email it may already have queued.
+ * the contact (docs/wire-compatibility.md §6.11 fan-out), so a rerun composes the email it may already have queued.
  */
 export function recipientEmail(input: RecipientEmailInput): EmailContent {
   const { broadcast, recipient, links, now } = input;

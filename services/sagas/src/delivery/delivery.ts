@@ -170,7 +170,7 @@ export interface DeliverySagaOptions {
   concurrency: number;
 }
 
-/** The delivery saga: one durable consumer on queued emails (DESIGN §5). */
+/** The delivery saga: one durable consumer on queued emails (docs/architecture.md §5). */
 export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
   return consumeEvents(
     bus,

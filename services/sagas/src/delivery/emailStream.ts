@@ -12,7 +12,7 @@ export interface LoadedEmail {
   revision: bigint | "no_stream";
 }
 
-/** The email as its stream says now; sagas decide from this, never from a read model (DESIGN §1). */
+/** The email as its stream says now; sagas decide from this, never from a read model (docs/architecture.md §1). */
 export async function loadEmail(store: EventStore, emailId: string): Promise<LoadedEmail> {
   const recorded = await store.readStream(emailStream(emailId));
   const events = recorded.map((e) => ({ type: e.type, data: e.data }) as EmailEvent);

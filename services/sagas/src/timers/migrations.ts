@@ -1,7 +1,7 @@
 import type { Migration } from "@tidings/postgres";
 
 /**
- * Durable timers (component "timers", DESIGN §5). A row is one pending timer, keyed by what it is for
+ * Durable timers (component "timers", docs/architecture.md §5). A row is one pending timer, keyed by what it is for
  * (`email-send:<id>`), so scheduling twice keeps one timer. `generation` changes on every reschedule, so
  * a poller that fired an older generation does not delete the newer one. `locked_until` is the lease of
  * the process firing it: a process that dies mid-fire leaves the row to be fired again after the lease.

@@ -3,7 +3,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { resolveEndpoint } from "./endpointAddress.js";
 
-/** Reference §8.4 / issue #8: a 2xx within this time is a success; anything else a failed attempt. */
+/** docs/wire-compatibility.md §8.4: a 2xx within this time is a success; anything else a failed attempt. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 /** What an attempt keeps of the answer. */
 export const RESPONSE_KEPT_BYTES = 1024;

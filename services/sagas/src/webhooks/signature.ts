@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 
 /**
- * Standard Webhooks signing (reference §8.3), what the SDK's `webhooks.verify` checks: base64
+ * Standard Webhooks signing (docs/wire-compatibility.md §8.3), what the SDK's `webhooks.verify` checks: base64
  * HMAC-SHA256 of `id.timestamp.body`, keyed with the base64-decoded part of `whsec_…`, sent as `v1,<sig>`.
  * Several secrets (a rotation's grace) give several space-separated signatures; any one verifies.
  */

@@ -55,7 +55,7 @@ export interface WebhookSaga {
 }
 
 /**
- * The webhook saga (issue #8): for each event with a webhook type, one delivery per subscribed webhook,
+ * The webhook saga (docs/architecture.md §5): for each event with a webhook type, one delivery per subscribed webhook,
  * keyed by (webhook, event id) so it is made once; then attempts on the retry schedule, each recorded.
  * One durable consumer per stream category with payloads (NATS 2.9 takes one filter each), and one for
  * replays. Attempts run in per-endpoint queues, so one endpoint's slowness is its own. A first attempt

@@ -11,7 +11,7 @@ export interface Mailbox {
   address: string;
 }
 
-/** `a@b.c` or `Name <a@b.c>` (the only forms reference §6.1 accepts); null for anything else. */
+/** `a@b.c` or `Name <a@b.c>` (the only forms docs/wire-compatibility.md §6.1 accepts); null for anything else. */
 /** RFC 5322's line limit: longer is no address, and the patterns below need not see it. */
 const MAX_MAILBOX_LENGTH = 998;
 

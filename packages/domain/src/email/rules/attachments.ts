@@ -1,6 +1,6 @@
 import { DomainError } from "../../decider.js";
 
-/** Per email, counted after base64 like the reference (§6.1: "≤40 MB per email after base64"). */
+/** Per email, counted after base64 like docs/wire-compatibility.md (docs/wire-compatibility.md §6.1: "≤40 MB per email after base64"). */
 export const MAX_ATTACHMENTS_BASE64_BYTES = 40 * 1024 * 1024;
 
 export interface AttachmentInput {

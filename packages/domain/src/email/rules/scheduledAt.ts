@@ -11,7 +11,7 @@ const isoLike = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 /**
  * ISO 8601 (or our wire timestamp) or natural language (`in 1 hour`, `tomorrow at 9am`), read against the
  * caller's `now` in UTC so the result is the same on every machine. Must be in the future and at most 30
- * days ahead (reference §6.1).
+ * days ahead (docs/wire-compatibility.md §6.1).
  */
 export function parseScheduledAt(text: string, now: Date): Date | DomainError {
   const trimmed = text.trim();

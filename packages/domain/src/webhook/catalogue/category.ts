@@ -5,7 +5,7 @@ export interface SourceEvent {
   metadata?: { actor?: string };
 }
 
-/** What the body of a delivery holds (reference §8.2): `{type, created_at, data}`, `created_at` in ISO 8601. */
+/** What the body of a delivery holds (docs/wire-compatibility.md §8.2): `{type, created_at, data}`, `created_at` in ISO 8601. */
 export interface WebhookPayload {
   type: string;
   created_at: string;
@@ -24,7 +24,7 @@ export interface PayloadContext {
 export type PayloadBuilder = (event: SourceEvent, history: SourceEvent[], context: PayloadContext) => WebhookPayload | null;
 
 /**
- * One category of webhook event types (reference §8.1), in a file of its own: the types a webhook may
+ * One category of webhook event types (docs/wire-compatibility.md §8.1), in a file of its own: the types a webhook may
  * subscribe to, and the builders turning the events of one stream category into their payloads. A
  * category whose aggregate does not exist yet lists its types with no builders.
  */
@@ -45,7 +45,7 @@ export interface WebhookEventCategory {
 /** The webhook types a category's events can become. */
 export const typesProducedBy = (category: WebhookEventCategory): readonly string[] => category.produces ?? category.types;
 
-/** Event times are stored in the wire format; payloads carry ISO 8601 (reference §2.2). */
+/** Event times are stored in the wire format; payloads carry ISO 8601 (docs/wire-compatibility.md §2.2). */
 export function isoTime(text: string): string {
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\.(\d{3})\d{3}\+00$/.exec(text);
   return m ? `${m[1]}T${m[2]}.${m[3]}Z` : text;

@@ -41,7 +41,7 @@ describe("contact webhook payloads", () => {
     });
   });
 
-  it("fires nothing for what a CSV import writes (reference §6.10)", () => {
+  it("fires nothing for what a CSV import writes (docs/wire-compatibility.md §6.10)", () => {
     expect(build(created, [created], CONTACT_IMPORT_ACTOR)).toBeNull();
     expect(build(updated, [created, updated], CONTACT_IMPORT_ACTOR)).toBeNull();
   });

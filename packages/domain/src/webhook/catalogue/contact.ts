@@ -6,11 +6,11 @@ import { isoTime, type PayloadBuilder, type SourceEvent, type WebhookEventCatego
 
 type Data<Type extends ContactEvent["type"]> = Extract<ContactEvent, { type: Type }>["data"];
 
-/** Reference §6.10: contact webhooks are not fired for what a CSV import creates or changes. */
+/** docs/wire-compatibility.md §6.10: contact webhooks are not fired for what a CSV import creates or changes. */
 const fromImport = (event: SourceEvent) => event.metadata?.actor === CONTACT_IMPORT_ACTOR;
 
 /**
- * The contact as of the event (reference §8.2), from its stream up to it. `audience_id` is the legacy
+ * The contact as of the event (docs/wire-compatibility.md §8.2), from its stream up to it. `audience_id` is the legacy
  * name of a segment: the first one the contact is in.
  */
 function contactPayload(type: string, updatedAt: (event: SourceEvent) => string): PayloadBuilder {
@@ -50,7 +50,7 @@ const topicsUpdated: PayloadBuilder = (event, history) => {
   };
 };
 
-/** Contact types (reference §8.1) from the contact's stream. */
+/** Contact types (docs/wire-compatibility.md §8.1) from the contact's stream. */
 export const contactWebhookEvents: WebhookEventCategory = {
   streamCategory: "contact",
   types: ["contact.created", "contact.updated", "contact.deleted", "contact.topics.updated"],

@@ -27,7 +27,7 @@ function lastShown(history: SourceEvent[]): Shown | undefined {
 const sameShown = (a: Shown | undefined, b: Shown | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * The domain as of the event (reference §8.2): `{id, name, status, created_at, region, records}`, from its
+ * The domain as of the event (docs/wire-compatibility.md §8.2): `{id, name, status, created_at, region, records}`, from its
  * stream up to it. `shown`: the records and status the payload holds, which a deletion takes from before it.
  */
 function domainPayload(type: string, at: string, history: SourceEvent[], shown: Shown | undefined) {
@@ -61,7 +61,7 @@ function updatedWhenShownChanged(at: (event: SourceEvent) => string): PayloadBui
   };
 }
 
-/** Domain types (reference §8.1) from the domain's stream: created, changed by PATCH or a check, deleted. */
+/** Domain types (docs/wire-compatibility.md §8.1) from the domain's stream: created, changed by PATCH or a check, deleted. */
 export const domainWebhookEvents: WebhookEventCategory = {
   streamCategory: "domain",
   types: ["domain.created", "domain.updated", "domain.deleted"],

@@ -282,7 +282,7 @@ describe("email webhook payloads", () => {
     expect(payloadBuilderFor("template", "TemplateCreated")).toBeUndefined();
   });
 
-  it("knows the email, contact and domain types of reference §8.1", () => {
+  it("knows the email, contact and domain types of docs/wire-compatibility.md §8.1", () => {
     expect(webhookEventTypes).toHaveLength(18);
     expect(["email.sent", "email.clicked", "contact.topics.updated", "domain.deleted"].every(isWebhookEventType)).toBe(true);
     expect(isWebhookEventType("email.queued")).toBe(false);

@@ -16,7 +16,7 @@ function contentOf(history: SourceEvent[]): EmailContent | undefined {
   return created?.data as EmailContent | undefined;
 }
 
-/** The `data` every email type shares (reference §8.2): tags as a name → value map. */
+/** The `data` every email type shares (docs/wire-compatibility.md §8.2): tags as a name → value map. */
 function emailData(content: EmailContent, context: PayloadContext): Record<string, unknown> {
   return {
     email_id: content.emailId,
@@ -58,7 +58,7 @@ const bounceTypes = {
 } as const;
 
 /**
- * Email types (reference §8.1) and what emits them. `email.complained` comes from a feedback-loop report;
+ * Email types (docs/wire-compatibility.md §8.1) and what emits them. `email.complained` comes from a feedback-loop report;
  * `email.received` from inbound mail, whose streams are a category of their own (`inbound.ts`).
  * Opens and clicks carry `machine` (a privacy proxy or link scanner, `classifyEngagement`); a click has
  * the reference's `click` object, an open the same shape as `open`.

@@ -2,7 +2,7 @@ import type { InboundEmail } from "../../inboundemail/events.js";
 import { isoTime, type WebhookEventCategory } from "./category.js";
 
 /**
- * `email.received` (reference §8.2), from the inbound streams. The payload has no body: a receiver fetches
+ * `email.received` (docs/wire-compatibility.md §8.2), from the inbound streams. The payload has no body: a receiver fetches
  * it with `GET /emails/receiving/:id`. The type is listed with the email types, where it belongs on the wire.
  */
 export const inboundWebhookEvents: WebhookEventCategory = {
