@@ -7,7 +7,8 @@ import http from "node:http";
 
 /**
  * POSTs `body` to `url` `rate` times a second for `seconds`. `body` may be a function of the request's index
- * and the wall-clock time (ms) it was due, for requests that must differ or carry their own due time. Resolves once every request has its answer:
+ * and the wall-clock time (ms) it was due, for requests that must differ or carry their own due time. Resolves once
+ * every request has its answer:
  * `{ requested, answered, non2xx, errors, achievedRps, p50Ms, p99Ms, maxMs }`.
  */
 export async function openLoop({ url, rate, seconds, headers, body, maxConnections = 512 }) {

@@ -83,7 +83,10 @@ export async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
   }
 }
 
-/** A NATS_PREFIX of its own for one run, whose JetStream streams are deleted however the run ends; call the returned `drop` in the run's `finally`. */
+/**
+ * A NATS_PREFIX of its own for one run, whose JetStream streams are deleted however the run ends; call the returned
+ * `drop` in the run's `finally`.
+ */
 export function scratchNatsPrefix(natsUrl) {
   const prefix = `bench${randomBase62(8)}`;
   const drop = undoOnExit(`NATS streams ${prefix}_*`, async () => {

@@ -26,7 +26,10 @@ export interface SplitRoles {
   projector?: ChildProcess;
   /** Starts `tidings serve --role sagas`. */
   startSagas(): ChildProcess;
-  /** Starts `tidings serve --role <role>` with `env` over the shared settings; the last 4 KB of its stderr stay readable through `errors(role)`. */
+  /**
+   * Starts `tidings serve --role <role>` with `env` over the shared settings; the last 4 KB of its stderr stay readable
+   * through `errors(role)`.
+   */
   startRole(role: ChildRole, env?: Record<string, string>): ChildProcess;
   errors(role: ChildRole): string;
   /** SIGKILL, and wait for the process to be gone. */

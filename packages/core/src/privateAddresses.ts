@@ -29,7 +29,10 @@ for (const [net, prefix] of [
 ] as const)
   privateRanges.addSubnet(net, prefix, "ipv6");
 
-/** True for any address in the ranges above, and for anything that is not an IP address at all. Mapped IPv4-in-IPv6 is checked as the IPv4 address it carries. */
+/**
+ * True for any address in the ranges above, and for anything that is not an IP address at all. Mapped IPv4-in-IPv6 is
+ * checked as the IPv4 address it carries.
+ */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return privateRanges.check(mapped[1]!, "ipv4");

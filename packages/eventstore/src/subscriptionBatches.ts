@@ -4,7 +4,8 @@ const TIMED_OUT = Symbol("timed out");
 
 /**
  * Groups a subscription's events into batches of up to `batchSize` events, or fewer once `batchMs` has
- * passed since the batch's first event (0: only what the subscription already holds). Waiting for a first event has no bound: an idle projection
+ * passed since the batch's first event (0: only what the subscription already holds). Waiting for a first event has no
+ * bound: an idle projection
  * applies nothing. During catch-up a page is already in memory, so batches fill at once; live, a lone
  * event waits at most `batchMs` for company.
  */

@@ -49,7 +49,10 @@ export interface SmtpSink {
   failNext(count: number, reply: SinkReply): void;
   /** Waits this long before each DATA reply. */
   delayReplies(ms: number): void;
-  /** Messages received whose reply is being held by `delayReplies`: each is kept once its reply goes, whether or not its client is still there. */
+  /**
+   * Messages received whose reply is being held by `delayReplies`: each is kept once its reply goes, whether or not its
+   * client is still there.
+   */
   heldReplies: number;
   /** Accepted messages whose Message-ID is `messageId`. */
   withMessageId(messageId: string): ReceivedMessage[];

@@ -80,7 +80,8 @@ export const errorTable: Readonly<Record<string, WireError>> = {
   domain_name_taken: { statusCode: 403, name: "validation_error" },
   // docs/wire-compatibility.md §6.8 leaves a duplicate contact undocumented; a conflict says what happened, in the contract's shape.
   contact_exists: { statusCode: 409, name: "validation_error" },
-  // docs/wire-compatibility.md §6.11: an action the broadcast's state forbids (cancel of a draft or a sent one, edit of a sent one) is a 403 `validation_error`.
+  // docs/wire-compatibility.md §6.11: an action the broadcast's state forbids (cancel of a draft or a sent one, edit of
+  // a sent one) is a 403 `validation_error`.
   broadcast_state_conflict: { statusCode: 403, name: "validation_error" },
   // A signed attachment download URL (docs/wire-compatibility.md §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },

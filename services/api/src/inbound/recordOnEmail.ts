@@ -2,7 +2,10 @@ import { DomainRejection, handleCommand } from "@tidings/commands";
 import { emailDecider, emailStream, type EmailCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
-/** What came of a report: `recorded` on the email it names; `duplicate`: that email has it already; `unmatched`: it names no email of ours. */
+/**
+ * What came of a report: `recorded` on the email it names; `duplicate`: that email has it already; `unmatched`: it
+ * names no email of ours.
+ */
 export type ReportOutcome = "recorded" | "duplicate" | "unmatched";
 
 /** A report that came too early (`not_yet_sent`): the listener answers 451, and the sending server tries later. */

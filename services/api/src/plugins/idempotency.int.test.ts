@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { newId } from "@tidings/core";
 import { idempotencyTestFile } from "../testing/idempotencyFile.js";
 
-/** Idempotency-Key: one effect per key, the first answer replayed, and a key's scope (the release of a key: idempotencyRelease.int.test.ts). */
+/**
+ * Idempotency-Key: one effect per key, the first answer replayed, and a key's scope (the release of a key:
+ * idempotencyRelease.int.test.ts).
+ */
 
 const file = idempotencyTestFile();
 const { appOn, holdThings, effects, post, waitForReservation } = file;

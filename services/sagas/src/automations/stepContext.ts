@@ -3,7 +3,8 @@ import type { ActiveRun, LiveContact } from "@tidings/domain";
 /**
  * What `{var: "…"}` references and rules read (docs/wire-compatibility.md §6.14): `contact.first_name`, `contact.<property>`,
  * `payload.<field>` of the triggering event, `event.name`, and `steps.<key>.<output field>` of a step the run
- * has completed (`steps.<wait key>.payload.<field>` reads the event a `wait_for_event` received). The contact is read when the step runs, so a
+ * has completed (`steps.<wait key>.payload.<field>` reads the event a `wait_for_event` received). The contact is read
+ * when the step runs, so a
  * condition after a delay sees the contact as it is then.
  */
 export function stepContext(
@@ -30,7 +31,10 @@ export function stepContext(
   };
 }
 
-/** Template variables take strings and numbers: a boolean becomes its word, an object or array its JSON, and an unresolved reference is left out (so the template's fallback applies). */
+/**
+ * Template variables take strings and numbers: a boolean becomes its word, an object or array its JSON, and an
+ * unresolved reference is left out (so the template's fallback applies).
+ */
 export function templateValues(resolved: unknown): Record<string, string | number> {
   const values: Record<string, string | number> = {};
   if (resolved === null || typeof resolved !== "object") return values;

@@ -25,7 +25,10 @@ export interface BroadcastFanOutDeps {
   rates: TeamRates;
   /** Recipients per planned batch: a batch is the unit of progress a restart resumes from. */
   batchSize: number;
-  /** Emails of one broadcast handed to delivery without an outcome yet, at most (BROADCAST_EMAILS_IN_FLIGHT); fewer while delivery is slower. */
+  /**
+   * Emails of one broadcast handed to delivery without an outcome yet, at most (BROADCAST_EMAILS_IN_FLIGHT); fewer
+   * while delivery is slower.
+   */
   emailsInFlight: number;
   /** A team's emails per second unless an operator set its own (BROADCAST_EMAILS_PER_SECOND). */
   defaultRate: number;

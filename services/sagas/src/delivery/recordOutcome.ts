@@ -7,7 +7,8 @@ import { untilRecorded } from "../untilRecorded.js";
 
 /**
  * Records what the transport said in one round trip, sent the moment it is asked for (never queued behind
- * a group-commit batch), because this runs inside the window a crash turns into a duplicate send. The stream was read just before the send, and only the delivery saga writes to a
+ * a group-commit batch), because this runs inside the window a crash turns into a duplicate send. The stream was read
+ * just before the send, and only the delivery saga writes to a
  * queued email, so the revision read is normally still the stream's; when it is not, handleCommand reads
  * and decides again. Event ids derive from the email and the revision they follow: a retried append of
  * the same outcome is recognised by the store as the same append.

@@ -11,7 +11,10 @@ export interface DueTimer {
 }
 
 export interface Timers {
-  /** Sets the timer `key` to fire at `dueAt`; scheduling an existing key moves it and replaces its payload (the same time and payload again changes nothing). */
+  /**
+   * Sets the timer `key` to fire at `dueAt`; scheduling an existing key moves it and replaces its payload (the same
+   * time and payload again changes nothing).
+   */
   schedule(key: string, dueAt: Date, payload: unknown): Promise<void>;
   /** Removes the timer `key` if it has not fired yet. */
   cancel(key: string): Promise<void>;
