@@ -43,13 +43,12 @@ async function* csv() {
 }
 
 await withScratchDatabase("import", async (url) => {
-  const { createLogger, formatTimestamp, systemClock } = await import("@tidings/core");
+  const { createLogger, systemClock } = await import("@tidings/core");
   const { openDatabase } = await import("@tidings/postgres");
   const { openEventStore } = await import("@tidings/eventstore");
   const { createStreamedBlobStore } = await import("@tidings/blobs");
-  const { createContactProperty } = await import("@tidings/audience");
-  const { handleCommand } = await import("@tidings/commands");
-  const { contactImportDecider, contactImportStream } = await import("@tidings/domain");
+  const { createContactProperty, enqueueContactImport } = await import("@tidings/audience");
+  const { contactImportStream } = await import("@tidings/domain");
   const { runContactImport } = await import("@tidings/sagas");
 
   const database = await openDatabase({ url });
@@ -82,23 +81,8 @@ await withScratchDatabase("import", async (url) => {
       unsubscribed: null,
       properties: { plan: "plan", seats: "seats", city: "city" },
     };
-    await handleCommand({
-      store,
-      streamId: contactImportStream(importId),
-      decider: contactImportDecider,
-      command: {
-        type: "QueueContactImport",
-        importId,
-        teamId,
-        file,
-        columnMap,
-        onConflict: "upsert",
-        segmentIds: [],
-        topics: [],
-        now: formatTimestamp(new Date()),
-      },
-      metadata,
-    });
+    const request = { importId, teamId, file, columnMap, onConflict: "upsert", segmentIds: [], topics: [] };
+    await enqueueContactImport({ store, clock: systemClock }, request, metadata);
     const uploadPeakRss = peakRss;
     peakRss = 0;
     const started = performance.now();

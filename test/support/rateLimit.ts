@@ -1,6 +1,5 @@
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
-import { handleCommand } from "@tidings/commands";
-import { teamDecider, teamStream } from "@tidings/domain";
+import { setTeamRateLimit } from "@tidings/cli";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { createCheckpointWaiter, productProjections } from "@tidings/projections";
@@ -20,13 +19,7 @@ export async function raiseTeamRateLimit(
   teamId: string,
   requestsPerSecond = 100_000,
 ): Promise<void> {
-  const { position } = await handleCommand({
-    store: stores.store,
-    streamId: teamStream(teamId),
-    decider: teamDecider,
-    command: { type: "SetTeamRateLimit", teamId, requestsPerSecond },
-    metadata: { actor: "cli", teamId },
-  });
+  const { position } = await setTeamRateLimit(stores.store, teamId, requestsPerSecond);
   if (!position) return;
   const waiter = await createCheckpointWaiter(
     stores.database,

@@ -1,5 +1,5 @@
-import { formatTimestamp, orNotFound, type Clock } from "@tidings/core";
-import { commandRunner, type Changed } from "@tidings/commands";
+import { orNotFound } from "@tidings/core";
+import { commandNow, commandRunner, type Changed, type CommandDeps } from "@tidings/commands";
 import {
   contactDecider,
   contactStream,
@@ -15,17 +15,13 @@ import { findContact } from "./contactStreams.js";
 import { findSegment } from "./segments.js";
 import { findTopic } from "./topics.js";
 
-type Deps = { store: EventStore; clock: Clock };
-
 export const existingContact = (store: EventStore, teamId: string, idOrEmail: string): Promise<LiveContact> =>
   orNotFound(findContact(store, teamId, idOrEmail), "Contact not found");
 
 const run = commandRunner(contactStream, contactDecider);
 
-const now = (deps: Deps) => formatTimestamp(deps.clock.now());
-
 export async function updateContact(
-  deps: Deps,
+  deps: CommandDeps,
   teamId: string,
   idOrEmail: string,
   changes: Partial<ContactFields>,
@@ -36,23 +32,23 @@ export async function updateContact(
 ): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   const propertyTypes = knownTypes ?? (await contactPropertyTypes(deps.store, teamId, Object.keys(properties)));
-  return run(deps.store, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "UpdateContact", teamId, changes, properties, propertyTypes, now: commandNow(deps) }, metadata);
 }
 
 /** Only an add looks the segment up: a membership of a segment deleted since can still be removed. */
 const segmentMembership =
   (type: "AddContactToSegment" | "RemoveContactFromSegment") =>
-  async (deps: Deps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> => {
+  async (deps: CommandDeps, teamId: string, idOrEmail: string, segmentId: string, metadata: EventMetadata): Promise<Changed> => {
     const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
     if (type === "AddContactToSegment") await findSegment(deps.store, teamId, segmentId);
-    return run(deps.store, contactId, { type, teamId, segmentId, now: now(deps) }, metadata);
+    return run(deps.store, contactId, { type, teamId, segmentId, now: commandNow(deps) }, metadata);
   };
 
 export const addContactToSegment = segmentMembership("AddContactToSegment");
 export const removeContactFromSegment = segmentMembership("RemoveContactFromSegment");
 
 export async function updateContactTopics(
-  deps: Deps,
+  deps: CommandDeps,
   teamId: string,
   idOrEmail: string,
   topics: ContactTopicChoice[],
@@ -60,5 +56,5 @@ export async function updateContactTopics(
 ): Promise<Changed> {
   const { contactId } = await existingContact(deps.store, teamId, idOrEmail);
   await Promise.all(topics.map((t) => findTopic(deps.store, teamId, t.topicId)));
-  return run(deps.store, contactId, { type: "UpdateContactTopics", teamId, topics, now: now(deps) }, metadata);
+  return run(deps.store, contactId, { type: "UpdateContactTopics", teamId, topics, now: commandNow(deps) }, metadata);
 }

@@ -1,15 +1,16 @@
-import { formatTimestamp, newId, orNotFound, TidingsError, type Clock } from "@tidings/core";
+import { orNotFound } from "@tidings/core";
 import {
   claimHeldWhile,
+  commandNow,
   commandRunner,
-  decideCreate,
+  createClaiming,
   loadLive,
   loadState,
   release,
   reservationStream,
   reservedBy,
-  reserve,
   type Changed,
+  type CommandDeps,
 } from "@tidings/commands";
 import {
   contactPropertyDecider,
@@ -23,64 +24,57 @@ import {
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 
-type Deps = { store: EventStore; clock: Clock };
-
 /** The reservation stream that makes a key unique within a team, and turns a key into its property. */
 const keyStream = (teamId: string, key: string) => reservationStream(teamId, "contact-property-key", key);
 
 const loadProperty = (store: EventStore, propertyId: string) => loadState(store, contactPropertyStream(propertyId), contactPropertyDecider);
 const run = commandRunner(contactPropertyStream, contactPropertyDecider);
 
-export async function createContactProperty(
-  deps: Deps,
+export function createContactProperty(
+  deps: CommandDeps,
   teamId: string,
   input: { key: string; type: ContactPropertyType; fallbackValue: ContactPropertyValue | null },
   metadata: EventMetadata,
 ): Promise<Changed> {
-  const propertyId = newId();
-  const command: ContactPropertyCommand = {
+  const claim = {
+    stream: keyStream(teamId, input.key),
+    options: claimHeldWhile(
+      (ownerId) => loadProperty(deps.store, ownerId),
+      (property) => property.status === "active",
+      () => deps.clock.now(),
+    ),
+    taken: `A contact property with \`key\` \`${input.key}\` already exists.`,
+  };
+  const command = (propertyId: string, now: string): ContactPropertyCommand => ({
     type: "CreateContactProperty",
     propertyId,
     teamId,
     key: input.key,
     propertyType: input.type,
     fallbackValue: input.fallbackValue,
-    now: formatTimestamp(deps.clock.now()),
-  };
-  decideCreate(contactPropertyDecider, command);
-  const stillHeld = claimHeldWhile(
-    (ownerId) => loadProperty(deps.store, ownerId),
-    (property) => property.status === "active",
-    () => deps.clock.now(),
-  );
-  const claim = await reserve(deps.store, keyStream(teamId, input.key), propertyId, metadata, stillHeld);
-  if (!claim.won) throw new TidingsError("validation_error", `A contact property with \`key\` \`${input.key}\` already exists.`);
-  try {
-    return await run(deps.store, propertyId, command, metadata);
-  } catch (error) {
-    await release(deps.store, keyStream(teamId, input.key), propertyId, metadata);
-    throw error;
-  }
+    now,
+  });
+  return createClaiming(deps, { decider: contactPropertyDecider, run, command }, claim, metadata);
 }
 
 const existing = (store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> =>
   orNotFound(loadLive(store, teamId, id, contactPropertyStream, contactPropertyDecider), "Contact property not found");
 
 export async function updateContactProperty(
-  deps: Deps,
+  deps: CommandDeps,
   teamId: string,
   id: string,
   fallbackValue: ContactPropertyValue | null,
   metadata: EventMetadata,
 ): Promise<Changed> {
   const property = await existing(deps.store, teamId, id);
-  const command: ContactPropertyCommand = { type: "UpdateContactProperty", teamId, fallbackValue, now: formatTimestamp(deps.clock.now()) };
+  const command: ContactPropertyCommand = { type: "UpdateContactProperty", teamId, fallbackValue, now: commandNow(deps) };
   return run(deps.store, property.propertyId, command, metadata);
 }
 
-export async function deleteContactProperty(deps: Deps, teamId: string, id: string, metadata: EventMetadata): Promise<Changed> {
+export async function deleteContactProperty(deps: CommandDeps, teamId: string, id: string, metadata: EventMetadata): Promise<Changed> {
   const property = await existing(deps.store, teamId, id);
-  const command: ContactPropertyCommand = { type: "DeleteContactProperty", teamId, now: formatTimestamp(deps.clock.now()) };
+  const command: ContactPropertyCommand = { type: "DeleteContactProperty", teamId, now: commandNow(deps) };
   const deleted = await run(deps.store, property.propertyId, command, metadata);
   await release(deps.store, keyStream(teamId, property.key), property.propertyId, metadata);
   return deleted;

@@ -3,6 +3,7 @@
  * the contact-import saga, so that a contact imported from a file obeys exactly the rules of one created
  * through the API.
  */
+export * from "./contactImports.js";
 export * from "./contactProperties.js";
 export * from "./contactStreams.js";
 export * from "./createContact.js";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { BlobNotFoundError, sha256Hex } from "./blobStore.js";
 import { BlobTooLargeError, createStreamedBlobStore, type StreamedBlobTables } from "./streamedBlobs.js";
+import { uploadChunksLeft } from "./testing/index.js";
 
 async function* pieces(total: number, size: number, fill: (offset: number) => number) {
   for (let offset = 0; offset < total; offset += size) {
@@ -61,13 +62,7 @@ describe("streamed blob store", () => {
         { maxBytes: 4999 },
       ),
     ).rejects.toBeInstanceOf(BlobTooLargeError);
-    const left = await test.database
-      .tables<StreamedBlobTables>()
-      .selectFrom("blob_chunks")
-      .select("blob_key")
-      .where("blob_key", "like", "upload:%")
-      .execute();
-    expect(left).toEqual([]);
+    expect(await uploadChunksLeft(test.database)).toEqual([]);
   });
 
   it("throws BlobNotFoundError for an unknown sha256", async () => {

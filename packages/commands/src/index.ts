@@ -3,3 +3,4 @@ export * from "./reservation.js";
 export * from "./loadState.js";
 export * from "./domainHolding.js";
 export * from "./changed.js";
+export * from "./createClaiming.js";

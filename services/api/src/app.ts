@@ -101,25 +101,35 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
 
+  installWireContract(app);
+  // Unstorable text is refused apart from the wire contract: the plugin tests' stand-in app lets it through to them.
+  refuseUnstorableText(app);
+  registerOpenApi(app, { guarded: services !== undefined });
+  if (services) {
+    installAuth(app, { ...deps.auth, services });
+    installRequestPolicies(app, services);
+  }
+  registerRoutes(app, [...operationRoutes(deps), ...(services ? resourceRoutes(services) : []), ...(deps.routes ?? [])]);
+  return app;
+}
+
+/** What every route's requests and replies go through (errors, JSON bodies, 404/405, request ids), in its order. */
+export function installWireContract(app: ApiInstance): void {
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   catalogRoutes(app);
   installErrorHandling(app);
   installNotFound(app);
   acceptJsonBodies(app);
-  refuseUnstorableText(app);
   echoRequestId(app);
   requireJsonReplies(app);
-  registerOpenApi(app, { guarded: services !== undefined });
-  if (services) {
-    installAuth(app, { ...deps.auth, services });
-    installRequestPolicies(app, services);
-  }
+}
 
-  for (const register of [...operationRoutes(deps), ...(services ? resourceRoutes(services) : []), ...(deps.routes ?? [])]) {
+/** Each set of routes in its own encapsulated scope, after the plugins (`ApiRoutes`). */
+export function registerRoutes(app: ApiInstance, routes: readonly ApiRoutes[]): void {
+  for (const register of routes) {
     app.register(async (scope) => {
       await register(scope.withTypeProvider<ZodTypeProvider>());
     });
   }
-  return app;
 }

@@ -1,5 +1,5 @@
 import { formatTimestamp, newId, TidingsError } from "@tidings/core";
-import { commandRunner, release, type Changed } from "@tidings/commands";
+import { commandNow, commandRunner, release, type Changed } from "@tidings/commands";
 import { domainDecider, domainStream, type DomainChanges, type LiveDomain } from "@tidings/domain";
 import type { EventMetadata } from "@tidings/eventstore";
 import type { DomainDeps } from "./createDomain.js";
@@ -13,8 +13,6 @@ async function existing(deps: Pick<DomainDeps, "store">, teamId: string, domainI
 
 const run = commandRunner(domainStream, domainDecider);
 
-const now = (deps: DomainDeps) => formatTimestamp(deps.clock.now());
-
 export async function updateDomain(
   deps: DomainDeps,
   teamId: string,
@@ -23,13 +21,13 @@ export async function updateDomain(
   metadata: EventMetadata,
 ): Promise<Changed> {
   await existing(deps, teamId, domainId);
-  return run(deps.store, domainId, { type: "UpdateDomain", teamId, changes, now: now(deps) }, metadata);
+  return run(deps.store, domainId, { type: "UpdateDomain", teamId, changes, now: commandNow(deps) }, metadata);
 }
 
 /** Deletes the domain, then gives its name up; a crash between the two leaves a claim the next registrant takes over. */
 export async function deleteDomain(deps: DomainDeps, teamId: string, domainId: string, metadata: EventMetadata): Promise<Changed> {
   const domain = await existing(deps, teamId, domainId);
-  const deleted = await run(deps.store, domainId, { type: "DeleteDomain", teamId, now: now(deps) }, metadata);
+  const deleted = await run(deps.store, domainId, { type: "DeleteDomain", teamId, now: commandNow(deps) }, metadata);
   await release(deps.store, domainNameStream(domain.name), domainId, metadata);
   return deleted;
 }

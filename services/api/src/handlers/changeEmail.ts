@@ -1,15 +1,13 @@
-import { commandRunner, type Changed } from "@tidings/commands";
-import { formatTimestamp, TidingsError, type Clock } from "@tidings/core";
+import { commandNow, commandRunner, type Changed, type CommandDeps } from "@tidings/commands";
+import { formatTimestamp, TidingsError } from "@tidings/core";
 import { emailDecider, emailStream, isDomainError, parseScheduledAt } from "@tidings/domain";
-import type { EventMetadata, EventStore } from "@tidings/eventstore";
-
-type Deps = { store: EventStore; clock: Clock };
+import type { EventMetadata } from "@tidings/eventstore";
 
 const run = commandRunner(emailStream, emailDecider);
 
 /** `PATCH /emails/:id`: a new time for an email that is still scheduled. Another team's email is not found. */
 export function rescheduleEmail(
-  deps: Deps,
+  deps: CommandDeps,
   teamId: string,
   emailId: string,
   scheduledAtText: string,
@@ -22,6 +20,6 @@ export function rescheduleEmail(
   return run(deps.store, emailId, command, metadata);
 }
 
-export function cancelEmail(deps: Deps, teamId: string, emailId: string, metadata: EventMetadata): Promise<Changed> {
-  return run(deps.store, emailId, { type: "CancelEmail", teamId, now: formatTimestamp(deps.clock.now()) }, metadata);
+export function cancelEmail(deps: CommandDeps, teamId: string, emailId: string, metadata: EventMetadata): Promise<Changed> {
+  return run(deps.store, emailId, { type: "CancelEmail", teamId, now: commandNow(deps) }, metadata);
 }

@@ -12,6 +12,7 @@ import {
   type DomainCommand,
   type DomainEvent,
   type DomainSettings,
+  type DomainSettingsInput,
   type RecordTargets,
 } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
@@ -49,9 +50,10 @@ export const recordTargets = (config: Config): RecordTargets => ({
   trackingHost: config.TRACKING_HOST,
 });
 
-export function settingsOf(input: Omit<CreateDomainInput, "name">): DomainSettings {
+/** The settings a create command carries, defaults filled in; the decider checks them. */
+export function settingsOf(input: Omit<CreateDomainInput, "name">): DomainSettingsInput {
   return {
-    region: (input.region ?? DEFAULT_REGION) as DomainSettings["region"],
+    region: input.region ?? DEFAULT_REGION,
     tls: input.tls ?? DEFAULT_TLS,
     capabilities: { ...DEFAULT_CAPABILITIES, ...input.capabilities },
     openTracking: input.openTracking ?? false,

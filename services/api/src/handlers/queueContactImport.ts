@@ -1,8 +1,7 @@
-import { formatTimestamp, newId, TidingsError, type Clock } from "@tidings/core";
-import { handleCommand } from "@tidings/commands";
-import { contactPropertyTypes, findSegment, findTopic } from "@tidings/audience";
-import { contactImportDecider, contactImportStream } from "@tidings/domain";
-import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
+import { newId, TidingsError, type Clock } from "@tidings/core";
+import type { Changed } from "@tidings/commands";
+import { contactPropertyTypes, enqueueContactImport, findSegment, findTopic } from "@tidings/audience";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { ImportOptions } from "../routes/contactImportFields.js";
 
 type Deps = { store: EventStore; clock: Clock };
@@ -17,7 +16,7 @@ export async function queueContactImport(
   file: { sha256: string; size: number },
   options: ImportOptions,
   metadata: EventMetadata,
-): Promise<{ id: string; position?: Position }> {
+): Promise<Changed> {
   const keys = Object.keys(options.columnMap.properties);
   const types = await contactPropertyTypes(deps.store, teamId, keys);
   const unknown = keys.find((key) => types[key] === undefined);
@@ -27,13 +26,5 @@ export async function queueContactImport(
     ...options.segmentIds.map((id) => findSegment(deps.store, teamId, id)),
     ...options.topics.map((t) => findTopic(deps.store, teamId, t.topicId)),
   ]);
-  const importId = newId();
-  const { position } = await handleCommand({
-    store: deps.store,
-    streamId: contactImportStream(importId),
-    decider: contactImportDecider,
-    command: { type: "QueueContactImport", importId, teamId, file, ...options, now: formatTimestamp(deps.clock.now()) },
-    metadata,
-  });
-  return { id: importId, ...(position ? { position } : {}) };
+  return enqueueContactImport(deps, { importId: newId(), teamId, file, ...options }, metadata);
 }

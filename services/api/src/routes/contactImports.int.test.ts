@@ -3,7 +3,7 @@ import { loadConfig } from "@tidings/core";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import type { TestKey } from "../testing/testServices.js";
-import type { StreamedBlobTables } from "@tidings/blobs";
+import { uploadChunksLeft } from "@tidings/blobs/testing";
 
 /** The seed's 200 MB, scaled down so the 413 is tested without moving 200 MB. */
 const maxBytes = 3 * 1024 * 1024;
@@ -92,13 +92,7 @@ describe("POST /contacts/imports", () => {
     const line = "someone@example.com\n";
     const big = "email\n" + line.repeat(Math.ceil(maxBytes / line.length));
     expect(await upload({ file: csv(big) })).toEqual(error(413, "validation_error", /`file` must be at most 3145728 bytes/));
-    const left = await file.testServices.test.database
-      .tables<StreamedBlobTables>()
-      .selectFrom("blob_chunks")
-      .select("blob_key")
-      .where("blob_key", "like", "upload:%")
-      .execute();
-    expect(left).toEqual([]);
+    expect(await uploadChunksLeft(file.testServices.test.database)).toEqual([]);
     expect((await upload({ file: csv(big.slice(0, maxBytes)) })).status).toBe(201);
   });
 

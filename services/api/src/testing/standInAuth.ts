@@ -1,13 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import type { ApiInstance, ApiRoutes } from "../app.js";
-import { acceptJsonBodies } from "../plugins/jsonBody.js";
-import { installErrorHandling } from "../plugins/errors.js";
-import { requireJsonReplies } from "../plugins/jsonReplies.js";
-import { installNotFound } from "../plugins/notFound.js";
-import { echoRequestId, requestId } from "../plugins/requestId.js";
-import { catalogRoutes } from "../plugins/routeCatalog.js";
-import { zodValidatorCompiler } from "../plugins/validation.js";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { installWireContract, registerRoutes, type ApiInstance, type ApiRoutes } from "../app.js";
+import { requestId } from "../plugins/requestId.js";
 
 /** The header a test names its team with; the stand-in auth takes it as the caller's team. */
 export const teamHeader = "x-test-team";
@@ -32,7 +26,7 @@ export function standInAuth(app: FastifyInstance): void {
 }
 
 /**
- * An app with the foundation's wire behaviour (errors, JSON bodies, 404/405, request ids), the stand-in auth, then
+ * An app with the foundation's wire behaviour (`installWireContract`), the stand-in auth, then
  * the plugins under test (`install`), then `routes`: the order `buildApp` uses.
  */
 export function buildStandInApp(install: (app: FastifyInstance) => void, routes: readonly ApiRoutes[]): ApiInstance {
@@ -41,20 +35,9 @@ export function buildStandInApp(install: (app: FastifyInstance) => void, routes:
     requestIdHeader: false,
     logger: false,
   }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  catalogRoutes(app);
-  installErrorHandling(app);
-  installNotFound(app);
-  acceptJsonBodies(app);
-  echoRequestId(app);
-  requireJsonReplies(app);
+  installWireContract(app);
   standInAuth(app);
   install(app);
-  for (const register of routes) {
-    app.register(async (scope) => {
-      await register(scope.withTypeProvider<ZodTypeProvider>());
-    });
-  }
+  registerRoutes(app, routes);
   return app;
 }

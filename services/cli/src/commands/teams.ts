@@ -2,7 +2,7 @@ import { isUuid, type Config, type Logger } from "@tidings/core";
 import { teamIdForName } from "@tidings/api";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import { teamDecider, teamStream, type TeamCommand } from "@tidings/domain";
-import type { EventStore } from "@tidings/eventstore";
+import type { EventStore, Position } from "@tidings/eventstore";
 import { openRuntime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
 
@@ -22,26 +22,29 @@ export async function teamsSetRateLimit(config: Config, logger: Logger, team: st
   }
 }
 
+/** A team's setting as decided: `changed` is false where the team had it already; `position` is where it landed. */
+export interface TeamSettingOutcome {
+  teamId: string;
+  changed: boolean;
+  position?: Position;
+}
+
 /**
- * Decides a setting of `team` (its name or id) as the operator's; `changed` is false where the team had it
- * already. A team that does not exist, or a value the team refuses, is a UsageError.
+ * Decides a setting of `team` (its name or id) as the operator's. A team that does not exist, or a value
+ * the team refuses, is a UsageError.
  */
-async function setOfTeam(
-  store: EventStore,
-  team: string,
-  setting: (teamId: string) => TeamCommand,
-): Promise<{ teamId: string; changed: boolean }> {
+async function setOfTeam(store: EventStore, team: string, setting: (teamId: string) => TeamCommand): Promise<TeamSettingOutcome> {
   const teamId = isUuid(team) ? team : teamIdForName(team.trim());
   try {
     const command = setting(teamId);
-    const { events } = await handleCommand({
+    const { events, position } = await handleCommand({
       store,
       streamId: teamStream(teamId),
       decider: teamDecider,
       command,
       metadata: { actor: "cli", teamId },
     });
-    return { teamId, changed: events.length > 0 };
+    return { teamId, changed: events.length > 0, ...(position ? { position } : {}) };
   } catch (error) {
     if (error instanceof DomainRejection)
       throw new UsageError(error.error.name === "not_found" ? `there is no team "${team}"` : error.message);
@@ -50,7 +53,7 @@ async function setOfTeam(
 }
 
 /** Appends TeamRateLimitSet unless the team already has this limit; a team that does not exist is a UsageError. */
-export const setTeamRateLimit = (store: EventStore, team: string, requestsPerSecond: number) =>
+export const setTeamRateLimit = (store: EventStore, team: string, requestsPerSecond: number): Promise<TeamSettingOutcome> =>
   setOfTeam(store, team, (teamId) => ({ type: "SetTeamRateLimit", teamId, requestsPerSecond }));
 
 /**
@@ -69,9 +72,8 @@ export async function teamsSetBroadcastRate(config: Config, logger: Logger, team
       teamId,
       emailsPerSecond,
     }));
-    console.log(
-      `team ${team} (${teamId}): broadcasts at ${rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate} emails per second${changed ? "" : " (unchanged)"}`,
-    );
+    const shown = rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate;
+    console.log(`team ${team} (${teamId}): broadcasts at ${shown} emails per second${changed ? "" : " (unchanged)"}`);
   } finally {
     await runtime.close();
   }

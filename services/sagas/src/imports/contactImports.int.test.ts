@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
-import { createContact, createContactProperty, createSegment, findContact } from "@tidings/audience";
+import { createLogger, systemClock } from "@tidings/core";
+import { createContact, createContactProperty, createSegment, enqueueContactImport, findContact } from "@tidings/audience";
 import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
-import { handleCommand } from "@tidings/commands";
 import {
   contactImportDecider,
   contactImportStream,
@@ -60,23 +59,8 @@ async function queueImport(
     properties: { seats: "Seats" },
     ...options.columnMap,
   };
-  await handleCommand({
-    store,
-    streamId: contactImportStream(importId),
-    decider: contactImportDecider,
-    command: {
-      type: "QueueContactImport",
-      importId,
-      teamId,
-      file,
-      columnMap,
-      onConflict: options.onConflict,
-      segmentIds: options.segmentIds ?? [],
-      topics: [],
-      now: formatTimestamp(new Date()),
-    },
-    metadata,
-  });
+  const request = { importId, teamId, file, columnMap, onConflict: options.onConflict, segmentIds: options.segmentIds ?? [], topics: [] };
+  await enqueueContactImport({ store, clock: systemClock }, request, metadata);
   return importId;
 }
 
