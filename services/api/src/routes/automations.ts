@@ -124,6 +124,7 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/automations", listQuerySchema({ status: z.enum(automationStatuses).optional() }), listItem, listAutomations);
+
     app.get("/automations/:id", { schema: { tags, params, response: { 200: automation } } }, async (request, reply) =>
       ok(reply, await reads.one(request, getAutomation, request.params.id, "Automation not found")),
     );

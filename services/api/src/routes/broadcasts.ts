@@ -162,6 +162,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/broadcasts", listQuerySchema(), listItem, listBroadcasts, { summary: "List broadcasts" });
+
     app.get(
       "/broadcasts/:id",
       { schema: { tags, summary: "Retrieve a broadcast", params, response: { 200: broadcast } } },

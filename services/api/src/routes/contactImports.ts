@@ -82,6 +82,7 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/contacts/imports", listQuerySchema({ status: z.enum(contactImportStatuses).optional() }), item, listContactImports);
+
     app.get(
       "/contacts/imports/:id",
       {

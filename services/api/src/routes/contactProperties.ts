@@ -48,6 +48,7 @@ export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/contact-properties", listQuerySchema(), item, listContactProperties);
+
     app.get(
       "/contact-properties/:id",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("contact_property") }) } } },

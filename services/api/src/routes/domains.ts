@@ -153,6 +153,7 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/domains", listQuerySchema(), listItem, listDomains);
+
     app.get("/domains/:id", { schema: { tags, params, response: { 200: domain } } }, async (request, reply) =>
       ok(reply, await reads.one(request, getDomain, request.params.id, "Domain not found")),
     );

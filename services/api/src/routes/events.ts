@@ -88,6 +88,7 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
       const page = await listEventDefinitions(database, teamId, query);
       return { ...page, data: page.data.map(({ object: _, ...item }) => item) };
     });
+
     app.get("/events/:idOrName", { schema: { tags, params, response: { 200: event } } }, async (request, reply) =>
       ok(reply, await reads.one(request, getEventDefinition, request.params.idOrName, "Event not found")),
     );

@@ -32,6 +32,7 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
 
       const reads = teamReads(app, services.database, tags);
       reads.list(prefix, listQuerySchema(), item, listSegments);
+
       app.get(
         `${prefix}/:id`,
         { schema: { tags, params, response: { 200: item.extend({ object: z.literal(object) }) } } },

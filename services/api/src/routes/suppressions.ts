@@ -95,6 +95,7 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/suppressions", listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }), item, listSuppressions);
+
     app.get(
       "/suppressions/:idOrEmail",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("suppression") }) } } },

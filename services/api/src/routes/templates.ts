@@ -135,6 +135,7 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/templates", listQuerySchema(), listItem, listTemplates);
+
     app.get("/templates/:idOrAlias", { schema: { tags, params, response: { 200: template } } }, async (request, reply) =>
       ok(reply, await reads.one(request, getTemplate, request.params.idOrAlias, "Template not found")),
     );

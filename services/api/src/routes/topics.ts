@@ -65,6 +65,7 @@ export function topicRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/topics", listQuerySchema(), item, listTopics);
+
     app.get(
       "/topics/:id",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("topic") }) } } },

@@ -77,6 +77,7 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
 
     const reads = teamReads(app, services.database, tags);
     reads.list("/webhooks", listQuerySchema(), listItem, listWebhooks);
+
     app.get("/webhooks/:id", { schema: { tags, params, response: { 200: webhook } } }, async (request, reply) => {
       const { secret, ...rest } = await reads.one(request, getWebhook, request.params.id, webhookMissing);
       return ok(reply, { object: "webhook" as const, ...rest, signing_secret: sealer.openText(secret) });
