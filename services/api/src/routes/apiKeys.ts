@@ -5,13 +5,13 @@ import { API_KEY_NAME_MAX, apiKeyPermissions } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { createApiKey } from "../handlers/createApiKey.js";
 import { deleteApiKey, renameApiKey } from "../handlers/changeApiKey.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { listApiKeys } from "../queries/apiKeys.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["api-keys"];
 const name = z.string().min(1).max(API_KEY_NAME_MAX).describe(`The key's name, at most ${API_KEY_NAME_MAX} characters.`);
@@ -31,7 +31,10 @@ const createdKey = z.object({ object: z.literal("api_key"), id: z.uuid(), token:
 const changedKey = z.object({ object: z.literal("api_key"), id: z.uuid() });
 const deletedKey = z.object({ object: z.literal("api_key"), id: z.uuid(), deleted: z.literal(true) });
 
-/** docs/wire-compatibility.md §3.2 names an unknown permission `invalid_access`, not a generic validation error: checked before the schema. */
+/**
+ * docs/wire-compatibility.md §3.2 names an unknown permission `invalid_access`, not a generic validation error:
+ * checked before the schema.
+ */
 const checkPermission: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { permission?: unknown } | null | undefined;
   const permission = body !== null && typeof body === "object" && !Array.isArray(body) ? body.permission : undefined;
@@ -60,14 +63,7 @@ export function apiKeyRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get(
-      "/api-keys",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listApiKeys(services.database, auth.teamId, request.query));
-      },
-    );
+    teamReads(app, services.database, tags).list("/api-keys", listQuerySchema(), item, listApiKeys);
 
     app.patch(
       "/api-keys/:id",

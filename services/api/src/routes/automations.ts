@@ -20,6 +20,7 @@ import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["automations"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The automation's id.") });
@@ -121,27 +122,12 @@ export function automationRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "automation" as const, id: result.id });
     });
 
-    app.get(
-      "/automations",
-      {
-        schema: {
-          tags,
-          querystring: listQuerySchema({ status: z.enum(automationStatuses).optional() }),
-          response: { 200: listSchema(listItem) },
-        },
-      },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listAutomations(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/automations", listQuerySchema({ status: z.enum(automationStatuses).optional() }), listItem, listAutomations);
 
-    app.get("/automations/:id", { schema: { tags, params, response: { 200: automation } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getAutomation(services.database, auth.teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Automation not found");
-      return ok(reply, found);
-    });
+    app.get("/automations/:id", { schema: { tags, params, response: { 200: automation } } }, async (request, reply) =>
+      ok(reply, await reads.one(request, getAutomation, request.params.id, "Automation not found")),
+    );
 
     app.patch("/automations/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const result = await write(request, (auth, metadata) =>

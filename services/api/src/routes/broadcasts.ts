@@ -11,7 +11,6 @@ import {
   updateBroadcast,
 } from "../handlers/broadcasts.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
 import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "../queries/broadcasts.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
@@ -20,6 +19,7 @@ import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 import { mailboxText } from "./documentedText.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["broadcasts"];
 const params = z.object({ id: z.uuid() });
@@ -105,7 +105,8 @@ const counts = z
     canceled: z.number().int(),
   })
   .describe(
-    "The per-recipient ledger: `recipients` planned, `queued` handed to delivery, `sent` accepted by the receiving server, then each outcome.",
+    "The per-recipient ledger: `recipients` planned, `queued` handed to delivery, " +
+      "`sent` accepted by the receiving server, then each outcome.",
   );
 const broadcast = listItem.extend({
   object: z.literal("broadcast"),
@@ -159,20 +160,13 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get(
-      "/broadcasts",
-      { schema: { tags, summary: "List broadcasts", querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
-      async (request, reply) => ok(reply, await listBroadcasts(services.database, requireAuth(request).teamId, request.query)),
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/broadcasts", listQuerySchema(), listItem, listBroadcasts, { summary: "List broadcasts" });
 
     app.get(
       "/broadcasts/:id",
       { schema: { tags, summary: "Retrieve a broadcast", params, response: { 200: broadcast } } },
-      async (request, reply) => {
-        const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Broadcast not found");
-        return ok(reply, found);
-      },
+      async (request, reply) => ok(reply, await reads.one(request, getBroadcast, request.params.id, "Broadcast not found")),
     );
 
     app.patch(
@@ -255,8 +249,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         },
       },
       async (request, reply) => {
-        const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Broadcast not found");
+        await reads.one(request, getBroadcast, request.params.id, "Broadcast not found");
         return ok(reply, await listRecipients(services.database, request.params.id, request.query));
       },
     );
@@ -274,8 +267,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
         },
       },
       async (request, reply) => {
-        const found = await getBroadcast(services.database, requireAuth(request).teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Broadcast not found");
+        await reads.one(request, getBroadcast, request.params.id, "Broadcast not found");
         return ok(reply, await listClickedLinks(services.database, request.params.id, request.query));
       },
     );

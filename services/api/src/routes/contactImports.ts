@@ -5,14 +5,14 @@ import { BlobTooLargeError, createStreamedBlobStore } from "@tidings/blobs";
 import { contactImportStatuses } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { queueContactImport } from "../handlers/queueContactImport.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getContactImport, listContactImports } from "../queries/contactImports.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { importForm, importOptions } from "./contactImportFields.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["contacts"];
 const counts = z.object({ total: z.number(), created: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() });
@@ -80,20 +80,8 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "contact_import" as const, id: result.id });
     });
 
-    app.get(
-      "/contacts/imports",
-      {
-        schema: {
-          tags,
-          querystring: listQuerySchema({ status: z.enum(contactImportStatuses).optional() }),
-          response: { 200: listSchema(item) },
-        },
-      },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listContactImports(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/contacts/imports", listQuerySchema({ status: z.enum(contactImportStatuses).optional() }), item, listContactImports);
 
     app.get(
       "/contacts/imports/:id",
@@ -110,12 +98,7 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
           },
         },
       },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const found = await getContactImport(services.database, auth.teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Contact import not found");
-        return ok(reply, found);
-      },
+      async (request, reply) => ok(reply, await reads.one(request, getContactImport, request.params.id, "Contact import not found")),
     );
   };
 }

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { TidingsError } from "@tidings/core";
 import { contactPropertyTypes as propertyTypeNames } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { createContactProperty, deleteContactProperty, updateContactProperty } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getContactProperty, listContactProperties } from "../queries/contactProperties.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["contact-properties"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The contact property's id.") });
@@ -47,24 +46,13 @@ export function contactPropertyRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "contact_property" as const, id: result.id });
     });
 
-    app.get(
-      "/contact-properties",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listContactProperties(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/contact-properties", listQuerySchema(), item, listContactProperties);
 
     app.get(
       "/contact-properties/:id",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("contact_property") }) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const found = await getContactProperty(services.database, auth.teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Contact property not found");
-        return ok(reply, found);
-      },
+      async (request, reply) => ok(reply, await reads.one(request, getContactProperty, request.params.id, "Contact property not found")),
     );
 
     app.patch(

@@ -14,14 +14,14 @@ import {
 import type { ApiRoutes } from "../app.js";
 import { createDomain, type CreatedDomain } from "../handlers/createDomain.js";
 import { deleteDomain, updateDomain, verifyDomain } from "../handlers/changeDomain.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getDomain, listDomains, type WireDomain } from "../queries/domains.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["domains"];
 const params = z.object({ id: z.uuid() });
@@ -80,7 +80,10 @@ const domain = listItem.extend({
 const reference = z.object({ object: z.literal("domain"), id: z.uuid() });
 const deleted = reference.extend({ deleted: z.literal(true) });
 
-/** docs/wire-compatibility.md §3.2 names a region outside the four `invalid_region`, not a generic validation error: checked before the schema. */
+/**
+ * docs/wire-compatibility.md §3.2 names a region outside the four `invalid_region`, not a generic validation error:
+ * checked before the schema.
+ */
 export const checkRegionField: preValidationHookHandler = (request, _reply, done) => {
   const body = request.body as { region?: unknown } | null | undefined;
   const region = body !== null && typeof body === "object" && !Array.isArray(body) ? body.region : undefined;
@@ -148,21 +151,12 @@ export function domainRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get(
-      "/domains",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listDomains(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/domains", listQuerySchema(), listItem, listDomains);
 
-    app.get("/domains/:id", { schema: { tags, params, response: { 200: domain } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getDomain(services.database, auth.teamId, request.params.id);
-      if (!found) throw new TidingsError("not_found", "Domain not found");
-      return ok(reply, found);
-    });
+    app.get("/domains/:id", { schema: { tags, params, response: { 200: domain } } }, async (request, reply) =>
+      ok(reply, await reads.one(request, getDomain, request.params.id, "Domain not found")),
+    );
 
     app.patch("/domains/:id", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const result = await write(request, (auth, metadata) =>

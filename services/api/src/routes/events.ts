@@ -4,14 +4,14 @@ import { EVENT_NAME_MAX, eventFieldTypes } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { createEventDefinition, deleteEventDefinition, updateEventDefinition } from "../handlers/eventDefinitions.js";
 import { sendCustomEvent } from "../handlers/sendCustomEvent.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getEventDefinition, listEventDefinitions } from "../queries/eventDefinitions.js";
 import { accepted, created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["events"];
 const params = z.object({ idOrName: z.string().min(1).max(EVENT_NAME_MAX).describe("The event's id or name, URL-encoded.") });
@@ -83,22 +83,15 @@ export function eventRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get(
-      "/events",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        const page = await listEventDefinitions(services.database, auth.teamId, request.query);
-        return ok(reply, { ...page, data: page.data.map(({ object: _, ...item }) => item) });
-      },
-    );
-
-    app.get("/events/:idOrName", { schema: { tags, params, response: { 200: event } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getEventDefinition(services.database, auth.teamId, request.params.idOrName);
-      if (!found) throw new TidingsError("not_found", "Event not found");
-      return ok(reply, found);
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/events", listQuerySchema(), listItem, async (database, teamId, query) => {
+      const page = await listEventDefinitions(database, teamId, query);
+      return { ...page, data: page.data.map(({ object: _, ...item }) => item) };
     });
+
+    app.get("/events/:idOrName", { schema: { tags, params, response: { 200: event } } }, async (request, reply) =>
+      ok(reply, await reads.one(request, getEventDefinition, request.params.idOrName, "Event not found")),
+    );
 
     app.patch("/events/:idOrName", { schema: { tags, params, body: updateBody, response: { 200: reference } } }, async (request, reply) => {
       const result = await write(request, (auth, metadata) =>

@@ -1,14 +1,13 @@
 import { z } from "zod";
-import { TidingsError } from "@tidings/core";
 import type { ApiRoutes } from "../app.js";
 import { createSegment, deleteSegment, renameSegment } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getSegment, listSegments } from "../queries/segments.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const params = z.object({ id: z.string().min(1).max(255).describe("The segment's id.") });
 const body = z.object({ name: z.string().describe("The segment's name, at most 255 characters.") });
@@ -31,20 +30,13 @@ export function segmentRoutes(services: ApiServices): ApiRoutes {
         return created(reply, { object, id: result.id, name: request.body.name });
       });
 
-      app.get(prefix, { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } }, async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listSegments(services.database, auth.teamId, request.query));
-      });
+      const reads = teamReads(app, services.database, tags);
+      reads.list(prefix, listQuerySchema(), item, listSegments);
 
       app.get(
         `${prefix}/:id`,
         { schema: { tags, params, response: { 200: item.extend({ object: z.literal(object) }) } } },
-        async (request, reply) => {
-          const auth = requireAuth(request);
-          const found = await getSegment(services.database, auth.teamId, request.params.id);
-          if (!found) throw new TidingsError("not_found", "Audience not found");
-          return ok(reply, { object, ...found });
-        },
+        async (request, reply) => ok(reply, { object, ...(await reads.one(request, getSegment, request.params.id, "Audience not found")) }),
       );
 
       app.patch(`${prefix}/:id`, { schema: { tags, params, body, response: { 200: reference } } }, async (request, reply) => {

@@ -4,7 +4,7 @@ import { SUPPRESSION_BATCH_MAX, suppressionOrigins } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
 import type { ApiRoutes } from "../app.js";
 import { addSuppression, checkSuppressionEmails, removeSuppression, type ChangedSuppression } from "../handlers/suppressions.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
+import { listQuerySchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
 import { getSuppression, listSuppressions } from "../queries/suppressions.js";
 import { created, ok } from "../replies.js";
@@ -13,6 +13,7 @@ import { callerWrites, settle } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { emailAddressText } from "./documentedText.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["suppressions"];
 const params = z.object({ idOrEmail: z.string().min(1).max(320).describe("The suppression's id or its email address.") });
@@ -92,28 +93,14 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
       },
     );
 
-    app.get(
-      "/suppressions",
-      {
-        schema: {
-          tags,
-          querystring: listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }),
-          response: { 200: listSchema(item) },
-        },
-      },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listSuppressions(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/suppressions", listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }), item, listSuppressions);
 
     app.get(
       "/suppressions/:idOrEmail",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("suppression") }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const found = await getSuppression(services.database, auth.teamId, request.params.idOrEmail);
-        if (!found) throw new TidingsError("not_found", "Suppression not found");
+        const found = await reads.one(request, getSuppression, request.params.idOrEmail, "Suppression not found");
         return ok(reply, { object: "suppression" as const, ...found });
       },
     );

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { TidingsError } from "@tidings/core";
 import {
   TEMPLATE_NAME_MAX,
   TEMPLATE_VARIABLE_KEY_MAX,
@@ -10,14 +9,14 @@ import {
 import type { ApiRoutes } from "../app.js";
 import { createTemplate, duplicateTemplate } from "../handlers/createTemplate.js";
 import { deleteTemplate, publishTemplate, updateTemplate } from "../handlers/changeTemplate.js";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getTemplate, listTemplates } from "../queries/templates.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 import { mailboxText } from "./documentedText.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["templates"];
 const params = z.object({ idOrAlias: z.string().min(1).max(255).describe("The template's id or alias.") });
@@ -134,21 +133,12 @@ export function templateRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "template" as const, id: result.id });
     });
 
-    app.get(
-      "/templates",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listTemplates(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/templates", listQuerySchema(), listItem, listTemplates);
 
-    app.get("/templates/:idOrAlias", { schema: { tags, params, response: { 200: template } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getTemplate(services.database, auth.teamId, request.params.idOrAlias);
-      if (!found) throw new TidingsError("not_found", "Template not found");
-      return ok(reply, found);
-    });
+    app.get("/templates/:idOrAlias", { schema: { tags, params, response: { 200: template } } }, async (request, reply) =>
+      ok(reply, await reads.one(request, getTemplate, request.params.idOrAlias, "Template not found")),
+    );
 
     app.patch(
       "/templates/:idOrAlias",

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { TidingsError } from "@tidings/core";
 import { TOPIC_DESCRIPTION_MAX, TOPIC_NAME_MAX, topicSubscriptions, topicVisibilities, type TopicFields } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { createTopic, deleteTopic, updateTopic } from "@tidings/audience";
-import { listQuerySchema, listSchema } from "../pagination.js";
-import { requireAuth } from "../plugins/auth.js";
+import { listQuerySchema } from "../pagination.js";
 import { getTopic, listTopics } from "../queries/topics.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["topics"];
 const params = z.object({ id: z.string().min(1).max(255).describe("The topic's id.") });
@@ -64,22 +63,14 @@ export function topicRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "topic" as const, id });
     });
 
-    app.get(
-      "/topics",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(item) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listTopics(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/topics", listQuerySchema(), item, listTopics);
 
     app.get(
       "/topics/:id",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("topic") }) } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
-        const found = await getTopic(services.database, auth.teamId, request.params.id);
-        if (!found) throw new TidingsError("not_found", "Topic not found");
+        const found = await reads.one(request, getTopic, request.params.id, "Topic not found");
         return ok(reply, { object: "topic" as const, ...found });
       },
     );

@@ -14,6 +14,7 @@ import { callerWrites } from "../callerWrites.js";
 import { urlText } from "./documentedText.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
+import { teamReads } from "./readRoutes.js";
 
 const tags = ["webhooks"];
 const params = z.object({ id: z.uuid() });
@@ -56,7 +57,8 @@ const attempt = z.object({
   sent_at: wireTimestampText(),
 });
 
-const webhookNotFound = () => new TidingsError("not_found", "Webhook not found");
+const webhookMissing = "Webhook not found";
+const webhookNotFound = () => new TidingsError("not_found", webhookMissing);
 const deliveryNotFound = () => new TidingsError("not_found", "Webhook event not found");
 
 /**
@@ -73,20 +75,11 @@ export function webhookRoutes(services: ApiServices): ApiRoutes {
       return created(reply, { object: "webhook" as const, id: result.id, signing_secret: result.signingSecret });
     });
 
-    app.get(
-      "/webhooks",
-      { schema: { tags, querystring: listQuerySchema(), response: { 200: listSchema(listItem) } } },
-      async (request, reply) => {
-        const auth = requireAuth(request);
-        return ok(reply, await listWebhooks(services.database, auth.teamId, request.query));
-      },
-    );
+    const reads = teamReads(app, services.database, tags);
+    reads.list("/webhooks", listQuerySchema(), listItem, listWebhooks);
 
     app.get("/webhooks/:id", { schema: { tags, params, response: { 200: webhook } } }, async (request, reply) => {
-      const auth = requireAuth(request);
-      const found = await getWebhook(services.database, auth.teamId, request.params.id);
-      if (!found) throw webhookNotFound();
-      const { secret, ...rest } = found;
+      const { secret, ...rest } = await reads.one(request, getWebhook, request.params.id, webhookMissing);
       return ok(reply, { object: "webhook" as const, ...rest, signing_secret: sealer.openText(secret) });
     });
 
