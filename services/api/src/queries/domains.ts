@@ -46,7 +46,10 @@ const columns = [
 
 const teamDomains = (database: Database, teamId: string) => readModels(database).selectFrom("domains as d").where("d.team_id", "=", teamId);
 
-/** Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted (docs/wire-compatibility.md §2.1). */
+/**
+ * Newest first; domains is one of the older list endpoints that return everything when `limit` is omitted
+ * (docs/wire-compatibility.md §2.1).
+ */
 export function listDomains(database: Database, teamId: string, page: PageRequest): Promise<ListPage<DomainListItem>> {
   return listPage(teamDomains(database, teamId).select([...columns]), page, { whenLimitOmitted: "all", orderBy: ["d.created_at", "d.id"] });
 }
