@@ -59,9 +59,11 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
+      // An int file's hooks build its stores and projections (a PGlite, migrations): once more than 60 s on
+      // a slow machine with both tiers running.
       {
         ...shared,
-        test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 60_000 },
+        test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 60_000, hookTimeout: 120_000 },
       },
       // An e2e file's hooks start a server (on PGlite at nice 10, beside the server tier) and sometimes a
       // browser: once more than 60 s on a slow CI machine.

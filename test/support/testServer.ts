@@ -52,7 +52,15 @@ export async function freePort(): Promise<number> {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const token = `re_${randomBase62(40)}`;
   const port = await freePort();
-  const base = { PORT: String(port), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn", TIDINGS_BOOTSTRAP_TOKEN: token, ...env };
+  // Tests read right after they write: a write waits up to the longest READ_YOUR_WRITES_TIMEOUT_MS, since on
+  // a loaded machine the projector can be more than the default 2 s behind.
+  const base = {
+    PORT: String(port),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+    TIDINGS_BOOTSTRAP_TOKEN: token,
+    READ_YOUR_WRITES_TIMEOUT_MS: "10000",
+    ...env,
+  };
   // Server mode keeps no database in DATA_DIR, but the outbox transport still writes there.
   const dataDir = mkdtempSync(join(tmpdir(), "tidings-e2e-"));
   const removeDataDir = async () => rmSync(dataDir, { recursive: true, force: true });

@@ -46,11 +46,18 @@ export const testSecret = "tidings-test-secret-0123456789abcdef";
 const quiet = createLogger(process.env.TIDINGS_TEST_LOG ?? "silent");
 
 /**
+ * The settings tests run the api on: the product's defaults, but a write waits up to the longest
+ * READ_YOUR_WRITES_TIMEOUT_MS for its projections. Tests read right after they write, and on a loaded
+ * machine the projector can be more than the default 2 s behind, when a read would see the write missing.
+ */
+export const testApiSettings = { READ_YOUR_WRITES_TIMEOUT_MS: "10000" };
+
+/**
  * What `tidings serve` runs, on the test file's own database (PGlite or PostgreSQL, per TIDINGS_TEST_MODE):
  * the event store, the product projections and the api's services. Share one per test file: a PGlite
  * costs seconds and hundreds of MB.
  */
-export async function createTestServices(config: Config = loadConfig({})): Promise<TestServices> {
+export async function createTestServices(config: Config = loadConfig(testApiSettings)): Promise<TestServices> {
   const test = await createTestDatabase();
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
