@@ -20,7 +20,9 @@ async function ruleIdsFor(fixture: string): Promise<(string | null)[]> {
   return result!.messages.map((message) => message.ruleId);
 }
 
-describe("the linter of npm test", () => {
+// Each case builds a TypeScript program for its fixture, seconds alone and much more beside npm test's other
+// tiers at nice 10.
+describe("the linter of npm test", { timeout: 180_000 }, () => {
   it("fails on a floating promise", async () => {
     expect(await ruleIdsFor("floatingPromise.ts")).toEqual(["@typescript-eslint/no-floating-promises"]);
   });
