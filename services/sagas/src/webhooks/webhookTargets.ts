@@ -27,11 +27,11 @@ export interface WebhookTargets {
  * costs one read a second instead of one per delivery. Deliveries asking while a read is under way share
  * it only if it started after they asked, so none is answered from older than its own request.
  */
-export function createWebhookTargets(store: EventStore, maxAgeMs: number): WebhookTargets {
+export function createWebhookTargets(store: EventStore, maxAgeMs: number, clockMs: () => number = Date.now): WebhookTargets {
   const read = new Map<string, { at: number; target: Promise<WebhookTarget | null> }>();
   return {
     get(webhookId) {
-      const now = Date.now();
+      const now = clockMs();
       const cached = read.get(webhookId);
       if (cached && now - cached.at < maxAgeMs) return cached.target;
       if (read.size > 10_000) read.clear();
