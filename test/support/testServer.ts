@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
-import { serve, type Serving } from "@tidings/cli";
+import { runCommand, serve, type Serving } from "@tidings/cli";
 import { connect } from "nats";
 
 export interface TestServer {
@@ -80,7 +80,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     cleanup = removeDataDir;
   }
   const config = loadConfig(settings);
-  const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
+  const serving = await serve(config, createLogger(config.LOG_LEVEL), "all", { commands: runCommand });
   return {
     url: serving.url!,
     token,

@@ -43,6 +43,25 @@ CREATE TABLE projection_checkpoints (
 );
 `,
   },
+  {
+    id: "0002_projection_operations",
+    sql: `
+CREATE TABLE projection_operations (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('rebuild', 'verify')),
+  outcome text NOT NULL CHECK (outcome IN ('ok', 'differs', 'failed')),
+  started_at timestamptz NOT NULL,
+  finished_at timestamptz NOT NULL DEFAULT now(),
+  events bigint NOT NULL,
+  seconds double precision NOT NULL,
+  position text,
+  differences integer NOT NULL DEFAULT 0,
+  detail jsonb NOT NULL DEFAULT '{}'::jsonb
+);
+CREATE INDEX projection_operations_last ON projection_operations (name, kind, finished_at DESC);
+`,
+  },
 ];
 
 export async function ensureCheckpointTable(database: Database): Promise<void> {

@@ -1,8 +1,9 @@
 import type { Database } from "@tidings/postgres";
-import type { EventStore } from "@tidings/eventstore";
+import type { EventStore, Position } from "@tidings/eventstore";
 import { ensureCheckpointTable } from "./checkpoints.js";
 import { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
 import { rebuildLock } from "./locks.js";
+import { recordOperation } from "./operationLog.js";
 import type { Projection } from "./projection.js";
 import { prepareShadow } from "./readModelVersions.js";
 import { buildShadow, type RebuildProgress } from "./shadowBuild.js";
@@ -20,6 +21,8 @@ export interface RebuildResult {
   events: number;
   seconds: number;
   eventsPerSecond: number;
+  /** Where the rebuilt tables took over from the live ones. */
+  position: Position;
   checksum: ReadModelChecksum;
 }
 
@@ -27,13 +30,16 @@ export interface RebuildResult {
  * Rebuilds a projection from the first event into fresh tables, then switches readers to them (`tidings
  * projections rebuild`). The current tables keep serving meanwhile, and a runner may keep them live:
  * the switch waits until the build has caught up with it. Handlers only write rows, so the replay sends
- * nothing and calls nothing (docs/architecture.md §1).
+ * nothing and calls nothing (docs/architecture.md §1). The outcome, success or failure, is recorded in
+ * `projection_operations` for `tidings projections status`.
  */
 export async function rebuildProjection(options: RebuildOptions): Promise<RebuildResult> {
   const { store, database, projection } = options;
   await ensureCheckpointTable(database);
   const lock = await database.tryLock(rebuildLock(projection.name));
   if (!lock) throw new Error(`projection ${projection.name} is already being rebuilt by another process`);
+  const startedAt = new Date();
+  let events = 0;
   try {
     const from = await prepareShadow(database, projection);
     const build = await buildShadow({
@@ -42,15 +48,39 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       projection,
       from,
       batchSize: options.batchSize ?? 5_000,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onProgress: (progress) => {
+        events = progress.events;
+        options.onProgress?.(progress);
+      },
     });
     const checksum = await readModelChecksum(database, projection);
+    await recordOperation(database, {
+      name: projection.name,
+      kind: "rebuild",
+      outcome: "ok",
+      startedAt,
+      events: build.events,
+      position: build.position,
+      detail: { checksum: checksum.checksum },
+    });
     return {
       events: build.events,
       seconds: build.seconds,
       eventsPerSecond: build.seconds > 0 ? build.events / build.seconds : 0,
+      position: build.position,
       checksum,
     };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await recordOperation(database, {
+      name: projection.name,
+      kind: "rebuild",
+      outcome: "failed",
+      startedAt,
+      events,
+      detail: { error: message },
+    }).catch(() => {});
+    throw error;
   } finally {
     await lock.release();
   }

@@ -2,6 +2,7 @@ import type { Database } from "@tidings/postgres";
 import { formatPosition, type EventStore, type Position } from "@tidings/eventstore";
 import { ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { rebuildLock, runnerLock } from "./locks.js";
+import { lastOperations, type ProjectionOperation } from "./operationLog.js";
 import type { Projection } from "./projection.js";
 
 export interface ProjectionStatus {
@@ -25,6 +26,9 @@ export interface ProjectionStatus {
   lagSeconds: number;
   /** An unfinished build of shadow tables: its version, checkpoint and progress (0…1). */
   rebuild: { version: number; checkpoint: string; fraction: number } | undefined;
+  /** The latest `tidings projections rebuild` and `verify` of it, from `projection_operations`. */
+  lastRebuild: ProjectionOperation | undefined;
+  lastVerify: ProjectionOperation | undefined;
 }
 
 export interface ProjectionStatusOptions {
@@ -45,6 +49,10 @@ export async function projectionStatus(options: ProjectionStatusOptions): Promis
     projections.map((p) => p.name),
   );
   const head = await store.headPosition();
+  const operations = await lastOperations(
+    database,
+    projections.map((p) => p.name),
+  );
   const out: ProjectionStatus[] = [];
   for (const projection of projections) {
     const live = checkpoints.find((c) => c.name === projection.name && c.state === "live");
@@ -71,6 +79,8 @@ export async function projectionStatus(options: ProjectionStatusOptions): Promis
             fraction: head.prepare > 0n ? Math.min(1, Number(building.position.prepare) / Number(head.prepare)) : 1,
           }
         : undefined,
+      lastRebuild: operations.find((o) => o.name === projection.name && o.kind === "rebuild"),
+      lastVerify: operations.find((o) => o.name === projection.name && o.kind === "verify"),
     });
   }
   return out;

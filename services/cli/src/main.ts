@@ -1,9 +1,14 @@
 #!/usr/bin/env node
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config, type Logger } from "@tidings/core";
+import { consoleOutput, type CliOutput } from "./cliOutput.js";
+import { forwardToServing } from "./forwardCommand.js";
+import { openRuntime, type Runtime } from "./runtime.js";
 import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
-import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
+import { projectionsRebuild, projectionsStatus, projectionsVerify } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
@@ -15,42 +20,63 @@ const usage = `Usage: tidings <command>
   serve [--role api|projector|sagas|all]   run the service (default role: all)
   migrate                                  create or update every schema
   status [--json]                          projections' lag and sagas' dead letters
-  projections status [--json]              checkpoint, lag and state of each projection
-  projections rebuild <name>               rebuild one projection from the first event
+  projections status [--json]              checkpoint, lag, last rebuild and verify of each projection
+  projections rebuild <name>… | --all [--json]
+                                           rebuild projections from the first event; readers keep the old tables until the switch
+  projections verify <name>… | --all [--json]
+                                           compare projections with a replay; exit 1 naming the rows that differ
   audit stream <stream> [--json]           print a stream's events with their metadata
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
   teams set-broadcast-rate <team> <n>      set a team's broadcast emails per second (or "default")
 
+Every command but serve also runs while an embedded service runs: it is sent to the serving process.
 Settings come from the environment; see README.md.`;
 
-interface Invocation {
-  config: Config;
-  logger: Logger;
+const options = {
+  role: { type: "string", default: "all" },
+  json: { type: "boolean", default: false },
+  all: { type: "boolean", default: false },
+  team: { type: "string" },
+  permission: { type: "string" },
+  name: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** What a command is given: open stores (this process's, or the serving process's), its words and options, and where to write. */
+export interface Invocation {
+  runtime: Runtime;
   /** Positionals after the command words. */
   args: string[];
-  options: { role: string; json: boolean; team?: string; permission?: string; name?: string };
+  options: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>["values"];
+  out: CliOutput;
 }
 
-/** Command words → handler. Each command file exports its handler; this table is the whole CLI. */
-const commands: Record<string, (i: Invocation) => Promise<void>> = {
-  serve: ({ config, logger, options }) => serveUntilSignal(config, logger, options.role),
-  migrate: ({ config, logger }) => migrateCommand(config, logger),
-  status: ({ config, logger, options }) => status(config, logger, options.json),
-  "projections status": ({ config, logger, options }) => projectionsStatus(config, logger, options.json),
-  "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
-  "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
-  "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
-  "teams set-broadcast-rate": ({ config, logger, args }) =>
+/**
+ * Command words → handler, resolving to the exit code. This table is the whole CLI but `serve`: each
+ * handler runs the same here or in a serving process (runCommand), so it writes to `out` only and
+ * leaves the runtime open.
+ */
+const commands: Record<string, (i: Invocation) => Promise<number>> = {
+  migrate: ({ runtime, out }) => migrateCommand(runtime, out),
+  status: ({ runtime, options, out }) => status(runtime, options.json, out),
+  "projections status": ({ runtime, options, out }) => projectionsStatus(runtime, options.json, out),
+  "projections rebuild": ({ runtime, args, options, out }) =>
+    projectionsRebuild(runtime, { names: args, all: options.all, json: options.json }, out),
+  "projections verify": ({ runtime, args, options, out }) =>
+    projectionsVerify(runtime, { names: args, all: options.all, json: options.json }, out),
+  "audit stream": ({ runtime, args, options, out }) => auditStream(runtime, required(args[0], "a stream id"), options.json, out),
+  "keys create": ({ runtime, options, out }) => keysCreate(runtime, options, out),
+  "teams set-broadcast-rate": ({ runtime, args, out }) =>
     teamsSetBroadcastRate(
-      config,
-      logger,
+      runtime,
       required(args[0], "a team name or id"),
       required(args[1], "a number of emails per second or `default`"),
+      out,
     ),
-  "teams set-rate-limit": ({ config, logger, args }) =>
-    teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
+  "teams set-rate-limit": ({ runtime, args, out }) =>
+    teamsSetRateLimit(runtime, required(args[0], "a team name or id"), required(args[1], "a number of requests per second"), out),
 };
 
 function required(value: string | undefined, what: string): string {
@@ -58,9 +84,49 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+type Parsed =
+  { kind: "help" } | { kind: "serve"; role: string } | { kind: "command"; key: string; invocation: Omit<Invocation, "runtime" | "out"> };
+
+function parse(argv: string[]): Parsed {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options });
+  if (values.help || positionals.length === 0) return { kind: "help" };
+  if (positionals[0] === "serve" && positionals.length === 1) return { kind: "serve", role: values.role };
+  const words = [positionals.slice(0, 2).join(" "), positionals[0]!];
+  const key = words.find((w) => w in commands);
+  if (!key) throw new UsageError(`unknown command "${positionals.join(" ")}"; run tidings --help`);
+  return { kind: "command", key, invocation: { args: positionals.slice(key.split(" ").length), options: values } };
+}
+
+/** Node's parseArgs reports a mistyped option with a code, not a class of its own. */
+const isUsageMistake = (error: unknown) =>
+  error instanceof UsageError || String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
+
+/**
+ * Runs a command line on open stores: what this process does with its own, and what a serving process's
+ * admin channel does for a CLI elsewhere. A mistake in the call is one line and exit 2; a failure, 1.
+ */
+export async function runCommand(argv: string[], runtime: Runtime, out: CliOutput): Promise<number> {
+  try {
+    const parsed = parse(argv);
+    if (parsed.kind === "help") {
+      for (const line of usage.split("\n")) out.out(line);
+      return 0;
+    }
+    if (parsed.kind === "serve") throw new UsageError("serve runs in a process of its own, not inside a serving one");
+    return await commands[parsed.key]!({ ...parsed.invocation, runtime, out });
+  } catch (error) {
+    if (isUsageMistake(error)) {
+      out.err(`tidings: ${(error as Error).message}`);
+      return 2;
+    }
+    out.err(`tidings: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  }
+}
+
 async function serveUntilSignal(config: Config, logger: Logger, role: string): Promise<void> {
   if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
-  const serving = await serve(config, logger, role as Role);
+  const serving = await serve(config, logger, role as Role, { commands: runCommand });
   if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
   else console.log(`Tidings is running (${config.mode} mode, role ${role})`);
   if (serving.inboundSmtp) console.log(`Receiving mail over SMTP on ${serving.inboundSmtp.host}:${serving.inboundSmtp.port}`);
@@ -91,9 +157,7 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
 
 /** Expected failures end with one line on stderr; anything else is a bug and keeps its stack. */
 function fail(error: unknown): never {
-  // Node's parseArgs reports a mistyped option with a code, not a class of its own.
-  const badArguments = String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof UsageError || badArguments) {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || isUsageMistake(error)) {
     process.stderr.write(`tidings: ${(error as Error).message}\n`);
     process.exit(2);
   }
@@ -101,35 +165,33 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
+/**
+ * A command opens the stores itself, or, when an embedded service holds DATA_DIR, is sent to that
+ * process, which runs it on its own stores (adminChannel.ts).
+ */
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      role: { type: "string", default: "all" },
-      json: { type: "boolean", default: false },
-      team: { type: "string" },
-      permission: { type: "string" },
-      name: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help || positionals.length === 0) {
+  const parsed = parse(argv);
+  if (parsed.kind === "help") {
     console.log(usage);
     return;
   }
-  const words = [positionals.slice(0, 2).join(" "), positionals[0]!];
-  const key = words.find((w) => w in commands);
-  if (!key) throw new UsageError(`unknown command "${positionals.join(" ")}"; run tidings --help`);
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const { role, json, team, permission, name } = values;
-  await commands[key]!({
-    config,
-    logger,
-    args: positionals.slice(key.split(" ").length),
-    options: { role: role!, json: json!, team, permission, name },
-  });
+  if (parsed.kind === "serve") return serveUntilSignal(config, logger, parsed.role);
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime(config, logger);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError) || config.mode !== "embedded") throw error;
+    process.exitCode = await forwardToServing(config.DATA_DIR, argv, consoleOutput, error);
+    return;
+  }
+  try {
+    process.exitCode = await runCommand(argv, runtime, consoleOutput);
+  } finally {
+    await runtime.close();
+  }
 }
 
-main(process.argv.slice(2)).catch(fail);
+const entry = process.argv[1];
+if (entry && realpathSync(entry) === fileURLToPath(import.meta.url)) main(process.argv.slice(2)).catch(fail);

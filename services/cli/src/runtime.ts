@@ -11,6 +11,8 @@ import { join } from "node:path";
  */
 export interface Runtime {
   config: Config;
+  /** Embedded mode: the locked DATA_DIR, where a serving process also takes CLI commands (adminChannel.ts). */
+  dataDir?: string;
   secret: string;
   store: EventStore;
   /** The read-model database (also the event store's in embedded and Postgres-only modes). */
@@ -61,6 +63,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger.debug({ mode: config.mode, eventStore: config.eventStoreKind, bus: config.NATS_URL ? "nats" : "database" }, "runtime open");
     return {
       config,
+      ...(dataDir ? { dataDir: dataDir.path } : {}),
       secret: secret!,
       store,
       database,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, sha256Hex, type Config } from "@tidings/core";
 import { createTestDatabase, settledWrites, testMode, type TestDatabase } from "@tidings/postgres";
 import { teamIdForName } from "@tidings/api";
@@ -30,13 +30,16 @@ describe("tidings keys create", () => {
   it("creates the team and a key, and prints only the token on stdout", async () => {
     const config = await freshConfig();
     const printed: string[] = [];
-    const log = vi.spyOn(console, "log").mockImplementation((line: string) => void printed.push(line));
+    const said: string[] = [];
+    const out = { out: (line: string) => void printed.push(line), err: (line: string) => void said.push(line) };
+    const creating = await openRuntime(config, logger);
     try {
-      await keysCreate(config, logger, { team: "acme", permission: "sending_access", name: "ci" });
+      expect(await keysCreate(creating, { team: "acme", permission: "sending_access", name: "ci" }, out)).toBe(0);
     } finally {
-      log.mockRestore();
+      await creating.close();
     }
     expect(printed).toHaveLength(1);
+    expect(said).toEqual([expect.stringMatching(/^created API key \S+ \(sending_access\) for team "acme"/)]);
     const token = printed[0]!;
     expect(token).toMatch(/^re_[0-9A-Za-z]{40}$/);
 
@@ -57,10 +60,15 @@ describe("tidings keys create", () => {
   });
 
   it("refuses a missing team or an unknown permission with a one-line usage error", async () => {
-    const config = loadConfig({ DATA_DIR: "/nonexistent/never-opened" });
-    await expect(keysCreate(config, logger, {})).rejects.toThrow("keys create needs --team <name>");
-    await expect(keysCreate(config, logger, { team: "acme", permission: "root" })).rejects.toThrow(
-      "--permission must be one of full_access, sending_access",
-    );
+    const runtime = await openRuntime(await freshConfig(), logger);
+    const out = { out: () => {}, err: () => {} };
+    try {
+      await expect(keysCreate(runtime, {}, out)).rejects.toThrow("keys create needs --team <name>");
+      await expect(keysCreate(runtime, { team: "acme", permission: "root" }, out)).rejects.toThrow(
+        "--permission must be one of full_access, sending_access",
+      );
+    } finally {
+      await runtime.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { TidingsError, systemClock, type Config, type Logger } from "@tidings/core";
+import { TidingsError, systemClock } from "@tidings/core";
 import { apiKeyPermissions, createTeamKey } from "@tidings/api";
-import { openRuntime } from "../runtime.js";
+import type { CliOutput } from "../cliOutput.js";
+import type { Runtime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
 
 export interface KeysCreateOptions {
@@ -14,24 +15,22 @@ export interface KeysCreateOptions {
  * the team on first use and a key of it, and prints the token on stdout, alone, for scripts to capture.
  * The key works once a projector has applied it: at once when `serve` runs, else at its next start.
  */
-export async function keysCreate(config: Config, logger: Logger, options: KeysCreateOptions): Promise<void> {
+export async function keysCreate(runtime: Runtime, options: KeysCreateOptions, out: CliOutput): Promise<number> {
   if (!options.team) throw new UsageError("keys create needs --team <name>");
   const permission = options.permission ?? "full_access";
   if (!(apiKeyPermissions as readonly string[]).includes(permission))
     throw new UsageError(`--permission must be one of ${apiKeyPermissions.join(", ")}`);
-  const runtime = await openRuntime(config, logger);
   try {
     const key = await createTeamKey(
       { store: runtime.store, clock: systemClock },
       { team: options.team, permission, name: options.name ?? "cli" },
       { actor: "cli" },
     );
-    process.stderr.write(`created API key ${key.id} (${permission}) for team "${options.team.trim()}" (${key.teamId})\n`);
-    console.log(key.token);
+    out.err(`created API key ${key.id} (${permission}) for team "${options.team.trim()}" (${key.teamId})`);
+    out.out(key.token);
+    return 0;
   } catch (error) {
     if (error instanceof TidingsError) throw new UsageError(error.message);
     throw error;
-  } finally {
-    await runtime.close();
   }
 }

@@ -1,23 +1,19 @@
-import type { Config, Logger } from "@tidings/core";
 import { migrate } from "@tidings/postgres";
 import { API_KEY_USAGE_COMPONENT, apiKeyUsageMigrations, apiMigrations } from "@tidings/api";
 import { checkpointMigrations } from "@tidings/projections";
 import { automationMigrations, timerMigrations } from "@tidings/sagas";
-import { openRuntime } from "../runtime.js";
+import type { CliOutput } from "../cliOutput.js";
+import type { Runtime } from "../runtime.js";
 
 /**
  * `tidings migrate`: every schema this build needs. Opening the runtime migrates the event store and the
  * bus; the read database gets the checkpoint and api tables here. Projection tables are created by the
  * projector when it starts a version, since they are versioned by the projection, not by migrations.
  */
-export async function migrateCommand(config: Config, logger: Logger): Promise<void> {
-  const runtime = await openRuntime(config, logger);
-  try {
-    await migrateReadDatabase(runtime.database);
-    console.log("schemas are up to date");
-  } finally {
-    await runtime.close();
-  }
+export async function migrateCommand(runtime: Runtime, out: CliOutput): Promise<number> {
+  await migrateReadDatabase(runtime.database);
+  out.out("schemas are up to date");
+  return 0;
 }
 
 export async function migrateReadDatabase(database: Parameters<typeof migrate>[0]): Promise<void> {

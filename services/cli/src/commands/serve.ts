@@ -3,6 +3,8 @@ import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, 
 import { startForwarder } from "@tidings/bus";
 import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
 import { startSagas } from "@tidings/sagas";
+import { startAdminChannel } from "../adminChannel.js";
+import type { CliOutput } from "../cliOutput.js";
 import { openRuntime, type Runtime } from "../runtime.js";
 import { projections } from "../projections.js";
 import { migrateReadDatabase } from "./migrate.js";
@@ -23,12 +25,20 @@ export interface Serving {
   unfinished(): string[];
 }
 
+export interface ServeOptions {
+  /**
+   * Embedded mode: runs the CLI's commands sent to this process, which alone may open DATA_DIR, through
+   * a loopback admin channel (adminChannel.ts). The CLI passes its command table's runner.
+   */
+  commands?: (argv: string[], runtime: Runtime, out: CliOutput) => Promise<number>;
+}
+
 /**
  * `tidings serve`: one process playing one role, or all of them (embedded mode, `npm start`). The
  * projector role also runs the forwarder, because both are single-leader readers of `$all`; a second
  * projector process stands by and takes over when the leader goes.
  */
-export async function serve(config: Config, logger: Logger, role: Role): Promise<Serving> {
+export async function serve(config: Config, logger: Logger, role: Role, options: ServeOptions = {}): Promise<Serving> {
   const runtime = await openRuntime(config, logger);
   const parts = new StopOrder();
   parts.add("stores", () => runtime.close());
@@ -91,6 +101,12 @@ export async function serve(config: Config, logger: Logger, role: Role): Promise
       }
       const first = await bootstrapFirstKey(services, config);
       if (first?.source === "generated") serving.bootstrapToken = first.token;
+    }
+    const run = options.commands;
+    if (run && runtime.dataDir) {
+      // Stopped first: a command under way ends with the stores' closing rather than after it.
+      const channel = await startAdminChannel(runtime.dataDir, (argv, out) => run(argv, runtime, out), logger);
+      parts.add("admin channel", () => channel.close());
     }
     return serving;
   } catch (error) {

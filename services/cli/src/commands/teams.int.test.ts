@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, systemClock, type Config } from "@tidings/core";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
 import { ensureTeam, teamIdForName } from "@tidings/api";
-import { openRuntime } from "../runtime.js";
+import { openRuntime, type Runtime } from "../runtime.js";
+import type { CliOutput } from "../cliOutput.js";
 import { UsageError } from "../usageError.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./teams.js";
 
@@ -34,15 +35,29 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-async function printedBy(run: () => Promise<void>): Promise<string[]> {
+/** Runs a command on stores of its own, as the CLI does, and returns what it printed on stdout. */
+async function printedBy(run: (runtime: Runtime, out: CliOutput) => Promise<number>): Promise<string[]> {
   const printed: string[] = [];
-  const log = vi.spyOn(console, "log").mockImplementation((line: string) => void printed.push(line));
+  const runtime = await openRuntime(config, logger);
   try {
-    await run();
+    expect(await run(runtime, { out: (line) => void printed.push(line), err: () => {} })).toBe(0);
   } finally {
-    log.mockRestore();
+    await runtime.close();
   }
   return printed;
+}
+
+/** Runs a command that must fail, with its error. */
+async function failureOf(run: (runtime: Runtime, out: CliOutput) => Promise<number>): Promise<unknown> {
+  const runtime = await openRuntime(config, logger);
+  try {
+    return await run(runtime, { out: () => {}, err: () => {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  } finally {
+    await runtime.close();
+  }
 }
 
 async function teamEvents() {
@@ -61,38 +76,42 @@ async function teamEvents() {
 describe("tidings teams set-rate-limit", () => {
   it("records the team's new limit, by name or by id, and nothing when it is unchanged", async () => {
     const teamId = teamIdForName("acme");
-    expect(await printedBy(() => teamsSetRateLimit(config, logger, "acme", "50"))).toEqual([
+    expect(await printedBy((runtime, out) => teamsSetRateLimit(runtime, "acme", "50", out))).toEqual([
       `team acme (${teamId}): 50 requests per second`,
     ]);
-    expect(await printedBy(() => teamsSetRateLimit(config, logger, teamId, "50"))).toEqual([
+    expect(await printedBy((runtime, out) => teamsSetRateLimit(runtime, teamId, "50", out))).toEqual([
       `team ${teamId} (${teamId}): 50 requests per second (unchanged)`,
     ]);
     expect((await teamEvents()).slice(1)).toEqual([{ type: "TeamRateLimitSet", data: { teamId, requestsPerSecond: 50 }, actor: "cli" }]);
   });
 
   it.each(["0", "-3", "2.5", "ten", ""])("refuses the limit %j as a usage error", async (limit) => {
-    await expect(teamsSetRateLimit(config, logger, "acme", limit)).rejects.toBeInstanceOf(UsageError);
+    expect(await failureOf((runtime, out) => teamsSetRateLimit(runtime, "acme", limit, out))).toBeInstanceOf(UsageError);
   });
 
   it("refuses a team that does not exist, writing nothing", async () => {
-    await expect(teamsSetRateLimit(config, logger, "nobody", "5")).rejects.toThrow(new UsageError('there is no team "nobody"'));
+    expect(await failureOf((runtime, out) => teamsSetRateLimit(runtime, "nobody", "5", out))).toEqual(
+      new UsageError('there is no team "nobody"'),
+    );
   });
 });
 
 describe("tidings teams set-broadcast-rate", () => {
   it("records the team's broadcast rate, back to the default with `default`, and refuses a bad rate or team", async () => {
     const teamId = teamIdForName("acme");
-    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "200"))).toEqual([
+    expect(await printedBy((runtime, out) => teamsSetBroadcastRate(runtime, "acme", "200", out))).toEqual([
       `team acme (${teamId}): broadcasts at 200 emails per second`,
     ]);
-    expect(await printedBy(() => teamsSetBroadcastRate(config, logger, "acme", "default"))).toEqual([
+    expect(await printedBy((runtime, out) => teamsSetBroadcastRate(runtime, "acme", "default", out))).toEqual([
       `team acme (${teamId}): broadcasts at the default 1000 emails per second`,
     ]);
     expect((await teamEvents()).filter((e) => e.type === "TeamBroadcastRateSet").map((e) => e.data)).toEqual([
       { teamId, emailsPerSecond: 200 },
       { teamId, emailsPerSecond: null },
     ]);
-    await expect(teamsSetBroadcastRate(config, logger, "acme", "0")).rejects.toBeInstanceOf(UsageError);
-    await expect(teamsSetBroadcastRate(config, logger, "nobody", "5")).rejects.toThrow(new UsageError('there is no team "nobody"'));
+    expect(await failureOf((runtime, out) => teamsSetBroadcastRate(runtime, "acme", "0", out))).toBeInstanceOf(UsageError);
+    expect(await failureOf((runtime, out) => teamsSetBroadcastRate(runtime, "nobody", "5", out))).toEqual(
+      new UsageError('there is no team "nobody"'),
+    );
   });
 });

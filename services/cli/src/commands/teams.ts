@@ -1,9 +1,10 @@
-import { isUuid, type Config, type Logger } from "@tidings/core";
+import { isUuid } from "@tidings/core";
 import { teamIdForName } from "@tidings/api";
 import { DomainRejection, handleCommand } from "@tidings/commands";
 import { teamDecider, teamStream, type TeamCommand } from "@tidings/domain";
 import type { EventStore, Position } from "@tidings/eventstore";
-import { openRuntime } from "../runtime.js";
+import type { CliOutput } from "../cliOutput.js";
+import type { Runtime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
 
 /**
@@ -11,15 +12,11 @@ import { UsageError } from "../usageError.js";
  * `<team>` is the team's name or id. The api applies the new limit once a projector has recorded it
  * (at once when `serve` runs) and its one-second cache of the limit has expired.
  */
-export async function teamsSetRateLimit(config: Config, logger: Logger, team: string, limit: string): Promise<void> {
+export async function teamsSetRateLimit(runtime: Runtime, team: string, limit: string, out: CliOutput): Promise<number> {
   if (!/^[1-9][0-9]{0,8}$/.test(limit)) throw new UsageError("set-rate-limit needs a whole number of requests per second, at least 1");
-  const runtime = await openRuntime(config, logger);
-  try {
-    const { teamId, changed } = await setTeamRateLimit(runtime.store, team, Number(limit));
-    console.log(`team ${team} (${teamId}): ${limit} requests per second${changed ? "" : " (unchanged)"}`);
-  } finally {
-    await runtime.close();
-  }
+  const { teamId, changed } = await setTeamRateLimit(runtime.store, team, Number(limit));
+  out.out(`team ${team} (${teamId}): ${limit} requests per second${changed ? "" : " (unchanged)"}`);
+  return 0;
 }
 
 /** A team's setting as decided: `changed` is false where the team had it already; `position` is where it landed. */
@@ -61,20 +58,16 @@ export const setTeamRateLimit = (store: EventStore, team: string, requestsPerSec
  * handed to delivery; `default` goes back to BROADCAST_EMAILS_PER_SECOND. Running fan-outs take it up at
  * their next batch.
  */
-export async function teamsSetBroadcastRate(config: Config, logger: Logger, team: string, rate: string): Promise<void> {
+export async function teamsSetBroadcastRate(runtime: Runtime, team: string, rate: string, out: CliOutput): Promise<number> {
   if (rate !== "default" && !/^[1-9][0-9]{0,5}$/.test(rate))
     throw new UsageError("set-broadcast-rate needs a whole number of emails per second, at least 1, or `default`");
   const emailsPerSecond = rate === "default" ? null : Number(rate);
-  const runtime = await openRuntime(config, logger);
-  try {
-    const { teamId, changed } = await setOfTeam(runtime.store, team, (teamId) => ({
-      type: "SetTeamBroadcastRate",
-      teamId,
-      emailsPerSecond,
-    }));
-    const shown = rate === "default" ? `the default ${config.BROADCAST_EMAILS_PER_SECOND}` : rate;
-    console.log(`team ${team} (${teamId}): broadcasts at ${shown} emails per second${changed ? "" : " (unchanged)"}`);
-  } finally {
-    await runtime.close();
-  }
+  const { teamId, changed } = await setOfTeam(runtime.store, team, (teamId) => ({
+    type: "SetTeamBroadcastRate",
+    teamId,
+    emailsPerSecond,
+  }));
+  const shown = rate === "default" ? `the default ${runtime.config.BROADCAST_EMAILS_PER_SECOND}` : rate;
+  out.out(`team ${team} (${teamId}): broadcasts at ${shown} emails per second${changed ? "" : " (unchanged)"}`);
+  return 0;
 }
