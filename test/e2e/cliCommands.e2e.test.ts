@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Resend } from "resend";
-import { testMode } from "@tidings/postgres";
 import { productProjections } from "@tidings/projections";
 import { sagaDurables } from "@tidings/sagas";
 import { startTestServer, type TestServer } from "../support/testServer.js";
@@ -14,7 +13,7 @@ const run = promisify(execFile);
 let server: TestServer;
 let keyId = "";
 
-/** The CLI as an operator runs it: a separate process on the same stores. */
+/** The CLI as an operator runs it beside the server: in embedded mode its commands go to the serving process. */
 const tidings = (...args: string[]) =>
   run(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, ...server.env, LOG_LEVEL: "warn" }, timeout: 120_000 });
 
@@ -25,8 +24,6 @@ beforeAll(async () => {
   keyId = created.data!.id;
   const renamed = await resend.apiKeys.update(keyId, { name: "renamed" });
   if (renamed.error) throw new Error(renamed.error.message);
-  // An embedded data directory has one owner at a time: the server steps aside for the CLI.
-  if (testMode() === "embedded") await server.serving.stop();
 });
 afterAll(async () => {
   await server?.stop();
