@@ -40,12 +40,12 @@ describe("tidings operator commands", () => {
     expect(events[0]).toMatchObject({ revision: "0", id: expect.any(String), metadata: { teamId: expect.any(String) } });
     expect(events[0].metadata.actor).toMatch(/^api:/);
     expect(JSON.stringify(events)).not.toContain(server.token);
-  });
+  }, 180_000);
 
   it("audit stream says so for a stream with no events", async () => {
     const { stdout } = await tidings("audit", "stream", "apikey-00000000-0000-4000-8000-000000000000");
     expect(stdout).toContain("has no events");
-  });
+  }, 180_000);
 
   it("projections status shows every projection with its checkpoint and lag", async () => {
     const { stdout } = await tidings("projections", "status", "--json");
@@ -55,7 +55,7 @@ describe("tidings operator commands", () => {
       .map((line) => JSON.parse(line));
     expect(statuses.map((s) => s.name).sort()).toEqual([...productProjections.map((p) => p.name), "streams"].sort());
     for (const s of statuses) expect(s.checkpoint).toMatch(/^\d+\/\d+$/);
-  });
+  }, 180_000);
 
   it("status shows the projections and, per saga consumer, its dead letters", async () => {
     const { stdout } = await tidings("status", "--json");
@@ -65,7 +65,7 @@ describe("tidings operator commands", () => {
     for (const d of report.deadLetters) expect(d.letters).toEqual([]);
     const text = await tidings("status");
     expect(text.stdout).toMatch(/saga consumer\s+dead letters/);
-  });
+  }, 180_000);
 
   it("projections rebuild prints progress and a checksum, and a second rebuild gives the same one", async () => {
     const first = await tidings("projections", "rebuild", "streams");
@@ -74,11 +74,11 @@ describe("tidings operator commands", () => {
     expect(checksum).toBeDefined();
     const second = await tidings("projections", "rebuild", "streams");
     expect(/checksum ([0-9a-f]{32})/.exec(second.stdout)?.[1]).toBe(checksum);
-  });
+  }, 180_000);
 
   it("names a wrong command or projection in one line and exits 2", async () => {
     const failed = await tidings("projections", "rebuild", "nope").catch((e: { code: number; stderr: string }) => e);
     expect(failed).toMatchObject({ code: 2 });
     expect((failed as { stderr: string }).stderr.trim()).toMatch(/^tidings: no projection named "nope"; known: /);
-  });
+  }, 180_000);
 });
