@@ -57,11 +57,15 @@ export async function startAdminChannel(dataDir: string, run: CommandRunner, log
     const argv = parseBody(await readBody(request));
     if (!argv) return refuse(response, 400, 'the body must be {"argv": [string, …]}');
     response.writeHead(200, { "content-type": "application/x-ndjson" });
-    const send = (message: Record<string, unknown>) => response.write(`${JSON.stringify(message)}\n`);
+    // A client gone (Ctrl-C) or a channel closed by a stop leaves the command to finish unheard.
+    response.on("error", () => {});
+    const send = (message: Record<string, unknown>) => {
+      if (!response.destroyed) response.write(`${JSON.stringify(message)}\n`);
+    };
     logger.info({ argv }, "running a CLI command for a client");
     const code = await run(argv, { out: (line) => send({ out: line }), err: (line) => send({ err: line }) });
     send({ exit: code });
-    response.end();
+    if (!response.destroyed) response.end();
   }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

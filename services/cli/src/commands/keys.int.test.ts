@@ -57,7 +57,7 @@ describe("tidings keys create", () => {
     } finally {
       await runtime.close();
     }
-  });
+  }, 180_000);
 
   it("refuses a missing team or an unknown permission with a one-line usage error", async () => {
     const runtime = await openRuntime(await freshConfig(), logger);
