@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { CompiledQuery, sql, type Kysely } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from "@tidings/eventstore";
@@ -89,6 +90,8 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
         await database.db.transaction().execute((trx) => apply(trx, page));
         position = page.at(-1)!.position;
         options.onProgress?.({ projection: projection.name, events, position, target });
+        // In a serving embedded process PGlite answers within microtasks: the api's requests get their turns.
+        await yieldToEventLoop();
       }
       const pending = await store.readAll({ after: position, maxCount: batchSize });
       const compared = await database.db.transaction().execute(async (trx) => {

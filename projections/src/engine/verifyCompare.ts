@@ -35,9 +35,8 @@ export async function compareTables(
   for (const [table, definition] of Object.entries(projection.tables)) {
     const join = definition.primaryKey.map((c) => `l.${quoteIdent(c)} = r.${quoteIdent(c)}`).join(" AND ");
     const order = definition.primaryKey.map((c) => `coalesce(l.${quoteIdent(c)}, r.${quoteIdent(c)})`).join(", ");
-    const from = sql.raw(
-      `${quoteIdent(live.get(table)!)} l FULL OUTER JOIN ${quoteIdent(replay.get(table)!)} r ON ${join} WHERE to_jsonb(l) IS DISTINCT FROM to_jsonb(r)`,
-    );
+    const joined = `${quoteIdent(live.get(table)!)} l FULL OUTER JOIN ${quoteIdent(replay.get(table)!)} r ON ${join}`;
+    const from = sql.raw(`${joined} WHERE to_jsonb(l) IS DISTINCT FROM to_jsonb(r)`);
     const counted = await sql<{ n: string }>`SELECT count(*)::text AS n FROM ${from}`.execute(db);
     const differences = Number(counted.rows[0]!.n);
     if (differences === 0) {

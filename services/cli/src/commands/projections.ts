@@ -167,5 +167,6 @@ function differenceLine(row: RowDifference): string {
 export function progressLine(p: RebuildProgress, width = 30): string {
   const filled = Math.round(Math.min(1, Math.max(0, p.fraction)) * width);
   const eta = p.etaSeconds === undefined ? "--" : `${Math.ceil(p.etaSeconds)} s`;
-  return `${p.projection} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(p.fraction * 100).toFixed(0).padStart(3)}% ${p.events} events ${Math.round(p.eventsPerSecond)} events/s ETA ${eta}`;
+  const bar = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(p.fraction * 100).toFixed(0).padStart(3)}%`;
+  return `${p.projection} ${bar} ${p.events} events ${Math.round(p.eventsPerSecond)} events/s ETA ${eta}`;
 }
