@@ -22,6 +22,7 @@ export {
 } from "./engine/checkpoints.js";
 export { projectionStatus, type ProjectionStatus, type ProjectionStatusOptions } from "./engine/status.js";
 export { rebuildProjection, type RebuildOptions, type RebuildResult } from "./engine/rebuild.js";
+export { ProjectionUnavailableError } from "./engine/projectionUnavailable.js";
 export { verifyProjection, type VerifyOptions, type VerifyProgress, type VerifyResult } from "./engine/verify.js";
 export type { RowDifference } from "./engine/verifyCompare.js";
 export type { ProjectionOperation } from "./engine/operationLog.js";

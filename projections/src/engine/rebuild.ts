@@ -3,6 +3,7 @@ import type { EventStore, Position } from "@tidings/eventstore";
 import { ensureCheckpointTable } from "./checkpoints.js";
 import { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
 import { rebuildLock } from "./locks.js";
+import { ProjectionUnavailableError } from "./projectionUnavailable.js";
 import { recordOperation } from "./operationLog.js";
 import type { Projection } from "./projection.js";
 import { prepareShadow } from "./readModelVersions.js";
@@ -37,7 +38,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
   const { store, database, projection } = options;
   await ensureCheckpointTable(database);
   const lock = await database.tryLock(rebuildLock(projection.name));
-  if (!lock) throw new Error(`projection ${projection.name} is already being rebuilt by another process`);
+  if (!lock) throw new ProjectionUnavailableError(`projection ${projection.name} is already being rebuilt by another process`);
   const startedAt = new Date();
   let events = 0;
   try {

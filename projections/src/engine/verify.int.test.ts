@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { testMode } from "@tidings/postgres";
 import type { Position } from "@tidings/eventstore";
+import { rebuildLock } from "./locks.js";
+import { ProjectionUnavailableError } from "./projectionUnavailable.js";
 import { projectionStatus } from "./status.js";
 import { verifyProjection } from "./verify.js";
 import { streamsProjection } from "../readmodels/streams.js";
@@ -55,6 +57,17 @@ describe(`projection verify (${testMode()})`, () => {
       await live.stop();
     }
   }, 180_000);
+
+  it("refuses to run beside a rebuild of the same projection, and says so", async () => {
+    const rebuilding = (await env.database.tryLock(rebuildLock("streams")))!;
+    try {
+      await expect(verifyProjection({ store: env.store, database: env.database, projection: streamsProjection })).rejects.toEqual(
+        new ProjectionUnavailableError("projection streams is being rebuilt; verify it afterwards"),
+      );
+    } finally {
+      await rebuilding.release();
+    }
+  });
 
   it("compares at one position while the live projector keeps applying new events", async () => {
     await sql`TRUNCATE streams_v1, stream_categories_v1, event_types_v1`.execute(env.database.db);

@@ -4,6 +4,7 @@ import type { Database } from "@tidings/postgres";
 import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from "@tidings/eventstore";
 import { ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { rebuildLock } from "./locks.js";
+import { ProjectionUnavailableError } from "./projectionUnavailable.js";
 import { recordOperation } from "./operationLog.js";
 import { projectBatch } from "./projectBatch.js";
 import type { Projection } from "./projection.js";
@@ -58,15 +59,17 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
   await ensureCheckpointTable(database);
   // A rebuild's switch drops the live tables: the two never overlap.
   const lock = await database.tryLock(rebuildLock(projection.name));
-  if (!lock) throw new Error(`projection ${projection.name} is being rebuilt; verify it afterwards`);
+  if (!lock) throw new ProjectionUnavailableError(`projection ${projection.name} is being rebuilt; verify it afterwards`);
   const startedAt = new Date();
   const replay = new Map(Object.keys(projection.tables).map((t) => [t, verifyTable(t, projection.version)]));
   let events = 0;
   try {
     const live = (await readCheckpoints(database.db, [projection.name])).find((c) => c.state === "live");
-    if (!live) throw new Error(`projection ${projection.name} has not run yet: there is nothing to verify`);
+    if (!live) throw new ProjectionUnavailableError(`projection ${projection.name} has not run yet: there is nothing to verify`);
     if (live.version !== projection.version)
-      throw new Error(`projection ${projection.name} serves version ${live.version}; this build declares ${projection.version}`);
+      throw new ProjectionUnavailableError(
+        `projection ${projection.name} serves version ${live.version}; this build declares ${projection.version}`,
+      );
     await database.db.transaction().execute(async (trx) => {
       for (const [table, definition] of Object.entries(projection.tables)) {
         const physical = replay.get(table)!;

@@ -3,6 +3,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config, type Logger } from "@tidings/core";
+import { ProjectionUnavailableError } from "@tidings/projections";
 import { consoleOutput, type CliOutput } from "./cliOutput.js";
 import { forwardToServing } from "./forwardCommand.js";
 import { openRuntime, type Runtime } from "./runtime.js";
@@ -45,7 +46,7 @@ const options = {
 } as const;
 
 /** What a command is given: open stores (this process's, or the serving process's), its words and options, and where to write. */
-export interface Invocation {
+interface Invocation {
   runtime: Runtime;
   /** Positionals after the command words. */
   args: string[];
@@ -103,7 +104,8 @@ const isUsageMistake = (error: unknown) =>
 
 /**
  * Runs a command line on open stores: what this process does with its own, and what a serving process's
- * admin channel does for a CLI elsewhere. A mistake in the call is one line and exit 2; a failure, 1.
+ * admin channel does for a CLI elsewhere. A mistake in the call is one line and exit 2; a failure, 1
+ * (one line when expected, such as a projection being rebuilt by another; with its stack when a bug).
  */
 export async function runCommand(argv: string[], runtime: Runtime, out: CliOutput): Promise<number> {
   try {
@@ -118,6 +120,10 @@ export async function runCommand(argv: string[], runtime: Runtime, out: CliOutpu
     if (isUsageMistake(error)) {
       out.err(`tidings: ${(error as Error).message}`);
       return 2;
+    }
+    if (error instanceof ProjectionUnavailableError) {
+      out.err(`tidings: ${error.message}`);
+      return 1;
     }
     out.err(`tidings: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
