@@ -25,3 +25,5 @@ export { maxIdempotencyKeyLength } from "./plugins/idempotency.js";
 export { databaseRateBuckets, memoryRateBuckets, type RateBuckets, type RateDecision } from "./plugins/rateLimitBuckets.js";
 export { startInbound } from "./inbound/startInbound.js";
 export type { InboundSmtpListener } from "./inbound/inboundSmtpServer.js";
+export { resourceReads, type ResourceRead } from "./audit/resourceReads.js";
+export { findAuditRefs, auditKey, type AuditRef } from "./queries/audit.js";
