@@ -5,6 +5,10 @@ import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
+import { auditFind } from "./commands/auditFind.js";
+import { auditState } from "./commands/auditState.js";
+import { consoleOutput, type CliOutput } from "./cliOutput.js";
+import { openRuntime, type Runtime } from "./runtime.js";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
@@ -18,6 +22,12 @@ const usage = `Usage: tidings <command>
   projections status [--json]              checkpoint, lag and state of each projection
   projections rebuild <name>               rebuild one projection from the first event
   audit stream <stream> [--json]           print a stream's events with their metadata
+  audit find <id | email | request id> [--json]
+                                           list the streams and events that name it
+  audit state <id | stream> --at <ISO time | revision> [--json]
+                                           print the resource as GET showed it then
+  audit state <id | stream> --diff <t1> <t2> [--json]
+                                           the fields that changed between two times, and by whom
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
@@ -30,7 +40,7 @@ interface Invocation {
   logger: Logger;
   /** Positionals after the command words. */
   args: string[];
-  options: { role: string; json: boolean; team?: string; permission?: string; name?: string };
+  options: { role: string; json: boolean; team?: string; permission?: string; name?: string; at?: string; diff?: string };
 }
 
 /** Command words → handler. Each command file exports its handler; this table is the whole CLI. */
@@ -41,6 +51,23 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "projections status": ({ config, logger, options }) => projectionsStatus(config, logger, options.json),
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
+  "audit find": ({ config, logger, args, options }) =>
+    withRuntime(config, logger, (runtime, output) =>
+      auditFind(runtime, { key: required(args[0], "an id, an email address or a request id"), json: options.json }, output),
+    ),
+  "audit state": ({ config, logger, args, options }) =>
+    withRuntime(config, logger, (runtime, output) =>
+      auditState(
+        runtime,
+        {
+          target: required(args[0], "a resource id or a stream id"),
+          at: options.at,
+          diff: options.diff === undefined ? undefined : [options.diff, required(args[1], "a second time after --diff <t1>")],
+          json: options.json,
+        },
+        output,
+      ),
+    ),
   "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
   "teams set-broadcast-rate": ({ config, logger, args }) =>
     teamsSetBroadcastRate(
@@ -52,6 +79,20 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "teams set-rate-limit": ({ config, logger, args }) =>
     teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
 };
+
+/** Runs a command that takes an open runtime and an output, and exits with the code it returns. */
+async function withRuntime(
+  config: Config,
+  logger: Logger,
+  command: (runtime: Runtime, output: CliOutput) => Promise<number>,
+): Promise<void> {
+  const runtime = await openRuntime(config, logger);
+  try {
+    process.exitCode = await command(runtime, consoleOutput);
+  } finally {
+    await runtime.close();
+  }
+}
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`this command needs ${what}`);
@@ -111,6 +152,8 @@ async function main(argv: string[]): Promise<void> {
       team: { type: "string" },
       permission: { type: "string" },
       name: { type: "string" },
+      at: { type: "string" },
+      diff: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -123,12 +166,12 @@ async function main(argv: string[]): Promise<void> {
   if (!key) throw new UsageError(`unknown command "${positionals.join(" ")}"; run tidings --help`);
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const { role, json, team, permission, name } = values;
+  const { role, json, team, permission, name, at, diff } = values;
   await commands[key]!({
     config,
     logger,
     args: positionals.slice(key.split(" ").length),
-    options: { role: role!, json: json!, team, permission, name },
+    options: { role: role!, json: json!, team, permission, name, at, diff },
   });
 }
 
