@@ -87,11 +87,14 @@ async function withRuntime(
   command: (runtime: Runtime, output: CliOutput) => Promise<number>,
 ): Promise<void> {
   const runtime = await openRuntime(config, logger);
+  let code: number;
   try {
-    process.exitCode = await command(runtime, consoleOutput);
+    code = await command(runtime, consoleOutput);
   } finally {
     await runtime.close();
   }
+  // Set after closing: PGlite's exit on close sets an exit code of its own.
+  process.exitCode = code;
 }
 
 function required(value: string | undefined, what: string): string {

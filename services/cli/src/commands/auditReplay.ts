@@ -46,12 +46,13 @@ export async function loadResource(runtime: Runtime, target: string, supported: 
 }
 
 async function streamOf(runtime: Runtime, target: string, supported: readonly string[]): Promise<string> {
-  const category = streamCategory(target);
-  if (category !== target) {
+  if (!isUuid(target)) {
+    const category = streamCategory(target);
+    if (category === target || !isUuid(target.slice(category.length + 1)))
+      throw new UsageError(`audit state takes a resource id or a stream id such as template-<id>, not "${target}"`);
     if (!supported.includes(category)) throw new UsageError(`audit state replays ${supported.join(", ")} streams, not ${category}`);
     return target;
   }
-  if (!isUuid(target)) throw new UsageError(`audit state takes a resource id or a stream id such as template-<id>, not "${target}"`);
   for (const candidate of supported.map((c) => `${c}-${target}`)) {
     if ((await runtime.store.readStream(candidate, { maxCount: 1 })).length > 0) return candidate;
   }
