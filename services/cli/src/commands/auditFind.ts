@@ -13,7 +13,11 @@ export interface AuditFindOptions {
  * A stream whose events are gone (an erased contact's) is marked deleted: the index keeps that it was.
  * Returns the exit code: 1 when nothing names the key.
  */
-export async function auditFind(runtime: Runtime, options: AuditFindOptions, output: CliOutput): Promise<number> {
+export async function auditFind(
+  runtime: Pick<Runtime, "store" | "database">,
+  options: AuditFindOptions,
+  output: CliOutput,
+): Promise<number> {
   const refs = await findAuditRefs(runtime.database, options.key);
   if (refs.length === 0) {
     output.err(`no event names ${options.key} (or the projector has not indexed it yet: see tidings projections status)`);

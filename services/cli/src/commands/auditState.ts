@@ -1,8 +1,9 @@
+import { resourceHistory, stateAt, upTo, type PointInTime } from "@tidings/api";
 import type { RecordedEvent } from "@tidings/eventstore";
 import type { CliOutput } from "../cliOutput.js";
 import type { Runtime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
-import { loadResource, parsePointInTime, readsFor, stateAt, upTo, type PointInTime } from "./auditReplay.js";
+import { parsePointInTime, readsFor, streamOf } from "./auditReplay.js";
 
 export interface AuditStateOptions {
   target: string;
@@ -23,23 +24,29 @@ interface FieldChange {
  * then; `--diff <t1> <t2>`: the fields that changed between the two and the events (with their actors)
  * that changed them. Returns the exit code: 1 when the resource did not exist at `--at`.
  */
-export async function auditState(runtime: Runtime, options: AuditStateOptions, output: CliOutput): Promise<number> {
+export async function auditState(
+  runtime: Pick<Runtime, "config" | "store" | "database">,
+  options: AuditStateOptions,
+  output: CliOutput,
+): Promise<number> {
   if ((options.at === undefined) === (options.diff === undefined))
     throw new UsageError("audit state needs --at <time | revision> or --diff <t1> <t2>");
-  const resource = await loadResource(runtime, options.target, Object.keys(readsFor(runtime)));
+  const reads = readsFor(runtime);
+  const resource = await resourceHistory(runtime.store, runtime.database, await streamOf(runtime, options.target, Object.keys(reads)));
+  const state = (events: RecordedEvent[]) => stateAt(runtime.database, reads, resource, events);
   if (options.at !== undefined) {
-    const state = await stateAt(runtime, resource, upTo(resource, parsePointInTime(options.at, "--at")));
-    if (!state) {
+    const shown = await state(upTo(resource, parsePointInTime(options.at, "--at")));
+    if (!shown) {
       output.err(`${resource.stream} did not exist at ${options.at} (not yet created, or deleted)`);
       return 1;
     }
-    output.out(options.json ? JSON.stringify(state) : JSON.stringify(state, null, 2));
+    output.out(options.json ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
     return 0;
   }
   const [from, to] = options.diff!.map((text) => parsePointInTime(text, "--diff")) as [PointInTime, PointInTime];
   const before = upTo(resource, from);
   const after = upTo(resource, to);
-  const changes = fieldChanges(await stateAt(runtime, resource, before), await stateAt(runtime, resource, after));
+  const changes = fieldChanges(await state(before), await state(after));
   const seen = new Set(before.map((e) => e.id));
   const by = after.filter((e) => !seen.has(e.id) && e.streamId === resource.stream).map(changeEvent);
   if (options.json) output.out(JSON.stringify({ stream: resource.stream, changes, events: by }));
