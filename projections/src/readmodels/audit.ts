@@ -31,7 +31,7 @@ function eventRow(event: RecordedEvent, teamId: string | undefined) {
 const isContactStream = (streamId: string) => streamId.startsWith("contact-");
 
 /**
- * The audit index (docs/architecture.md, "The audit index"): which events name a key — a resource id, an
+ * The audit index (docs/architecture.md §4, the audit index): which events name a key — a resource id, an
  * email address, a request, correlation or causation id — so `tidings audit find` and `GET /audit/…`
  * answer from it instead of scanning the log. Rows are only ever added: a stream deleted later keeps
  * its rows, which is how the index remembers that it existed.

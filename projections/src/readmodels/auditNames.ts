@@ -32,7 +32,7 @@ export function streamResourceId(streamId: string): string | undefined {
 }
 
 /**
- * What an event names (docs/architecture.md, "The audit index"): the id in its stream's id, the request,
+ * What an event names (docs/architecture.md §4, the audit index): the id in its stream's id, the request,
  * correlation and causation ids of its metadata, and, from a bounded walk of its data, every uuid and
  * every email address held as a whole value. Each key once, the first way it was found kept. The owning
  * team's id is left out: every event of a team names it, so it would find everything and index nothing.

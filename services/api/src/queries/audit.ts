@@ -3,7 +3,7 @@ import type { Database } from "@tidings/postgres";
 import { emailAddressIn, isUuid, readModels, type AuditRefKind } from "@tidings/projections";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 
-/** One event that names a key, as the audit index has it (docs/architecture.md, "The audit index"). */
+/** One event that names a key, as the audit index has it (docs/architecture.md §4, the audit index). */
 export interface AuditRef {
   event_id: string;
   kind: AuditRefKind;

@@ -23,7 +23,7 @@ const streamParams = z.object({
 const page = listSchema(auditEventSchema);
 
 /**
- * The audit API (docs/operations.md, "For auditors"): a full-access key's view of the events of its own
+ * The audit API (docs/operations.md, For auditors): a full-access key's view of the events of its own
  * team. A resource's timeline comes from the audit index, a stream's from the store; neither shows an
  * event of another team, and both say 404 when the caller's team has none.
  */

@@ -9,7 +9,7 @@ export interface AuditFindOptions {
 
 /**
  * `tidings audit find <resource id | email address | request id | correlation id>`: the streams and
- * events that name it, from the audit index (docs/architecture.md, "The audit index"), grouped by stream.
+ * events that name it, from the audit index (docs/architecture.md §4, the audit index), grouped by stream.
  * A stream whose events are gone (an erased contact's) is marked deleted: the index keeps that it was.
  * Returns the exit code: 1 when nothing names the key.
  */
