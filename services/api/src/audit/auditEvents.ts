@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { formatTimestamp, TidingsError } from "@tidings/core";
 import type { EventStore, RecordedEvent } from "@tidings/eventstore";
-import type { ListPage, PageRequest } from "../pagination.js";
-import { defaultPageSize } from "../pagination.js";
+import { defaultPageSize, type ListPage, type PageRequest } from "../pagination.js";
 import type { AuditRef } from "../queries/audit.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 
