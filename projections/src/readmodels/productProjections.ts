@@ -1,4 +1,5 @@
 import { apiKeysProjection } from "./apiKeys.js";
+import { auditProjection } from "./audit.js";
 import { automationRunsProjection } from "./automationRuns.js";
 import { automationsProjection } from "./automations.js";
 import { eventDefinitionsProjection } from "./eventDefinitions.js";
@@ -17,7 +18,8 @@ import { webhooksProjection } from "./webhooks.js";
 
 /**
  * The read models the API serves from; `services.waitFor` (read-your-writes) waits on exactly these.
- * The admin catalogue (`streamsProjection`) is not one of them.
+ * The admin catalogue (`streamsProjection`) is not one of them; the audit index is, because the audit
+ * API serves from it.
  */
 export const productProjections: Projection[] = [
   teamsProjection,
@@ -35,4 +37,5 @@ export const productProjections: Projection[] = [
   automationsProjection,
   automationRunsProjection,
   broadcastsProjection,
+  auditProjection,
 ];

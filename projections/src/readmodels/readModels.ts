@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "@tidings/postgres";
 import type { apiKeysProjection } from "./apiKeys.js";
+import type { auditProjection } from "./audit.js";
 import type { automationRunsProjection } from "./automationRuns.js";
 import type { automationsProjection } from "./automations.js";
 import type { broadcastsProjection } from "./broadcasts.js";
@@ -53,6 +54,7 @@ type TablesOf<P> =
  * a column a projection drops or retypes breaks the queries that read it at compile time.
  */
 export type ReadModels = TablesOf<typeof apiKeysProjection> &
+  TablesOf<typeof auditProjection> &
   TablesOf<typeof automationRunsProjection> &
   TablesOf<typeof automationsProjection> &
   TablesOf<typeof broadcastsProjection> &

@@ -11,6 +11,8 @@ import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectionsRebuild, projectionsStatus, projectionsVerify } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
+import { auditFind } from "./commands/auditFind.js";
+import { auditState } from "./commands/auditState.js";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
@@ -27,6 +29,12 @@ const usage = `Usage: tidings <command>
   projections verify <name>… | --all [--json]
                                            compare projections with a replay; exit 1 naming the rows that differ
   audit stream <stream> [--json]           print a stream's events with their metadata
+  audit find <id | email | request id> [--json]
+                                           list the streams and events that name it
+  audit state <id | stream> --at <ISO time | revision> [--json]
+                                           print the resource as GET showed it then
+  audit state <id | stream> --diff <t1> <t2> [--json]
+                                           the fields that changed between two times, and by whom
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
@@ -42,6 +50,8 @@ const options = {
   team: { type: "string" },
   permission: { type: "string" },
   name: { type: "string" },
+  at: { type: "string" },
+  diff: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -68,6 +78,19 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
   "projections verify": ({ runtime, args, options, out }) =>
     projectionsVerify(runtime, { names: args, all: options.all, json: options.json }, out),
   "audit stream": ({ runtime, args, options, out }) => auditStream(runtime, required(args[0], "a stream id"), options.json, out),
+  "audit find": ({ runtime, args, options, out }) =>
+    auditFind(runtime, { key: required(args[0], "an id, an email address or a request id"), json: options.json }, out),
+  "audit state": ({ runtime, args, options, out }) =>
+    auditState(
+      runtime,
+      {
+        target: required(args[0], "a resource id or a stream id"),
+        at: options.at,
+        diff: options.diff === undefined ? undefined : [options.diff, required(args[1], "a second time after --diff <t1>")],
+        json: options.json,
+      },
+      out,
+    ),
   "keys create": ({ runtime, options, out }) => keysCreate(runtime, options, out),
   "teams set-broadcast-rate": ({ runtime, args, out }) =>
     teamsSetBroadcastRate(
@@ -192,11 +215,14 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await forwardToServing(config.DATA_DIR, argv, consoleOutput, error);
     return;
   }
+  let code: number;
   try {
-    process.exitCode = await runCommand(argv, runtime, consoleOutput);
+    code = await runCommand(argv, runtime, consoleOutput);
   } finally {
     await runtime.close();
   }
+  // Set after closing: PGlite sets an exit code of its own when it closes.
+  process.exitCode = code;
 }
 
 const entry = process.argv[1];

@@ -1,6 +1,7 @@
 import type { ApiRoutes, TransportDeps } from "../app.js";
 import type { ApiServices } from "../services.js";
 import { apiKeyRoutes } from "./apiKeys.js";
+import { auditRoutes } from "./audit.js";
 import { domainClaimRoutes } from "./domainClaims.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
@@ -53,5 +54,6 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     eventRoutes(services),
     automationRoutes(services),
     broadcastRoutes(services),
+    auditRoutes(services),
   ];
 }
