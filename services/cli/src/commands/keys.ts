@@ -1,5 +1,6 @@
 import { TidingsError, systemClock, type Config, type Logger } from "@tidings/core";
 import { apiKeyPermissions, createTeamKey } from "@tidings/api";
+import { operationMetadata } from "@tidings/commands";
 import { openRuntime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
 
@@ -24,7 +25,7 @@ export async function keysCreate(config: Config, logger: Logger, options: KeysCr
     const key = await createTeamKey(
       { store: runtime.store, clock: systemClock },
       { team: options.team, permission, name: options.name ?? "cli" },
-      { actor: "cli" },
+      operationMetadata("cli", systemClock),
     );
     process.stderr.write(`created API key ${key.id} (${permission}) for team "${options.team.trim()}" (${key.teamId})\n`);
     console.log(key.token);
