@@ -7,11 +7,7 @@ import type { EventMetadata } from "@tidings/eventstore";
  * the operation starts and the cause of its first events (docs/events.md, Metadata); a fresh id unless the
  * operation has one of its own (a received message's).
  */
-export function operationMetadata(
-  actor: string,
-  clock: Clock,
-  options: { teamId?: string; operationId?: string } = {},
-): EventMetadata {
+export function operationMetadata(actor: string, clock: Clock, options: { teamId?: string; operationId?: string } = {}): EventMetadata {
   const operationId = options.operationId ?? newId();
   return {
     ...(options.teamId === undefined ? {} : { teamId: options.teamId }),

@@ -91,31 +91,37 @@ async function deliverAwaited(deps: RunnerDeps, received: Received, event: Recor
   const receivedAt = parseTimestamp(received.receivedAt)!.getTime();
   const contact = await loadContact(deps.store, received.contactId);
   for (const { runId, stepKey } of awaiting) {
-    await resumeRun(deps, runId, stepKey, (run) => {
-      if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
-      const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
-      const live = contact.status === "active" ? contact : undefined;
-      if (
-        filter &&
-        !evaluateRule(
-          filter,
-          stepContext(run, live, {
-            payload: received.payload,
-            event: { id: received.receivedEventId, name: received.name, payload: received.payload },
-          }),
+    await resumeRun(
+      deps,
+      runId,
+      stepKey,
+      (run) => {
+        if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
+        const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
+        const live = contact.status === "active" ? contact : undefined;
+        if (
+          filter &&
+          !evaluateRule(
+            filter,
+            stepContext(run, live, {
+              payload: received.payload,
+              event: { id: received.receivedEventId, name: received.name, payload: received.payload },
+            }),
+          )
         )
-      )
-        return undefined;
-      const output = { event_id: received.receivedEventId, payload: received.payload };
-      return {
-        type: "CompleteStep",
-        key: stepKey,
-        outcome: "completed",
-        output,
-        branch: "event_received",
-        now: formatTimestamp(deps.clock.now()),
-      };
-    }, event);
+          return undefined;
+        const output = { event_id: received.receivedEventId, payload: received.payload };
+        return {
+          type: "CompleteStep",
+          key: stepKey,
+          outcome: "completed",
+          output,
+          branch: "event_received",
+          now: formatTimestamp(deps.clock.now()),
+        };
+      },
+      event,
+    );
   }
 }
 
