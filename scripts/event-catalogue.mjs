@@ -156,17 +156,46 @@ differs from what the schemas say.
 Besides \`data\`, the event store keeps with every event its id (a uuid, unique across the store: the bus
 deduplicates on it), its stream id and revision in that stream, its position in \`$all\`, the store's own
 \`createdAt\`, and a \`metadata\` object (\`EventMetadata\` in \`packages/eventstore/src/port.ts\`, a
-TypeScript interface rather than a zod schema, so this part is written by hand). Every key is optional;
-which ones are set depends on the writer:
+TypeScript interface rather than a zod schema, so this part is written by hand). The store takes any
+object; every writer of Tidings sets the keys below (\`test/e2e/eventMetadata.e2e.test.ts\` fails on an event
+without \`occurredAt\`, \`actor\` or \`correlationId\`):
 
 | Key | What it holds | Set by |
 |---|---|---|
-| \`teamId\` | the team the event belongs to | every writer that acts for a team; the webhook fan-out skips an event without it |
+| \`teamId\` | the team the event belongs to | every writer that acts for a team: all but the bootstrap's claim on the first key, made before its team exists; the webhook fan-out skips an event without it |
 | \`actor\` | who caused it: \`api:<apiKeyId>\`, \`saga:<name>\` (\`delivery\`, \`scheduler\`, \`webhooks\`, \`automations\`, \`contact-import\`, \`broadcast-fan-out\`, \`broadcast-scheduler\`, \`domain-verification\`), \`cli\`, \`system:bootstrap\`, \`smtp\`, \`recipient\` (opens and clicks), \`contact:<contactId>\` (the preference page), \`feedback-loop\`, \`delivery-status-report\` | every writer |
-| \`requestId\` | the id of the HTTP request, which is also its entry in \`GET /logs\` | the api |
-| \`correlationId\` | the chain the event belongs to: the request id, or the id of the email, import or delivery a saga works on | most writers |
-| \`causationId\` | the request or event that caused this one | the api, and sagas reacting to one event |
-| \`occurredAt\` | when the writer decided it, in the wire format | most writers |
+| \`requestId\` | the id of the HTTP request, which is also its entry in \`GET /logs\` and its \`x-request-id\` header | the api, on the events a request appends itself |
+| \`correlationId\` | the chain the event belongs to: the id of the request (or other origin, below) that started it | every writer |
+| \`causationId\` | what caused this event: the request id for a request's own events, else the id of an event | every writer |
+| \`occurredAt\` | when the writer decided it, by its clock, in the wire format | every writer |
+
+**The correlation rule.** A chain starts where something from outside asks for work, and its id is that
+origin's: an API request (the request id, as \`GET /logs\` and \`x-request-id\` give it), an open or click
+(the tracking request's id), the unsubscribe page (its request's id), a message received over SMTP (the
+inbound email's id), a bounce or complaint report (a fresh id for the report), a CLI command or the first
+start's bootstrap (a fresh id for the operation, \`operationMetadata\` in \`packages/commands\`). The
+origin's own events have that id as both \`correlationId\` and \`causationId\`. Everything the sagas append
+carries the chain on (\`services/sagas/src/sagaMetadata.ts\`):
+
+- reacting to an event off the bus (a webhook delivery made for an email event, a run started or resumed by a
+  custom event, a broadcast or import run started by its BroadcastQueued or ContactImportQueued, a run
+  canceled by a change to its automation), the event keeps the chain's \`correlationId\` and names that
+  event as \`causationId\`;
+- appended when a timer fires or a retry comes round, or from a stream the saga reads again (a scheduled
+  email or broadcast queued, a delivery and its retries, a webhook attempt, a domain check and its re-checks,
+  a run's next step), it reads the stream it acts on: the \`correlationId\` of the event that started the work
+  there (the stream's first event, or its last BroadcastScheduled or DomainVerificationStarted), and the
+  stream's last event as \`causationId\`. Timers and bus messages carry no chain of their own: the stream
+  holds it, and a timer firing twice or a redelivered message finds the same one.
+
+An automation run keeps the correlation of the request whose event started it, whatever resumes it later.
+
+Events one decision appends together share their metadata, and so their cause: EmailSent and EmailDelivered
+are both caused by the EmailQueued (or deferral) the attempt was for. A broadcast's emails are caused by their
+batch's BroadcastBatchPlanned; an automation step's emails and contact changes by the run event before the
+step. So the request id of \`POST /emails\` finds, by \`correlationId\`, the email's events down to
+EmailDelivered and the webhook deliveries of its \`email.*\` events with their attempts, and that of
+\`POST /broadcasts/:id/send\` every email of the broadcast.
 `;
 
 /** The whole of docs/events.md for the schemas `domain` (the `@tidings/domain` module) exports. */

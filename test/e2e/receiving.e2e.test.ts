@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
+import { inboundEmailStream } from "@tidings/domain";
 import { inboundMailSuite, MAX_BYTES, smtpError } from "../support/inboundMail.js";
 import { uuid, wireTimestamp } from "../support/wire.js";
 
@@ -122,6 +123,14 @@ describe("receiving mail (docs/wire-compatibility.md §6.3)", () => {
         ],
       },
     });
+
+    // The received message starts its chain: its id stands where a request id would, and its webhook follows it.
+    const store = mail.server.serving.runtime.store;
+    const [received] = await store.readStream(inboundEmailStream(id));
+    expect(received!.metadata).toMatchObject({ actor: "smtp", correlationId: id, causationId: id, occurredAt: expect.any(String) });
+    const deliveries = await store.readAll({ filter: { streamCategory: ["webhookdelivery"] } });
+    const forReceived = deliveries.find((e) => (e.data as { eventId?: string }).eventId === received!.id)!;
+    expect(forReceived.metadata).toMatchObject({ actor: "saga:webhooks", correlationId: id, causationId: received!.id });
   });
 
   it("records a message once when the sending server sends it again (a lost 250)", async () => {

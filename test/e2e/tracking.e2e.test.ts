@@ -105,6 +105,15 @@ describe("open and click tracking, through real HTTP, into webhooks on a loopbac
     };
     for (const deadline = Date.now() + 5_000; Date.now() < deadline && (await clickedLinks())[0]?.clicks !== 2;) await sleep(50);
     expect(await clickedLinks()).toEqual([{ link: target, clicks: 2, machine_clicks: 1 }]);
+
+    // The open is a request of the recipient's: its id starts the chain of the EmailOpened and of its webhook delivery.
+    const openRequest = opened.headers.get("x-request-id")!;
+    const events = await server.serving.runtime.store.readAll({ maxCount: 100_000 });
+    const openEvent = events.find((e) => e.type === "EmailOpened" && (e.data as { emailId: string }).emailId === emailId)!;
+    expect(openEvent.metadata).toMatchObject({ actor: "recipient", correlationId: openRequest, causationId: openRequest });
+    expect(openEvent.metadata.teamId).toEqual(expect.any(String));
+    const forOpen = events.find((e) => e.type === "WebhookDeliveryCreated" && (e.data as { eventId: string }).eventId === openEvent.id)!;
+    expect(forOpen.metadata).toMatchObject({ actor: "saga:webhooks", correlationId: openRequest, causationId: openEvent.id });
   });
 
   it("refuses a forged link with a 404 page and no redirect, and still serves the pixel for a forged one", async () => {

@@ -1,6 +1,6 @@
 import { newId } from "@tidings/core";
 import { fold, isDomainError, type Decider, type DomainError } from "@tidings/domain";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position, type RecordedEvent } from "@tidings/eventstore";
 
 export interface CommandOutcome<Event> {
   /** The events this command appended (empty when the decider found nothing to do). */
@@ -14,8 +14,11 @@ export interface HandleCommandOptions<Command, Event extends { type: string; dat
   streamId: string;
   decider: Decider<Command, Event, State>;
   command: Command;
-  /** A function when the metadata depends on the stream (a write whose caller knows no team: a tracking link). */
-  metadata: EventMetadata | ((state: State) => EventMetadata);
+  /**
+   * A function when the metadata depends on the stream: a write whose caller knows no team (a tracking link), or
+   * one whose chain continues the stream's (its events as read, empty for a `likelyNew` first attempt).
+   */
+  metadata: EventMetadata | ((state: State, recorded: RecordedEvent[]) => EventMetadata);
   /**
    * Attempts before a conflict is given up on. Each lost attempt means another writer won, so N
    * concurrent writers on one stream all finish within N attempts.
@@ -65,15 +68,11 @@ export async function handleCommand<Command, Event extends { type: string; data:
     if (isDomainError(decided)) throw new DomainRejection(decided);
     if (decided.length === 0) return { events: [] };
     const revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
+    const written = typeof metadata === "function" ? metadata(state, recorded) : metadata;
     try {
       const result = await store.append(
         streamId,
-        decided.map((event) => ({
-          id: newId(),
-          type: event.type,
-          data: event.data,
-          metadata: typeof metadata === "function" ? metadata(state) : metadata,
-        })),
+        decided.map((event) => ({ id: newId(), type: event.type, data: event.data, metadata: written })),
         revision,
       );
       return { events: decided, position: result.position };

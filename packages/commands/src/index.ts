@@ -4,3 +4,4 @@ export * from "./loadState.js";
 export * from "./domainHolding.js";
 export * from "./changed.js";
 export * from "./createClaiming.js";
+export * from "./operationMetadata.js";

@@ -1,6 +1,6 @@
-import { formatTimestamp, type Config } from "@tidings/core";
-import { reservationStream, reserve } from "@tidings/commands";
-import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import type { Config } from "@tidings/core";
+import { operationMetadata, reservationStream, reserve } from "@tidings/commands";
+import type { EventStore } from "@tidings/eventstore";
 import { newApiKeyToken } from "./apiKeyTokens.js";
 import { apiKeyIdForToken, createApiKey } from "./handlers/createApiKey.js";
 import { ensureTeam } from "./handlers/ensureTeam.js";
@@ -39,7 +39,7 @@ export async function bootstrapFirstKey(
   if (await anyApiKeyExists(services.store)) return undefined;
 
   const token = given ?? newApiKeyToken();
-  const metadata: EventMetadata = { actor: "system:bootstrap", occurredAt: formatTimestamp(services.clock.now()) };
+  const metadata = operationMetadata("system:bootstrap", services.clock);
   const claim = await reserve(services.store, firstKeyClaim, apiKeyIdForToken(token), metadata);
   if (!claim.won) return undefined;
 

@@ -34,7 +34,8 @@ export async function recordEngagement(
         ...(state.status === "none" ? {} : { teamId: state.teamId }),
         actor: "recipient",
         requestId: request.requestId,
-        correlationId: emailId,
+        // An open or a click is a request of its own, by the recipient: it starts the chain its webhooks follow.
+        correlationId: request.requestId,
         causationId: request.requestId,
         occurredAt: now,
       }),

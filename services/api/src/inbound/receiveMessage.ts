@@ -96,7 +96,8 @@ export async function receiveMessage(deps: IntakeDeps, envelope: InboundEnvelope
       streamId: inboundEmailStream(inboundId),
       decider: inboundEmailDecider,
       command: { type: "ReceiveInboundEmail", email },
-      metadata: { teamId, actor: "smtp", correlationId: inboundId, occurredAt: receivedAt },
+      // The message starts its chain: its id stands where a request id would (docs/events.md, Metadata).
+      metadata: { teamId, actor: "smtp", correlationId: inboundId, causationId: inboundId, occurredAt: receivedAt },
       likelyNew: true,
     });
     received.push(inboundId);

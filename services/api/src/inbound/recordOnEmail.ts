@@ -1,4 +1,5 @@
 import { DomainRejection, handleCommand } from "@tidings/commands";
+import { newId } from "@tidings/core";
 import { emailDecider, emailStream, type EmailCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 
@@ -23,16 +24,19 @@ export async function recordOnEmail(
   command: EmailCommand & { now: string },
   actor: string,
 ): Promise<ReportOutcome> {
+  const reportId = newId();
   try {
     const { events } = await handleCommand({
       store,
       streamId: emailStream(emailId),
       decider: emailDecider,
       command,
+      // A report is a message of its own, no part of the request that sent the email: it starts its chain.
       metadata: (state) => ({
         ...(state.status === "none" ? {} : { teamId: state.teamId }),
         actor,
-        correlationId: emailId,
+        correlationId: reportId,
+        causationId: reportId,
         occurredAt: command.now,
       }),
     });

@@ -1,5 +1,6 @@
 import { TidingsError, systemClock } from "@tidings/core";
 import { apiKeyPermissions, createTeamKey } from "@tidings/api";
+import { operationMetadata } from "@tidings/commands";
 import type { CliOutput } from "../cliOutput.js";
 import type { Runtime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
@@ -24,7 +25,7 @@ export async function keysCreate(runtime: Runtime, options: KeysCreateOptions, o
     const key = await createTeamKey(
       { store: runtime.store, clock: systemClock },
       { team: options.team, permission, name: options.name ?? "cli" },
-      { actor: "cli" },
+      operationMetadata("cli", systemClock),
     );
     out.err(`created API key ${key.id} (${permission}) for team "${options.team.trim()}" (${key.teamId})`);
     out.out(key.token);

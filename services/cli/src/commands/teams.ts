@@ -1,6 +1,6 @@
-import { isUuid } from "@tidings/core";
+import { isUuid, systemClock } from "@tidings/core";
 import { teamIdForName } from "@tidings/api";
-import { DomainRejection, handleCommand } from "@tidings/commands";
+import { DomainRejection, handleCommand, operationMetadata } from "@tidings/commands";
 import { teamDecider, teamStream, type TeamCommand } from "@tidings/domain";
 import type { EventStore, Position } from "@tidings/eventstore";
 import type { CliOutput } from "../cliOutput.js";
@@ -39,7 +39,7 @@ async function setOfTeam(store: EventStore, team: string, setting: (teamId: stri
       streamId: teamStream(teamId),
       decider: teamDecider,
       command,
-      metadata: { actor: "cli", teamId },
+      metadata: operationMetadata("cli", systemClock, { teamId }),
     });
     return { teamId, changed: events.length > 0, ...(position ? { position } : {}) };
   } catch (error) {

@@ -16,6 +16,7 @@ import {
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
 import { createRunContact, runnerDeps } from "../testing/automationFixtures.js";
+import { requestLikeMetadata } from "../testing/expectChain.js";
 import { timerMigrations } from "../timers/index.js";
 import { advanceRun, type RunnerDeps } from "./advanceRun.js";
 import { fireRunTimer } from "./automationRunner.js";
@@ -99,11 +100,14 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     });
     const runId = randomUUID();
     const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: { last: "Lovelace" } };
+    // Started as the runner starts it: in the chain of the request that sent the event, caused by the event.
+    const requestId = randomUUID();
+    const receivedEvent = randomUUID();
     await decideRun(
       store,
       runId,
       { type: "StartRun", runId, automationId, teamId, version: 1, graph: definition(), trigger, now: now() },
-      metadata,
+      { ...requestLikeMetadata(teamId, requestId), actor: "saga:automations", causationId: receivedEvent },
     );
 
     await Promise.all(Array.from({ length: 5 }, () => advanceRun(deps, runId)));
@@ -131,6 +135,23 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     expect(ended.map((e) => (e.data as { status: string }).status)).toEqual(["completed"]);
     expect(await deps.parked.ofAutomation(automationId)).toEqual([]);
     expect((await sql<{ key: string }>`SELECT key FROM due_timers`.execute(test.database.db)).rows).toEqual([]);
+
+    // Every step, timed or not, and what the steps wrote, stay in that chain, each caused by a run event before it.
+    const run = await store.readStream(automationRunStream(runId));
+    const effects = [
+      ...(await store.readStream(emailStream(stepEmailId(runId, "hello")))),
+      ...(await store.readStream(emailStream(stepEmailId(runId, "bye")))),
+      ...contactUpdates,
+    ];
+    // The start and the trigger step's completion are one decision, both caused by the received event.
+    const earlierRunEvents = (at: number) => new Set([receivedEvent, ...run.slice(0, at).map((e) => e.id)]);
+    for (const event of run)
+      expect(event.metadata).toMatchObject({ teamId, actor: "saga:automations", correlationId: requestId, occurredAt: expect.any(String) });
+    for (const [i, event] of run.entries()) expect(earlierRunEvents(i).has(event.metadata.causationId!)).toBe(true);
+    for (const effect of effects) {
+      expect(effect.metadata).toMatchObject({ teamId, actor: "saga:automations", correlationId: requestId });
+      expect(earlierRunEvents(run.length).has(effect.metadata.causationId!)).toBe(true);
+    }
   });
 
   it("fails the step, and the run, when its template is gone", async () => {

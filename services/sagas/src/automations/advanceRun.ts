@@ -6,7 +6,7 @@ import type { SuppressedRecipients } from "@tidings/sending";
 import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";
-import { decideOn, decideRun, loadRun, loadRunAt, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
+import { decideOn, decideRun, loadRunAt, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
 
 export interface RunnerDeps {
   store: EventStore;
@@ -75,7 +75,7 @@ export async function advanceRun(deps: RunnerDeps, runId: string, from?: LoadedR
     if (run.status !== "running") return;
     if (run.waiting) return arm(deps, run);
     const step = run.graph.steps.find((s) => s.key === run.current)!;
-    const metadata = runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock);
+    const metadata = runMetadata(run.teamId, loaded.chain!, deps.clock);
     const outcome = await executeStep(deps, run, step, metadata);
     // Lost to a concurrent writer: read again; the step, if still current, runs again and finds its effect done.
     loaded =
@@ -102,10 +102,12 @@ export async function resumeRun(
   runId: string,
   stepKey: string,
   command: (run: ActiveRun) => AutomationRunCommand | undefined,
+  /** The event that resumes it, if one does (a timer does not): the cause of what is appended. */
+  cause?: { id: string },
 ): Promise<void> {
-  const run = await loadRun(deps.store, runId);
+  const { state: run, chain } = await loadRunAt(deps.store, runId);
   if (run.status === "running" && run.waiting?.key === stepKey) {
-    const metadata = runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock);
+    const metadata = runMetadata(run.teamId, { ...chain!, ...(cause ? { causationId: cause.id } : {}) }, deps.clock);
     const now = formatTimestamp(deps.clock.now());
     if (!(await automationGoesOn(deps.store, run))) {
       await decideRun(deps.store, runId, { type: "CancelRun", now }, metadata);

@@ -10,6 +10,7 @@ import { testMode } from "@tidings/postgres";
 import { automationsProjection } from "@tidings/projections";
 import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { createRunContact, runnerDeps } from "../testing/automationFixtures.js";
+import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { runIdOf, startAutomationRunner } from "./automationRunner.js";
 import { automationMigrations } from "./migrations.js";
 
@@ -60,9 +61,11 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
     });
     const receivedEventId = randomUUID();
     const received = { receivedEventId, teamId, eventDefId: randomUUID(), name: eventName, contactId, payload: {}, receivedAt: now() };
+    const requestId = randomUUID();
+    const storedEventId = randomUUID();
     await store.append(
       customEventStream(receivedEventId),
-      [{ id: randomUUID(), type: "CustomEventReceived", data: received, metadata }],
+      [{ id: storedEventId, type: "CustomEventReceived", data: received, metadata: requestLikeMetadata(teamId, requestId) }],
       "no_stream",
     );
 
@@ -73,5 +76,8 @@ describe(`automation runner triggers (${testMode() === "server" ? "PostgreSQL an
       type: "AutomationRunStarted",
       data: { automationId, trigger: { receivedEventId } },
     });
+    // The run is in the chain of the request that sent the event, caused by the event.
+    const [started] = await store.readStream(run);
+    expectChain([started!], { actor: "saga:automations", teamId, correlationId: requestId, causes: [storedEventId] });
   });
 });

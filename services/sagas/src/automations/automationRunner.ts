@@ -17,7 +17,9 @@ import type { Database } from "@tidings/postgres";
 import { automationChangesDurable, automationEventsDurable } from "../durables.js";
 import { heldMessages } from "../heldMessages.js";
 import { advanceRun, resumeRun, type RunnerDeps, type RunTimerPayload } from "./advanceRun.js";
-import { decideOn, decideRun, loadRun, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
+import { decideOn, decideRun, loadRunAt, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
+import { reactingTo } from "../sagaMetadata.js";
+import type { RecordedEvent } from "@tidings/eventstore";
 import { stepContext } from "./stepContext.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
 
@@ -49,7 +51,7 @@ function triggeredBy(database: Database): (received: Received) => Promise<string
   );
 }
 
-async function startRun(deps: RunnerDeps, automationId: string, received: Received): Promise<void> {
+async function startRun(deps: RunnerDeps, automationId: string, received: Received, event: RecordedEvent): Promise<void> {
   const state = await loadState(deps.store, automationStream(automationId), automationDecider);
   if (state.status !== "active" || state.teamId !== received.teamId || state.automationStatus !== "enabled") return;
   const automation = state as LiveAutomation;
@@ -73,14 +75,9 @@ async function startRun(deps: RunnerDeps, automationId: string, received: Receiv
   };
   // Started here, the run goes on from what was appended without reading it back; a run an earlier
   // delivery of the event started conflicts, and advanceRun reads it.
-  const fresh: LoadedRun = { state: automationRunDecider.initialState, revision: "no_stream" };
-  const started = await decideOn(
-    deps.store,
-    runId,
-    fresh,
-    command,
-    runMetadata(received.teamId, runId, received.receivedEventId, deps.clock),
-  );
+  // The run is in the chain of the request that sent the event, and every event of it keeps that correlation.
+  const fresh: LoadedRun = { state: automationRunDecider.initialState, revision: "no_stream", chain: null };
+  const started = await decideOn(deps.store, runId, fresh, command, runMetadata(received.teamId, reactingTo(event), deps.clock));
   await advanceRun(deps, runId, started);
 }
 
@@ -88,37 +85,43 @@ async function startRun(deps: RunnerDeps, automationId: string, received: Receiv
  * Runs parked on a `wait_for_event` for this contact and event name move on by `event_received`, if the
  * event came after they parked and passes the step's `filter_rule`.
  */
-async function deliverAwaited(deps: RunnerDeps, received: Received): Promise<void> {
+async function deliverAwaited(deps: RunnerDeps, received: Received, event: RecordedEvent): Promise<void> {
   const awaiting = await deps.parked.awaiting(received.teamId, received.contactId, received.name);
   if (awaiting.length === 0) return;
   const receivedAt = parseTimestamp(received.receivedAt)!.getTime();
   const contact = await loadContact(deps.store, received.contactId);
   for (const { runId, stepKey } of awaiting) {
-    await resumeRun(deps, runId, stepKey, (run) => {
-      if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
-      const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
-      const live = contact.status === "active" ? contact : undefined;
-      if (
-        filter &&
-        !evaluateRule(
-          filter,
-          stepContext(run, live, {
-            payload: received.payload,
-            event: { id: received.receivedEventId, name: received.name, payload: received.payload },
-          }),
+    await resumeRun(
+      deps,
+      runId,
+      stepKey,
+      (run) => {
+        if (run.waiting!.eventName !== received.name || receivedAt < parseTimestamp(run.waiting!.since)!.getTime()) return undefined;
+        const filter = run.graph.steps.find((s) => s.key === stepKey)?.config.filter_rule as Rule | undefined;
+        const live = contact.status === "active" ? contact : undefined;
+        if (
+          filter &&
+          !evaluateRule(
+            filter,
+            stepContext(run, live, {
+              payload: received.payload,
+              event: { id: received.receivedEventId, name: received.name, payload: received.payload },
+            }),
+          )
         )
-      )
-        return undefined;
-      const output = { event_id: received.receivedEventId, payload: received.payload };
-      return {
-        type: "CompleteStep",
-        key: stepKey,
-        outcome: "completed",
-        output,
-        branch: "event_received",
-        now: formatTimestamp(deps.clock.now()),
-      };
-    });
+          return undefined;
+        const output = { event_id: received.receivedEventId, payload: received.payload };
+        return {
+          type: "CompleteStep",
+          key: stepKey,
+          outcome: "completed",
+          output,
+          branch: "event_received",
+          now: formatTimestamp(deps.clock.now()),
+        };
+      },
+      event,
+    );
   }
 }
 
@@ -143,12 +146,12 @@ export function fireRunTimer(deps: RunnerDeps, payload: RunTimerPayload): Promis
  * there are. Once `stopping` is aborted it cancels no more and throws its reason; the redelivered message
  * finds only the runs still parked.
  */
-async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping: AbortSignal): Promise<void> {
+async function cancelParkedRuns(deps: RunnerDeps, automationId: string, change: RecordedEvent, stopping: AbortSignal): Promise<void> {
   const state = await loadState(deps.store, automationStream(automationId), automationDecider);
   if (state.status === "active" && state.automationStatus === "enabled") return;
   for (const runId of await deps.parked.ofAutomation(automationId)) {
     stopping.throwIfAborted();
-    const run = await loadRun(deps.store, runId);
+    const { state: run, chain } = await loadRunAt(deps.store, runId);
     if (run.status === "none") continue;
     const key = run.waiting?.key;
     if (run.status === "running")
@@ -156,7 +159,7 @@ async function cancelParkedRuns(deps: RunnerDeps, automationId: string, stopping
         deps.store,
         runId,
         { type: "CancelRun", now: formatTimestamp(deps.clock.now()) },
-        runMetadata(run.teamId, runId, run.trigger.receivedEventId, deps.clock),
+        runMetadata(run.teamId, { ...chain!, causationId: change.id }, deps.clock),
       );
     if (key) {
       await deps.timers.cancel(runTimerKey(runId, key));
@@ -196,13 +199,13 @@ export async function startAutomationRunner(options: {
         await readModelsAt(["automations"], event.position);
         // Side by side: a run this event starts parks after the event, so it is never one the event resumes.
         await Promise.all([
-          automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received)))),
-          deliverAwaited(deps, received),
+          automationsTriggeredBy(received).then((ids) => Promise.all(ids.map((id) => startRun(deps, id, received, event)))),
+          deliverAwaited(deps, received, event),
         ]);
       },
     ),
     consumeEvents(bus, { durable: automationChangesDurable, category: "automation", maxDeliver: 10, concurrency: 2 }, (event, message) =>
-      cancelParkedRuns(deps, event.data.automationId, message.stopping),
+      cancelParkedRuns(deps, event.data.automationId, event, message.stopping),
     ),
   ]);
 }

@@ -1,4 +1,5 @@
-import { formatTimestamp, newId, type Clock } from "@tidings/core";
+import { newId, type Clock } from "@tidings/core";
+import { continuing, sagaMetadata, type EventChain } from "../sagaMetadata.js";
 import { DomainRejection, handleCommand, loadState } from "@tidings/commands";
 import {
   automationRunDecider,
@@ -14,10 +15,15 @@ import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from 
 export const loadRun = (store: EventStore, runId: string): Promise<AutomationRunState> =>
   loadState(store, automationRunStream(runId), automationRunDecider);
 
-/** A run with the revision it was read at, so the runner can append its next step without reading again. */
+/**
+ * A run with the revision it was read at, so the runner can append its next step without reading again, and
+ * the chain its next event continues: the run's (the request whose event started it), caused by its last event.
+ */
 export interface LoadedRun {
   state: AutomationRunState;
   revision: bigint | "no_stream";
+  /** Null for a run not started. */
+  chain: EventChain | null;
 }
 
 export async function loadRunAt(store: EventStore, runId: string): Promise<LoadedRun> {
@@ -26,7 +32,8 @@ export async function loadRunAt(store: EventStore, runId: string): Promise<Loade
     automationRunDecider,
     recorded.map((e) => ({ type: e.type, data: e.data }) as AutomationRunEvent),
   );
-  return { state, revision: recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision };
+  if (recorded.length === 0) return { state, revision: "no_stream", chain: null };
+  return { state, revision: recorded[recorded.length - 1]!.revision, chain: continuing(recorded) };
 }
 
 /**
@@ -43,27 +50,23 @@ export async function decideOn(
   const decided = automationRunDecider.decide(command, loaded.state);
   if (isDomainError(decided)) throw new DomainRejection(decided);
   if (decided.length === 0) return loaded;
+  const events = decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata }));
   try {
-    const { nextExpectedRevision } = await store.append(
-      automationRunStream(runId),
-      decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })),
-      loaded.revision,
-    );
-    return { state: decided.reduce(automationRunDecider.evolve, loaded.state), revision: nextExpectedRevision };
+    const { nextExpectedRevision } = await store.append(automationRunStream(runId), events, loaded.revision);
+    return {
+      state: decided.reduce(automationRunDecider.evolve, loaded.state),
+      revision: nextExpectedRevision,
+      chain: { correlationId: metadata.correlationId!, causationId: events[events.length - 1]!.id },
+    };
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return undefined;
     throw error;
   }
 }
 
-/** Events the runner appends: the run is the correlation, the received custom event the first cause. */
-export const runMetadata = (teamId: string, runId: string, causationId: string, clock: Clock): EventMetadata => ({
-  teamId,
-  actor: "saga:automations",
-  correlationId: runId,
-  causationId,
-  occurredAt: formatTimestamp(clock.now()),
-});
+/** Events the runner appends, and those of its steps (emails, contact changes), in the run's chain. */
+export const runMetadata = (teamId: string, chain: EventChain, clock: Clock): EventMetadata =>
+  sagaMetadata(clock, "automations", { teamId, ...chain });
 
 /**
  * Appends what the run decider decides, at the revision it read. A racing writer (a timer and an event

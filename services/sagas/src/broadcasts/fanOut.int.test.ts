@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLogger, formatTimestamp, systemClock } from "@tidings/core";
+import { broadcastEmailId, createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createSegment, updateContact } from "@tidings/audience";
 import { handleCommand } from "@tidings/commands";
-import { broadcastDecider, broadcastStream, type BroadcastEvent } from "@tidings/domain";
-import type { EventStore } from "@tidings/eventstore";
+import { broadcastDecider, broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { testMode } from "@tidings/postgres";
 import { productProjections } from "@tidings/projections";
 import { suppressedRecipients } from "@tidings/sending";
+import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { heldReadModelsForFile } from "../testing/heldReadModels.js";
 import { runBroadcastFanOut, type BroadcastFanOutDeps } from "./fanOut.js";
+import { queueScheduledBroadcast } from "./schedule.js";
 import { TeamRates } from "./pacing.js";
 
 const teamId = randomUUID();
@@ -49,7 +51,11 @@ const aContact = (email: string, segmentId: string) =>
     metadata,
   );
 
-async function sendBroadcast(segmentId: string): Promise<string> {
+async function sendBroadcast(
+  segmentId: string,
+  sendMetadata: EventMetadata = metadata,
+  scheduledAt: string | null = null,
+): Promise<string> {
   const broadcastId = randomUUID();
   const content = {
     name: "News",
@@ -74,8 +80,8 @@ async function sendBroadcast(segmentId: string): Promise<string> {
     store,
     streamId,
     decider: broadcastDecider,
-    command: { type: "SendBroadcast", teamId, scheduledAt: null, domainId: null, now: now() },
-    metadata,
+    command: { type: "SendBroadcast", teamId, scheduledAt, domainId: null, now: now() },
+    metadata: sendMetadata,
   });
   return broadcastId;
 }
@@ -98,5 +104,35 @@ describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     } finally {
       releaseHeld();
     }
+  });
+
+  it("appends the broadcast's events and queues its emails in the chain of the request that queued it", async () => {
+    const segment = await createSegment(deps(), teamId, "Chained", metadata);
+    const contacts = [await aContact("one@example.test", segment.id), await aContact("two@example.test", segment.id)];
+    expect(await readModels.projections.waitFor(contacts[1]!.position!, 10_000)).toBe(true);
+    const requestId = randomUUID();
+    const broadcastId = await sendBroadcast(segment.id, requestLikeMetadata(teamId, requestId));
+    await runBroadcastFanOut(fanOut, broadcastId);
+
+    const [, queued, ...ran] = await store.readStream(broadcastStream(broadcastId));
+    expect(ran.map((e) => e.type)).toEqual(["BroadcastBatchPlanned", "BroadcastSendingStarted", "BroadcastBatchQueued", "BroadcastSent"]);
+    const chain = { actor: "saga:broadcast-fan-out", teamId, correlationId: requestId };
+    expectChain(ran, { ...chain, causes: ran.map(() => queued!.id) });
+    const emails = await Promise.all(
+      contacts.map(async (c) => (await store.readStream(emailStream(broadcastEmailId(broadcastId, c.id))))[0]!),
+    );
+    // Each email is caused by the plan of its batch.
+    expectChain(emails, { ...chain, causes: emails.map(() => ran[0]!.id) });
+  });
+
+  it("queues a scheduled broadcast when its timer fires in the chain of the request that scheduled it", async () => {
+    const segment = await createSegment(deps(), teamId, "Later", metadata);
+    const requestId = randomUUID();
+    const inAnHour = formatTimestamp(new Date(Date.now() + 3_600_000));
+    const broadcastId = await sendBroadcast(segment.id, requestLikeMetadata(teamId, requestId), inAnHour);
+    await queueScheduledBroadcast(store, systemClock, broadcastId);
+    const [, scheduled, queued] = await store.readStream(broadcastStream(broadcastId));
+    expect([scheduled!.type, queued!.type]).toEqual(["BroadcastScheduled", "BroadcastQueued"]);
+    expectChain([queued!], { actor: "saga:broadcast-scheduler", teamId, correlationId: requestId, causes: [scheduled!.id] });
   });
 });

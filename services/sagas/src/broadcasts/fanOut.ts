@@ -13,7 +13,7 @@ import type { SuppressedRecipients } from "@tidings/sending";
 import { contactsById, eligibleMembers, propertyFallbacks } from "./audienceSnapshot.js";
 import { recipientEmail, textTemplateOf, type UnsubscribeLinks } from "./broadcastEmail.js";
 import { InFlightWindow, settledEmails, teamBroadcastRate, type TeamRates } from "./pacing.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { reactingTo, sagaMetadata } from "../sagaMetadata.js";
 
 export interface BroadcastFanOutDeps {
   store: EventStore;
@@ -118,14 +118,18 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const state = fold(broadcastDecider, events);
   if (state.status !== "queued" && state.status !== "sending") return;
   const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
-  const context = { teamId: state.teamId, correlationId: broadcastId, causationId: broadcastId };
-  const metadata = () => sagaMetadata(deps.clock, "broadcast-fan-out", context);
+  // The run continues the chain of the request that queued the broadcast (or of the timer that did): each
+  // batch's emails are caused by the batch's plan, the broadcast's own events by its BroadcastQueued.
+  const queued = recorded.findLast((e) => e.type === "BroadcastQueued")!;
+  const planEvents = recorded.filter((e) => e.type === "BroadcastBatchPlanned");
+  const metadataFor = (cause: { id: string }) => () =>
+    sagaMetadata(deps.clock, "broadcast-fan-out", { teamId: state.teamId, ...reactingTo(queued), causationId: cause.id });
+  const metadata = metadataFor(queued);
   const held = await holdStream(deps.store, stream, broadcastDecider, metadata);
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    const queued = recorded.findLast((e) => e.type === "BroadcastQueued")!.position;
-    if (await planSnapshot(deps, state, queued, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
+    if (await planSnapshot(deps, state, queued.position, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
     return;
   }
 
@@ -148,6 +152,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   };
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
+    const batchMetadata = metadataFor(planEvents[batch]!);
     const contacts = await contactsById(
       deps.database,
       recipients.map((r) => r.contactId),
@@ -185,7 +190,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
           // The email's id derives from the broadcast and the contact: a rerun of the batch queues nothing twice.
           await queueEmail(
             deps.store,
-            { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata: metadata() },
+            { content, scheduledAt: null, suppressed: onList ? [onList] : [], now: content.createdAt, metadata: batchMetadata() },
             "derived",
           );
         },

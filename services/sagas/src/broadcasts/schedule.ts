@@ -1,11 +1,11 @@
 import { loadState, handleCommand } from "@tidings/commands";
 import { formatTimestamp, type Clock } from "@tidings/core";
-import { broadcastDecider, broadcastStream } from "@tidings/domain";
+import { broadcastDecider, broadcastStream, fold, type BroadcastEvent } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { broadcastScheduleDurable, broadcastScheduleEvents } from "../durables.js";
 import { instantOf } from "../delivery/emailStream.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { continuing, sagaMetadata } from "../sagaMetadata.js";
 import type { Timers } from "../timers/index.js";
 
 export const broadcastTimerKey = (broadcastId: string) => `broadcast-send:${broadcastId}`;
@@ -27,14 +27,20 @@ export async function syncBroadcastTimer(store: EventStore, timers: Timers, broa
 
 /** The timer fired: queue the broadcast if it is still scheduled; the fan-out saga takes it from there. */
 export async function queueScheduledBroadcast(store: EventStore, clock: Clock, broadcastId: string): Promise<void> {
-  const state = await loadState(store, broadcastStream(broadcastId), broadcastDecider);
+  const recorded = await store.readStream(broadcastStream(broadcastId));
+  const state = fold(
+    broadcastDecider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent),
+  );
   if (state.status !== "scheduled") return;
+  // The chain of the request that scheduled it, caused by the stream's last event (the schedule, or its change).
+  const scheduled = recorded.findLast((e) => e.type === "BroadcastScheduled") ?? recorded[0]!;
   await handleCommand({
     store,
     streamId: broadcastStream(broadcastId),
     decider: broadcastDecider,
     command: { type: "QueueScheduledBroadcast", now: formatTimestamp(clock.now()) },
-    metadata: sagaMetadata(clock, "broadcast-scheduler", { teamId: state.teamId, correlationId: broadcastId, causationId: broadcastId }),
+    metadata: sagaMetadata(clock, "broadcast-scheduler", { teamId: state.teamId, ...continuing(recorded, scheduled) }),
   });
 }
 

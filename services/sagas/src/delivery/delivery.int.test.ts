@@ -3,12 +3,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { formatTimestamp } from "@tidings/core";
-import { broadcastStream } from "@tidings/domain";
+import { broadcastStream, emailStream } from "@tidings/domain";
 import { refusingAppends } from "@tidings/eventstore/testing";
 import { createBlobStore } from "@tidings/blobs";
 import { createSmtpTransport } from "@tidings/mail";
 import { testMode } from "@tidings/postgres";
 import { bareDeliveryDeps } from "../testing/bareDeliveryDeps.js";
+import { expectChain } from "../testing/expectChain.js";
 import { deliveryToSinkForFile } from "../testing/deliveryToSink.js";
 import { deliverEmail } from "./delivery.js";
 
@@ -42,6 +43,10 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([["invoice.pdf", pdf.toString()]]);
     await sleep(300);
     expect(delivery.sink.received).toHaveLength(1);
+    // The outcome continues the chain of the request that queued the email, caused by its EmailQueued.
+    const [queued, ...outcome] = await delivery.store.readStream(emailStream(emailId));
+    const chain = { actor: "saga:delivery", teamId, correlationId: queued!.metadata.correlationId! };
+    expectChain(outcome, { ...chain, causes: [queued!.id, queued!.id] });
   });
 
   it("cancels, without sending it, a broadcast's email whose broadcast was canceled before its first attempt", async () => {
@@ -125,6 +130,11 @@ describe(`delivery saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PG
     await waitForType(emailId, "EmailDelivered");
     const [message] = delivery.sink.withMessageId(`<${emailId}@tidings.test>`);
     expect(message!.receivedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    // The timer's EmailQueued is in the chain of the request that scheduled the email, caused by its EmailScheduled.
+    const [scheduled, queued, ...outcome] = await delivery.store.readStream(emailStream(emailId));
+    const correlationId = scheduled!.metadata.correlationId!;
+    expectChain([queued!], { actor: "saga:scheduler", teamId, correlationId, causes: [scheduled!.id] });
+    expectChain(outcome, { actor: "saga:delivery", teamId, correlationId, causes: [queued!.id, queued!.id] });
   });
 
   it("sends a rescheduled email at its new time and never a canceled one", async () => {

@@ -81,14 +81,15 @@ async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: Ab
   const { store, transport, logger } = deps;
   const loaded = await loadEmail(store, emailId);
   const { state, content, firstDelayedAt } = loaded;
-  if (state.status === "none" || content === null) return;
+  if (state.status === "none" || content === null || loaded.chain === null) return;
+  const { chain } = loaded;
   if (hasFinalOutcome(state) || state.status === "scheduled") return;
   const record = (command: EmailCommand) =>
     recordOutcome(
       store,
       { ...loaded, emailId },
       command,
-      sagaMetadata(deps.clock, "delivery", { teamId: state.teamId, correlationId: emailId }),
+      sagaMetadata(deps.clock, "delivery", { teamId: state.teamId, ...chain }),
       stopping,
     );
   const now = () => formatTimestamp(deps.clock.now());

@@ -6,6 +6,7 @@ import { emailDecider, emailStream, fold, hasFinalOutcome, type EmailEvent } fro
 import { testMode } from "@tidings/postgres";
 import { sql } from "kysely";
 import { deliveryToSinkForFile } from "../testing/deliveryToSink.js";
+import { expectChain } from "../testing/expectChain.js";
 
 /** What the server's replies, recipient by recipient, make of an email: bounces, deferrals and their retries, suppressions. */
 describe(`delivery outcomes (${testMode() === "server" ? "PostgreSQL and NATS" : "PGlite and the in-process bus"}) from a loopback SMTP sink`, () => {
@@ -62,6 +63,13 @@ describe(`delivery outcomes (${testMode() === "server" ? "PostgreSQL and NATS" :
     expect(await types(emailId)).toEqual(["EmailQueued", "EmailDeliveryDelayed", "EmailDeliveryDelayed", "EmailSent", "EmailDelivered"]);
     expect(delivery.sink.refusedMessages).toBe(2);
     expect(delivery.sink.withMessageId(`<${emailId}@tidings.test>`)).toHaveLength(1);
+    // Each retry, fired by its timer, is caused by the deferral before it, in the chain of the queuing request.
+    const [queued, firstDelay, secondDelay, ...outcome] = await delivery.store.readStream(emailStream(emailId));
+    const chain = { actor: "saga:delivery", teamId: delivery.teamId, correlationId: queued!.metadata.correlationId! };
+    expectChain([firstDelay!, secondDelay!, ...outcome], {
+      ...chain,
+      causes: [queued!.id, firstDelay!.id, secondDelay!.id, secondDelay!.id],
+    });
   });
 
   const copiesPerRecipient = (emailId: string) => {

@@ -1,6 +1,7 @@
 import { parseTimestamp } from "@tidings/core";
 import { emailDecider, emailStream, fold, type EmailContent, type EmailEvent, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
+import { continuing, type EventChain } from "../sagaMetadata.js";
 
 export interface LoadedEmail {
   state: EmailState;
@@ -10,6 +11,8 @@ export interface LoadedEmail {
   firstDelayedAt: Date | null;
   /** The revision read, for an append that expects nothing else to have been written since. */
   revision: bigint | "no_stream";
+  /** The chain what the saga appends next continues: the email's request, caused by the stream's last event; null with no stream. */
+  chain: EventChain | null;
 }
 
 /** The email as its stream says now; sagas decide from this, never from a read model (docs/architecture.md §1). */
@@ -27,7 +30,8 @@ export async function loadEmail(store: EventStore, emailId: string): Promise<Loa
     }
   }
   const revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
-  return { state: fold(emailDecider, events), content, firstDelayedAt, revision };
+  const chain = recorded.length === 0 ? null : continuing(recorded);
+  return { state: fold(emailDecider, events), content, firstDelayedAt, revision, chain };
 }
 
 /** Email events carry times in the wire format (`YYYY-MM-DD HH:MM:SS.ffffff+00`); ISO 8601 is read too. */

@@ -13,13 +13,14 @@ import {
   type RecordTargets,
 } from "@tidings/domain";
 import { aDomainSettings } from "@tidings/domain/testing";
-import type { EventStore } from "@tidings/eventstore";
+import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { migrate, type TestDatabase } from "@tidings/postgres";
 import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import { createRecordLookup } from "./domainRecordLookup.js";
 import { checkDomain, domainCheckTimerKey, fireDomainCheck, type DomainVerificationDeps } from "./domainVerification.js";
 import { createTimers, startTimerPoller, timerMigrations } from "../timers/index.js";
+import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 
 const teamId = randomUUID();
 const targets: RecordTargets = {
@@ -66,8 +67,8 @@ function publish(records: DnsRecord[], leaveOut: DnsRecord["key"][] = []): void 
   }
 }
 
-const command = (domainId: string, c: DomainCommand) =>
-  handleCommand({ store, streamId: domainStream(domainId), decider: domainDecider, command: c, metadata: { teamId, actor: "test" } });
+const command = (domainId: string, c: DomainCommand, metadata: EventMetadata = { teamId, actor: "test" }) =>
+  handleCommand({ store, streamId: domainStream(domainId), decider: domainDecider, command: c, metadata });
 const load = (domainId: string) => loadState(store, domainStream(domainId), domainDecider);
 const timerDue = async (domainId: string) => {
   const { rows } = await sql<{ due_at: Date }>`SELECT due_at FROM due_timers WHERE key = ${domainCheckTimerKey(domainId)}`.execute(
@@ -92,14 +93,13 @@ async function aDomainBeingVerified(deadlineMs = 72 * 3600_000) {
     now,
   });
   const verificationId = randomUUID();
-  await command(domainId, {
-    type: "StartDomainVerification",
-    teamId,
-    verificationId,
-    now,
-    deadline: formatTimestamp(new Date(Date.now() + deadlineMs)),
-  });
-  return { domainId, verificationId, records: domainRecords(name, settings, targets, publicKey) };
+  const requestId = randomUUID();
+  await command(
+    domainId,
+    { type: "StartDomainVerification", teamId, verificationId, now, deadline: formatTimestamp(new Date(Date.now() + deadlineMs)) },
+    requestLikeMetadata(teamId, requestId),
+  );
+  return { domainId, verificationId, requestId, records: domainRecords(name, settings, targets, publicKey) };
 }
 const statuses = (records: DnsRecord[]) => Object.fromEntries(records.map((r) => [r.key, r.status]));
 
@@ -155,7 +155,7 @@ describe("domain verification saga against a DNS server on loopback", () => {
   });
 
   it("makes a verified domain whose DKIM record disappeared ineligible for sending at its re-check", async () => {
-    const { domainId, records } = await aDomainBeingVerified(1);
+    const { domainId, records, requestId } = await aDomainBeingVerified(1);
     publish(records);
     await checkDomain(deps, domainId, randomUUID());
     expect(isEligibleForSending(await load(domainId))).toBe(true);
@@ -164,6 +164,14 @@ describe("domain verification saga against a DNS server on loopback", () => {
     const state = await load(domainId);
     expect(isEligibleForSending(state)).toBe(false);
     expect(state.status === "active" && statuses(state.records).dkim).toBe("failed");
+    // Both rounds, and the failure past the window, are in the chain of the request that started the verification,
+    // each caused by the event before it.
+    const recorded = await store.readStream(domainStream(domainId));
+    const started = recorded.find((e) => e.type === "DomainVerificationStarted")!;
+    const ran = recorded.slice(recorded.indexOf(started) + 1);
+    expect(ran.map((e) => e.type)).toEqual(["DomainRecordsChecked", "DomainRecordsChecked", "DomainVerificationFailed"]);
+    const causes = [started.id, ran[0]!.id, ran[1]!.id];
+    expectChain(ran, { actor: "saga:domain-verification", teamId, correlationId: requestId, causes });
   });
 
   it("keeps a partially verified domain on a daily check once its window has passed", async () => {

@@ -1,11 +1,11 @@
 import { deterministicId, formatTimestamp, parseTimestamp, type Clock, type Logger } from "@tidings/core";
 import { handleCommand, loadState } from "@tidings/commands";
 import { domainDecider, domainStream, type DomainCommand } from "@tidings/domain";
-import type { EventStore } from "@tidings/eventstore";
+import type { EventStore, RecordedEvent } from "@tidings/eventstore";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { domainVerificationDurable } from "../durables.js";
 import type { RecordLookup } from "./domainRecordLookup.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { continuing, sagaMetadata } from "../sagaMetadata.js";
 import type { Timers } from "../timers/index.js";
 
 export interface DomainVerificationDeps {
@@ -25,8 +25,15 @@ export type DomainCheckTimer = { kind: "check-domain"; domainId: string };
 
 const loadDomain = (store: EventStore, domainId: string) => loadState(store, domainStream(domainId), domainDecider);
 
+/**
+ * Checks, first or timed, continue the chain of the request that started the verification (its
+ * DomainVerificationStarted), each caused by the stream's last event: the start, or the previous check.
+ */
 function run(deps: DomainVerificationDeps, state: { domainId: string; teamId: string }, command: DomainCommand) {
-  const metadata = sagaMetadata(deps.clock, "domain-verification", { teamId: state.teamId, correlationId: state.domainId });
+  const metadata = (_state: unknown, recorded: RecordedEvent[]) => {
+    const started = recorded.findLast((e) => e.type === "DomainVerificationStarted") ?? recorded[0]!;
+    return sagaMetadata(deps.clock, "domain-verification", { teamId: state.teamId, ...continuing(recorded, started) });
+  };
   return handleCommand({ store: deps.store, streamId: domainStream(state.domainId), decider: domainDecider, command, metadata });
 }
 

@@ -16,6 +16,7 @@ import type { EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { settledWrites } from "@tidings/postgres";
 import { runContactImport, type ContactImportDeps } from "./contactImports.js";
+import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 
 const logger = createLogger("silent");
 const metadata = { actor: "test" };
@@ -60,9 +61,14 @@ async function queueImport(
     ...options.columnMap,
   };
   const request = { importId, teamId, file, columnMap, onConflict: options.onConflict, segmentIds: options.segmentIds ?? [], topics: [] };
-  await enqueueContactImport({ store, clock: systemClock }, request, metadata);
+  const requestId = randomUUID();
+  requestOf.set(importId, requestId);
+  await enqueueContactImport({ store, clock: systemClock }, request, requestLikeMetadata(teamId, requestId));
   return importId;
 }
+
+/** The request that queued each import, as its ContactImportQueued says. */
+const requestOf = new Map<string, string>();
 
 const importState = async (importId: string): Promise<ContactImportState> =>
   fold(
@@ -167,6 +173,14 @@ describe("contact import saga", () => {
       segmentIds: [segment.id],
     });
     await expectEachCreatedOnce(teamId);
+    // The run's events and the contacts it wrote are in the chain of the request that queued it, caused by its queuing.
+    const [queued, ...ran] = await store.readStream(contactImportStream(importId));
+    const chain = { actor: "saga:contact-import", teamId, correlationId: requestOf.get(importId)! };
+    expectChain(ran, { ...chain, causes: ran.map(() => queued!.id) });
+    const written = (await store.readAll({ filter: { streamCategory: ["contact"] } })).filter((e) => e.metadata.actor === chain.actor);
+    const ofThisImport = written.filter((e) => e.metadata.teamId === teamId);
+    expect(ofThisImport.length).toBeGreaterThanOrEqual(46);
+    expectChain(ofThisImport, { ...chain, causes: ofThisImport.map(() => queued!.id) });
   });
 
   it("skips: existing contacts and repeated addresses are left as they were", async () => {

@@ -30,7 +30,7 @@ import { contactImportDurable } from "../durables.js";
 import { consumeLongWork } from "../heldMessages.js";
 import { holdStream } from "../heldStream.js";
 import { OrderedWindow, unwrap, type Settled } from "./orderedWindow.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { reactingTo, sagaMetadata } from "../sagaMetadata.js";
 
 export interface ContactImportDeps {
   store: EventStore;
@@ -107,7 +107,10 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   const stream = contactImportStream(importId);
   const job = await loadState(deps.store, stream, contactImportDecider);
   if (job.status === "none" || job.status === "completed" || job.status === "failed") return;
-  const metadata = () => sagaMetadata(deps.clock, "contact-import", { teamId: job.teamId, correlationId: importId, causationId: importId });
+  // Every write of the run, rows and checkpoints, is caused by the ContactImportQueued, in its request's chain.
+  const [queued] = await deps.store.readStream(stream, { maxCount: 1 });
+  const chain = reactingTo(queued!);
+  const metadata = () => sagaMetadata(deps.clock, "contact-import", { teamId: job.teamId, ...chain });
   const { record } = await holdStream(deps.store, stream, contactImportDecider, metadata);
   const now = () => formatTimestamp(deps.clock.now());
   await record({ type: "StartContactImport", now: now() });

@@ -43,14 +43,14 @@ export const queueScheduledEmailDecider: Decider<QueueScheduledEmail, EmailEvent
 
 /** Fires a send timer: queues the email, which the delivery saga then picks up like any other. */
 export async function queueScheduledEmail(store: EventStore, clock: Clock, emailId: string): Promise<void> {
-  const { state } = await loadEmail(store, emailId);
-  if (state.status !== "scheduled") return;
+  const { state, chain } = await loadEmail(store, emailId);
+  if (state.status !== "scheduled" || chain === null) return;
   await handleCommand({
     store,
     streamId: emailStream(emailId),
     decider: queueScheduledEmailDecider,
     command: { type: "QueueScheduledEmail" },
-    metadata: sagaMetadata(clock, "scheduler", { teamId: state.teamId, correlationId: emailId }),
+    metadata: sagaMetadata(clock, "scheduler", { teamId: state.teamId, ...chain }),
   });
 }
 

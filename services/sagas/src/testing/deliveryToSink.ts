@@ -9,6 +9,7 @@ import type { TestDatabase } from "@tidings/postgres";
 import { suppressionsProjection } from "@tidings/projections";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { startSagas, type RunningSagas } from "../startSagas.js";
+import { requestLikeMetadata } from "./expectChain.js";
 import { sagaPipelineForFile } from "./sagaPipeline.js";
 
 /** The sagas of a test file sending into a loopback SMTP sink, and what its tests send and look with. */
@@ -73,7 +74,7 @@ export function deliveryToSinkForFile(): DeliveryToSink {
         streamId: emailStream(emailId),
         decider: emailDecider,
         command,
-        metadata: { teamId, actor: "test" },
+        metadata: requestLikeMetadata(teamId, randomUUID()),
       }),
     types: async (emailId) => (await delivery.store.readStream(emailStream(emailId))).map((e) => e.type),
     waitForType: async (emailId, type, timeoutMs = 10_000) => {

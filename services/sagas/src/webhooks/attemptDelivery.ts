@@ -20,7 +20,7 @@ import { canonicalJson } from "./canonicalJson.js";
 import type { AttemptLeases } from "./attemptLeases.js";
 import { targetOf, type WebhookTarget, type WebhookTargets } from "./webhookTargets.js";
 import { untilRecorded } from "../untilRecorded.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { continuing, sagaMetadata, type EventChain } from "../sagaMetadata.js";
 
 export interface AttemptDeps {
   store: EventStore;
@@ -70,6 +70,8 @@ export interface KnownDelivery {
   state: LiveWebhookDelivery;
   revision: bigint;
   target: WebhookTarget;
+  /** What the attempt's record continues: the chain of the event the delivery was made for, caused by the stream's last event. */
+  chain: EventChain;
 }
 
 /**
@@ -118,7 +120,7 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
     return undefined;
   }
   const events = webhookId === state.webhookId && webhookEvents ? webhookEvents : await store.readStream(webhookStream(state.webhookId));
-  return { state, revision: recorded[recorded.length - 1]!.revision, target: targetOf(events) };
+  return { state, revision: recorded[recorded.length - 1]!.revision, target: targetOf(events), chain: continuing(recorded) };
 }
 
 /**
@@ -158,7 +160,7 @@ async function attemptLoaded(
   { answered = () => {}, stopping }: AttemptOptions,
 ): Promise<void> {
   const { store, timers } = deps;
-  const { state, revision, target } = loaded;
+  const { state, revision, target, chain } = loaded;
   const streamId = webhookDeliveryStream(deliveryId);
   const key = deliveryTimerKey(deliveryId);
   // Tried again while the store refuses it (untilRecorded): an attempt the endpoint took and nobody
@@ -167,7 +169,7 @@ async function attemptLoaded(
     const decided = webhookDeliveryDecider.decide(command, state);
     if (isDomainError(decided)) throw new DomainRejection(decided);
     if (decided.length === 0) return;
-    const metadata = sagaMetadata(deps.clock, "webhooks", { teamId: state.teamId, correlationId: deliveryId });
+    const metadata = sagaMetadata(deps.clock, "webhooks", { teamId: state.teamId, ...chain });
     await untilRecorded(async () => {
       try {
         await store.append(

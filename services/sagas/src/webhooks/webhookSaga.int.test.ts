@@ -11,6 +11,7 @@ import { forwardedEventSubject, toForwardedEvent, type Bus } from "@tidings/bus"
 import { handleCommand } from "@tidings/commands";
 import { testMode, type TestDatabase } from "@tidings/postgres";
 import { webhookDeliveriesProjection, webhooksProjection, type RunningProjections } from "@tidings/projections";
+import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { createTimers, startTimerPoller, type TimerPoller } from "../timers/index.js";
 import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
@@ -61,6 +62,8 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     for (const deadline = Date.now() + 10_000; !received.some((r) => r.id === id); await sleep(25))
       if (Date.now() > deadline) throw new Error(`no request ${id} within 10 s`);
   };
+  /** The request whose chain the test's emails and left-behind deliveries are in. */
+  const requestId = randomUUID();
   const suppressedEmail = async () => {
     const emailId = randomUUID();
     const now = formatTimestamp(new Date());
@@ -68,12 +71,12 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     await store.append(
       emailStream(emailId),
       [
-        { id: randomUUID(), type: "EmailQueued", data: content, metadata: { teamId } },
+        { id: randomUUID(), type: "EmailQueued", data: content, metadata: requestLikeMetadata(teamId, requestId) },
         {
           id: randomUUID(),
           type: "EmailSuppressed",
           data: { emailId, recipients: ["b@example.test"], suppressedAt: now },
-          metadata: { teamId },
+          metadata: requestLikeMetadata(teamId, requestId),
         },
       ],
       "no_stream",
@@ -121,6 +124,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
             payload,
             createdAt: formatTimestamp(new Date()),
           },
+          metadata: { teamId, actor: "saga:webhooks", correlationId: requestId, causationId: randomUUID() },
         },
       ],
       "no_stream",
@@ -170,7 +174,15 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     // The endpoint answers before the attempt is recorded: on a busy machine the record comes later.
     const delivery = () => store.readStream(webhookDeliveryStream(deterministicId("webhook-delivery", webhookId, suppressed!.id)));
     for (const deadline = Date.now() + 10_000; (await delivery()).length < 2 && Date.now() < deadline;) await sleep(25);
-    expect((await delivery()).map((e) => e.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    const [created, attempted] = await delivery();
+    expect([created, attempted].map((e) => e?.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    // In the chain of the email's request: made because of the email's event, attempted because it was made.
+    expectChain([created!, attempted!], {
+      actor: "saga:webhooks",
+      teamId,
+      correlationId: requestId,
+      causes: [suppressed!.id, created!.id],
+    });
   });
 
   it("delivers an event to a webhook created just before it, while the webhooks read model is still behind the creation", async () => {
@@ -222,10 +234,10 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     expect(JSON.parse(received[before]!.body)).toEqual(payload);
     for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))
       if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
-    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual([
-      "WebhookDeliveryCreated",
-      "WebhookDeliveryAttempted",
-    ]);
+    const [created, attempted] = await store.readStream(webhookDeliveryStream(deliveryId));
+    expect([created, attempted].map((e) => e?.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);
+    // Read back from its stream, the delivery's chain goes on: the attempt is caused by the creation.
+    expectChain([attempted!], { actor: "saga:webhooks", teamId, correlationId: requestId, causes: [created!.id] });
   });
 
   it("makes a left-behind delivery once when two saga processes sweep: the attempt is claimed, not only the timer", async () => {

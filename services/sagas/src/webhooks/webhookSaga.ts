@@ -24,7 +24,7 @@ import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
-import { sagaMetadata } from "../sagaMetadata.js";
+import { reactingTo, sagaMetadata } from "../sagaMetadata.js";
 
 export interface WebhookSagaOptions {
   bus: Bus;
@@ -111,24 +111,19 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
       webhookDeliveryDecider.initialState,
     );
     if (isDomainError(decided)) throw new DomainRejection(decided);
-    const metadata = sagaMetadata(options.clock, "webhooks", {
-      teamId,
-      correlationId: event.metadata.correlationId ?? event.id,
-      causationId: event.id,
-    });
+    const chain = reactingTo(event);
+    const metadata = sagaMetadata(options.clock, "webhooks", { teamId, ...chain });
+    // A fresh event id: the same id again would pass as a retry of this append, and this process would
+    // take a delivery made earlier for new. "no_stream" is what makes the delivery once.
+    const events = decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata }));
     try {
-      const appended = await store.append(
-        webhookDeliveryStream(deliveryId),
-        // A fresh event id: the same id again would pass as a retry of this append, and this process would
-        // take a delivery made earlier for new. "no_stream" is what makes the delivery once.
-        decided.map((e) => ({ id: newId(), type: e.type, data: e.data, metadata })),
-        "no_stream",
-      );
+      const appended = await store.append(webhookDeliveryStream(deliveryId), events, "no_stream");
       const state = decided.reduce(webhookDeliveryDecider.evolve, webhookDeliveryDecider.initialState) as LiveWebhookDelivery;
       queues.enqueue(webhook.id, deliveryId, {
         at,
         state,
         revision: appended.nextExpectedRevision,
+        chain: { correlationId: chain.correlationId, causationId: events[events.length - 1]!.id },
         target: { endpoint: webhook.endpoint, secrets: webhook.secrets },
       });
     } catch (error) {
