@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailStream } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
+import { runCommand } from "@tidings/cli";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 import type { EventType } from "../support/webhookSuite.js";
@@ -37,7 +38,7 @@ describe("event metadata, from a request down to the webhooks of its email", () 
     await receiver?.close();
   });
 
-  it("gives every event occurredAt, actor and correlationId, and the email's chain the request's id", async () => {
+  it("gives every event occurredAt, actor and correlationId, the email's chain the request's id, and audit find on that id lists them", async () => {
     const { resend, sink, server } = mailing;
     const store = server.serving.runtime.store;
     const webhook = await resend.webhooks.create({ endpoint: `${receiver.url}/hook`, events: emailTypes });
@@ -103,5 +104,25 @@ describe("event metadata, from a request down to the webhooks of its email", () 
       const attempt = deliveries.find((e) => e.streamId === created.streamId && e.type === "WebhookDeliveryAttempted")!;
       expect(attempt.metadata.causationId).toBe(created.id);
     }
+
+    // The request id leads an auditor, through the projector's index, to every event it caused.
+    const caused = [...email, ...deliveries].map((e) => e.id).sort();
+    const found = async () => {
+      const lines: string[] = [];
+      const code = await runCommand(["audit", "find", requestId, "--json"], server.serving.runtime, {
+        out: (line) => lines.push(line),
+        err: () => {},
+      });
+      const events = lines.map((line) => JSON.parse(line) as { event_id: string; type: string });
+      return { code, ids: [...new Set(events.map((e) => e.event_id))].filter((id) => caused.includes(id)).sort(), events };
+    };
+    let listed = await found();
+    for (const deadline = Date.now() + 30_000; listed.ids.length < caused.length && Date.now() < deadline; await sleep(100))
+      listed = await found();
+    expect(listed.code).toBe(0);
+    expect(listed.ids).toEqual(caused);
+    expect(new Set(listed.events.map((e) => e.type))).toEqual(
+      new Set(["EmailQueued", "EmailSent", "EmailDelivered", "WebhookDeliveryCreated", "WebhookDeliveryAttempted"]),
+    );
   });
 });
