@@ -63,6 +63,11 @@ export interface RecordedEvent {
   revision: bigint;
   position: Position;
   createdAt: Date;
+  /**
+   * The event's link in its stream's hash chain, in hex (docs/operations.md, "Integrity"). Both adapters
+   * set it on every event they read; an event rebuilt elsewhere (from the bus) may not carry it.
+   */
+  hash?: string;
 }
 
 export interface AppendResult {
