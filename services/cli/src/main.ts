@@ -5,6 +5,12 @@ import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectionsRebuild, projectionsStatus } from "./commands/projections.js";
 import { auditStream } from "./commands/audit.js";
+import { auditExport } from "./commands/auditExport.js";
+import { auditPublicKey, auditSeal } from "./commands/auditSeal.js";
+import { auditVerify, auditVerifyFile } from "./commands/auditVerify.js";
+import { consoleOutput, type CliOutput } from "./cliOutput.js";
+import { openRuntime, type Runtime } from "./runtime.js";
+import { sealKeys } from "@tidings/eventstore";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
@@ -18,6 +24,14 @@ const usage = `Usage: tidings <command>
   projections status [--json]              checkpoint, lag and state of each projection
   projections rebuild <name>               rebuild one projection from the first event
   audit stream <stream> [--json]           print a stream's events with their metadata
+  audit verify [--stream S | --from POSITION] [--public-key HEX] [--json]
+                                           check every event's hash and every seal; exit 1 at the first break
+  audit verify --file FILE [--public-key HEX] [--json]
+                                           check an export offline, without the store
+  audit seal                               append a signed seal over the store's hashes now
+  audit public-key                         print the public key seals are checked with
+  audit export [--from POSITION] [--until TIME] [--category C,…] [--type T,…] [--out FILE]
+                                           write events in commit order as JSON lines with their hashes
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
@@ -30,7 +44,18 @@ interface Invocation {
   logger: Logger;
   /** Positionals after the command words. */
   args: string[];
-  options: { role: string; json: boolean; team?: string; permission?: string; name?: string };
+  options: { role: string; json: boolean; team?: string; permission?: string; name?: string } & AuditFlags;
+}
+
+interface AuditFlags {
+  stream?: string;
+  from?: string;
+  until?: string;
+  category?: string;
+  type?: string;
+  out?: string;
+  file?: string;
+  "public-key"?: string;
 }
 
 /** Command words → handler. Each command file exports its handler; this table is the whole CLI. */
@@ -41,6 +66,31 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "projections status": ({ config, logger, options }) => projectionsStatus(config, logger, options.json),
   "projections rebuild": ({ config, logger, args }) => projectionsRebuild(config, logger, required(args[0], "a projection name")),
   "audit stream": ({ config, logger, args, options }) => auditStream(config, logger, required(args[0], "a stream id"), options.json),
+  "audit verify": ({ config, logger, options }) => {
+    const publicKey = options["public-key"];
+    if (options.file !== undefined) {
+      const key = publicKey ?? (config.TIDINGS_SECRET ? sealKeys(config.TIDINGS_SECRET).publicKey : undefined);
+      return exitWith(auditVerifyFile(options.file, { ...(key && { publicKey: key }), json: options.json }, consoleOutput));
+    }
+    return withRuntime(config, logger, (runtime, output) =>
+      auditVerify(
+        runtime.store,
+        { stream: options.stream, from: options.from, publicKey: publicKey ?? sealKeys(runtime.secret).publicKey, json: options.json },
+        output,
+      ),
+    );
+  },
+  "audit seal": ({ config, logger }) => withRuntime(config, logger, (runtime, output) => auditSeal(runtime.store, runtime.secret, output)),
+  "audit public-key": ({ config, logger }) =>
+    withRuntime(config, logger, async (runtime, output) => auditPublicKey(runtime.secret, output)),
+  "audit export": ({ config, logger, options }) =>
+    withRuntime(config, logger, (runtime, output) =>
+      auditExport(
+        runtime.store,
+        { from: options.from, until: options.until, category: list(options.category), type: list(options.type), out: options.out },
+        output,
+      ),
+    ),
   "keys create": ({ config, logger, options }) => keysCreate(config, logger, options),
   "teams set-broadcast-rate": ({ config, logger, args }) =>
     teamsSetBroadcastRate(
@@ -52,6 +102,33 @@ const commands: Record<string, (i: Invocation) => Promise<void>> = {
   "teams set-rate-limit": ({ config, logger, args }) =>
     teamsSetRateLimit(config, logger, required(args[0], "a team name or id"), required(args[1], "a number of requests per second")),
 };
+
+/** Runs a command on an open runtime, writing to the console, and exits with the code it returns. */
+async function withRuntime(
+  config: Config,
+  logger: Logger,
+  command: (runtime: Runtime, output: CliOutput) => Promise<number>,
+): Promise<void> {
+  const runtime = await openRuntime(config, logger);
+  try {
+    process.exitCode = await command(runtime, consoleOutput);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function exitWith(code: Promise<number>): Promise<void> {
+  process.exitCode = await code;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean);
+}
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`this command needs ${what}`);
@@ -111,6 +188,14 @@ async function main(argv: string[]): Promise<void> {
       team: { type: "string" },
       permission: { type: "string" },
       name: { type: "string" },
+      stream: { type: "string" },
+      from: { type: "string" },
+      until: { type: "string" },
+      category: { type: "string" },
+      type: { type: "string" },
+      out: { type: "string" },
+      file: { type: "string" },
+      "public-key": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -123,12 +208,12 @@ async function main(argv: string[]): Promise<void> {
   if (!key) throw new UsageError(`unknown command "${positionals.join(" ")}"; run tidings --help`);
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  const { role, json, team, permission, name } = values;
+  const { role, json, team, permission, name, ...audit } = values;
   await commands[key]!({
     config,
     logger,
     args: positionals.slice(key.split(" ").length),
-    options: { role: role!, json: json!, team, permission, name },
+    options: { role: role!, json: json!, team, permission, name, ...audit },
   });
 }
 
