@@ -66,7 +66,7 @@ export async function exportStore(
     ((!categories || categories.has(streamCategory(e.streamId))) && (!types || types.has(e.type)));
   let events = 0;
   let last: Position | undefined;
-  const pageSize = options.pageSize ?? 2_000;
+  const pageSize = options.pageSize ?? 5_000;
   for await (const event of allEvents(store, after, await store.headPosition(), pageSize)) {
     if (options.until && event.createdAt > options.until) break;
     last = event.position;

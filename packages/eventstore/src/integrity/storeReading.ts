@@ -1,17 +1,25 @@
 import { comparePositions, type Position, type RecordedEvent, type EventStore } from "../port.js";
 import { ERASURE_STREAM, erasedEntries, isErasure, type ChainEntry, type ErasureData } from "./records.js";
 
-/** `$all` after `after` up to `until` (inclusive), a page at a time, so a walk keeps one page in memory. */
-export async function* allEvents(store: EventStore, after: Position, until: Position, pageSize = 2_000): AsyncGenerator<RecordedEvent> {
-  let from = after;
+/**
+ * `$all` after `after` up to `until` (inclusive), a page at a time, so a walk keeps two pages in memory:
+ * the next page is read while the caller works through this one, so the database and the hashing overlap.
+ */
+export async function* allEvents(store: EventStore, after: Position, until: Position, pageSize = 5_000): AsyncGenerator<RecordedEvent> {
+  let reading = store.readAll({ after, maxCount: pageSize });
   for (;;) {
-    const page = await store.readAll({ after: from, maxCount: pageSize });
+    const page = await reading;
+    const full = page.length === pageSize && comparePositions(page.at(-1)!.position, until) < 0;
+    if (full) {
+      reading = store.readAll({ after: page.at(-1)!.position, maxCount: pageSize });
+      // A walk that stops early leaves this read behind: its failure is nobody's to hear.
+      reading.catch(() => {});
+    }
     for (const event of page) {
       if (comparePositions(event.position, until) > 0) return;
       yield event;
     }
-    if (page.length < pageSize) return;
-    from = page.at(-1)!.position;
+    if (!full) return;
   }
 }
 

@@ -68,9 +68,12 @@ export class Verifier {
     this.entry(entryOf(event));
   }
 
-  /** Ends the walk; `store` compares the heads the store keeps beside the events, where it keeps them. */
-  async finish(store?: StoreHeads): Promise<IntegrityReport> {
-    for (const entry of this.merge.rest()) this.entry(entry);
+  /**
+   * Ends the walk, at `until` when it stopped there; `store` compares the heads the store keeps beside the
+   * events, where it keeps them.
+   */
+  async finish(store?: StoreHeads, until?: Position): Promise<IntegrityReport> {
+    for (const entry of this.merge.rest(until)) this.entry(entry);
     for (const [streamId, parked] of this.parked) {
       if (this.failure) break;
       const first = [...parked.values()].sort((a, b) => comparePositions(a.position, b.position))[0]!;
@@ -85,8 +88,9 @@ export class Verifier {
         const head = { revision, hash };
         const walked = this.heads.get(streamId);
         if (walked?.revision === head.revision && walked.hash === head.hash) continue;
-        // Written after the walk's end: the stream's events go on past what the walk saw.
-        if (walked && walked.revision < head.revision && (await store.hasRevision(streamId, walked.revision + 1n))) continue;
+        // Written after the walk's end (or not yet readable then): the stream goes on past what the walk saw.
+        const next = walked ? walked.revision + 1n : 0n;
+        if (head.revision >= next && (await store.hasRevision(streamId, next))) continue;
         const seen = walked ? `its events end at revision ${walked.revision}` : "none of its events are there";
         this.fail(
           { kind: "missing", streamId, revision: (walked?.revision ?? -1n) + 1n },

@@ -17,7 +17,7 @@ export interface VerifyStoreOptions {
 
 /** Checks the store's hashes and seals (docs/operations.md, "Integrity"), reading a page at a time. */
 export async function verifyStore(store: EventStore, options: VerifyStoreOptions = {}): Promise<IntegrityReport> {
-  const pageSize = options.pageSize ?? 2_000;
+  const pageSize = options.pageSize ?? 5_000;
   if (options.streamId !== undefined) return verifyStream(store, options.streamId, pageSize, options.publicKey);
   const after = options.after ?? START;
   const seals = (await store.readStream(SEAL_STREAM)).filter(isSeal).map((event) => {
@@ -38,7 +38,7 @@ export async function verifyStore(store: EventStore, options: VerifyStoreOptions
     if (verifier.broken) break;
     if (++walked % pageSize === 0) options.progress?.(event.position, walked);
   }
-  return verifier.finish(storeHeads(store));
+  return verifier.finish(storeHeads(store), until);
 }
 
 async function verifyStream(store: EventStore, streamId: string, pageSize: number, publicKey?: string): Promise<IntegrityReport> {

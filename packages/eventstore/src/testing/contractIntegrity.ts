@@ -5,7 +5,7 @@ import { sealStore } from "../integrity/seal.js";
 import { verifyStore } from "../integrity/verifyStore.js";
 import { contentHash, GENESIS, linkHash } from "../integrity/hashes.js";
 import type { IntegrityReport } from "../integrity/report.js";
-import type { EventStore, Position } from "../port.js";
+import { comparePositions, type EventStore, type Position } from "../port.js";
 import { aStreamId, events } from "./contractBuilders.js";
 
 /** Changes made behind the store's back, where the adapter's storage allows them (PostgreSQL: SQL). */
@@ -31,6 +31,19 @@ export interface IntegrityFixture {
 
 const keys = sealKeys("integrity contract secret");
 
+/**
+ * Waits until every committed event is readable: on a PostgreSQL server shared with other work, a
+ * transaction open elsewhere holds `$all`'s readable head back, and a seal or a walk stops there.
+ */
+async function readable(store: EventStore): Promise<void> {
+  const committed = await store.committedPosition();
+  const deadline = Date.now() + 60_000;
+  while (comparePositions(await store.headPosition(), committed) < 0) {
+    if (Date.now() > deadline) throw new Error("the store's readable head did not reach its committed events within 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Three streams, a seal, two more events after it: what every case starts from. */
 async function populate(store: EventStore) {
   const category = `integrity${randomUUID().replaceAll("-", "").slice(0, 8)}`;
@@ -38,6 +51,7 @@ async function populate(store: EventStore) {
   await store.append(a, events(5), "no_stream");
   await store.append(b, events(3), "no_stream");
   await store.append(c, events(4), "no_stream");
+  await readable(store);
   const sealed = await sealStore(store, { keys, force: true });
   if (!sealed.sealed) throw new Error("the first seal was not written");
   await store.append(a, events(2), 4n);
@@ -52,7 +66,10 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
   describe(`event store integrity: ${adapter}`, () => {
     let fixture: IntegrityFixture | undefined;
     const open = async () => (fixture = await createFixture());
-    const verify = (f: IntegrityFixture): Promise<IntegrityReport> => verifyStore(f.store, { publicKey: keys.publicKey, after: f.after });
+    const verify = async (f: IntegrityFixture): Promise<IntegrityReport> => {
+      await readable(f.store);
+      return verifyStore(f.store, { publicKey: keys.publicKey, after: f.after });
+    };
     afterEach(async () => {
       await fixture?.dispose();
       fixture = undefined;
@@ -76,6 +93,7 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
       const f = await open();
       const { b } = await populate(f.store);
       await f.store.deleteStream(b);
+      await readable(f.store);
       expect((await sealStore(f.store, { keys })).sealed).toBe(true);
       await f.store.append(aStreamId("late"), events(3), "no_stream");
       const report = await verify(f);
@@ -87,7 +105,9 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
     it("does not seal again when nothing but the last seal came since", async () => {
       const f = await open();
       await populate(f.store);
+      await readable(f.store);
       expect((await sealStore(f.store, { keys })).sealed).toBe(true);
+      await readable(f.store);
       expect(await sealStore(f.store, { keys })).toMatchObject({ sealed: false, reason: "nothing new" });
     });
 
