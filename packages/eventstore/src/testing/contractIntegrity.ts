@@ -99,7 +99,9 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
       const report = await verify(f);
       expect(report.break).toBeUndefined();
       // Unsealed: the last seal itself and the three events after it.
-      expect(report).toMatchObject({ ok: true, seals: 2, erased: 3, unsealed: 4 });
+      expect(report).toMatchObject({ ok: true, erased: 3, unsealed: 4 });
+      // A store shared with other runs (EventStoreDB) has seals before this case began: its first is checked by signature.
+      expect(report.seals + report.sealsPartial).toBe(2);
     });
 
     it("does not seal again when nothing but the last seal came since", async () => {
