@@ -19,7 +19,11 @@ export interface SealKeys {
  * (docs/operations.md, "Integrity").
  */
 export function sealKeys(secret: string): SealKeys {
-  const seed = Buffer.from(hkdfSync("sha256", Buffer.from(secret, "utf8"), Buffer.alloc(0), "tidings:audit-seal-ed25519", 32));
+  return keysFromSeed(Buffer.from(hkdfSync("sha256", Buffer.from(secret, "utf8"), Buffer.alloc(0), "tidings:audit-seal-ed25519", 32)));
+}
+
+/** The Ed25519 key pair of a 32-byte seed (RFC 8032's private key). */
+export function keysFromSeed(seed: Buffer): SealKeys {
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" });
   const raw = createPublicKey(privateKey).export({ format: "der", type: "spki" }).subarray(SPKI_ED25519_PREFIX.length);
   return {
