@@ -1,9 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, migrate } from "@tidings/postgres";
 import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { canonicalJson } from "../integrity/canonicalJson.js";
 import { contentHash } from "../integrity/hashes.js";
+import { sealStore } from "../integrity/seal.js";
+import { sealKeys } from "../integrity/signing.js";
+import { verifyStore } from "../integrity/verifyStore.js";
 import { integrityContract, type Tampering } from "../testing/contractIntegrity.js";
 import { START, type Position } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
@@ -56,6 +60,43 @@ integrityContract("PostgreSQL", async () => {
       await test.dispose();
     },
   };
+});
+
+describe("the integrity migration of a store written before hashes", () => {
+  it("chains the events it finds in revision order per stream, and appends and seals go on from there", async () => {
+    const test = await createTestDatabase();
+    try {
+      await migrate(test.database, "eventstore", eventStoreMigrations.slice(0, 4));
+      const [a, b] = [`old-${randomUUID()}`, `old-${randomUUID()}`];
+      const written = (n: number) => Array.from({ length: n }, (_, i) => ({ id: randomUUID(), type: "Old", data: { i, at: 1.5e-7 } }));
+      const payload = [
+        { stream: a, expected: "no_stream", events: written(3) },
+        { stream: b, expected: "no_stream", events: written(2) },
+      ];
+      await sql`SELECT * FROM eventstore.append_set(${JSON.stringify(payload)}::jsonb)`.execute(test.database.db);
+      await sql`SELECT * FROM eventstore.append_set(${JSON.stringify([{ stream: a, expected: "2", events: written(1) }])}::jsonb)`.execute(
+        test.database.db,
+      );
+
+      await migrate(test.database, "eventstore", eventStoreMigrations);
+      const store = createPostgresEventStore(test.database);
+      try {
+        const before = await verifyStore(store);
+        expect(before).toMatchObject({ ok: true, events: 6, unsealed: 6 });
+        await store.append(a, [{ id: randomUUID(), type: "New", data: {} }], 3n);
+        expect((await sealStore(store, { keys: sealKeys("migrated") })).sealed).toBe(true);
+        const after = await verifyStore(store, { publicKey: sealKeys("migrated").publicKey });
+        expect(after).toMatchObject({ ok: true, events: 8, seals: 1 });
+        const [head] = await store.readStream(a, { direction: "backwards", maxCount: 1 });
+        const { rows } = await sql<{ hash: string }>`SELECT hash FROM eventstore.streams WHERE stream_id = ${a}`.execute(test.database.db);
+        expect(rows[0]!.hash).toBe(head!.hash);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await test.dispose();
+    }
+  });
 });
 
 describe("the SQL twins of the JavaScript hashing", () => {
