@@ -22,6 +22,7 @@ DECLARE
   v_current bigint[];
   v_head text[];
   v_chain jsonb[];
+  v_genesis jsonb[];
   v_start bigint[];
   v_outcome smallint[];
   v_tx xid8[];
@@ -48,11 +49,18 @@ BEGIN
   -- deadlock. A missing stream's row is inserted at the revision its append will reach (one row version,
   -- not two) and removed again if the append is not written; an existing one is locked without being
   -- rewritten (DO UPDATE … WHERE false locks and skips, and RETURNING then names only the rows inserted).
+  -- A no_stream append, if written at all, starts its stream: its links are known before any lock.
+  SELECT array_agg(CASE WHEN u.expected = -2 AND u.cnt > 0 THEN to_jsonb(eventstore.chain_events(NULL, u.stream, -1, u.events)) END
+                   ORDER BY u.i)
+    INTO v_genesis
+    FROM unnest(v_stream, v_expected, v_count, v_events) WITH ORDINALITY AS u(stream, expected, cnt, events, i);
   WITH created AS (
     INSERT INTO eventstore.streams AS s (stream_id, revision, hash)
     SELECT u.stream, CASE WHEN u.expected IN (-1, -2) THEN u.cnt - 1 ELSE -1 END,
-           CASE WHEN u.expected IN (-1, -2) AND u.cnt > 0 THEN (eventstore.chain_events(NULL, u.stream, -1, u.events))[u.cnt] END
-      FROM unnest(v_stream, v_expected, v_count, v_events) AS u(stream, expected, cnt, events) ORDER BY u.stream COLLATE "C"
+           CASE WHEN u.expected = -2 THEN u.genesis->>(u.cnt::integer - 1)
+                WHEN u.expected = -1 AND u.cnt > 0 THEN (eventstore.chain_events(NULL, u.stream, -1, u.events))[u.cnt] END
+      FROM unnest(v_stream, v_expected, v_count, v_events, v_genesis) AS u(stream, expected, cnt, events, genesis)
+     ORDER BY u.stream COLLATE "C"
     ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision WHERE false
     RETURNING s.stream_id
   )
@@ -120,14 +128,16 @@ BEGIN
   IF 0 = ANY (v_outcome) THEN
     v_written := true;
     -- Each stream's links, chained to the head found under its lock (docs/operations.md, "Integrity").
-    SELECT array_agg(CASE WHEN u.outcome = 0 THEN to_jsonb(eventstore.chain_events(u.head, u.stream, u.cur, u.events)) END ORDER BY u.i)
+    SELECT array_agg(CASE WHEN u.outcome = 0 AND u.expected = -2 THEN u.genesis
+                          WHEN u.outcome = 0 THEN to_jsonb(eventstore.chain_events(u.head, u.stream, u.cur, u.events)) END ORDER BY u.i)
       INTO v_chain
-      FROM unnest(v_stream, v_events, v_current, v_outcome, v_head) WITH ORDINALITY AS u(stream, events, cur, outcome, head, i);
+      FROM unnest(v_stream, v_events, v_current, v_outcome, v_head, v_expected, v_genesis)
+           WITH ORDINALITY AS u(stream, events, cur, outcome, head, expected, genesis, i);
     WITH inserted AS (
       INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata, hash)
       SELECT u.stream, u.cur + k.o, (k.value->>'id')::uuid, k.value->>'type', k.value->'data',
-             coalesce(k.value->'metadata', '{}'::jsonb), v_chain[u.i]->>(k.o::integer - 1)
-        FROM unnest(v_stream, v_events, v_current, v_outcome) WITH ORDINALITY AS u(stream, events, cur, outcome, i),
+             coalesce(k.value->'metadata', '{}'::jsonb), u.chain->>(k.o::integer - 1)
+        FROM unnest(v_stream, v_events, v_current, v_outcome, v_chain) WITH ORDINALITY AS u(stream, events, cur, outcome, chain, i),
              jsonb_array_elements(u.events) WITH ORDINALITY AS k(value, o)
        WHERE u.outcome = 0
        ORDER BY u.i, k.o
@@ -138,8 +148,8 @@ BEGIN
     SELECT array_agg(CASE WHEN u.outcome = 0 THEN last.seq ELSE v_seq[u.i] END ORDER BY u.i) INTO v_seq
       FROM unnest(v_stream, v_outcome) WITH ORDINALITY AS u(stream, outcome, i)
       LEFT JOIN last ON last.stream_id = u.stream;
-    UPDATE eventstore.streams s SET revision = u.cur + u.cnt, hash = v_chain[u.i]->>(u.cnt::integer - 1)
-      FROM unnest(v_stream, v_current, v_count, v_outcome) WITH ORDINALITY AS u(stream, cur, cnt, outcome, i)
+    UPDATE eventstore.streams s SET revision = u.cur + u.cnt, hash = u.chain->>(u.cnt::integer - 1)
+      FROM unnest(v_stream, v_current, v_count, v_outcome, v_chain) AS u(stream, cur, cnt, outcome, chain)
      WHERE u.outcome = 0 AND u.cur >= 0 AND s.stream_id = u.stream;
   END IF;
   -- The row of a stream this set created must not outlive it unless its append was written.
