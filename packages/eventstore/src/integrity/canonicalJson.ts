@@ -29,7 +29,10 @@ function write(value: unknown): string | undefined {
   if (Array.isArray(value)) return `[${value.map((item) => write(item) ?? "null").join(",")}]`;
   const record = value as Record<string, unknown>;
   const parts: string[] = [];
-  for (const key of Object.keys(record).sort(byUtf8)) {
+  const keys = Object.keys(record).sort();
+  // UTF-16 order is UTF-8 order unless a key holds a character from U+D800 on.
+  if (keys.some((key) => /[\ud800-\uffff]/.test(key))) keys.sort(byUtf8);
+  for (const key of keys) {
     const text = write(record[key]);
     if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
   }

@@ -21,8 +21,11 @@ export interface EventContent {
  * guess short contents (an address) from an erased event's hash kept in its tombstone.
  */
 export function contentHash(event: EventContent): string {
+  // canonicalJson({id, type, data, metadata}) written out, its four keys in their sorted order.
+  const data = canonicalJson(event.data ?? null);
+  const metadata = canonicalJson(event.metadata ?? {});
   return sha256Hex(
-    canonicalJson({ id: event.id.toLowerCase(), type: event.type, data: event.data ?? null, metadata: event.metadata ?? {} }),
+    `{"data":${data},"id":${JSON.stringify(event.id.toLowerCase())},"metadata":${metadata},"type":${JSON.stringify(event.type)}}`,
   );
 }
 
