@@ -214,6 +214,10 @@ export function eventCatalogue(domain) {
     "Reservation streams (`unique-<team>-<kind>-<sha256 of the value>`, `packages/commands/src/reservation.ts`) hold",
     "`ValueReserved` and `ValueReleased`, each with `data: {ownerId}`; they have no zod schema and are not listed below.",
     "",
+    "The event store's own streams `integrity-seals` (`StoreSealed`: a signed seal over the hashes of `$all`) and",
+    "`integrity-erasures` (`StreamErased`: the revisions, positions and hashes of a deleted stream's events) are written by",
+    "`packages/eventstore/src/integrity`; their fields are in `records.ts` there and [operations](operations.md#integrity).",
+    "",
   ];
   const sections = groups.flatMap((g) => [
     `## ${g.category}`,

@@ -184,4 +184,10 @@ export const settings = {
   ),
   // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
   READ_YOUR_WRITES_TIMEOUT_MS: between(0, 10000, 2000, "milliseconds a write waits for its projections"),
+  AUDIT_SEAL_INTERVAL_MS: between(
+    0,
+    86_400_000,
+    300_000,
+    "milliseconds between the signed seals the projector role appends over the event store's hashes, 0 for none (default 300000; `tidings audit seal` seals on demand)",
+  ),
 } as const;

@@ -2,3 +2,4 @@ export * from "./port.js";
 export * from "./postgres/index.js";
 export * from "./open.js";
 export { subscriptionBatches } from "./subscriptionBatches.js";
+export * from "./integrity/index.js";

@@ -63,6 +63,11 @@ export interface RecordedEvent {
   revision: bigint;
   position: Position;
   createdAt: Date;
+  /**
+   * The event's link in its stream's hash chain, in hex (docs/operations.md, "Integrity"). Both adapters
+   * set it on every event they read; an event rebuilt elsewhere (from the bus) may not carry it.
+   */
+  hash?: string;
 }
 
 export interface AppendResult {
@@ -160,6 +165,12 @@ export interface EventStore {
    * on PostgreSQL an older append still in flight commits before it.
    */
   committedPosition(): Promise<Position>;
+  /**
+   * The head (last revision and hash) of every stream, as the store keeps them beside the events, where
+   * it does (PostgreSQL's stream rows): `audit verify` compares them with the events to find a cut-off
+   * tail that no seal covers yet (docs/operations.md, "Integrity").
+   */
+  streamHeads?(): AsyncIterable<{ streamId: string; revision: bigint; hash: string }>;
   close(): Promise<void>;
 }
 

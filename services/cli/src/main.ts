@@ -13,6 +13,10 @@ import { projectionsRebuild, projectionsStatus, projectionsVerify } from "./comm
 import { auditStream } from "./commands/audit.js";
 import { auditFind } from "./commands/auditFind.js";
 import { auditState } from "./commands/auditState.js";
+import { auditExport } from "./commands/auditExport.js";
+import { auditPublicKey, auditSeal } from "./commands/auditSeal.js";
+import { auditVerify, auditVerifyFile } from "./commands/auditVerify.js";
+import { sealKeys } from "@tidings/eventstore";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
@@ -35,6 +39,14 @@ const usage = `Usage: tidings <command>
                                            print the resource as GET showed it then
   audit state <id | stream> --diff <t1> <t2> [--json]
                                            the fields that changed between two times, and by whom
+  audit verify [--stream S | --from POSITION] [--public-key HEX] [--json]
+                                           check every event's hash and every seal; exit 1 at the first break
+  audit verify --file FILE [--public-key HEX] [--json]
+                                           check an export offline, without the store
+  audit seal                               append a signed seal over the store's hashes now
+  audit public-key                         print the public key seals are checked with
+  audit export [--from POSITION] [--until TIME] [--category C,…] [--type T,…] [--out FILE]
+                                           write events in commit order as JSON lines with their hashes
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
@@ -52,6 +64,14 @@ const options = {
   name: { type: "string" },
   at: { type: "string" },
   diff: { type: "string" },
+  stream: { type: "string" },
+  from: { type: "string" },
+  until: { type: "string" },
+  category: { type: "string" },
+  type: { type: "string" },
+  out: { type: "string" },
+  file: { type: "string" },
+  "public-key": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -91,6 +111,27 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
       },
       out,
     ),
+  "audit verify": ({ runtime, options, out }) =>
+    options.file !== undefined
+      ? verifyFile(options, runtime.secret, out)
+      : auditVerify(
+          runtime.store,
+          {
+            stream: options.stream,
+            from: options.from,
+            publicKey: options["public-key"] ?? sealKeys(runtime.secret).publicKey,
+            json: options.json,
+          },
+          out,
+        ),
+  "audit seal": ({ runtime, out }) => auditSeal(runtime.store, runtime.secret, out),
+  "audit public-key": ({ runtime, out }) => Promise.resolve(auditPublicKey(runtime.secret, out)),
+  "audit export": ({ runtime, options, out }) =>
+    auditExport(
+      runtime.store,
+      { from: options.from, until: options.until, category: list(options.category), type: list(options.type), out: options.out },
+      out,
+    ),
   "keys create": ({ runtime, options, out }) => keysCreate(runtime, options, out),
   "teams set-broadcast-rate": ({ runtime, args, out }) =>
     teamsSetBroadcastRate(
@@ -102,6 +143,19 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
   "teams set-rate-limit": ({ runtime, args, out }) =>
     teamsSetRateLimit(runtime, required(args[0], "a team name or id"), required(args[1], "a number of requests per second"), out),
 };
+
+/** Checking an export needs no store: only the public key, given or derived from the secret at hand. */
+function verifyFile(options: Invocation["options"], secret: string | undefined, out: CliOutput): Promise<number> {
+  const publicKey = options["public-key"] ?? (secret ? sealKeys(secret).publicKey : undefined);
+  return auditVerifyFile(options.file!, { ...(publicKey && { publicKey }), json: options.json }, out);
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`this command needs ${what}`);
@@ -207,6 +261,11 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   if (parsed.kind === "serve") return serveUntilSignal(config, logger, parsed.role);
+  // An auditor checks an export where there is no store at all: opening one would create an empty DATA_DIR.
+  if (parsed.kind === "command" && parsed.key === "audit verify" && parsed.invocation.options.file !== undefined) {
+    process.exitCode = await verifyFile(parsed.invocation.options, config.TIDINGS_SECRET, consoleOutput);
+    return;
+  }
   let runtime: Runtime;
   try {
     runtime = await openRuntime(config, logger);

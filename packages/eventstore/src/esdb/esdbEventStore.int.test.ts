@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { eventStoreContract, type EventStoreFixture } from "../testing/contract.js";
+import { integrityContract } from "../testing/contractIntegrity.js";
 import { openEsdbEventStore } from "./index.js";
 
 const url = process.env.EVENTSTORE_URL ?? "";
@@ -36,6 +37,11 @@ if (!hasEsdb) {
 }
 describe.skipIf(!hasEsdb)("EventStoreDB", () => {
   eventStoreContract("EventStoreDB", esdbFixture, { atomic: false });
+  // EventStoreDB's log cannot be altered behind the adapter, so the tampering cases print why they skip.
+  integrityContract("EventStoreDB", async () => {
+    const store = await openEsdbEventStore(url);
+    return { store, after: await store.headPosition(), dispose: () => store.close() };
+  });
 });
 
 /** A local port nobody listens on: one the OS just handed out and took back. */

@@ -1,4 +1,5 @@
 import type { EventMetadata, EventToAppend, Position, RecordedEvent } from "../port.js";
+import { HASH_KEY } from "./chainedAppend.js";
 import { jsonEvent, type EsdbRecordedEvent, type JSONType } from "./client.js";
 
 export function toEventData(event: EventToAppend) {
@@ -42,10 +43,16 @@ export function toRecordedEvent(event: EsdbRecordedEvent): RecordedEvent {
     id: event.id,
     type: event.type,
     data: event.data,
-    metadata: toMetadata(event.metadata),
+    ...withoutHash(toMetadata(event.metadata)),
     streamId: event.streamId,
     revision: event.revision,
     position,
     createdAt: event.created,
   };
+}
+
+/** The port's metadata and hash from what the adapter stored: the hash rides in the metadata (chainedAppend.ts). */
+function withoutHash(stored: EventMetadata): { metadata: EventMetadata; hash?: string } {
+  const { [HASH_KEY]: hash, ...metadata } = stored;
+  return typeof hash === "string" ? { metadata, hash } : { metadata: stored };
 }

@@ -8,9 +8,12 @@ import {
   type RecordedEvent,
   type Subscription,
 } from "../port.js";
+import { erasureRecord } from "../integrity/erasure.js";
+import { ERASURE_STREAM } from "../integrity/records.js";
 import { fromAll, toEsdbFilter } from "./allFilter.js";
 import { BACKWARDS, END, FORWARDS, START, type AllStreamResolvedEvent, type EsdbClient } from "./client.js";
 import { isStreamNotFound, toWrongExpectedRevisionError } from "./clientErrors.js";
+import { chainedAppend } from "./chainedAppend.js";
 import { consumeRead } from "./consumeRead.js";
 import { isSystemEvent, positionOf, toEventData, toRecordedEvent } from "./events.js";
 import { toEsdbExpectedRevision, toEsdbReadRevision } from "./revisions.js";
@@ -68,19 +71,39 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
     return head;
   }
 
-  async function append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    let appended;
+  async function write(streamId: string, events: EventToAppend[], expected: ExpectedRevision) {
     try {
-      appended = await client.appendToStream(streamId, events.map(toEventData), {
-        expectedRevision: toEsdbExpectedRevision(expectedRevision),
-      });
+      return await client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toEsdbExpectedRevision(expected) });
     } catch (error) {
-      throw toWrongExpectedRevisionError(error, streamId, expectedRevision) ?? error;
+      throw toWrongExpectedRevisionError(error, streamId, expected) ?? error;
     }
+  }
+
+  const chainDeps = {
+    async newest(streamId: string, count: number) {
+      const events: RecordedEvent[] = [];
+      await readStreamEvents(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: count }, (event) => {
+        events.push(event);
+        return true;
+      });
+      return events;
+    },
+    async deletedUpTo(streamId: string) {
+      const { metadata } = await client.getStreamMetadata(streamId);
+      const before = metadata?.truncateBefore;
+      return typeof before === "number" ? BigInt(before) : undefined;
+    },
+    write,
+  };
+
+  async function append(streamId: string, events: EventToAppend[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    const appended = await chainedAppend(chainDeps, streamId, events, expectedRevision);
     // The server answers with the position of its commit, and on an idempotent retry with one it does not
     // document. Readers compare this position with the events' own `$all` positions, so read the last event
     // back and take its position; servers before 22.6 report none on stream reads, and then the answer is used.
-    const position = (await positionOfRevision(streamId, appended.nextExpectedRevision)) ?? appended.position;
+    const position =
+      (await positionOfRevision(streamId, appended.nextExpectedRevision)) ??
+      ("position" in appended ? (appended.position as Position | undefined) : undefined);
     if (!position) throw new Error(`EventStoreDB reported no position for the append to ${streamId}`);
     return { nextExpectedRevision: appended.nextExpectedRevision, position };
   }
@@ -139,7 +162,15 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
       return subscription;
     },
 
+    // The erasure record goes first: a crash between the two leaves a record of a stream still there,
+    // which a verifier reports, rather than a stream gone without one (docs/operations.md, "Integrity").
     async deleteStream(streamId) {
+      const events: RecordedEvent[] = [];
+      await readStreamEvents(streamId, { direction: FORWARDS, fromRevision: START }, (event) => {
+        events.push(event);
+        return true;
+      });
+      if (events.length > 0) await append(ERASURE_STREAM, [erasureRecord(streamId, events)], "any");
       try {
         await client.deleteStream(streamId);
       } catch (error) {

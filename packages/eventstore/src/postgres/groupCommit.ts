@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { contentHash } from "../integrity/hashes.js";
 import { appendAlone } from "./soloAppend.js";
 import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type StreamAppend } from "../port.js";
 
@@ -70,7 +71,10 @@ export class GroupCommit {
     const streams = appends.map(({ streamId, expectedRevision, events }) => ({
       streamId,
       expected: expectedRevision,
-      events: JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} }))),
+      // Each event's content hash goes with it: the database chains it to the stream's head (integrity/hashes.ts).
+      events: JSON.stringify(
+        events.map((e) => ({ id: e.id, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {}, content: contentHash(e) })),
+      ),
       count: events.length,
     }));
     if (new Set(streams.map((s) => s.streamId)).size !== streams.length) {

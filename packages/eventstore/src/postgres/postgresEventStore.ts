@@ -16,6 +16,7 @@ import {
   type Subscription,
 } from "../port.js";
 import { readAllPage } from "./allReader.js";
+import { eraseStream, streamHeads } from "./erasure.js";
 import { AppendSignal } from "./appendSignal.js";
 import { GroupCommit } from "./groupCommit.js";
 import { groupRead } from "./groupRead.js";
@@ -123,7 +124,12 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
 
     async deleteStream(streamId: string): Promise<void> {
       open();
-      await sql`SELECT eventstore.delete_stream(${streamId})`.execute(db);
+      await eraseStream(db, streamId);
+    },
+
+    async *streamHeads() {
+      open();
+      yield* streamHeads(db);
     },
 
     async headPosition(): Promise<Position> {

@@ -3,8 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testMode } from "@tidings/postgres";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
 import { testStoreDatabase } from "../testing/testEventStore.js";
-import { comparePositions, type RecordedEvent } from "../port.js";
+import { contentHash } from "../integrity/hashes.js";
+import { comparePositions, type EventToAppend, type RecordedEvent } from "../port.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
+
+/** One append to a new stream, as the adapter hands it to `eventstore.append_set` from another session. */
+function appendSetPayload(streamId: string, appended: EventToAppend[]): string {
+  return JSON.stringify([{ stream: streamId, expected: "no_stream", events: appended.map((e) => ({ ...e, content: contentHash(e) })) }]);
+}
 
 const serverOnly = testMode() !== "server";
 if (serverOnly) console.warn("the late-commit gap test needs a second session: it runs only with TIDINGS_TEST_MODE=server");
@@ -33,9 +39,8 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     try {
       const late = events(1);
       await client.query("BEGIN");
-      const { rows } = await client.query<{ prepare_position: string }>("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [
-        aStreamId(category),
-        JSON.stringify(late),
+      const { rows } = await client.query<{ prepare_position: string }>("SELECT prepare_position FROM eventstore.append_set($1::jsonb)", [
+        appendSetPayload(aStreamId(category), late),
       ]);
       const early = events(1);
       const committed = await file.store.append(aStreamId(category), early, "no_stream");
@@ -62,7 +67,7 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
   it("gives a committed position past an append committed while an older one is still open, where the head stops short", async () => {
     try {
       await client.query("BEGIN");
-      await client.query("SELECT * FROM eventstore.append($1, 'no_stream', $2::jsonb)", [aStreamId(), JSON.stringify(events(1))]);
+      await client.query("SELECT * FROM eventstore.append_set($1::jsonb)", [appendSetPayload(aStreamId(), events(1))]);
       const committed = await file.store.append(aStreamId(), events(1), "no_stream");
       expect(comparePositions(await file.store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
       expect(comparePositions(await file.store.headPosition(), committed.position)).toBeLessThan(0);

@@ -11,6 +11,7 @@ export interface EventRow {
   data: unknown;
   metadata: Record<string, unknown> | null;
   created_at: Date | string;
+  hash: string;
 }
 
 /**
@@ -18,7 +19,7 @@ export interface EventRow {
  * `e.seq`, not `seq`, or it sorts the text.
  */
 export const eventColumns = `e.seq::text AS seq, e.tx_id::text AS tx_id, e.stream_id, e.revision::text AS revision,
-  e.event_id::text AS event_id, e.type, e.data, e.metadata, e.created_at`;
+  e.event_id::text AS event_id, e.type, e.data, e.metadata, e.created_at, e.hash`;
 
 export function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
@@ -30,5 +31,6 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
     revision: BigInt(row.revision),
     position: { commit: BigInt(row.tx_id), prepare: BigInt(row.seq) },
     createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+    hash: row.hash,
   };
 }

@@ -20,20 +20,30 @@ export async function appendAlone(
   events: string,
   count: number,
 ): Promise<AppendResult | undefined> {
+  // A stream's links chain from the head hash on its row; only the UPDATE's SET sees the row it locked,
+  // so more than one event after an existing head goes through `append_set`, which chains them in steps.
   if ((typeof expected !== "bigint" && expected !== "no_stream") || count === 0) return undefined;
+  if (typeof expected === "bigint" && count > 1) return undefined;
   const current = typeof expected === "bigint" ? expected : -1n;
   const claim =
     typeof expected === "bigint"
-      ? sql`UPDATE eventstore.streams s SET revision = ${(current + BigInt(count)).toString()}::bigint
-             WHERE s.stream_id = ${streamId} AND s.revision = ${current.toString()}::bigint RETURNING s.stream_id`
-      : sql`INSERT INTO eventstore.streams (stream_id, revision) VALUES (${streamId}, ${count - 1}::bigint)
-             ON CONFLICT (stream_id) DO NOTHING RETURNING stream_id`;
+      ? sql`UPDATE eventstore.streams s SET revision = ${(current + 1n).toString()}::bigint,
+                   hash = eventstore.link_hash(s.hash, s.stream_id, ${(current + 1n).toString()}::bigint, i.events->0->>'content')
+              FROM input i
+             WHERE s.stream_id = ${streamId} AND s.revision = ${current.toString()}::bigint RETURNING s.stream_id, ARRAY[s.hash] AS links`
+      : sql`INSERT INTO eventstore.streams (stream_id, revision, hash)
+            SELECT ${streamId}, ${count - 1}::bigint, l.links[${count}] FROM chain l
+            ON CONFLICT (stream_id) DO NOTHING RETURNING stream_id, (SELECT l.links FROM chain l) AS links`;
+  const chain =
+    typeof expected === "bigint"
+      ? sql``
+      : sql`, chain AS (SELECT eventstore.chain_events(NULL, ${streamId}, -1, i.events) AS links FROM input i)`;
   const { rows } = await sql<{ seq: string; tx: string; count: string }>`
-    WITH claimed AS (${claim}), inserted AS (
-      INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata)
+    WITH input AS (SELECT ${events}::jsonb AS events)${chain}, claimed AS (${claim}), inserted AS (
+      INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata, hash)
       SELECT c.stream_id, ${current.toString()}::bigint + k.o, (k.value->>'id')::uuid, k.value->>'type', k.value->'data',
-             coalesce(k.value->'metadata', '{}'::jsonb)
-        FROM claimed c, jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS k(value, o)
+             coalesce(k.value->'metadata', '{}'::jsonb), c.links[k.o]
+        FROM claimed c, input i, jsonb_array_elements(i.events) WITH ORDINALITY AS k(value, o)
        ORDER BY k.o
       RETURNING seq
     )

@@ -3,6 +3,7 @@ import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, 
 import { startForwarder } from "@tidings/bus";
 import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
 import { startSagas } from "@tidings/sagas";
+import { sealKeys, startPeriodicSealing } from "@tidings/eventstore";
 import { startAdminChannel } from "../adminChannel.js";
 import type { CliOutput } from "../cliOutput.js";
 import { openRuntime, type Runtime } from "../runtime.js";
@@ -51,6 +52,15 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       parts.add("projections", () => running.stop());
       const forwarder = await startForwarder({ store: runtime.store, bus: runtime.bus, database: runtime.database, logger });
       parts.add("forwarder", () => forwarder.stop());
+      if (config.AUDIT_SEAL_INTERVAL_MS > 0) {
+        const sealing = startPeriodicSealing(runtime.store, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
+          sealed: (outcome) => {
+            if (outcome.sealed) logger.info({ sequence: outcome.seal.sequence, until: outcome.seal.until }, "event store sealed");
+          },
+          failed: (error) => logger.warn({ err: error }, "sealing the event store failed; trying again at the next interval"),
+        });
+        parts.add("sealing", () => sealing.stop());
+      }
     }
     if (role === "sagas" || role === "all") {
       const sagas = await startSagas({

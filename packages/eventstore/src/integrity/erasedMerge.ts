@@ -1,0 +1,36 @@
+import { comparePositions, type Position } from "../port.js";
+import type { ChainEntry } from "./records.js";
+
+/**
+ * Puts the events that erasure records stand for back into their places in `$all`, so a stretch of
+ * `$all` reads as it did before the erasure. An event still there (EventStoreDB keeps a deleted stream's
+ * events in `$all` until a scavenge) is read as itself, once.
+ */
+export class ErasedMerge {
+  private next = 0;
+
+  constructor(private readonly entries: ChainEntry[]) {
+    entries.sort((a, b) => comparePositions(a.position, b.position));
+  }
+
+  /** The erased entries before `position`; one at `position` itself is dropped, as the event read there is it. */
+  before(position: Position): ChainEntry[] {
+    const out: ChainEntry[] = [];
+    while (this.next < this.entries.length) {
+      const c = comparePositions(this.entries[this.next]!.position, position);
+      if (c > 0) break;
+      if (c < 0) out.push(this.entries[this.next]!);
+      this.next++;
+    }
+    return out;
+  }
+
+  /** The erased entries left, up to `until` when given. */
+  rest(until?: Position): ChainEntry[] {
+    const out: ChainEntry[] = [];
+    while (this.next < this.entries.length && (!until || comparePositions(this.entries[this.next]!.position, until) <= 0)) {
+      out.push(this.entries[this.next++]!);
+    }
+    return out;
+  }
+}

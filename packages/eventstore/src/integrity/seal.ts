@@ -1,0 +1,68 @@
+import { formatPosition, parsePosition, START, WrongExpectedRevisionError, type EventStore } from "../port.js";
+import { canonicalJson } from "./canonicalJson.js";
+import { ErasedMerge } from "./erasedMerge.js";
+import { isSeal, SEAL_STREAM, SEALED, type SealBody, type SealData } from "./records.js";
+import type { SealKeys } from "./signing.js";
+import { Stretch } from "./stretch.js";
+import { allEvents, entryOf, erasedAfter } from "./storeReading.js";
+import { randomUUID } from "node:crypto";
+
+export interface SealOptions {
+  keys: SealKeys;
+  /** Seal even when nothing but the previous seal came since it (a seal on demand). */
+  force?: boolean;
+  now?: () => Date;
+}
+
+export type SealOutcome =
+  { sealed: true; seal: SealData } | { sealed: false; reason: "nothing new" | "another process sealed first"; previous?: SealData };
+
+/**
+ * Appends the next seal (docs/operations.md, "Integrity"): it covers `$all` from the previous seal's
+ * `until` to the store's head now, erased events put back in their places, and is signed with the
+ * store's seal key. Appended at the seal stream's expected revision, so two sealers cannot fork the
+ * chain of seals: the second finds it moved and gives way.
+ */
+export async function sealStore(store: EventStore, options: SealOptions): Promise<SealOutcome> {
+  const [last] = await store.readStream(SEAL_STREAM, { direction: "backwards", maxCount: 1 });
+  const previous = last && isSeal(last) ? (last.data as SealData) : undefined;
+  const from = previous ? parsePosition(previous.until) : START;
+  const until = await store.headPosition();
+  const merge = new ErasedMerge(await erasedAfter(store, from));
+  const stretch = new Stretch();
+  let news = false;
+  for await (const event of allEvents(store, from, until)) {
+    for (const entry of merge.before(event.position)) stretch.add(entry);
+    stretch.add(entryOf(event));
+    news ||= !isSeal(event);
+  }
+  for (const entry of merge.rest(until)) stretch.add(entry);
+  if (!news && !options.force) return { sealed: false, reason: "nothing new", ...(previous && { previous }) };
+  const summary = stretch.close();
+  const body: SealBody = {
+    version: 1,
+    sequence: previous ? previous.sequence + 1 : 0,
+    previous: last?.hash ?? null,
+    from: previous ? previous.until : null,
+    until: formatPosition(until),
+    events: summary.events,
+    digest: summary.digest,
+    heads: summary.heads,
+    sealedAt: (options.now?.() ?? new Date()).toISOString(),
+    publicKey: options.keys.publicKey,
+  };
+  const seal: SealData = { ...body, signature: options.keys.sign(canonicalJson(body)) };
+  try {
+    await store.append(SEAL_STREAM, [{ id: randomUUID(), type: SEALED, data: seal }], last ? last.revision : "no_stream");
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return { sealed: false, reason: "another process sealed first" };
+    throw error;
+  }
+  return { sealed: true, seal };
+}
+
+/** The body a seal's signature covers. */
+export function sealBody(seal: SealData): SealBody {
+  const { signature: _signature, ...body } = seal;
+  return body;
+}

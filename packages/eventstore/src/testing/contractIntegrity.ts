@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { sealKeys } from "../integrity/signing.js";
+import { sealStore } from "../integrity/seal.js";
+import { verifyStore } from "../integrity/verifyStore.js";
+import { contentHash, GENESIS, linkHash } from "../integrity/hashes.js";
+import type { IntegrityReport } from "../integrity/report.js";
+import { comparePositions, type EventStore, type Position } from "../port.js";
+import { aStreamId, events } from "./contractBuilders.js";
+
+/** Changes made behind the store's back, where the adapter's storage allows them (PostgreSQL: SQL). */
+export interface Tampering {
+  changeData(streamId: string, revision: bigint): Promise<void>;
+  changeMetadata(streamId: string, revision: bigint): Promise<void>;
+  deleteEvent(streamId: string, revision: bigint): Promise<void>;
+  /** Deletes the stream's events and whatever else the store keeps of it. */
+  deleteStream(streamId: string): Promise<void>;
+  /** Deletes the last `count` events of `$all`. */
+  cutTail(count: number): Promise<void>;
+  swapRevisions(streamId: string, a: bigint, b: bigint): Promise<void>;
+  swapPositions(a: Position, b: Position): Promise<void>;
+}
+
+export interface IntegrityFixture {
+  store: EventStore;
+  /** Where this fixture's own events begin in `$all` (START for a store of its own). */
+  after: Position;
+  tampering?: Tampering;
+  dispose(): Promise<void>;
+}
+
+const keys = sealKeys("integrity contract secret");
+
+/**
+ * Waits until every committed event is readable: on a PostgreSQL server shared with other work, a
+ * transaction open elsewhere holds `$all`'s readable head back, and a seal or a walk stops there.
+ */
+async function readable(store: EventStore): Promise<void> {
+  const committed = await store.committedPosition();
+  const deadline = Date.now() + 60_000;
+  while (comparePositions(await store.headPosition(), committed) < 0) {
+    if (Date.now() > deadline) throw new Error("the store's readable head did not reach its committed events within 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Three streams, a seal, two more events after it: what every case starts from. */
+async function populate(store: EventStore) {
+  const category = `integrity${randomUUID().replaceAll("-", "").slice(0, 8)}`;
+  const [a, b, c] = [aStreamId(category), aStreamId(category), aStreamId(category)];
+  await store.append(a, events(5), "no_stream");
+  await store.append(b, events(3), "no_stream");
+  await store.append(c, events(4), "no_stream");
+  await readable(store);
+  const sealed = await sealStore(store, { keys, force: true });
+  if (!sealed.sealed) throw new Error("the first seal was not written");
+  await store.append(a, events(2), 4n);
+  return { a, b, c };
+}
+
+/**
+ * Hash chains, seals, erasures and tampering (docs/operations.md, "Integrity"). Each case gets a store of
+ * its own from `createFixture`; cases that alter storage behind the store run where the fixture can.
+ */
+export function integrityContract(adapter: string, createFixture: () => Promise<IntegrityFixture>): void {
+  describe(`event store integrity: ${adapter}`, () => {
+    let fixture: IntegrityFixture | undefined;
+    const open = async () => (fixture = await createFixture());
+    const verify = async (f: IntegrityFixture): Promise<IntegrityReport> => {
+      await readable(f.store);
+      return verifyStore(f.store, { publicKey: keys.publicKey, after: f.after });
+    };
+    afterEach(async () => {
+      await fixture?.dispose();
+      fixture = undefined;
+    });
+
+    it("chains every event to its stream's previous one", async () => {
+      const f = await open();
+      const stream = aStreamId("chained");
+      const written = events(3);
+      await f.store.append(stream, written.slice(0, 1), "no_stream");
+      await f.store.append(stream, written.slice(1), 0n);
+      const read = await f.store.readStream(stream);
+      let previous = GENESIS;
+      for (const event of read) {
+        expect(event.hash).toBe(linkHash(previous, stream, event.revision, contentHash(written[Number(event.revision)]!)));
+        previous = event.hash!;
+      }
+    });
+
+    it("passes an untouched store with seals and an erasure, and counts what no seal covers yet", async () => {
+      const f = await open();
+      const { b } = await populate(f.store);
+      await f.store.deleteStream(b);
+      await readable(f.store);
+      expect((await sealStore(f.store, { keys })).sealed).toBe(true);
+      await f.store.append(aStreamId("late"), events(3), "no_stream");
+      const report = await verify(f);
+      expect(report.break).toBeUndefined();
+      // Unsealed: the last seal itself and the three events after it.
+      expect(report).toMatchObject({ ok: true, erased: 3, unsealed: 4 });
+      // A store shared with other runs (EventStoreDB) has seals before this case began: its first is checked by signature.
+      expect(report.seals + report.sealsPartial).toBe(2);
+    });
+
+    it("does not seal again when nothing but the last seal came since", async () => {
+      const f = await open();
+      await populate(f.store);
+      await readable(f.store);
+      expect((await sealStore(f.store, { keys })).sealed).toBe(true);
+      await readable(f.store);
+      expect(await sealStore(f.store, { keys })).toMatchObject({ sealed: false, reason: "nothing new" });
+    });
+
+    it("fails a seal checked with another key", async () => {
+      const f = await open();
+      await populate(f.store);
+      const report = await verifyStore(f.store, { publicKey: sealKeys("another secret").publicKey, after: f.after });
+      expect(report.break).toMatchObject({ kind: "seal" });
+    });
+
+    type Streams = { a: string; b: string; c: string };
+    const tampered = (
+      name: string,
+      change: (t: Tampering, s: Streams, store: EventStore) => Promise<void>,
+      expected: (s: Streams) => object,
+    ) =>
+      it(`finds ${name}`, async (context) => {
+        const f = await open();
+        if (!f.tampering) {
+          console.warn(`${adapter}: "${name}" skipped: this store cannot be altered behind the adapter`);
+          context.skip();
+        }
+        const streams = await populate(f.store);
+        expect((await verify(f)).ok).toBe(true);
+        await change(f.tampering!, streams, f.store);
+        const report = await verify(f);
+        expect(report.ok).toBe(false);
+        expect(report.break).toMatchObject(expected(streams));
+      });
+
+    tampered(
+      "a changed payload",
+      (t, s) => t.changeData(s.a, 2n),
+      (s) => ({ kind: "changed", streamId: s.a, revision: 2n }),
+    );
+    tampered(
+      "changed metadata",
+      (t, s) => t.changeMetadata(s.c, 1n),
+      (s) => ({ kind: "changed", streamId: s.c, revision: 1n }),
+    );
+    tampered(
+      "a deleted middle event",
+      (t, s) => t.deleteEvent(s.a, 3n),
+      (s) => ({ kind: "seal", message: expect.stringContaining(`stream ${s.a} is missing revision 3`) }),
+    );
+    tampered(
+      "a deleted unsealed middle event",
+      (t, s) => t.deleteEvent(s.a, 5n),
+      (s) => ({ kind: "missing", streamId: s.a, revision: 5n }),
+    );
+    tampered(
+      "a whole stream deleted with its row",
+      (t, s) => t.deleteStream(s.b),
+      () => ({ kind: "seal", message: expect.stringContaining("events were deleted") }),
+    );
+    tampered(
+      "the tail of $all cut off",
+      (t) => t.cutTail(2),
+      (s) => ({ kind: "missing", streamId: s.a, revision: 5n }),
+    );
+    tampered(
+      "the tail of $all cut off with the last seal",
+      (t) => t.cutTail(3),
+      () => ({ kind: "missing", streamId: "integrity-seals" }),
+    );
+    tampered(
+      "two revisions swapped",
+      (t, s) => t.swapRevisions(s.c, 1n, 2n),
+      (s) => ({ kind: "changed", streamId: s.c, revision: 1n }),
+    );
+    tampered(
+      "two events swapped in $all",
+      async (t, s, store) => {
+        const [a1] = await store.readStream(s.a, { fromRevision: 1n, maxCount: 1 });
+        const [b0] = await store.readStream(s.b, { maxCount: 1 });
+        await t.swapPositions(a1!.position, b0!.position);
+      },
+      () => ({ kind: "seal", message: expect.stringContaining("reordered") }),
+    );
+  });
+}

@@ -1,0 +1,22 @@
+import { sealKeys, sealStore, type EventStore } from "@tidings/eventstore";
+import type { CliOutput } from "../cliOutput.js";
+
+/** `tidings audit seal`: appends a seal now, even when nothing came since the last (docs/operations.md, "Integrity"). */
+export async function auditSeal(store: EventStore, secret: string, output: CliOutput): Promise<number> {
+  const keys = sealKeys(secret);
+  const outcome = await sealStore(store, { keys, force: true });
+  if (!outcome.sealed) {
+    output.err(`not sealed: ${outcome.reason}; run it again`);
+    return 1;
+  }
+  const { seal } = outcome;
+  output.out(`seal #${seal.sequence} covers ${seal.events} events from ${seal.from ?? "the start"} to ${seal.until}`);
+  output.out(`public key ${keys.publicKey}`);
+  return 0;
+}
+
+/** `tidings audit public-key`: the key auditors check seals with; publish it where the operator cannot rewrite it. */
+export function auditPublicKey(secret: string, output: CliOutput): number {
+  output.out(sealKeys(secret).publicKey);
+  return 0;
+}
