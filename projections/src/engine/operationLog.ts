@@ -41,6 +41,20 @@ export async function recordOperation(database: Database, record: OperationRecor
             ${JSON.stringify(record.detail ?? {})}::jsonb)`.execute(database.db);
 }
 
+/**
+ * Records an operation that threw, then lets the error go on: a failure to record it must not hide the
+ * failure itself.
+ */
+export async function recordFailure(
+  database: Database,
+  operation: Pick<OperationRecord, "name" | "kind" | "startedAt" | "events">,
+  error: unknown,
+): Promise<never> {
+  const message = error instanceof Error ? error.message : String(error);
+  await recordOperation(database, { ...operation, outcome: "failed", detail: { error: message } }).catch(() => {});
+  throw error;
+}
+
 interface OperationRow {
   name: string;
   kind: OperationKind;

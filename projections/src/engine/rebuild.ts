@@ -4,7 +4,7 @@ import { ensureCheckpointTable } from "./checkpoints.js";
 import { readModelChecksum, type ReadModelChecksum } from "./checksum.js";
 import { rebuildLock } from "./locks.js";
 import { ProjectionUnavailableError } from "./projectionUnavailable.js";
-import { recordOperation } from "./operationLog.js";
+import { recordFailure, recordOperation } from "./operationLog.js";
 import type { Projection } from "./projection.js";
 import { prepareShadow } from "./readModelVersions.js";
 import { buildShadow, type RebuildProgress } from "./shadowBuild.js";
@@ -72,16 +72,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       checksum,
     };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await recordOperation(database, {
-      name: projection.name,
-      kind: "rebuild",
-      outcome: "failed",
-      startedAt,
-      events,
-      detail: { error: message },
-    }).catch(() => {});
-    throw error;
+    return recordFailure(database, { name: projection.name, kind: "rebuild", startedAt, events }, error);
   } finally {
     await lock.release();
   }

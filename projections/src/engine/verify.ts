@@ -5,7 +5,7 @@ import { comparePositions, START, type EventStore, type Position, type RecordedE
 import { ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { rebuildLock } from "./locks.js";
 import { ProjectionUnavailableError } from "./projectionUnavailable.js";
-import { recordOperation } from "./operationLog.js";
+import { recordFailure, recordOperation } from "./operationLog.js";
 import { projectBatch } from "./projectBatch.js";
 import type { Projection } from "./projection.js";
 import { createTableSql, dropTableSql, physicalTables } from "./readModelTables.js";
@@ -133,16 +133,7 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
       };
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await recordOperation(database, {
-      name: projection.name,
-      kind: "verify",
-      outcome: "failed",
-      startedAt,
-      events,
-      detail: { error: message },
-    }).catch(() => {});
-    throw error;
+    return recordFailure(database, { name: projection.name, kind: "verify", startedAt, events }, error);
   } finally {
     await database.db
       .transaction()
