@@ -1,5 +1,5 @@
 import type { Migration } from "@tidings/postgres";
-import { hashedAppendSet } from "./hashedAppendSet.js";
+import { hashedAppendSet } from "./hashedAppendSetMigration.js";
 
 /**
  * Hashes for every event (docs/operations.md, "Integrity"): the column, the SQL twins of the JavaScript
