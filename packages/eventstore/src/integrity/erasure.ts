@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatPosition, type EventToAppend, type Position } from "../port.js";
-import { ERASED, type ErasureData } from "./records.js";
+import { ERASED, storeRecordMetadata, type ErasureData } from "./records.js";
 
 /**
  * The record appended to the erasure stream before a stream is deleted (docs/operations.md, "Integrity"):
@@ -16,5 +16,6 @@ export function erasureRecord(
     stream: streamId,
     events: events.map((e) => ({ revision: e.revision.toString(), position: formatPosition(e.position), hash: e.hash ?? "" })),
   };
-  return { id: randomUUID(), type: ERASED, data, metadata: { occurredAt: erasedAt.toISOString() } };
+  const id = randomUUID();
+  return { id, type: ERASED, data, metadata: storeRecordMetadata(id, erasedAt) };
 }

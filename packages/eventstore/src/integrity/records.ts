@@ -1,4 +1,4 @@
-import { parsePosition, type Position, type RecordedEvent } from "../port.js";
+import { parsePosition, type EventMetadata, type Position, type RecordedEvent } from "../port.js";
 
 /** The stream the seals are appended to, one after another (docs/operations.md, "Integrity"). */
 export const SEAL_STREAM = "integrity-seals";
@@ -6,6 +6,14 @@ export const SEALED = "StoreSealed";
 /** The stream of erasure records: what a deleted stream held, by hash only. */
 export const ERASURE_STREAM = "integrity-erasures";
 export const ERASED = "StreamErased";
+
+/**
+ * The metadata of a record the store writes of itself: no request caused it, so, like every operation no
+ * request started (docs/events.md, Metadata), it starts a chain of its own under its own id.
+ */
+export function storeRecordMetadata(id: string, at: Date): EventMetadata {
+  return { occurredAt: at.toISOString(), actor: "eventstore", correlationId: id, causationId: id };
+}
 
 /** What a seal signs. `from` (exclusive) and `until` (inclusive) bound the stretch of `$all` it covers. */
 export interface SealBody {

@@ -1,7 +1,7 @@
 import { formatPosition, parsePosition, START, WrongExpectedRevisionError, type EventStore } from "../port.js";
 import { canonicalJson } from "./canonicalJson.js";
 import { ErasedMerge } from "./erasedMerge.js";
-import { isSeal, SEAL_STREAM, SEALED, type SealBody, type SealData } from "./records.js";
+import { isSeal, SEAL_STREAM, SEALED, storeRecordMetadata, type SealBody, type SealData } from "./records.js";
 import type { SealKeys } from "./signing.js";
 import { Stretch } from "./stretch.js";
 import { allEvents, entryOf, erasedAfter } from "./storeReading.js";
@@ -39,6 +39,7 @@ export async function sealStore(store: EventStore, options: SealOptions): Promis
   for (const entry of merge.rest(until)) stretch.add(entry);
   if (!news && !options.force) return { sealed: false, reason: "nothing new", ...(previous && { previous }) };
   const summary = stretch.close();
+  const sealedAt = options.now?.() ?? new Date();
   const body: SealBody = {
     version: 1,
     sequence: previous ? previous.sequence + 1 : 0,
@@ -48,12 +49,17 @@ export async function sealStore(store: EventStore, options: SealOptions): Promis
     events: summary.events,
     digest: summary.digest,
     heads: summary.heads,
-    sealedAt: (options.now?.() ?? new Date()).toISOString(),
+    sealedAt: sealedAt.toISOString(),
     publicKey: options.keys.publicKey,
   };
   const seal: SealData = { ...body, signature: options.keys.sign(canonicalJson(body)) };
+  const id = randomUUID();
   try {
-    await store.append(SEAL_STREAM, [{ id: randomUUID(), type: SEALED, data: seal }], last ? last.revision : "no_stream");
+    await store.append(
+      SEAL_STREAM,
+      [{ id, type: SEALED, data: seal, metadata: storeRecordMetadata(id, sealedAt) }],
+      last ? last.revision : "no_stream",
+    );
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return { sealed: false, reason: "another process sealed first" };
     throw error;
