@@ -136,15 +136,16 @@ describe("webhook deliveries into a real HTTP receiver on loopback", () => {
     await expect.poll(status, { timeout: 10_000 }).toBe("failed");
   });
 
-  it("keeps a slow endpoint from delaying another", async () => {
+  // The slow answer is long enough that a loaded machine's scheduling delays (seconds at load 10) cannot pass for waiting on it.
+  it("keeps a slow endpoint from delaying another", { timeout: 180_000 }, async () => {
     const { receiver, createWebhook, send } = t;
-    const slowAnswerMs = 5_000;
+    const slowAnswerMs = 15_000;
     receiver.answer("/slow", [200], slowAnswerMs);
     await createWebhook(`${receiver.url}/slow`, ["email.sent", "email.delivered"]);
     await createWebhook(`${receiver.url}/fast`, ["email.sent", "email.delivered"]);
-    for (let i = 0; i < 5; i++) await send();
-    const fast = await receiver.waitFor("/fast", 10);
-    const slow = await receiver.waitFor("/slow", 10);
+    for (let i = 0; i < 3; i++) await send();
+    const fast = await receiver.waitFor("/fast", 6);
+    const slow = await receiver.waitFor("/slow", 6, 150_000);
     const eventOf = (r: ReceivedWebhook) => {
       const { type, data } = JSON.parse(r.body) as { type: string; data: { email_id: string } };
       return `${type} ${data.email_id}`;
