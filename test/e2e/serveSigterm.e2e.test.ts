@@ -18,6 +18,8 @@ const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 const exitBoundMs = 10_000;
 /** How long a process that does not exit is waited for, so that a failure says how long it took. */
 const patienceMs = 90_000;
+/** A fresh data directory is migrated and every projection started first: at load 15 that took over 120 s. */
+const startPatienceMs = 300_000;
 const contacts = 1_000;
 const mailConcurrency = 4;
 
@@ -56,7 +58,7 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
     const started = child;
     started.stdout!.on("data", (d) => (output = (output + d).slice(-4_000)));
     started.stderr!.on("data", (d) => (output = (output + d).slice(-4_000)));
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + startPatienceMs;
     while (
       !(await fetch(`http://127.0.0.1:${port}/health`).then(
         (r) => r.ok,
@@ -89,7 +91,7 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
     sink = await startSmtpSink();
     port = await freePort();
     await start();
-  });
+  }, startPatienceMs + 30_000);
   afterAll(async () => {
     if (measured.length > 0) console.log(`embedded serve, SIGTERM to exit: ${measured.join("; ")}`);
     child?.kill("SIGKILL");
@@ -99,7 +101,7 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
 
   let segmentId: string;
 
-  it("mid-import; started again, the import ends with every row once", { timeout: 300_000 }, async () => {
+  it("mid-import; started again, the import ends with every row once", { timeout: 600_000 }, async () => {
     const resend = new Resend(token, { baseUrl: `http://127.0.0.1:${port}` });
     segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
     const id = await importReaders(resend, segmentId, contacts);
