@@ -34,13 +34,15 @@ const e2eFiles = crashOnly
   : { include: ["test/e2e/**/*.e2e.test.ts"], exclude: process.env.TIDINGS_TEST_CRASH === "none" ? [...ignored, crashTests] : ignored };
 
 /**
- * Embedded files each have a PGlite of their own and are CPU-bound, so three at a time fit two cores.
+ * Embedded files each have a PGlite of their own and are CPU-bound, and `npm test` runs them beside the
+ * server-mode tiers: two at a time, since three on two cores beside those (and a CPU hog) starved one
+ * file's start-up past its two-minute hook.
  * Server-mode files share one PostgreSQL cluster and its 100 connections, which one e2e server (api,
  * projector, sagas) takes a third of: `npm test` runs the int and the e2e project side by side, one file
  * each. The cluster's xmin horizon is cluster-wide, so a test reading `$all` right after an append waits
  * for it to show (settledWrites, docs/architecture.md §4).
  */
-const workers = process.env.TIDINGS_TEST_MODE === "server" ? 1 : 3;
+const workers = process.env.TIDINGS_TEST_MODE === "server" ? 1 : 2;
 
 export default defineConfig({
   test: {
