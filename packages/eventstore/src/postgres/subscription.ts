@@ -56,7 +56,10 @@ export function postgresSubscription(
 
   async function* run(): AsyncGenerator<RecordedEvent> {
     try {
-      await settings.listening;
+      // A stop while the LISTEN is still being set up ends the iteration: otherwise whoever iterates waits
+      // for a connection nobody needs any more, and a stopping projector with it.
+      await Promise.race([settings.listening, stoppedPromise]);
+      if (stopped) return;
       let cursor = options.after ?? START;
       let retryMs = FIRST_RETRY_MS;
       let blocker: bigint | undefined;
