@@ -117,6 +117,9 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     // Unfiltered on purpose: the checkpoint must pass every event, so a wait on any position resolves.
     const subscription = store.subscribeToAll({ after: from });
     subscriptions.add(subscription);
+    // A stop that began before this subscription existed did not reach it, and with no event coming it
+    // would wait for ever: a projection that went live just as the runner stopped held the stop up.
+    if (stopped()) await subscription.stop();
     try {
       await follow(subscriptionBatches(subscription, batchSize, batchMs));
     } finally {
