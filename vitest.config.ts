@@ -69,7 +69,9 @@ export default defineConfig({
       },
       // An e2e file's hooks start a server (on PGlite at nice 10, beside the server tier) and sometimes a
       // browser: once more than 60 s on a slow CI machine.
-      { ...shared, test: { name: "e2e", isolate, ...e2eFiles, testTimeout: 60_000, hookTimeout: 120_000 } },
+      // An e2e file's beforeAll starts a whole server: 20 s alone for an embedded one, over 120 s beside the crash
+      // tier, the server tiers and a CPU hog on two cores.
+      { ...shared, test: { name: "e2e", isolate, ...e2eFiles, testTimeout: 60_000, hookTimeout: 300_000 } },
     ],
   },
 });
