@@ -1,6 +1,6 @@
 import { formatPosition, parsePosition, START, streamCategory, type EventStore, type Position, type RecordedEvent } from "../port.js";
 import { ERASURE_STREAM, SEAL_STREAM } from "./records.js";
-import { allEvents } from "./storeReading.js";
+import { allEvents, committedHead } from "./storeReading.js";
 
 export interface ExportOptions {
   /** Exclusive: resume after the last position a previous export printed. */
@@ -67,7 +67,7 @@ export async function exportStore(
   let events = 0;
   let last: Position | undefined;
   const pageSize = options.pageSize ?? 5_000;
-  for await (const event of allEvents(store, after, await store.headPosition(), pageSize)) {
+  for await (const event of allEvents(store, after, await committedHead(store), pageSize)) {
     if (options.until && event.createdAt > options.until) break;
     last = event.position;
     if (!wanted(event)) continue;

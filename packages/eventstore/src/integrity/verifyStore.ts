@@ -1,7 +1,7 @@
 import { START, type EventStore, type Position } from "../port.js";
 import { ERASURE_STREAM, isSeal, SEAL_STREAM, type SealData } from "./records.js";
 import type { IntegrityReport } from "./report.js";
-import { allEvents, erasedAfter } from "./storeReading.js";
+import { allEvents, committedHead, erasedAfter } from "./storeReading.js";
 import { Verifier, type StoreHeads } from "./verifier.js";
 
 export interface VerifyStoreOptions {
@@ -24,7 +24,7 @@ export async function verifyStore(store: EventStore, options: VerifyStoreOptions
     const seal = event.data as SealData;
     return { sequence: seal.sequence, until: parseUntil(seal.until) };
   });
-  const until = await store.headPosition();
+  const until = await committedHead(store);
   const verifier = new Verifier({
     ...(options.publicKey !== undefined && { publicKey: options.publicKey }),
     seals,

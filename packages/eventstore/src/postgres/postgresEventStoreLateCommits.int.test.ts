@@ -4,6 +4,7 @@ import { testMode } from "@tidings/postgres";
 import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
 import { testStoreDatabase } from "../testing/testEventStore.js";
 import { contentHash } from "../integrity/hashes.js";
+import { verifyStore } from "../integrity/verifyStore.js";
 import { comparePositions, type EventToAppend, type RecordedEvent } from "../port.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 
@@ -71,6 +72,22 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
       const committed = await file.store.append(aStreamId(), events(1), "no_stream");
       expect(comparePositions(await file.store.committedPosition(), committed.position)).toBeGreaterThanOrEqual(0);
       expect(comparePositions(await file.store.headPosition(), committed.position)).toBeLessThan(0);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+    }
+  });
+
+  it("has a walk of the whole store wait for what was committed when it began, past a transaction still open elsewhere", async () => {
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_current_xact_id()");
+      await file.store.append(aStreamId(), events(3), "no_stream");
+      const walking = verifyStore(file.store);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await client.query("ROLLBACK");
+      const report = await walking;
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM eventstore.events");
+      expect(report).toMatchObject({ ok: true, events: Number(rows[0]!.n) });
     } finally {
       await client.query("ROLLBACK").catch(() => {});
     }
