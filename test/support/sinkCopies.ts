@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ReceivedMessage } from "@tidings/testkit";
+import { untilReached } from "./progress.js";
 
 /** How many different messages the sink received: its copies counted once per Message-ID. */
 export const distinctMessageIds = (received: ReceivedMessage[]): number => new Set(received.map((m) => m.messageId)).size;
@@ -20,18 +20,15 @@ export function firstCopiesOfRepeats(received: ReceivedMessage[]): number[] {
 }
 
 /**
- * Waits until the sink holds `count` distinct messages, for as long as they keep coming: it gives up only
- * when none arrived for `stallMs`, so a loaded machine that delivers slowly still passes, while mail that
- * stopped flowing fails in a bounded time. Resolves with the distinct count reached.
+ * Waits until the sink holds `count` distinct messages, for as long as they keep coming (`untilReached`).
+ * Resolves with the distinct count reached.
  */
 export async function untilSinkHolds(received: ReceivedMessage[], count: number, stallMs = 90_000): Promise<number> {
-  let reached = distinctMessageIds(received);
-  let lastProgress = Date.now();
-  while (reached < count && Date.now() - lastProgress < stallMs) {
-    await sleep(200);
-    const now = distinctMessageIds(received);
-    if (now > reached) lastProgress = Date.now();
-    reached = now;
-  }
-  return reached;
+  return (
+    await untilReached(
+      () => distinctMessageIds(received),
+      (n) => n >= count,
+      stallMs,
+    )
+  ).count;
 }

@@ -27,7 +27,7 @@ export interface SplitRoles {
   /** Starts `tidings serve --role sagas`. */
   startSagas(): ChildProcess;
   /**
-   * Starts `tidings serve --role <role>` with `env` over the shared settings; the last 4 KB of its stderr stay readable
+   * Starts `tidings serve --role <role>` with `env` over the shared settings; the last 4 KB of its log and stderr stay readable
    * through `errors(role)`.
    */
   startRole(role: ChildRole, env?: Record<string, string>): ChildProcess;
@@ -64,9 +64,12 @@ export async function startSplitRoles(settings: Record<string, string>, options:
   const startRole = (role: ChildRole, extra: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [cli, "serve", "--role", role], {
       env: { PATH: process.env.PATH, ...env, ...extra },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stderr!.on("data", (chunk: Buffer) => errors.set(role, ((errors.get(role) ?? "") + chunk.toString()).slice(-4_000)));
+    // Its log (warnings up, on stdout) and its stderr: what a test that fails on the role prints.
+    const keep = (chunk: Buffer) => errors.set(role, ((errors.get(role) ?? "") + chunk.toString()).slice(-4_000));
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
     children.push(child);
     return child;
   };
