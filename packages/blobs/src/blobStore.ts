@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { sql } from "kysely";
 import { migrate, type Database, type Migration } from "@tidings/postgres";
 
@@ -40,7 +40,7 @@ export const blobMigrations: Migration[] = [
 
 export const BLOBS_COMPONENT = "blobs";
 
-export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+export const sha256Hex = (bytes: Uint8Array) => hash("sha256", bytes, "hex");
 
 /** Applies its own table on first use, so any process that opens a store can use it without a setup step. */
 export function createBlobStore(database: Database): BlobStore {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from "node:crypto";
 
 /**
  * AES-256-GCM for secrets at rest (DKIM keys, webhook signing secrets). The key is derived from
@@ -47,8 +47,9 @@ export function createSealer(secret: string, purpose: string): Sealer {
   };
 }
 
+/** One-shot `hash` is about three times `createHash` for short inputs: an integrity walk hashes twice per event. */
 export function sha256Hex(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
+  return hash("sha256", data, "hex");
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -1,12 +1,8 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@tidings/core";
 import { canonicalJson } from "./canonicalJson.js";
 
 /** The previous hash of a stream's first event (and of the first one after an erasure). */
 export const GENESIS = "";
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
 
 /** What an event says, apart from where it is: its id, type, data and metadata (docs/operations.md, "Integrity"). */
 export interface EventContent {
