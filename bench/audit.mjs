@@ -33,8 +33,8 @@ const steps = {
     const opened = await openEventStore(url);
     const out = createWriteStream(file);
     try {
-      const { events } = await exportStore(opened.store, { header: true }, async (line) => {
-        if (!out.write(`${line}\n`)) await once(out, "drain");
+      const { events } = await exportStore(opened.store, { header: true }, async (lines) => {
+        if (!out.write(lines)) await once(out, "drain");
       });
       return events;
     } finally {

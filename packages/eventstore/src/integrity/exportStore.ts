@@ -39,12 +39,14 @@ export interface ExportLine {
 /**
  * Writes `$all` (or the events of some categories or types) as JSON lines, a page at a time. Seals and
  * erasure records always go in, so the file can be checked offline (docs/operations.md, "Integrity").
- * `write` may return a promise, for a file's back-pressure; `progress` hears the last position written.
+ * `write` gets whole lines, each ending in a newline, a page of them at a time: a write per line made a
+ * file's back-pressure the export's pace. It may return a promise, for that back-pressure; `progress`
+ * hears the last position written.
  */
 export async function exportStore(
   store: EventStore,
   options: ExportOptions,
-  write: (line: string) => void | Promise<void>,
+  write: (lines: string) => void | Promise<void>,
   progress?: (position: Position, events: number) => void,
 ): Promise<{ events: number; last: Position | undefined }> {
   const after = options.after ?? START;
@@ -56,7 +58,7 @@ export async function exportStore(
       category: options.category ?? null,
       type: options.type ?? null,
     };
-    await write(JSON.stringify(header));
+    await write(`${JSON.stringify(header)}\n`);
   }
   const categories = options.category && new Set(options.category);
   const types = options.type && new Set(options.type);
@@ -67,13 +69,19 @@ export async function exportStore(
   let events = 0;
   let last: Position | undefined;
   const pageSize = options.pageSize ?? 5_000;
+  let lines = "";
   for await (const event of allEvents(store, after, await committedHead(store), pageSize)) {
     if (options.until && event.createdAt > options.until) break;
     last = event.position;
     if (!wanted(event)) continue;
-    await write(JSON.stringify(toLine(event)));
-    if (++events % pageSize === 0) progress?.(event.position, events);
+    lines += `${JSON.stringify(toLine(event))}\n`;
+    if (++events % pageSize === 0) {
+      await write(lines);
+      lines = "";
+      progress?.(event.position, events);
+    }
   }
+  if (lines) await write(lines);
   if (last) progress?.(last, events);
   return { events, last };
 }

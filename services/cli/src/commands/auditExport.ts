@@ -29,7 +29,7 @@ export async function auditExport(store: EventStore, options: AuditExportOptions
   }
   const resuming = options.from !== undefined && options.out !== undefined && existsSync(options.out);
   const file = options.out === undefined ? undefined : createWriteStream(options.out, { flags: resuming ? "a" : "w" });
-  const write = file ? (line: string) => toFile(file, line) : (line: string) => output.out(line);
+  const write = file ? (lines: string) => toFile(file, lines) : (lines: string) => output.out(lines.slice(0, -1));
   try {
     const { events, last } = await exportStore(
       store,
@@ -53,6 +53,6 @@ export async function auditExport(store: EventStore, options: AuditExportOptions
   return 0;
 }
 
-async function toFile(file: WriteStream, line: string): Promise<void> {
-  if (!file.write(`${line}\n`)) await once(file, "drain");
+async function toFile(file: WriteStream, lines: string): Promise<void> {
+  if (!file.write(lines)) await once(file, "drain");
 }
