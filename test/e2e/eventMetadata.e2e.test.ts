@@ -1,24 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emailStream } from "@tidings/domain";
+import { emailStream, emailWebhookEvents } from "@tidings/domain";
 import type { RecordedEvent } from "@tidings/eventstore";
 import { runCommand } from "@tidings/cli";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 import type { EventType } from "../support/webhookSuite.js";
 
-const emailTypes: EventType[] = [
-  "email.sent",
-  "email.scheduled",
-  "email.delivered",
-  "email.delivery_delayed",
-  "email.complained",
-  "email.bounced",
-  "email.opened",
-  "email.clicked",
-  "email.failed",
-  "email.suppressed",
-];
+// Every email type but inbound mail's: what an email sent through the API can give rise to.
+const emailTypes = emailWebhookEvents.types.filter((type) => type !== "email.received") as EventType[];
 
 /**
  * The metadata of every event the store holds after one email, sent by the SDK, was delivered to a real SMTP
