@@ -160,8 +160,8 @@ async function appendFloor(url) {
       '{"teamId":"team-1"}',
     ]);
     await client.query(
-      `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[])`,
+      `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata, hash)
+       SELECT u.*, md5(u.id::text) || md5(u.s) FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(s, r, id, t, d, m)`,
       [0, 1, 2, 3, 4, 5].map((c) => values.map((v) => v[c])),
     );
   };
@@ -201,11 +201,11 @@ async function appendFloor(url) {
     const column = (i) => events.map((e) => e[i]);
     await client.query("BEGIN");
     await client.query(
-      `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata)
-       SELECT s, 0, id, t, d, '{"teamId":"team-1"}'::jsonb FROM unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) AS u(s, id, t, d)`,
+      `INSERT INTO eventstore.events (stream_id, revision, event_id, type, data, metadata, hash)
+       SELECT s, 0, id, t, d, '{"teamId":"team-1"}'::jsonb, md5(id::text) || md5(s) FROM unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) AS u(s, id, t, d)`,
       [column(0), column(1), column(2), column(3)],
     );
-    await client.query("INSERT INTO eventstore.streams (stream_id, revision) SELECT s, 0 FROM unnest($1::text[]) AS u(s)", [column(0)]);
+    await client.query("INSERT INTO eventstore.streams (stream_id, revision, hash) SELECT s, 0, md5(s) || md5(s) FROM unnest($1::text[]) AS u(s)", [column(0)]);
     await client.query(
       `INSERT INTO floor_contacts (id, team_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at)
        SELECT id, $1, email, 'First', 'Last', false, '{"plan":"pro","seats":3,"city":"City"}'::jsonb, now(), now() FROM unnest($2::uuid[], $3::text[]) AS u(id, email)`,

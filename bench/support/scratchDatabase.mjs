@@ -18,6 +18,11 @@ export async function withScratchDatabase(label, run) {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     return await run(url.toString());
+  } catch (error) {
+    // Said before the drop: dropping ends the run's connections, and a client left open reports that
+    // instead, as an uncaught error that ends the process before this one is heard.
+    process.stderr.write(`bench: ${error?.stack ?? error}\n`);
+    throw error;
   } finally {
     await drop();
   }
