@@ -205,7 +205,10 @@ async function appendFloor(url) {
        SELECT s, 0, id, t, d, '{"teamId":"team-1"}'::jsonb, md5(id::text) || md5(s) FROM unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) AS u(s, id, t, d)`,
       [column(0), column(1), column(2), column(3)],
     );
-    await client.query("INSERT INTO eventstore.streams (stream_id, revision, hash) SELECT s, 0, md5(s) || md5(s) FROM unnest($1::text[]) AS u(s)", [column(0)]);
+    await client.query(
+      "INSERT INTO eventstore.streams (stream_id, revision, hash) SELECT s, 0, md5(s) || md5(s) FROM unnest($1::text[]) AS u(s)",
+      [column(0)],
+    );
     await client.query(
       `INSERT INTO floor_contacts (id, team_id, email, first_name, last_name, unsubscribed, properties, created_at, updated_at)
        SELECT id, $1, email, 'First', 'Last', false, '{"plan":"pro","seats":3,"city":"City"}'::jsonb, now(), now() FROM unnest($2::uuid[], $3::text[]) AS u(id, email)`,
