@@ -17,7 +17,9 @@ export interface VerifyStoreOptions {
 
 /** Checks the store's hashes and seals (docs/operations.md, "Integrity"), reading a page at a time. */
 export async function verifyStore(store: EventStore, options: VerifyStoreOptions = {}): Promise<IntegrityReport> {
-  const pageSize = options.pageSize ?? 5_000;
+  // Smaller pages than an export's: the walk keeps every stream's head, and pages of 5,000 held beside
+  // them took a 1,000,000-event store's walk past 300 MB (2,000: 287 MB, at the same speed).
+  const pageSize = options.pageSize ?? 2_000;
   if (options.streamId !== undefined) return verifyStream(store, options.streamId, pageSize, options.publicKey);
   const after = options.after ?? START;
   const seals = (await store.readStream(SEAL_STREAM)).filter(isSeal).map((event) => {
