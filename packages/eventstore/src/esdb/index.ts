@@ -19,6 +19,9 @@ export async function openEsdbEventStore(url: string): Promise<EventStore> {
   let client: EsdbClient | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
+    // The adapter tells a refused append by the client's error: an answer of `success: false` instead would
+    // need a second path through every append.
+    if (/[?&]throwOnAppendFailure=false/i.test(url)) throw new Error("throwOnAppendFailure=false is not supported: remove it from the URL");
     client = EsdbClient.connectionString(url);
     const store = createEsdbEventStore(client);
     const timeout = new Promise<never>((_, reject) => {

@@ -21,9 +21,9 @@ import { subscriptionOf } from "./subscription.js";
 
 /**
  * The event store port on EventStoreDB. Differences from the PostgreSQL adapter that the port allows:
- * - `deleteStream` is a soft delete. The stream reads as empty at once, but `$all` (readAll, subscribeToAll,
- *   headPosition) keeps its events until the next scavenge, and a stream appended to again continues its
- *   revisions after the deleted ones instead of starting at 0.
+ * - `deleteStream` truncates the stream after its last event. The stream reads as empty at once, but `$all`
+ *   (readAll, subscribeToAll, headPosition) keeps its events until the next scavenge, and a stream appended
+ *   to again continues its revisions after the deleted ones instead of starting at 0.
  * - The `$all` filters of `readAll` are applied here, not on the server: client 6.x cannot send them.
  * - `appendMany` is not atomic: client 6.x has no multi-stream transaction, so the streams are appended one
  *   after another, and a failure part-way leaves the earlier ones written (port.ts says what callers do).
@@ -72,11 +72,15 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
   }
 
   async function write(streamId: string, events: EventToAppend[], expected: ExpectedRevision) {
+    let result;
     try {
-      return await client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toEsdbExpectedRevision(expected) });
+      result = await client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toEsdbExpectedRevision(expected) });
     } catch (error) {
       throw toWrongExpectedRevisionError(error, streamId, expected) ?? error;
     }
+    // openEsdbEventStore refuses `throwOnAppendFailure=false`, under which a refused write would be answered, not thrown.
+    if (!result.success) throw new Error(`EventStoreDB refused the append to ${streamId} without saying why`);
+    return result;
   }
 
   const chainDeps = {
@@ -88,10 +92,25 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
       });
       return events;
     },
+    async range(streamId: string, from: bigint, count: number) {
+      const events: RecordedEvent[] = [];
+      await readStreamEvents(streamId, { direction: FORWARDS, fromRevision: from, maxCount: count }, (event) => {
+        events.push(event);
+        return true;
+      });
+      return events;
+    },
     async deletedUpTo(streamId: string) {
       const { metadata } = await client.getStreamMetadata(streamId);
       const before = metadata?.truncateBefore;
-      return typeof before === "number" ? BigInt(before) : undefined;
+      if (before === undefined) return undefined;
+      // deleteStream truncates at the revision after the last; EventStoreDB's own soft delete marks 2^63-1,
+      // which JSON cannot even carry exactly, and says nothing of where the revisions went on.
+      if (typeof before !== "number" || !Number.isSafeInteger(before))
+        throw new Error(
+          `stream ${streamId} was deleted by EventStoreDB's own soft delete, not by Tidings: its revisions cannot be continued`,
+        );
+      return BigInt(before);
     },
     write,
   };
@@ -164,18 +183,19 @@ export function createEsdbEventStore(client: EsdbClient): EventStore {
 
     // The erasure record goes first: a crash between the two leaves a record of a stream still there,
     // which a verifier reports, rather than a stream gone without one (docs/operations.md, "Integrity").
+    // The stream is truncated after its last event rather than soft-deleted: a soft delete marks it with
+    // truncate-before 2^63-1, which says nothing of the revision an append to it goes on from, while this
+    // truncate-before is exactly that revision. An append racing the erasure may land after the read and
+    // survive it, chained to an erased event: verify then reports that stream (PostgreSQL locks instead).
     async deleteStream(streamId) {
       const events: RecordedEvent[] = [];
       await readStreamEvents(streamId, { direction: FORWARDS, fromRevision: START }, (event) => {
         events.push(event);
         return true;
       });
-      if (events.length > 0) await append(ERASURE_STREAM, [erasureRecord(streamId, events)], "any");
-      try {
-        await client.deleteStream(streamId);
-      } catch (error) {
-        if (!isStreamNotFound(error)) throw error;
-      }
+      if (events.length === 0) return;
+      await append(ERASURE_STREAM, [erasureRecord(streamId, events)], "any");
+      await client.setStreamMetadata(streamId, { truncateBefore: Number(events.at(-1)!.revision + 1n) });
     },
 
     headPosition: newestPosition,

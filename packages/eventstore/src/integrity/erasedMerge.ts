@@ -13,16 +13,21 @@ export class ErasedMerge {
     entries.sort((a, b) => comparePositions(a.position, b.position));
   }
 
-  /** The erased entries before `position`; one at `position` itself is dropped, as the event read there is it. */
-  before(position: Position): ChainEntry[] {
-    const out: ChainEntry[] = [];
+  /**
+   * The erased entries before `position`, and whether one stood at `position` itself: that one is not
+   * returned, as the event read there is it, which the caller counts as erased.
+   */
+  before(position: Position): { entries: ChainEntry[]; here: boolean } {
+    const entries: ChainEntry[] = [];
+    let here = false;
     while (this.next < this.entries.length) {
       const c = comparePositions(this.entries[this.next]!.position, position);
       if (c > 0) break;
-      if (c < 0) out.push(this.entries[this.next]!);
+      if (c < 0) entries.push(this.entries[this.next]!);
+      else here = true;
       this.next++;
     }
-    return out;
+    return { entries, here };
   }
 
   /** The erased entries left, up to `until` when given. */

@@ -32,7 +32,7 @@ export async function sealStore(store: EventStore, options: SealOptions): Promis
   const stretch = new Stretch();
   let news = false;
   for await (const event of allEvents(store, from, until)) {
-    for (const entry of merge.before(event.position)) stretch.add(entry);
+    for (const entry of merge.before(event.position).entries) stretch.add(entry);
     stretch.add(entryOf(event));
     news ||= !isSeal(event);
   }
