@@ -1,4 +1,13 @@
-import { formatPosition, parsePosition, START, streamCategory, type EventStore, type Position, type RecordedEvent } from "../port.js";
+import {
+  comparePositions,
+  formatPosition,
+  parsePosition,
+  START,
+  streamCategory,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from "../port.js";
 import { ERASURE_STREAM, SEAL_STREAM } from "./records.js";
 import { allEvents, committedHead } from "./storeReading.js";
 
@@ -48,7 +57,7 @@ export async function exportStore(
   options: ExportOptions,
   write: (lines: string) => void | Promise<void>,
   progress?: (position: Position, events: number) => void,
-): Promise<{ events: number; last: Position | undefined }> {
+): Promise<{ events: number; last: Position | undefined; stoppedShort?: Position }> {
   const after = options.after ?? START;
   if (options.header) {
     const header: ExportHeader = {
@@ -70,7 +79,8 @@ export async function exportStore(
   let last: Position | undefined;
   const pageSize = options.pageSize ?? 5_000;
   let lines = "";
-  for await (const event of allEvents(store, after, await committedHead(store), pageSize)) {
+  const { until, committed } = await committedHead(store);
+  for await (const event of allEvents(store, after, until, pageSize)) {
     if (options.until && event.createdAt > options.until) break;
     last = event.position;
     if (!wanted(event)) continue;
@@ -83,7 +93,7 @@ export async function exportStore(
   }
   if (lines) await write(lines);
   if (last) progress?.(last, events);
-  return { events, last };
+  return { events, last, ...(comparePositions(until, committed) < 0 && { stoppedShort: committed }) };
 }
 
 function toLine(e: RecordedEvent): ExportLine {

@@ -31,6 +31,11 @@ export interface IntegrityReport {
   /** False when seals were checked with each seal's own key, not one the auditor gave. */
   pinnedKey: boolean;
   break?: IntegrityBreak;
+  /**
+   * The walk ended short of the events committed when it began, up to this position: a transaction open
+   * elsewhere on the PostgreSQL server kept them unreadable past the wait. What was walked is checked.
+   */
+  stoppedShort?: string;
 }
 
 export function sealBreak(event: RecordedEvent, seal: SealData): Omit<IntegrityBreak, "message"> {
@@ -60,6 +65,10 @@ export function describeReport(report: IntegrityReport): string[] {
   else lines.push("no seal: nothing here is vouched for by a signature yet");
   if (report.unsealed)
     lines.push(`${report.unsealed} events are newer than the last seal: their chain was checked, no seal vouches for them yet`);
+  if (report.stoppedShort)
+    lines.push(
+      `stopped short: events committed up to ${report.stoppedShort} were not readable within 60 s (a transaction stayed open elsewhere on the server); run verify again`,
+    );
   if (!report.pinnedKey) lines.push("the seals were checked with the key each names; pass --public-key to pin the store's key");
   return lines;
 }

@@ -24,19 +24,20 @@ export async function* allEvents(store: EventStore, after: Position, until: Posi
 }
 
 /**
- * Where a walk of the whole store should end: the newest event committed when it starts. On PostgreSQL
- * readers see `$all` only below the oldest transaction still open anywhere on the server, so a walk that
- * stopped at what is readable now would miss every event committed after some unrelated long transaction
- * began, and report a short store as whole. This waits, up to `maxWaitMs`, for what was committed to become
- * readable (or to be erased meanwhile), then settles for what is readable.
+ * Where a walk of the whole store should end: the newest event committed when it starts (`committed`). On
+ * PostgreSQL readers see `$all` only below the oldest transaction still open anywhere on the server, so a
+ * walk that stopped at what is readable now would miss every event committed after some unrelated long
+ * transaction began, and report a short store as whole. This waits, up to `maxWaitMs`, for what was
+ * committed to become readable (or to be erased meanwhile); past that, `until` is what is readable, short
+ * of `committed`, and the walk says so.
  */
-export async function committedHead(store: EventStore, maxWaitMs = 60_000): Promise<Position> {
+export async function committedHead(store: EventStore, maxWaitMs = 60_000): Promise<{ until: Position; committed: Position }> {
   const deadline = Date.now() + maxWaitMs;
   let target = await store.committedPosition();
   for (let wait = 10; ; wait = Math.min(wait * 2, 500)) {
     const readable = await store.headPosition();
-    if (comparePositions(readable, target) >= 0) return target;
-    if (Date.now() > deadline) return readable;
+    if (comparePositions(readable, target) >= 0) return { until: target, committed: target };
+    if (Date.now() > deadline) return { until: readable, committed: target };
     await new Promise((resolve) => setTimeout(resolve, wait));
     // An erasure meanwhile can take the target away; what is committed then is the end to wait for.
     const committed = await store.committedPosition();

@@ -1,4 +1,4 @@
-import { START, type EventStore, type Position } from "../port.js";
+import { comparePositions, formatPosition, START, type EventStore, type Position } from "../port.js";
 import { ERASURE_STREAM, isSeal, SEAL_STREAM, type SealData } from "./records.js";
 import type { IntegrityReport } from "./report.js";
 import { allEvents, committedHead, erasedAfter } from "./storeReading.js";
@@ -11,6 +11,8 @@ export interface VerifyStoreOptions {
   /** Check one stream's chain instead of `$all`; seals are not checked then. */
   streamId?: string;
   pageSize?: number;
+  /** How long to wait for the events committed when the walk begins to become readable (default 60 s). */
+  waitMs?: number;
   /** Called after each page with the position reached and the events walked. */
   progress?(position: Position, events: number): void;
 }
@@ -26,7 +28,7 @@ export async function verifyStore(store: EventStore, options: VerifyStoreOptions
     const seal = event.data as SealData;
     return { sequence: seal.sequence, until: parseUntil(seal.until) };
   });
-  const until = await committedHead(store);
+  const { until, committed } = await committedHead(store, options.waitMs);
   const verifier = new Verifier({
     ...(options.publicKey !== undefined && { publicKey: options.publicKey }),
     seals,
@@ -40,7 +42,8 @@ export async function verifyStore(store: EventStore, options: VerifyStoreOptions
     if (verifier.broken) break;
     if (++walked % pageSize === 0) options.progress?.(event.position, walked);
   }
-  return verifier.finish(storeHeads(store), until);
+  const report = await verifier.finish(storeHeads(store), until);
+  return comparePositions(until, committed) < 0 ? { ...report, stoppedShort: formatPosition(committed) } : report;
 }
 
 async function verifyStream(store: EventStore, streamId: string, pageSize: number, publicKey?: string): Promise<IntegrityReport> {

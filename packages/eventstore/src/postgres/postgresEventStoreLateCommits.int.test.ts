@@ -5,7 +5,8 @@ import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "
 import { testStoreDatabase } from "../testing/testEventStore.js";
 import { contentHash } from "../integrity/hashes.js";
 import { verifyStore } from "../integrity/verifyStore.js";
-import { comparePositions, type EventToAppend, type RecordedEvent } from "../port.js";
+import { describeReport } from "../integrity/report.js";
+import { comparePositions, formatPosition, type EventToAppend, type RecordedEvent } from "../port.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 
 /** One append to a new stream, as the adapter hands it to `eventstore.append_set` from another session. */
@@ -88,6 +89,20 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
       const report = await walking;
       const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM eventstore.events");
       expect(report).toMatchObject({ ok: true, events: Number(rows[0]!.n) });
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+    }
+  });
+
+  it("has a walk that waited in vain for a transaction open elsewhere say where it stopped short", async () => {
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_current_xact_id()");
+      await file.store.append(aStreamId(), events(2), "no_stream");
+      const committed = await file.store.committedPosition();
+      const report = await verifyStore(file.store, { waitMs: 200 });
+      expect(report).toMatchObject({ ok: true, stoppedShort: formatPosition(committed) });
+      expect(describeReport(report).join("\n")).toContain(`stopped short: events committed up to ${formatPosition(committed)}`);
     } finally {
       await client.query("ROLLBACK").catch(() => {});
     }

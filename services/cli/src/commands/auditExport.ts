@@ -31,7 +31,7 @@ export async function auditExport(store: EventStore, options: AuditExportOptions
   const file = options.out === undefined ? undefined : createWriteStream(options.out, { flags: resuming ? "a" : "w" });
   const write = file ? (lines: string) => toFile(file, lines) : (lines: string) => output.out(lines.slice(0, -1));
   try {
-    const { events, last } = await exportStore(
+    const { events, last, stoppedShort } = await exportStore(
       store,
       {
         ...(after && { after }),
@@ -44,6 +44,10 @@ export async function auditExport(store: EventStore, options: AuditExportOptions
       (position, count) => output.err(`exported ${count} events; last position ${formatPosition(position)}`),
     );
     output.err(`done: ${events} events${last ? `; resume with --from ${formatPosition(last)}` : ""}`);
+    if (stoppedShort)
+      output.err(
+        `stopped short: events committed up to ${formatPosition(stoppedShort)} were not readable within 60 s (a transaction stayed open elsewhere on the server); resume later with --from`,
+      );
   } finally {
     if (file) {
       file.end();
