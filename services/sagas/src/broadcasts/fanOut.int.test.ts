@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { broadcastEmailId, createLogger, formatTimestamp, systemClock } from "@tidings/core";
-import { createContact, createSegment, updateContact } from "@tidings/audience";
+import { createContact, createSegment, eraseContact, updateContact } from "@tidings/audience";
 import { handleCommand } from "@tidings/commands";
 import { broadcastDecider, broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
@@ -104,6 +104,33 @@ describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     } finally {
       releaseHeld();
     }
+  });
+
+  it("queues no email for a contact erased after the plan named them, and counts the batch's emails without it", async () => {
+    const segment = await createSegment(deps(), teamId, "Erased", metadata);
+    const [stays, goes] = [await aContact("stays-planned@example.test", segment.id), await aContact("goes@example.test", segment.id)];
+    expect(await readModels.projections.waitFor(goes.position!, 10_000)).toBe(true);
+    const broadcastId = await sendBroadcast(segment.id);
+    // Between the plan and the queueing of its batch (which waits on the team's rate first), the contact is erased.
+    class ErasingFirst extends TeamRates {
+      private erased = false;
+      override async take(team: string, n: number, perSecond: number): Promise<void> {
+        if (!this.erased) {
+          this.erased = true;
+          const { position } = await eraseContact(deps(), teamId, goes.id, metadata);
+          expect(await readModels.projections.waitFor(position!, 10_000)).toBe(true);
+        }
+        return super.take(team, n, perSecond);
+      }
+    }
+    await runBroadcastFanOut({ ...fanOut, rates: new ErasingFirst() }, broadcastId);
+
+    const events = (await store.readStream(broadcastStream(broadcastId))).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+    const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? e.data.recipients.map((r) => r.email) : []));
+    expect(planned.sort()).toEqual(["goes@example.test", "stays-planned@example.test"]);
+    expect(events.flatMap((e) => (e.type === "BroadcastBatchQueued" ? [e.data.emails] : []))).toEqual([1]);
+    expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, goes.id)))).toEqual([]);
+    expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, stays.id)))).toHaveLength(1);
   });
 
   it("appends the broadcast's events and queues its emails in the chain of the request that queued it", async () => {

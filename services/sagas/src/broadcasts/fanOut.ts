@@ -1,6 +1,14 @@
 import { findSegment } from "@tidings/audience";
 import { formatTimestamp, TidingsError, type Logger, type Clock } from "@tidings/core";
-import { broadcastDecider, broadcastStream, fold, type BroadcastEvent, type BroadcastRecord, type PlannedRecipient } from "@tidings/domain";
+import {
+  broadcastDecider,
+  broadcastStream,
+  contactErasureStream,
+  fold,
+  type BroadcastEvent,
+  type BroadcastRecord,
+  type PlannedRecipient,
+} from "@tidings/domain";
 import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
@@ -138,6 +146,9 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const textTemplate = textTemplateOf(state.content.html);
   let handed = planned.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.length, 0);
   const window = new InFlightWindow(deps.emailsInFlight);
+  // Recipients erased before their email was queued get none, and count as settled for the window. A rerun
+  // does not know those an earlier run skipped, and starts with a window smaller by that many.
+  let skipped = 0;
   // The window keeps a big broadcast from filling the delivery queue: an email sent meanwhile (a
   // transactional one) finds about a second's worth of the broadcast's emails ahead of it.
   // Stopping is looked for here too: the delivery saga stops with this one, and the window would stay full.
@@ -145,7 +156,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
     for (;;) {
       stopping?.throwIfAborted();
       const settled = await settledEmails(deps.database, broadcastId);
-      const room = window.limit(settled) - (handed - settled);
+      const room = window.limit(settled + skipped) - (handed - settled - skipped);
       if (room > 0) return room;
       await sleep(50);
     }
@@ -153,10 +164,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
     const batchMetadata = metadataFor(planEvents[batch]!);
-    const contacts = await contactsById(
-      deps.database,
-      recipients.map((r) => r.contactId),
-    );
+    const skippedBefore = skipped;
     const suppressed = new Map(
       (
         await deps.suppressed(
@@ -172,11 +180,25 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       const chunk = recipients.slice(start, start + Math.min(rate, deps.appendsInFlight * 4, room));
       await deps.rates.take(teamId, chunk.length, rate);
       if (await stopped(deps.store, broadcastId)) return;
+      // Looked up just before the chunk is queued, after the pacing's wait, so an erasure meanwhile is seen.
+      const contacts = await contactsById(
+        deps.database,
+        chunk.map((r) => r.contactId),
+      );
+      const erased = await erasedAmong(
+        deps.store,
+        chunk.map((r) => r.contactId).filter((id) => !contacts.has(id)),
+      );
       const now = deps.clock.now();
       await forEachLimited(
         chunk,
         deps.appendsInFlight,
         async (recipient) => {
+          // Erased since the plan: mailing the address the plan holds would bring back what the erasure removed.
+          if (erased.has(recipient.contactId)) {
+            skipped++;
+            return;
+          }
           const content = recipientEmail({
             broadcast: state,
             recipient,
@@ -199,10 +221,11 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       start += chunk.length;
       handed += chunk.length;
     }
-    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails: recipients.length, now: formatTimestamp(deps.clock.now()) });
+    const emails = recipients.length - (skipped - skippedBefore);
+    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails, now: formatTimestamp(deps.clock.now()) });
   }
   await held.record({ type: "CompleteBroadcast", now: formatTimestamp(deps.clock.now()) });
-  deps.logger.info({ broadcastId, recipients: handed }, "broadcast handed to delivery");
+  deps.logger.info({ broadcastId, recipients: handed - skipped, erased: skipped }, "broadcast handed to delivery");
 }
 
 export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
@@ -210,4 +233,12 @@ export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: Broadc
   return consumeLongWork(bus, { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" }, (event, stopping) =>
     runBroadcastFanOut(deps, event.data.broadcastId, stopping),
   );
+}
+
+/** Which of these contacts were erased: the contact's row is gone from the read model, and its erasure is in the store. */
+async function erasedAmong(store: EventStore, contactIds: string[]): Promise<Set<string>> {
+  const found = await Promise.all(
+    contactIds.map(async (id) => ((await store.readStream(contactErasureStream(id), { maxCount: 1 })).length > 0 ? id : undefined)),
+  );
+  return new Set(found.filter((id) => id !== undefined));
 }
