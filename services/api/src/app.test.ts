@@ -247,4 +247,13 @@ describe("request ids", () => {
     const line = file.lines().find((l) => l.requestId === res.headers["x-request-id"] && l.msg === "request completed");
     expect(line).toMatchObject({ method: "GET", url: "/health", statusCode: 200 });
   });
+
+  it("writes a path segment that holds an email address as [address], never the address", async () => {
+    for (const path of ["/contacts/alice.canary@example.com", "/contacts/Alice.Canary%40example.com"]) {
+      const res = await file.app.inject({ method: "GET", url: `${path}?x=1` });
+      const line = file.lines().find((l) => l.requestId === res.headers["x-request-id"] && l.msg === "request completed");
+      expect(line).toMatchObject({ method: "GET", url: "/contacts/[address]" });
+      expect(JSON.stringify(file.lines()).toLowerCase()).not.toContain("canary");
+    }
+  });
 });

@@ -89,7 +89,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
           callback();
         },
         (error: unknown) => {
-          logger.error({ err: error, address: address.address }, "inbound: recipient lookup failed");
+          // The domain, not the address: logs are kept where an erasure cannot reach them.
+          logger.error({ err: error, domain: domainOf(address.address) }, "inbound: recipient lookup failed");
           callback(reply(451, "4.3.0 Temporary failure looking up the recipient, try again later"));
         },
       );

@@ -15,11 +15,23 @@ export class RequestLog extends LogController {
     // The path only: a query can hold a credential (the signature of an attachment download URL).
     const line = {
       method: request.method,
-      url: request.url.split("?")[0],
+      url: withoutAddresses(request.url.split("?")[0]!),
       statusCode: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (error) reply.log.error({ ...line, err: error }, "request errored");
     else reply.log.info(line, "request completed");
   }
+}
+
+/**
+ * The path with every segment that holds an email address (`/contacts/:idOrEmail`, `/suppressions/:email`)
+ * written as `[address]`: a log file is kept and shipped where an erasure cannot reach it, so it must not
+ * hold a person's address. Ids stay, for an operator to search by.
+ */
+export function withoutAddresses(path: string): string {
+  return path
+    .split("/")
+    .map((segment) => (/@|%40/i.test(segment) ? "[address]" : segment))
+    .join("/");
 }
