@@ -133,6 +133,18 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
     expect(sink.received).toHaveLength(0);
   });
 
+  it("keeps an address suppressed after its contact is erased: a send to it still ends suppressed", async () => {
+    const address = "erased-gone@example.test";
+    const { error } = await resend.contacts.create({ email: address, firstName: "Erased" });
+    expect(error).toBeNull();
+    sink.refuseRecipient(address, { code: 550, message: "5.1.1 no such user" });
+    await waitForLastEvent(await send({ to: address }), "bounced");
+    expect((await resend.contacts.remove({ email: address })).data).toMatchObject({ deleted: true });
+    await waitForLastEvent(await send({ to: address }), "suppressed");
+    await sleep(300);
+    expect(sink.received).toHaveLength(0);
+  });
+
   it("shows delivery_delayed on a 4xx and delivered once the server takes it on the retry", async () => {
     sink.failNext(1, { code: 451, message: "4.3.0 try again later" });
     const id = await send({ to: "later@example.test" });
