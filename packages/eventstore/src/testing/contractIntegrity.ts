@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sealKeys } from "../integrity/signing.js";
 import { sealStore } from "../integrity/seal.js";
 import { verifyStore } from "../integrity/verifyStore.js";
+import { committedHead } from "../integrity/storeReading.js";
 import { exportStore, type ExportLine, type ExportOptions } from "../integrity/exportStore.js";
 import { contentHash, GENESIS, linkHash } from "../integrity/hashes.js";
 import type { IntegrityReport } from "../integrity/report.js";
@@ -37,12 +38,8 @@ const keys = sealKeys("integrity contract secret");
  * transaction open elsewhere holds `$all`'s readable head back, and a seal or a walk stops there.
  */
 async function readable(store: EventStore): Promise<void> {
-  const committed = await store.committedPosition();
-  const deadline = Date.now() + 60_000;
-  while (comparePositions(await store.headPosition(), committed) < 0) {
-    if (Date.now() > deadline) throw new Error("the store's readable head did not reach its committed events within 60 s");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const { until, committed } = await committedHead(store);
+  if (comparePositions(until, committed) < 0) throw new Error("the store's readable head did not reach its committed events within 60 s");
 }
 
 /** Three streams, a seal, two more events after it: what every case starts from. */
