@@ -21,7 +21,7 @@ export async function eraseContact(
   teamId: string,
   idOrEmail: string,
   metadata: EventMetadata,
-): Promise<{ position?: Position }> {
+): Promise<{ position?: Position; erased?: { contactId: string; email: string } }> {
   const contact = await findContact(deps.store, teamId, idOrEmail);
   if (!contact) return {};
   const erased = decideEraseContact(contact, teamId, formatTimestamp(deps.clock.now()));
@@ -41,5 +41,6 @@ export async function eraseContact(
   }
   await deps.store.deleteStream(contactStream(contact.contactId));
   await deps.store.deleteStream(contactEmailStream(teamId, contact.email));
-  return { position };
+  // Who was erased, for the caller to reach the copies it keeps outside the event store (the request logs).
+  return { position, erased: { contactId: contact.contactId, email: contact.email } };
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Database } from "@tidings/postgres";
 import { runPeriodically } from "./periodicTask.js";
+import { withoutAddresses } from "./requestLog.js";
 import { pruneRequestLogs } from "./requestLogsRetention.js";
 import { RequestLogWriter, type RequestLogWriterOptions } from "./requestLogsWriter.js";
 
@@ -22,6 +23,11 @@ declare module "fastify" {
     sentBody: unknown;
     /** The reply body as sent, for the request log. */
     sentPayload: unknown;
+    /**
+     * Log this request without its bodies, and its path without addresses: set by a route whose request
+     * names a person it erases (`DELETE /contacts/:idOrEmail`).
+     */
+    logWithoutBodies: boolean;
   }
 }
 
@@ -36,6 +42,7 @@ export function installRequestLogs(app: FastifyInstance, options: RequestLogsOpt
   app.decorate("requestLogs", writer);
   app.decorateRequest("sentBody", undefined);
   app.decorateRequest("sentPayload", undefined);
+  app.decorateRequest("logWithoutBodies", false);
 
   app.addHook("preValidation", (request, _reply, done) => {
     if (request.auth) request.sentBody = request.body;
@@ -54,17 +61,18 @@ export function installRequestLogs(app: FastifyInstance, options: RequestLogsOpt
     if (caller) {
       lastArrivedAtMicros = Math.max(Math.floor((Date.now() - reply.elapsedTime) * 1000), lastArrivedAtMicros + 1);
       const header = request.headers["user-agent"];
+      const erasing = request.logWithoutBodies;
       writer.push({
         id: request.id,
         teamId: caller.teamId,
         apiKeyId: caller.apiKeyId,
         arrivedAtMicros: lastArrivedAtMicros,
-        endpoint: endpointOf(request.url),
+        endpoint: erasing ? withoutAddresses(endpointOf(request.url)) : endpointOf(request.url),
         method: request.method,
         responseStatus: reply.statusCode,
         userAgent: typeof header === "string" ? header : undefined,
-        requestBody: request.sentBody,
-        replyPayload: request.sentPayload,
+        requestBody: erasing ? undefined : request.sentBody,
+        replyPayload: erasing ? undefined : request.sentPayload,
       });
     }
     done();
