@@ -54,6 +54,26 @@ describe("streamed blob store", () => {
     expect(rows).toHaveLength(1);
   });
 
+  it("holds bytes uploaded twice until both puts are released, and deletes them with the last release", async () => {
+    const store = createStreamedBlobStore(test.database);
+    const put = () =>
+      store.putStream(
+        pieces(3000, 1000, (i) => i % 13),
+        { maxBytes: 3000 },
+      );
+    const { sha256 } = await put();
+    await put();
+    await store.release(sha256);
+    expect(await collect(store.readStream(sha256))).toHaveLength(3000);
+    await store.release(sha256);
+    await expect(collect(store.readStream(sha256))).rejects.toBeInstanceOf(BlobNotFoundError);
+    const chunks = test.database.tables<StreamedBlobTables>().selectFrom("blob_chunks").select("seq").where("blob_key", "=", sha256);
+    expect(await chunks.execute()).toEqual([]);
+    // Put again after the last release, the bytes are stored anew.
+    await put();
+    expect(await collect(store.readStream(sha256))).toHaveLength(3000);
+  });
+
   it("refuses a stream over the limit and keeps none of it", async () => {
     const store = createStreamedBlobStore(test.database);
     await expect(

@@ -11,14 +11,19 @@ import { BlobNotFoundError } from "./blobStore.js";
 /** The tables `streamedBlobMigrations` creates, for `database.tables<StreamedBlobTables>()`. */
 export interface StreamedBlobTables {
   blob_chunks: { blob_key: string; seq: number; bytes: Buffer };
-  streamed_blobs: { sha256: string; size: string | number; chunks: number; created_at: Date };
+  streamed_blobs: { sha256: string; size: string | number; chunks: number; created_at: Date; holds: number };
 }
 
 export interface StreamedBlobStore {
-  /** Stores the bytes of `source`; refuses past `maxBytes` with BlobTooLargeError, keeping nothing. */
+  /**
+   * Stores the bytes of `source`; refuses past `maxBytes` with BlobTooLargeError, keeping nothing. Each
+   * call holds the blob once more, the same bytes uploaded again included, until `release`.
+   */
   putStream(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<{ sha256: string; size: number }>;
   /** The bytes stored under `sha256`, chunk by chunk; BlobNotFoundError when there are none. */
   readStream(sha256: string): AsyncIterable<Buffer>;
+  /** Lets go of one hold taken by `putStream`; the blob is deleted with the last. Call once per put. */
+  release(sha256: string): Promise<void>;
 }
 
 export class BlobTooLargeError extends Error {
@@ -44,6 +49,9 @@ const migrations: Migration[] = [
       created_at timestamptz NOT NULL DEFAULT now()
     );`,
   },
+  // Import files are deleted once their import ends (docs/operations.md, "Erasure"): the same bytes may
+  // have been uploaded for several imports, so a blob counts its holders. One there before holds once.
+  { id: "0002_streamed_blob_holds", sql: "ALTER TABLE streamed_blobs ADD COLUMN holds integer NOT NULL DEFAULT 1;" },
 ];
 
 /** About 1 MiB a row: few round trips, and little memory on either side. */
@@ -95,15 +103,28 @@ export function createStreamedBlobStore(database: Database): StreamedBlobStore {
       }
       const sha256 = hash.digest("hex");
       await database.db.transaction().execute(async (tx) => {
-        const { rows } =
-          await sql`INSERT INTO streamed_blobs (sha256, size, chunks) VALUES (${sha256}, ${size}, ${seq}) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`.execute(
-            tx,
-          );
+        // The row lock this takes orders it with a release of the same bytes: either the blob is still
+        // there and held once more, or it is gone and these chunks become it.
+        const { rows } = await sql<{ inserted: boolean }>`
+          INSERT INTO streamed_blobs (sha256, size, chunks) VALUES (${sha256}, ${size}, ${seq})
+          ON CONFLICT (sha256) DO UPDATE SET holds = streamed_blobs.holds + 1
+          RETURNING (xmax = 0) AS inserted`.execute(tx);
         // Already stored by an earlier upload of the same bytes: this copy is not needed.
-        if (rows.length === 0) await sql`DELETE FROM blob_chunks WHERE blob_key = ${key}`.execute(tx);
+        if (!rows[0]!.inserted) await sql`DELETE FROM blob_chunks WHERE blob_key = ${key}`.execute(tx);
         else await sql`UPDATE blob_chunks SET blob_key = ${sha256} WHERE blob_key = ${key}`.execute(tx);
       });
       return { sha256, size };
+    },
+
+    async release(sha256) {
+      await migrated();
+      await database.db.transaction().execute(async (tx) => {
+        const { rows } = await sql<{ holds: number }>`
+          UPDATE streamed_blobs SET holds = holds - 1 WHERE sha256 = ${sha256} RETURNING holds`.execute(tx);
+        if (!rows[0] || rows[0].holds > 0) return;
+        await sql`DELETE FROM blob_chunks WHERE blob_key = ${sha256}`.execute(tx);
+        await sql`DELETE FROM streamed_blobs WHERE sha256 = ${sha256}`.execute(tx);
+      });
     },
 
     async *readStream(sha256) {

@@ -4,7 +4,8 @@ import { fold, isDomainError, type Decider } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type ExpectedRevision } from "@tidings/eventstore";
 
 export interface HeldStream<Command> {
-  record(command: Command): Promise<void>;
+  /** Decides and appends; resolves with whether it appended anything (a command already done appends nothing). */
+  record(command: Command): Promise<boolean>;
 }
 
 /**
@@ -36,7 +37,7 @@ export async function holdStream<Command, Event extends { type: string; data: un
       for (let attempt = 1; ; attempt++) {
         const decided = decider.decide(command, state);
         if (isDomainError(decided)) throw new DomainRejection(decided);
-        if (decided.length === 0) return;
+        if (decided.length === 0) return false;
         try {
           const written = metadata();
           const result = await store.append(
@@ -46,7 +47,7 @@ export async function holdStream<Command, Event extends { type: string; data: un
           );
           revision = result.nextExpectedRevision;
           state = decided.reduce(decider.evolve, state);
-          return;
+          return true;
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= 10) throw error;
           await load();

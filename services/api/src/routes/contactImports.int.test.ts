@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import type { TestKey } from "../testing/testServices.js";
 import { uploadChunksLeft } from "@tidings/blobs/testing";
+import type { StreamedBlobTables } from "@tidings/blobs";
 
 /** The seed's 200 MB, scaled down so the 413 is tested without moving 200 MB. */
 const maxBytes = 3 * 1024 * 1024;
@@ -77,6 +79,9 @@ describe("POST /contacts/imports", () => {
         topics: JSON.stringify([{ id: "00000000-0000-4000-8000-000000000000", subscription: "never" }]),
       }),
     ).toEqual(error(422, "validation_error", /`topics\[0\].subscription`/));
+    // A refused import holds no file: the one all these sent was deleted with the last refusal.
+    const files = file.testServices.test.database.tables<StreamedBlobTables>().selectFrom("streamed_blobs").select("sha256");
+    expect(await files.where("sha256", "=", createHash("sha256").update("email\n").digest("hex")).execute()).toEqual([]);
   });
 
   it("answers a body longer than the route's limit with 413, whatever part holds the bytes", async () => {

@@ -74,9 +74,14 @@ export function contactImportRoutes(services: ApiServices): ApiRoutes {
       }
       if (!file) throw new TidingsError("missing_required_field", "Missing `file` field.");
       const csv = file;
-      const result = await write(request, (auth, metadata) =>
-        queueContactImport(services, auth.teamId, csv, importOptions(fields), metadata),
-      );
+      let result;
+      try {
+        result = await write(request, (auth, metadata) => queueContactImport(services, auth.teamId, csv, importOptions(fields), metadata));
+      } catch (error) {
+        // No import holds the file: one refused here (a segment that does not exist, say) would keep it for ever.
+        await blobs.release(csv.sha256);
+        throw error;
+      }
       return created(reply, { object: "contact_import" as const, id: result.id });
     });
 

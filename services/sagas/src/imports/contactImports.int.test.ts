@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLogger, systemClock } from "@tidings/core";
 import { createContact, createContactProperty, createSegment, enqueueContactImport, findContact } from "@tidings/audience";
-import { createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
+import { BlobNotFoundError, createStreamedBlobStore, type StreamedBlobStore } from "@tidings/blobs";
 import {
   contactImportDecider,
   contactImportStream,
@@ -242,5 +242,29 @@ describe("contact import saga", () => {
     await runContactImport(deps(), importId);
     const events = (await store.readStream(contactImportStream(importId))).map((e) => e.type);
     expect(events).toEqual(["ContactImportQueued", "ContactImportStarted", "ContactImportFailed"]);
+    await expect(fileOf(importId)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it("deletes its file once it ends, not while another import of the same bytes still needs it, and a rerun deletes nothing", async () => {
+    const { teamId } = await aTeam();
+    const csv = "Email,First name,Seats\nshared-file@example.com,Shared,1\n";
+    const [first, second] = [
+      await queueImport(teamId, csv, { onConflict: "upsert" }),
+      await queueImport(teamId, csv, { onConflict: "upsert" }),
+    ];
+    await runContactImport(deps(), first);
+    await runContactImport(deps(), first);
+    expect(await fileOf(second)).toContain("shared-file@example.com");
+    await runContactImport(deps(), second);
+    expect((await importState(second)).status).toBe("completed");
+    await expect(fileOf(second)).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 });
+
+/** The import's file as the blob store holds it. */
+async function fileOf(importId: string): Promise<string> {
+  const [queued] = await store.readStream(contactImportStream(importId), { maxCount: 1 });
+  const parts: Buffer[] = [];
+  for await (const part of blobs.readStream((queued!.data as { file: { sha256: string } }).file.sha256)) parts.push(part);
+  return Buffer.concat(parts).toString();
+}

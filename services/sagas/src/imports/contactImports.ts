@@ -121,7 +121,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   let tallied = job.rowsDone;
   // A checkpoint is written while the next rows go on: waiting for it would drain the rows in flight at
   // every checkpoint. One at a time, in order; the last one is waited for before the import completes.
-  let checkpointing: Promise<void> = Promise.resolve();
+  let checkpointing: Promise<unknown> = Promise.resolve();
   const checkpoint = async () => {
     await checkpointing;
     const progress = { type: "RecordContactImportProgress" as const, rowsDone: tallied, counts: { ...counts }, errors };
@@ -182,7 +182,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
           ? `The file is not valid CSV: ${(error as Error).message}`
           : undefined;
     if (unreadable === undefined) throw error;
-    await record({ type: "FailContactImport", reason: unreadable, now: now() });
+    if (await record({ type: "FailContactImport", reason: unreadable, now: now() })) await deps.blobs.release(job.file.sha256);
     return;
   } finally {
     source.destroy();
@@ -190,7 +190,9 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
   await checkpoint();
   await checkpointing;
   stopping?.throwIfAborted();
-  await record({ type: "CompleteContactImport", now: now() });
+  // The file names people, and an ended import never reads it again: it goes (docs/operations.md, "Erasure").
+  // Released by the run that ended the import only, so a redelivered or concurrent run never releases twice.
+  if (await record({ type: "CompleteContactImport", now: now() })) await deps.blobs.release(job.file.sha256);
   deps.logger.info({ importId, counts }, "contact import completed");
 }
 
