@@ -115,7 +115,7 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
     options.file !== undefined
       ? verifyFile(options, runtime.secret, out)
       : auditVerify(
-          runtime.store,
+          runtime.storedEvents,
           {
             stream: options.stream,
             from: options.from,
@@ -124,11 +124,11 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
           },
           out,
         ),
-  "audit seal": ({ runtime, out }) => auditSeal(runtime.store, runtime.secret, out),
+  "audit seal": ({ runtime, out }) => auditSeal(runtime.storedEvents, runtime.secret, out),
   "audit public-key": ({ runtime, out }) => Promise.resolve(auditPublicKey(runtime.secret, out)),
   "audit export": ({ runtime, options, out }) =>
     auditExport(
-      runtime.store,
+      runtime.storedEvents,
       { from: options.from, until: options.until, category: list(options.category), type: list(options.type), out: options.out },
       out,
     ),

@@ -2,6 +2,7 @@ import { embeddedSecret, lockDataDir, type Config, type DataDir, type Logger } f
 import { migrate, openDatabase, type Database } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, openEventStore, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
+import { createOpeningBus, createPrivacy, type Privacy } from "@tidings/privacy";
 import { join } from "node:path";
 
 /**
@@ -14,9 +15,15 @@ export interface Runtime {
   /** Embedded mode: the locked DATA_DIR, where a serving process also takes CLI commands (adminChannel.ts). */
   dataDir?: string;
   secret: string;
+  /** The event store as readers and writers use it: personal values sealed on the way in, opened on the way out (docs/privacy.md). */
   store: EventStore;
+  /** The events as stored, sealed and hashed: for the integrity commands and the forwarder, never for a decision. */
+  storedEvents: EventStore;
+  /** The data keys and the subject hasher, for erasure and retention. */
+  privacy: Privacy;
   /** The read-model database (also the event store's in embedded and Postgres-only modes). */
   database: Database;
+  /** The bus as sagas consume it: the forwarder publishes sealed events, and a handler gets them opened. */
   bus: Bus;
   readiness: Record<string, () => Promise<void>>;
   close(): Promise<void>;
@@ -48,6 +55,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       store = opened.store;
       closers.push(() => opened.close());
     }
+    const privacy = await createPrivacy(database, secret!);
     let bus: Bus;
     if (config.NATS_URL) {
       const prefix = config.NATS_PREFIX;
@@ -60,12 +68,15 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       bus = await createInProcessBus(database, { logger });
     }
     closers.push(() => bus.close());
+    bus = createOpeningBus(bus, privacy.keys);
     logger.debug({ mode: config.mode, eventStore: config.eventStoreKind, bus: config.NATS_URL ? "nats" : "database" }, "runtime open");
     return {
       config,
       ...(dataDir ? { dataDir: dataDir.path } : {}),
       secret: secret!,
-      store,
+      store: privacy.sealing(store),
+      storedEvents: store,
+      privacy,
       database,
       bus,
       readiness: {

@@ -50,10 +50,10 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
     if (role === "projector" || role === "all") {
       const running = await startProjections({ store: runtime.store, database: runtime.database, projections, logger });
       parts.add("projections", () => running.stop());
-      const forwarder = await startForwarder({ store: runtime.store, bus: runtime.bus, database: runtime.database, logger });
+      const forwarder = await startForwarder({ store: runtime.storedEvents, bus: runtime.bus, database: runtime.database, logger });
       parts.add("forwarder", () => forwarder.stop());
       if (config.AUDIT_SEAL_INTERVAL_MS > 0) {
-        const sealing = startPeriodicSealing(runtime.store, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
+        const sealing = startPeriodicSealing(runtime.storedEvents, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
           sealed: (outcome) => {
             if (outcome.sealed) logger.info({ sequence: outcome.seal.sequence, until: outcome.seal.until }, "event store sealed");
           },

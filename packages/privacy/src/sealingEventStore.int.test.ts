@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { verifyStore, type EventStore, type EventToAppend } from "@tidings/eventstore";
+import { testStoreDatabase } from "@tidings/eventstore/testing";
+import { createPrivacy, type Privacy } from "./privacy.js";
+import { isErasedText } from "./envelope.js";
+
+const secret = "a-test-secret-of-enough-length-0123456789";
+const teamId = randomUUID();
+const unique = () => randomUUID().slice(0, 8);
+
+function contactCreated(email: string): EventToAppend {
+  const contactId = randomUUID();
+  return {
+    id: randomUUID(),
+    type: "ContactCreated",
+    data: {
+      contactId,
+      teamId,
+      email,
+      firstName: "Alicia",
+      lastName: "Canarywood",
+      unsubscribed: false,
+      properties: { plan: "gold-canary" },
+      segmentIds: [],
+      topics: [],
+      createdAt: new Date().toISOString(),
+    },
+    metadata: { teamId },
+  };
+}
+
+function emailQueued(emailId: string, to: string[]): EventToAppend {
+  return {
+    id: randomUUID(),
+    type: "EmailQueued",
+    data: {
+      emailId,
+      teamId,
+      from: "news@example.com",
+      to,
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: "Your canary order",
+      html: "<p>Hello canary</p>",
+      text: "Hello canary",
+      headers: { "X-Order": "canary-42" },
+      tags: [{ name: "kind", value: "order" }],
+      attachments: [],
+      templateId: null,
+      templateVersion: null,
+      domainId: null,
+      createdAt: new Date().toISOString(),
+    },
+    metadata: { teamId },
+  };
+}
+
+describe("the sealing event store", () => {
+  const file = testStoreDatabase();
+  let privacy: Privacy;
+  let store: EventStore;
+  beforeAll(async () => {
+    privacy = await createPrivacy(file.test.database, secret);
+    store = privacy.sealing(file.store);
+  });
+  const stored = (streamId: string) => file.store.readStream(streamId).then((events) => JSON.stringify(events.map((e) => e.data)));
+
+  it("keeps a contact's address, names and properties sealed, and hands them back opened", async () => {
+    const email = `alice.${unique()}@example.com`;
+    const created = contactCreated(email);
+    const stream = `contact-${(created.data as { contactId: string }).contactId}`;
+    await store.append(stream, [created], "no_stream");
+
+    const raw = await stored(stream);
+    for (const value of [email, "Alicia", "Canarywood", "gold-canary"]) expect(raw).not.toContain(value);
+    const [opened] = await store.readStream(stream);
+    expect(opened!.data).toMatchObject({ email, firstName: "Alicia", lastName: "Canarywood", properties: { plan: "gold-canary" } });
+  });
+
+  it("shows placeholders once the subject is erased, and the hash chain still verifies", async () => {
+    const email = `bob.${unique()}@example.com`;
+    const created = contactCreated(email);
+    const stream = `contact-${(created.data as { contactId: string }).contactId}`;
+    await store.append(stream, [created], "no_stream");
+
+    const erased = await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email));
+    expect(erased.subjectKeys).toBe(1);
+    const [after] = await store.readStream(stream);
+    const data = after!.data as Record<string, unknown>;
+    expect(isErasedText(data.email)).toBe(true);
+    expect(data.email).toBe(`erased:${privacy.hashSubject(teamId, email).slice(0, 10)}`);
+    expect(isErasedText(data.firstName)).toBe(true);
+    expect(data.properties).toEqual({});
+    expect((await verifyStore(file.store, { streamId: stream })).ok).toBe(true);
+    expect(await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email))).toEqual({ subjectKeys: 0, contentKeys: 0 });
+  });
+
+  it("erases one recipient of an email to two: that address and the content go, the other address stays", async () => {
+    const [ada, cy] = [`ada.${unique()}@example.com`, `Cy <cy.${unique()}@example.com>`];
+    const emailId = randomUUID();
+    await store.append(`email-${emailId}`, [emailQueued(emailId, [ada, cy])], "no_stream");
+    expect(await stored(`email-${emailId}`)).not.toMatch(/canary/i);
+
+    await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, ada.toUpperCase()));
+    const [after] = await store.readStream(`email-${emailId}`);
+    const data = after!.data as Record<string, unknown>;
+    expect(isErasedText((data.to as string[])[0])).toBe(true);
+    expect((data.to as string[])[1]).toBe(cy);
+    expect(isErasedText(data.subject)).toBe(true);
+    expect(isErasedText(data.html)).toBe(true);
+    expect(data.headers).toEqual({});
+    expect(data.tags).toEqual([{ name: "kind", value: "order" }]);
+  });
+
+  it("expires content by its retention, leaving the addresses readable", async () => {
+    const to = `dee.${unique()}@example.com`;
+    const emailId = randomUUID();
+    await store.append(`email-${emailId}`, [emailQueued(emailId, [to])], "no_stream");
+
+    expect(await privacy.keys.expire("email", new Date(Date.now() + 60_000))).toBeGreaterThan(0);
+    const [after] = await store.readStream(`email-${emailId}`);
+    const data = after!.data as Record<string, unknown>;
+    expect(data.to).toEqual([to]);
+    expect(isErasedText(data.text)).toBe(true);
+  });
+
+  it("opens what a subscription delivers", async () => {
+    const email = `eve.${unique()}@example.com`;
+    const created = contactCreated(email);
+    const stream = `contact-${(created.data as { contactId: string }).contactId}`;
+    const before = await file.store.headPosition();
+    await store.append(stream, [created], "no_stream");
+    const subscription = store.subscribeToAll({ after: before, filter: { streamCategory: ["contact"] } });
+    for await (const event of subscription) {
+      if (event.streamId !== stream) continue;
+      expect(event.data).toMatchObject({ email });
+      break;
+    }
+    await subscription.stop();
+  });
+
+  it("does not open old values with a key made again for an erased subject", async () => {
+    const email = `fay.${unique()}@example.com`;
+    const first = contactCreated(email);
+    const stream = `contact-${(first.data as { contactId: string }).contactId}`;
+    await store.append(stream, [first], "no_stream");
+    await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email));
+    await store.append(stream, [{ ...contactCreated(email), type: "ContactUpdated" }], 0n);
+
+    const [old, fresh] = await store.readStream(stream);
+    expect(isErasedText((old!.data as { email: string }).email)).toBe(true);
+    expect((fresh!.data as { email: string }).email).toBe(email);
+  });
+});

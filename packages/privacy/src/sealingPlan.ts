@@ -1,0 +1,19 @@
+import type { ContentKind } from "./dataKeys.js";
+
+/**
+ * What a sealing plan may do with an event's data (docs/privacy.md). Each call returns what the stored
+ * event holds in the value's place; null and absent values are returned as they are, having nothing to hide.
+ */
+export interface Sealing {
+  /** An address or mailbox, sealed under its own subject's key. */
+  address(mailbox: string): unknown;
+  /** Any value that is the subject's, whose address is given (a contact's names and properties). */
+  of(address: string, value: unknown): unknown;
+  /** The stream's content of a kind: shredded when any subject it is about is erased, or when its retention ends. */
+  content(kind: ContentKind, about: readonly string[], value: unknown): unknown;
+  /** The address's keyed hash, in clear: what outlives an erasure (a suppression). */
+  hash(address: string): string;
+}
+
+/** Turns one event's data into the data the store keeps. Pure: it runs twice, once to learn the keys it needs. */
+export type SealingPlan = (data: never, seal: Sealing) => unknown;

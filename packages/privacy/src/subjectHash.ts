@@ -1,0 +1,26 @@
+import { createHmac } from "node:crypto";
+import { deriveKey } from "@tidings/core";
+import { parseMailbox } from "@tidings/domain";
+
+/**
+ * A data subject's keyed hash (docs/privacy.md): HMAC-SHA256 of the team and the lower-cased address, under
+ * a key derived from TIDINGS_SECRET, cut to 128 bits. It names a subject in the key table, in
+ * `SubjectErased` and on a suppression kept after erasure, without the address: unlike a plain hash,
+ * nobody without the secret can confirm a guessed address against it.
+ */
+export type SubjectHasher = (teamId: string, address: string) => string;
+
+export function createSubjectHasher(secret: string): SubjectHasher {
+  const key = deriveKey(secret, "subject-hash");
+  return (teamId, address) =>
+    createHmac("sha256", key)
+      .update(`${teamId}\u001f${subjectAddress(address)}`, "utf8")
+      .digest()
+      .subarray(0, 16)
+      .toString("base64url");
+}
+
+/** The address a mailbox (`Ada <ada@example.com>`) or a bare address names, lower-cased: one subject, however written. */
+export function subjectAddress(mailbox: string): string {
+  return (parseMailbox(mailbox)?.address ?? mailbox).trim().toLowerCase();
+}
