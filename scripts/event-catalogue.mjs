@@ -20,6 +20,7 @@ export const regenerateCommand = "npx tsc -b && node scripts/event-catalogue.mjs
  */
 const streamOfLoneEvent = {
   ContactErased: "contactErasureStream",
+  SubjectErased: "subjectErasureStream",
   CustomEventReceived: "customEventStream",
 };
 
@@ -147,6 +148,12 @@ Each event is \`{type, data}\` plus the metadata below; the tables list the fiel
 event's zod schema in \`packages/domain\` defines them, nested objects flattened to \`parent.child\` and
 arrays of objects to \`list[].child\`. Times inside \`data\` are strings, written in the wire format
 (\`YYYY-MM-DD HH:MM:SS.ffffff+00\`); readers also accept ISO 8601.
+
+Addresses and other personal values in \`data\` are stored sealed and read opened, or as \`erased:<tag>\`
+once their subject is erased ([privacy](privacy.md)); the tables give them as readers see them. The sealing
+store adds, in clear, the keyed hash of the address of a suppression: \`emailHash\` on SuppressionAdded and
+SuppressionRemoved, and \`recipientHashes\` (in the order of \`recipients\`) on EmailBounced and
+EmailComplained. An erased address stays suppressed by it. Events recorded without the sealing store lack them.
 
 This file is generated: \`${regenerateCommand}\` rewrites it, and \`test/docs.test.ts\` fails while it
 differs from what the schemas say.

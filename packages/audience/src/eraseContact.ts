@@ -1,32 +1,41 @@
-import { deterministicId, formatTimestamp, type Clock } from "@tidings/core";
+import { deterministicId, formatTimestamp } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
 import { contactErasureStream, contactStream, decideEraseContact, isDomainError } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from "@tidings/eventstore";
+import { isErasedText } from "@tidings/privacy";
 import { contactEmailStream, findContact } from "./contactStreams.js";
-
-type Deps = { store: EventStore; clock: Clock };
+import { eraseSubject, type ErasureDeps, type SubjectErasure } from "./eraseSubject.js";
 
 /**
- * Erasure (docs/architecture.md §4, by `deleteStream`): the person's data lives only in the contact's stream and its
- * email reservation, so deleting both removes it from the event store; `ContactErased`, which holds ids
- * only, goes to a stream of its own first, so the read models drop the rows and a replay shows that the
- * contact existed and was erased, not who it was. Each step can be repeated: a DELETE retried after a
- * crash finds the contact still there and finishes. Crypto-shredding was not chosen: projections are
- * synchronous and I/O-free, so they could not fetch a per-contact key to open sealed fields.
+ * Erasure of a contact (docs/privacy.md): every address the contact ever had is erased as a data subject
+ * (`eraseSubject`: its keys shredded, so mail to it, broadcast plans, webhook payloads and the contact's
+ * own automation runs and events read as `erased:<tag>`), then `ContactErased`, which holds ids only,
+ * goes to a stream of its own, so the read models drop the contact's rows and a replay shows that the
+ * contact existed and was erased, not who it was. The contact's stream and its email reservation are
+ * deleted too (docs/architecture.md §4): the contact's state lives there, and the reservation's name is
+ * a plain hash of the address. Each step can be repeated: a DELETE retried after a crash finds the
+ * contact still there and finishes.
+ *
+ * The copies outside the event store (read models, request logs) are the caller's to reach, with the
+ * erasures returned.
  *
  * docs/wire-compatibility.md §6.8: deleting a contact that is not there answers as if it had been deleted.
  */
 export async function eraseContact(
-  deps: Deps,
+  deps: ErasureDeps,
   teamId: string,
   idOrEmail: string,
   metadata: EventMetadata,
-): Promise<{ position?: Position; erased?: { contactId: string; email: string } }> {
+): Promise<{ position?: Position; erased?: { contactId: string; email: string; subjects: SubjectErasure[] } }> {
   const contact = await findContact(deps.store, teamId, idOrEmail);
   if (!contact) return {};
+  const stream = contactErasureStream(contact.contactId);
+  const subjects: SubjectErasure[] = [];
+  for (const address of await addressesOf(deps.store, contact.contactId)) {
+    subjects.push(await eraseSubject(deps, teamId, { address, contactId: contact.contactId }, metadata, stream));
+  }
   const erased = decideEraseContact(contact, teamId, formatTimestamp(deps.clock.now()));
   if (isDomainError(erased)) throw new DomainRejection(erased);
-  const stream = contactErasureStream(contact.contactId);
   let position: Position;
   try {
     ({ position } = await deps.store.append(
@@ -42,5 +51,15 @@ export async function eraseContact(
   await deps.store.deleteStream(contactStream(contact.contactId));
   await deps.store.deleteStream(contactEmailStream(teamId, contact.email));
   // Who was erased, for the caller to reach the copies it keeps outside the event store (the request logs).
-  return { position, erased: { contactId: contact.contactId, email: contact.email } };
+  return { position, erased: { contactId: contact.contactId, email: contact.email, subjects } };
+}
+
+/** Every address the contact's stream names, the current one and those it was changed from. */
+async function addressesOf(store: EventStore, contactId: string): Promise<string[]> {
+  const addresses = new Set<string>();
+  for (const event of await store.readStream(contactStream(contactId))) {
+    const email = (event.data as { email?: unknown }).email;
+    if (typeof email === "string" && !isErasedText(email)) addresses.add(email.toLowerCase());
+  }
+  return [...addresses];
 }

@@ -9,5 +9,6 @@ export * from "./contactStreams.js";
 export * from "./createContact.js";
 export * from "./changeContact.js";
 export * from "./eraseContact.js";
+export * from "./eraseSubject.js";
 export * from "./segments.js";
 export * from "./topics.js";

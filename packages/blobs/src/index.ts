@@ -1,2 +1,3 @@
 export * from "./blobStore.js";
 export * from "./streamedBlobs.js";
+export * from "./forgetBlobs.js";

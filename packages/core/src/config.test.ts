@@ -45,6 +45,22 @@ describe("loadConfig", () => {
       INBOUND_TLS_CERT: "c.pem",
     });
   });
+  it("reads how long each kind of content is kept: durations in milliseconds, null for kept for ever", () => {
+    expect(loadConfig({})).toMatchObject({
+      RETENTION_EMAIL_CONTENT: 90 * 86_400_000,
+      RETENTION_INBOUND_MESSAGES: 30 * 86_400_000,
+      RETENTION_REQUEST_LOG_BODIES: 30 * 86_400_000,
+      RETENTION_WEBHOOK_PAYLOADS: 30 * 86_400_000,
+      RETENTION_EVENT_PAYLOADS: 365 * 86_400_000,
+      RETENTION_IMPORT_FILES: 7 * 86_400_000,
+      RETENTION_SWEEP_INTERVAL_MS: 3_600_000,
+    });
+    expect(loadConfig({ RETENTION_EMAIL_CONTENT: "10s", RETENTION_WEBHOOK_PAYLOADS: "off", RETENTION_IMPORT_FILES: "0" })).toMatchObject({
+      RETENTION_EMAIL_CONTENT: 10_000,
+      RETENTION_WEBHOOK_PAYLOADS: null,
+      RETENTION_IMPORT_FILES: null,
+    });
+  });
   it.each([
     [{ INBOUND_SMTP_PORT: "70000" }, /^INBOUND_SMTP_PORT must be the port/],
     [{ INBOUND_TLS_CERT: "c.pem" }, /^INBOUND_TLS_KEY must be the PEM private key.*got nothing while the other is set$/],
@@ -64,6 +80,11 @@ describe("loadConfig", () => {
     [{ TRUST_PROXY: "proxy.example" }, /^TRUST_PROXY must be false \(default\), true/],
     [{ TRUST_PROXY: "10.0.0.0/33" }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: "12" }, /^TRUST_PROXY must be/],
+    [
+      { RETENTION_EMAIL_CONTENT: "90" },
+      /^RETENTION_EMAIL_CONTENT must be how long .* or 0 or off to keep it for ever \(default 90d\); got "90"$/,
+    ],
+    [{ RETENTION_SWEEP_INTERVAL_MS: "10" }, /^RETENTION_SWEEP_INTERVAL_MS must be/],
   ])("stops on %j with one line naming the variable", (env, message) => {
     try {
       loadConfig(env);

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { parseDuration } from "./duration.js";
 
 // The kinds of value the settings take (settings.ts): schemas, and for the common ones the text of what they accept.
 
@@ -42,6 +43,19 @@ export const milliseconds = (fallback: string, accepts: string) => ({
     .transform((v) => v.split(",").map(Number)),
   accepts,
 });
+/**
+ * How long a kind of data is kept (docs/privacy.md, "Retention"): milliseconds, or null for `0` or `off`,
+ * kept for ever; `fallback` when unset. Null rather than 0, so no caller can take "off" for "keep nothing".
+ */
+export const retention = (fallback: string, what: string) => ({
+  schema: z
+    .string()
+    .refine((v) => parseDuration(v) !== undefined)
+    .default(fallback)
+    .transform((v) => parseDuration(v) ?? null),
+  accepts: `${what}: a whole number of s, m, h or d (10s, 30m, 12h, 90d) up to 36500d, or 0 or off to keep it for ever (default ${fallback})`,
+});
+
 export const dnsLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /** Underscores are allowed: DNS names such as `_spf.example.com` are not host names, but records point at them. */
 const dnsNameLabel = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { between, dnsLabel, flag, hostname, int, isProxyAddress, isResolverAddress, milliseconds, url } from "./settingKinds.js";
+import { between, dnsLabel, flag, hostname, int, isProxyAddress, isResolverAddress, milliseconds, retention, url } from "./settingKinds.js";
 
 /**
  * Settings come only from the environment. Every variable has a description of what it accepts, used
@@ -84,6 +84,29 @@ export const settings = {
   },
   LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
   LOG_RETENTION_DAYS: between(1, 3650, 30, "days the API request log (GET /logs) is kept"),
+  // Retention (docs/privacy.md): content expires by shredding its key; metadata, counts and events stay.
+  RETENTION_EMAIL_CONTENT: retention(
+    "90d",
+    "how long a sent email's subject, bodies, headers, attachments, the relay's replies and the details of its opens and clicks are kept",
+  ),
+  RETENTION_INBOUND_MESSAGES: retention("30d", "how long a received message, raw and parsed, and its attachments are kept"),
+  RETENTION_REQUEST_LOG_BODIES: retention(
+    "30d",
+    "how long the request log keeps each request's bodies; the row itself stays LOG_RETENTION_DAYS",
+  ),
+  RETENTION_WEBHOOK_PAYLOADS: retention("30d", "how long a webhook delivery's payload and its receiver's replies are kept"),
+  RETENTION_EVENT_PAYLOADS: retention(
+    "365d",
+    "how long a custom event's payload and the trigger data and outputs of the automation runs it started are kept",
+  ),
+  RETENTION_IMPORT_FILES: retention("7d", "how long a contact import's row errors, and its file if the import has not ended, are kept"),
+  RETENTION_SWEEP_INTERVAL_MS: between(
+    1000,
+    86_400_000,
+    3_600_000,
+    "milliseconds between the sagas role's sweeps of expired content",
+    "1 h",
+  ),
   DELIVERY_RETRY_BACKOFF_MS: milliseconds(
     "60000,300000,1800000,7200000,21600000",
     "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",

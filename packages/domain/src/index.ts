@@ -40,6 +40,7 @@ export * from "./contactproperty/events.js";
 export * from "./contactproperty/rules.js";
 export * from "./contactproperty/decider.js";
 export * from "./contact/events.js";
+export * from "./subjecterasure/events.js";
 export * from "./contact/rules.js";
 export * from "./contact/decider.js";
 export * from "./segment/events.js";

@@ -12,6 +12,7 @@ import { eventDefinitionStream } from "./eventdef/decider.js";
 import { customEventStream } from "./eventdef/events.js";
 import { inboundEmailStream } from "./inboundemail/decider.js";
 import { segmentStream } from "./segment/decider.js";
+import { subjectErasureStream } from "./subjecterasure/events.js";
 import { suppressionStream } from "./suppression/decider.js";
 import { teamStream } from "./team/decider.js";
 import { templateStream } from "./template/decider.js";
@@ -31,6 +32,7 @@ import type { EmailEvent } from "./email/events.js";
 import type { CustomEventReceived, EventDefinitionEvent } from "./eventdef/events.js";
 import type { InboundEmailEvent } from "./inboundemail/events.js";
 import type { SegmentEvent } from "./segment/events.js";
+import type { SubjectErased } from "./subjecterasure/events.js";
 import type { SuppressionEvent } from "./suppression/events.js";
 import type { TeamEvent } from "./team/events.js";
 import type { TemplateEvent } from "./template/events.js";
@@ -60,6 +62,7 @@ export interface EventsByCategory {
   import: ContactImportEvent;
   inbound: InboundEmailEvent;
   segment: SegmentEvent;
+  subjecterasure: SubjectErased;
   suppression: SuppressionEvent;
   team: TeamEvent;
   template: TemplateEvent;
@@ -94,6 +97,7 @@ export const streamOfCategory: { [Category in StreamCategory]: (id: string) => s
   import: contactImportStream,
   inbound: inboundEmailStream,
   segment: segmentStream,
+  subjecterasure: subjectErasureStream,
   suppression: suppressionStream,
   team: teamStream,
   template: templateStream,

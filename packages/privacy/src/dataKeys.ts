@@ -35,6 +35,8 @@ export interface EnsuredKeys {
 export interface ErasedKeys {
   subjectKeys: number;
   contentKeys: number;
+  /** The ids of the keys shredded: what `countSealedEvents` looks for. */
+  keyIds: string[];
 }
 
 export interface DataKeys {

@@ -64,6 +64,6 @@ export function erasedValue(sealed: Sealed): unknown {
 
 export const erasedText = (tag: string) => `erased:${tag}`;
 
-export function isErasedText(value: unknown): value is string {
+export function isErasedText(value: unknown): boolean {
   return typeof value === "string" && value.startsWith("erased:");
 }

@@ -1,3 +1,4 @@
+export * from "./countSealedEvents.js";
 export * from "./dataKeys.js";
 export * from "./envelope.js";
 export * from "./openEvents.js";

@@ -20,7 +20,7 @@ export async function openEvents<E extends WithData>(keys: DataKeys, events: E[]
   return events.map((event) => (sealingPlanOf(event.type) ? { ...event, data: openWithin(event.data, opened) } : event));
 }
 
-function collectKeyIds(value: unknown, ids: string[]): void {
+export function collectKeyIds(value: unknown, ids: string[]): void {
   if (isSealed(value)) ids.push(value.$sealed.k);
   else if (Array.isArray(value)) for (const item of value) collectKeyIds(item, ids);
   else if (typeof value === "object" && value !== null) for (const item of Object.values(value)) collectKeyIds(item, ids);

@@ -1,4 +1,5 @@
 import type { EventOf, EventTypeOf, StreamCategory } from "@tidings/domain";
+import { contactSubject } from "./subjectHash.js";
 import type { Sealing, SealingPlan } from "./sealingPlan.js";
 
 /**
@@ -114,12 +115,18 @@ const plans: { [C in StreamCategory]?: { [T in EventTypeOf<C>]?: Plan<C, T> } } 
     WebhookDeliveryAttempted: (d, seal) => ({ ...d, response: seal.content("webhook", addressesIn(d.response), d.response) }),
   },
   customevent: {
-    CustomEventReceived: (d, seal) => ({ ...d, payload: seal.content("event", addressesIn(d.payload), d.payload) }),
+    CustomEventReceived: (d, seal) => ({
+      ...d,
+      payload: seal.content("event", [...addressesIn(d.payload), contactSubject(d.contactId)], d.payload),
+    }),
   },
   automationrun: {
     AutomationRunStarted: (d, seal) => ({
       ...d,
-      trigger: { ...d.trigger, payload: seal.content("event", addressesIn(d.trigger.payload), d.trigger.payload) },
+      trigger: {
+        ...d.trigger,
+        payload: seal.content("event", [...addressesIn(d.trigger.payload), contactSubject(d.trigger.contactId)], d.trigger.payload),
+      },
     }),
     AutomationRunStepCompleted: (d, seal) => ({ ...d, output: seal.content("event", addressesIn(d.output), d.output) }),
     AutomationRunStepFailed: (d, seal) => ({ ...d, error: seal.content("event", addressesIn(d.error), d.error) }),

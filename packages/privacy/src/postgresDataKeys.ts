@@ -159,13 +159,19 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
           DELETE FROM data_key_subjects WHERE team_id = ${teamId} AND subject_hash = ${subjectHash} RETURNING key_id
         ), content AS (
           DELETE FROM data_keys WHERE id IN (SELECT key_id FROM links) RETURNING id, kind
+        ), unlinked AS (
+          DELETE FROM data_key_subjects WHERE key_id IN (SELECT id FROM content)
         ), subject AS (
           DELETE FROM data_keys WHERE kind = 'subject' AND team_id = ${teamId} AND subject_hash = ${subjectHash} RETURNING id, kind
         )
         SELECT id::text, kind FROM content UNION ALL SELECT id::text, kind FROM subject`.execute(database.db);
       for (const row of rows) byId.delete(row.id);
       bySubject.delete(subjectKeyName(teamId, subjectHash));
-      return { subjectKeys: rows.filter((r) => r.kind === "subject").length, contentKeys: rows.filter((r) => r.kind !== "subject").length };
+      return {
+        subjectKeys: rows.filter((r) => r.kind === "subject").length,
+        contentKeys: rows.filter((r) => r.kind !== "subject").length,
+        keyIds: rows.map((r) => r.id),
+      };
     },
 
     async expire(kind, before) {

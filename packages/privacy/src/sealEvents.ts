@@ -4,7 +4,7 @@ import { subjectKeyName, type ContentKeyRequest, type ContentKind, type DataKeys
 import { sealValue } from "./envelope.js";
 import { sealingPlanOf } from "./personalData.js";
 import type { Sealing } from "./sealingPlan.js";
-import type { SubjectHasher } from "./subjectHash.js";
+import { subjectTag, type SubjectHasher } from "./subjectHash.js";
 
 export interface SealingDeps {
   keys: DataKeys;
@@ -49,7 +49,7 @@ export async function sealEvents(deps: SealingDeps, streamId: string, events: Ev
     const underSubject = (address: string, value: unknown) => {
       const subjectHash = hash(address);
       const key = keys.subjects.get(subjectKeyName(teamId, subjectHash))!;
-      return sealValue(key.id, key.key, subjectHash.slice(0, 10), value);
+      return sealValue(key.id, key.key, subjectTag(subjectHash), value);
     };
     const sealing: Sealing = {
       address: (mailbox) => underSubject(mailbox, mailbox),

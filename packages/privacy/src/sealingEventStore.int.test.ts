@@ -94,7 +94,11 @@ describe("the sealing event store", () => {
     expect(isErasedText(data.firstName)).toBe(true);
     expect(data.properties).toEqual({});
     expect((await verifyStore(file.store, { streamId: stream })).ok).toBe(true);
-    expect(await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email))).toEqual({ subjectKeys: 0, contentKeys: 0 });
+    expect(await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email))).toEqual({
+      subjectKeys: 0,
+      contentKeys: 0,
+      keyIds: [],
+    });
   });
 
   it("erases one recipient of an email to two: that address and the content go, the other address stays", async () => {

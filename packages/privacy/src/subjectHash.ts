@@ -24,3 +24,9 @@ export function createSubjectHasher(secret: string): SubjectHasher {
 export function subjectAddress(mailbox: string): string {
   return (parseMailbox(mailbox)?.address ?? mailbox).trim().toLowerCase();
 }
+
+/** What an erased subject's values read as, after `erased:`: the start of the keyed hash, stable and not reversible. */
+export const subjectTag = (subjectHash: string) => subjectHash.slice(0, 10);
+
+/** The subject a contact's own content is linked to (its automation runs, its custom events), whatever its address. */
+export const contactSubject = (contactId: string) => `contact:${contactId}`;

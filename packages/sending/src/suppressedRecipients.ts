@@ -1,11 +1,14 @@
 import { sql } from "kysely";
 import { bareAddresses, type SuppressedAddress, type SuppressionOrigin } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
+import type { SubjectHasher } from "@tidings/privacy";
 
 /**
  * Which of these recipients are on the team's suppression list, and how they got there; bare addresses,
  * lower-cased and sorted. Every way of sending asks it: the api when it accepts a send, a broadcast's
  * fan-out, an automation step, and delivery again for an email that goes out later than it was queued.
+ * An address erased while suppressed is still found, by its keyed hash (docs/privacy.md), and answered
+ * with the address asked about.
  */
 export type SuppressedRecipients = (teamId: string, recipients: string[]) => Promise<SuppressedAddress[]>;
 
@@ -25,14 +28,15 @@ const IN_FLIGHT = 2;
  * query, one round trip for all of them. At low load this is one query per lookup; under load it was the
  * api's most frequent round trip, now a fraction of one per send.
  */
-export function suppressedRecipients(database: Database): SuppressedRecipients {
+export function suppressedRecipients(database: Database, hashSubject: SubjectHasher): SuppressedRecipients {
   const queue: Waiting[] = [];
   let busy = 0;
 
   const query = async (batch: Waiting[]) => {
     const teams = batch.flatMap((w) => w.addresses.map(() => w.teamId));
     const emails = batch.flatMap((w) => w.addresses);
-    const rows = await suppressionsOf(database, teams, emails);
+    const hashes = batch.flatMap((w) => w.addresses.map((address) => hashSubject(w.teamId, address)));
+    const rows = await suppressionsOf(database, teams, emails, hashes);
     const found = new Map(rows.map((r) => [`${r.team_id} ${r.email}`, r.origin]));
     for (const w of batch)
       w.resolve(
@@ -66,20 +70,38 @@ export function suppressedRecipients(database: Database): SuppressedRecipients {
     });
 }
 
-async function suppressionsOf(database: Database, teams: string[], emails: string[]) {
+/**
+ * The list's rows for these addresses, each named by the address asked about: its own row, or the row it
+ * was listed under since its erasure, which holds a placeholder and the address's hash. A hash is per
+ * team, so another team's row never matches. Where an address has both, its own row comes last, and its
+ * origin is the one kept. Two joins rather than one with OR, which no index serves.
+ */
+async function suppressionsOf(database: Database, teams: string[], emails: string[], hashes: string[]) {
+  const byAddress = sql`SELECT w.team_id::text AS team_id, w.email, s.origin, true AS own FROM w
+    JOIN suppressions s ON s.team_id = w.team_id AND s.email = w.email`;
+  const byHash = sql`SELECT w.team_id::text AS team_id, w.email, s.origin, false AS own FROM w
+    JOIN suppressions s ON s.team_id = w.team_id AND s.email_hash = w.hash`;
+  const query = (...joins: (typeof byAddress)[]) =>
+    sql<SuppressedRow>`WITH w AS (SELECT * FROM unnest(${teams}::uuid[], ${emails}::text[], ${hashes}::text[]) AS w(team_id, email, hash))
+      ${sql.join(joins, sql` UNION ALL `)} ORDER BY own`.execute(database.db);
   try {
-    const { rows } = await sql<{ team_id: string; email: string; origin: SuppressionOrigin }>`
-      SELECT s.team_id::text AS team_id, s.email, s.origin FROM suppressions s
-        JOIN unnest(${teams}::uuid[], ${emails}::text[]) AS w(team_id, email) ON s.team_id = w.team_id AND s.email = w.email`.execute(
-      database.db,
-    );
-    return rows;
+    return (await query(byHash, byAddress)).rows;
   } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
     // A process can start before the projector has created the read model: nothing is suppressed yet.
-    if ((error as { code?: string }).code === UNDEFINED_TABLE) return [];
+    if (code === UNDEFINED_TABLE) return [];
+    // The version before `email_hash` still serves while its successor is built: by address, as it did.
+    if (code === UNDEFINED_COLUMN && message?.includes("email_hash")) return (await query(byAddress)).rows;
     throw error;
   }
 }
 
-/** PostgreSQL's SQLSTATE for a relation that does not exist. */
+interface SuppressedRow {
+  team_id: string;
+  email: string;
+  origin: SuppressionOrigin;
+}
+
+/** PostgreSQL's SQLSTATEs for a relation, and a column, that does not exist. */
 const UNDEFINED_TABLE = "42P01";
+const UNDEFINED_COLUMN = "42703";

@@ -1,6 +1,7 @@
 import type { AutomationRunEvent, RunStatus, RunStepStatus } from "@tidings/domain";
 import { holds, type BatchContext, type Projection, type Row } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
+import { newestFirstPerTeam } from "./teamResourceTable.js";
 
 const moveStep = (context: BatchContext, step: { runId: string; key: string }, changes: Row) =>
   context.update("automation_run_steps", { run_id: step.runId, key: step.key }, changes);
@@ -12,7 +13,8 @@ const moveStep = (context: BatchContext, step: { runId: string; key: string }, c
  */
 export const automationRunsProjection = {
   name: "automation_runs",
-  version: 1,
+  // 2: `by_team`, for an erasure's scan of the team's runs (a deleted automation's stay).
+  version: 2,
   tables: {
     automation_runs: {
       columns: {
@@ -27,7 +29,7 @@ export const automationRunsProjection = {
         created_at: { type: "timestamptz" },
       },
       primaryKey: ["id"],
-      indexes: { by_automation: "(automation_id, created_at DESC, id DESC)" },
+      indexes: { by_automation: "(automation_id, created_at DESC, id DESC)", by_team: newestFirstPerTeam },
     },
     automation_run_steps: {
       columns: {

@@ -1,6 +1,7 @@
 import type { WebhookDeliveryEvent, WebhookDeliveryStatus } from "@tidings/domain";
 import { holds, type BatchContext, type Projection } from "../engine/projection.js";
 import { handlersOf } from "../engine/typedHandlers.js";
+import { newestFirstPerTeam } from "./teamResourceTable.js";
 
 /** A delivery's status moves, and with it when it does, for the sweep; only an attempt that will be tried again has a next one. */
 const moveDelivery = (context: BatchContext, deliveryId: string, status: WebhookDeliveryStatus, nextAttemptAt: string | null, at: string) =>
@@ -12,7 +13,8 @@ const moveDelivery = (context: BatchContext, deliveryId: string, status: Webhook
  */
 export const webhookDeliveriesProjection = {
   name: "webhook_deliveries",
-  version: 1,
+  // 2: `by_team`, for an erasure's scan of the team's deliveries (a deleted webhook's stay).
+  version: 2,
   tables: {
     webhook_deliveries: {
       columns: {
@@ -30,6 +32,7 @@ export const webhookDeliveriesProjection = {
       primaryKey: ["id"],
       indexes: {
         by_webhook: "(webhook_id, created_at DESC, id DESC)",
+        by_team: newestFirstPerTeam,
         unfinished: "(status_at) WHERE status IN ('pending', 'attempting')",
       },
     },

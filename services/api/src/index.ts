@@ -28,3 +28,4 @@ export type { InboundSmtpListener } from "./inbound/inboundSmtpServer.js";
 export { resourceReads, type ResourceRead } from "./audit/resourceReads.js";
 export { resourceHistory, stateAt, upTo, type PointInTime, type ResourceHistory } from "./audit/resourceHistory.js";
 export { findAuditRefs, auditKey, type AuditRef } from "./queries/audit.js";
+export { reachCopies, type CopiesReached } from "./erasure/reachCopies.js";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { systemClock, type Clock, type Config } from "@tidings/core";
 import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
+import { createSubjectHasher, type DataKeys, type SubjectHasher } from "@tidings/privacy";
 
 /**
  * What a route needs to serve a request: the event store to write through, the read database to query,
@@ -31,6 +32,10 @@ export interface ApiServices {
    * the one embedded mode generated into DATA_DIR. The sagas open with the same one.
    */
   secret: string;
+  /** A data subject's keyed hash under `secret`: how an address erased while suppressed is still found (docs/privacy.md). */
+  hashSubject: SubjectHasher;
+  /** The key table under `secret`, whose keys an erasure shreds (docs/privacy.md). */
+  keys: DataKeys;
 }
 
 export interface ApiServicesOptions {
@@ -42,6 +47,8 @@ export interface ApiServicesOptions {
   clock?: Clock;
   /** Defaults to TIDINGS_SECRET, else a random one for this process (tests: nothing sealed outlives it). */
   secret?: string;
+  /** The key table `store` seals with (`createPrivacy`). */
+  keys: DataKeys;
 }
 
 /**
@@ -53,12 +60,15 @@ export const CATCH_UP_TIMEOUT_MS = 10_000;
 export function createApiServices(options: ApiServicesOptions): ApiServices {
   const { store, database, config } = options;
   const timeoutMs = config.READ_YOUR_WRITES_TIMEOUT_MS;
+  const secret = options.secret ?? config.TIDINGS_SECRET ?? randomBytes(32).toString("hex");
   return {
     store,
     database,
     config,
     clock: options.clock ?? systemClock,
-    secret: options.secret ?? config.TIDINGS_SECRET ?? randomBytes(32).toString("hex"),
+    secret,
+    hashSubject: createSubjectHasher(secret),
+    keys: options.keys,
     waitFor: (position) => options.waitFor(position, timeoutMs),
     // The committed position, not the head: the head stops short of a write committed after an older one
     // still in flight, and the rule must see every write that was answered before it was asked.

@@ -62,7 +62,8 @@ export async function startAdminChannel(dataDir: string, run: CommandRunner, log
     const send = (message: Record<string, unknown>) => {
       if (!response.destroyed) response.write(`${JSON.stringify(message)}\n`);
     };
-    logger.info({ argv }, "running a CLI command for a client");
+    // Process logs are shipped where no erasure reaches (docs/privacy.md): `tidings erase <address>` must not leave the address there.
+    logger.info({ argv: argv.map((arg) => (arg.includes("@") ? "[address]" : arg)) }, "running a CLI command for a client");
     const code = await run(argv, { out: (line) => send({ out: line }), err: (line) => send({ err: line }) });
     send({ exit: code });
     if (!response.destroyed) response.end();

@@ -19,6 +19,7 @@ import { auditVerify, auditVerifyFile } from "./commands/auditVerify.js";
 import { sealKeys } from "@tidings/eventstore";
 import { status } from "./commands/status.js";
 import { keysCreate } from "./commands/keys.js";
+import { erase } from "./commands/erase.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
 import { UsageError } from "./usageError.js";
 
@@ -47,6 +48,8 @@ const usage = `Usage: tidings <command>
   audit public-key                         print the public key seals are checked with
   audit export [--from POSITION] [--until TIME] [--category C,…] [--type T,…] [--out FILE]
                                            write events in commit order as JSON lines with their hashes
+  erase <address> [--team <name or id>] [--json]
+                                           erase a person's data in one team or all: keys shredded, rows scrubbed, files deleted
   keys create --team <name> [--permission full_access|sending_access] [--name <key name>]
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
@@ -132,6 +135,8 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
       { from: options.from, until: options.until, category: list(options.category), type: list(options.type), out: options.out },
       out,
     ),
+  erase: ({ runtime, args, options, out }) =>
+    erase(runtime, required(args[0], "an email address"), { team: options.team, json: options.json }, out),
   "keys create": ({ runtime, options, out }) => keysCreate(runtime, options, out),
   "teams set-broadcast-rate": ({ runtime, args, out }) =>
     teamsSetBroadcastRate(

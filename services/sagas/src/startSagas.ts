@@ -21,6 +21,7 @@ import {
   type DomainVerificationDeps,
 } from "./domains/domainVerification.js";
 import { suppressedRecipients } from "@tidings/sending";
+import { createSubjectHasher, type DataKeys } from "@tidings/privacy";
 import { queueScheduledEmail, startSchedulerSaga, type SendTimerPayload } from "./scheduling/scheduledEmails.js";
 import { createTimers, startTimerPoller } from "./timers/index.js";
 import { dispatchTimers } from "./timers/timerDispatch.js";
@@ -30,6 +31,8 @@ import type { RunnerDeps, RunTimerPayload } from "./automations/advanceRun.js";
 import { parkedRuns } from "./automations/parkedRuns.js";
 import { readModelsAt } from "./readModelsAt.js";
 import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
+import { retentionOf } from "./retention/retention.js";
+import { startRetentionSweeps } from "./retention/retentionSweeps.js";
 
 export interface SagaDeps {
   store: EventStore;
@@ -42,6 +45,8 @@ export interface SagaDeps {
   secret?: string;
   /** The time the sagas record things at (default: the system's). */
   clock?: Clock;
+  /** The key table: retention shreds its content keys, a delete-contact step a contact's keys (docs/privacy.md). */
+  keys: DataKeys;
 }
 
 export interface RunningSagas {
@@ -69,7 +74,16 @@ type TimerPayload =
  * Starts every saga of this build and the timer poller behind them. Any number of saga processes may run
  * against the same stores: the consumers are durable and shared, and timers are claimed with SKIP LOCKED.
  */
-export async function startSagas({ store, database, bus, config, secret, logger, clock = systemClock }: SagaDeps): Promise<RunningSagas> {
+export async function startSagas({
+  store,
+  database,
+  bus,
+  config,
+  secret,
+  logger,
+  clock = systemClock,
+  keys,
+}: SagaDeps): Promise<RunningSagas> {
   // What takes work in (consumers, the timer poller, the webhook queues) stops all at once: one stopped
   // after another would meanwhile go on starting work, a timer's retry or a webhook's attempt. What they
   // use (the mail transport) closes after them.
@@ -96,8 +110,9 @@ export async function startSagas({ store, database, bus, config, secret, logger,
     const openingSecret = secret ?? config.TIDINGS_SECRET;
     const deliveryDomain = deliveryDomains(store, openingSecret, config.TRACKING_BASE_URL);
     const bounces = openingSecret ? bounceAddresses(openingSecret) : undefined;
-    // One lookup for every saga: lookups waiting at the same time share a query.
-    const suppressed = suppressedRecipients(database);
+    // One lookup for every saga: lookups waiting at the same time share a query. It finds an address
+    // erased while suppressed by its keyed hash, made under the api's secret (docs/privacy.md).
+    const suppressed = suppressedRecipients(database, createSubjectHasher(openingSecret ?? ""));
     const deps: DeliveryDeps = {
       store,
       clock,
@@ -146,6 +161,8 @@ export async function startSagas({ store, database, bus, config, secret, logger,
     takers.push(() => webhooks.stop());
     const automations: RunnerDeps = {
       store,
+      keys,
+      hashSubject: createSubjectHasher(openingSecret ?? ""),
       timers,
       parked: parkedRuns(database),
       clock,
@@ -213,6 +230,9 @@ export async function startSagas({ store, database, bus, config, secret, logger,
       }),
     ];
     for (const consumer of consumers) takers.push(() => consumer.stop());
+    const retention = { database, store, keys, importFiles: createStreamedBlobStore(database), clock, retention: retentionOf(config) };
+    const sweeps = startRetentionSweeps(retention, config.RETENTION_SWEEP_INTERVAL_MS, logger.child({ component: "retention" }));
+    takers.push(() => sweeps.stop());
     return { stop, unfinished };
   } catch (error) {
     await stop();

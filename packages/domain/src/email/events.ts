@@ -86,11 +86,19 @@ export const EmailDeliveryDelayed = eventSchema("EmailDeliveryDelayed", {
   ...aboutRecipients,
 });
 
+/**
+ * Each recipient's keyed hash, in the order of `recipients`. The sealing store adds it (docs/privacy.md), in
+ * clear, so that the suppression a bounce or complaint causes outlives the address's erasure; events
+ * recorded without the sealing store lack it.
+ */
+const recipientHashes = { recipientHashes: z.array(z.string()).optional() };
+
 export const EmailBounced = eventSchema("EmailBounced", {
   emailId: z.uuid(),
   teamId: z.uuid(),
   /** The addresses the bounce is about: a hard bounce puts them on the team's suppression list. */
   recipients: z.array(z.string()),
+  ...recipientHashes,
   bounce: z.object({ type: z.enum(["permanent", "transient", "undetermined"]), message: z.string() }),
   bouncedAt: z.string(),
   ...smtpReply,
@@ -146,6 +154,7 @@ export const EmailComplained = eventSchema("EmailComplained", {
   emailId: z.uuid(),
   teamId: z.uuid(),
   recipients: z.array(z.string()),
+  ...recipientHashes,
   feedbackType: z.string(),
   reportedBy: z.string().nullable(),
   complainedAt: z.string(),

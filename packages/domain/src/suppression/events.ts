@@ -22,11 +22,19 @@ export function suppressionReason(found: SuppressedAddress[]): SuppressionReason
   return null;
 }
 
+/**
+ * The address's keyed hash. The sealing store adds it (docs/privacy.md), in clear, so that a suppression
+ * outlives the address's erasure and mail to it is still refused; events recorded without the sealing
+ * store lack it.
+ */
+const emailHash = { emailHash: z.string().optional() };
+
 export const SuppressionAdded = eventSchema("SuppressionAdded", {
   suppressionId: z.uuid(),
   teamId: z.uuid(),
   /** Bare and lower-cased, as the send path compares it. */
   email: z.string(),
+  ...emailHash,
   origin: z.enum(suppressionOrigins),
   /** The email whose bounce or complaint caused it; null for a manual one. */
   sourceId: z.uuid().nullable(),
@@ -37,6 +45,7 @@ export const SuppressionRemoved = eventSchema("SuppressionRemoved", {
   suppressionId: z.uuid(),
   teamId: z.uuid(),
   email: z.string(),
+  ...emailHash,
   removedAt: z.string(),
 });
 

@@ -3,10 +3,17 @@ import { DomainRejection, handleCommand, loadState } from "@tidings/commands";
 import { isDomainError, normalContactEmail, suppressionDecider, suppressionStream, type SuppressionCommand } from "@tidings/domain";
 import type { EventMetadata, EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
+import { isErasedText, type SubjectHasher } from "@tidings/privacy";
 import { suppressionIdOf } from "@tidings/projections";
-import { getSuppression } from "../queries/suppressions.js";
+import { getSuppression, type SuppressionItem } from "../queries/suppressions.js";
 
-type Deps = { store: EventStore; database: Database; clock: Clock; catchUp(projections: readonly string[]): Promise<boolean> };
+type Deps = {
+  store: EventStore;
+  database: Database;
+  clock: Clock;
+  hashSubject: SubjectHasher;
+  catchUp(projections: readonly string[]): Promise<boolean>;
+};
 
 export interface ChangedSuppression {
   id: string;
@@ -60,8 +67,8 @@ export async function removeSuppression(
   idOrEmail: string,
   metadata: EventMetadata,
 ): Promise<ChangedSuppression> {
-  let listed = await getSuppression(deps.database, teamId, idOrEmail);
-  let email = listed?.email;
+  let listed = await getSuppression(deps.database, teamId, idOrEmail, deps.hashSubject);
+  let email = listed && addressToRemove(listed, idOrEmail);
   let suppressionId = listed?.id;
   if (!listed) {
     suppressionId = isUuid(idOrEmail) ? idOrEmail : suppressionIdOf(teamId, normalContactEmail(idOrEmail));
@@ -71,8 +78,8 @@ export async function removeSuppression(
     if (!inStream) {
       if (!(await deps.catchUp(["suppressions"])))
         throw new TidingsError("service_unavailable", "The suppression list is behind and cannot be searched yet; retry in a moment.");
-      listed = await getSuppression(deps.database, teamId, idOrEmail);
-      if (listed) ({ email, id: suppressionId } = listed);
+      listed = await getSuppression(deps.database, teamId, idOrEmail, deps.hashSubject);
+      if (listed) [email, suppressionId] = [addressToRemove(listed, idOrEmail), listed.id];
     }
   }
   const command: SuppressionCommand = {
@@ -84,4 +91,14 @@ export async function removeSuppression(
     now: formatTimestamp(deps.clock.now()),
   };
   return run(deps, command, metadata);
+}
+
+/**
+ * The address a removal names. A row listed under an erased address's placeholder holds none, so only the
+ * caller's naming of it can: the removal records it, and its hash, which takes the placeholder's row off.
+ */
+function addressToRemove(listed: SuppressionItem, idOrEmail: string): string {
+  if (!isErasedText(listed.email)) return listed.email;
+  if (isUuid(idOrEmail)) throw new TidingsError("validation_error", "This suppression's address was erased: remove it by the address.");
+  return idOrEmail;
 }

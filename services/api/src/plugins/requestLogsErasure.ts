@@ -4,7 +4,7 @@ import type { RequestLogWriter } from "./requestLogsWriter.js";
 
 /**
  * Erasure reaching the stored request log: every request of the team whose path or bodies name the erased
- * contact (by id or address, any case, the address also as a URL writes it) keeps its row (method, status,
+ * subject (by address, and by id for a contact, any case, the address also as a URL writes it) keeps its row (method, status,
  * time: what happened) and loses its bodies, and a path segment holding an address reads `[address]`. The
  * writer's buffer is written first, so requests answered before the erasure are reached too. Resolves with
  * how many rows were redacted.
@@ -16,13 +16,12 @@ export async function redactRequestLogsNaming(
   database: Database,
   writer: Pick<RequestLogWriter, "flush">,
   teamId: string,
-  subject: { contactId: string; email: string },
+  subject: { contactId?: string; email: string },
 ): Promise<number> {
   await writer.flush();
   const email = subject.email.toLowerCase();
-  const patterns = [...new Set([subject.contactId.toLowerCase(), email, encodeURIComponent(email)])].map(
-    (name) => `%${likeEscaped(name)}%`,
-  );
+  const names = [...(subject.contactId ? [subject.contactId.toLowerCase()] : []), email, encodeURIComponent(email)];
+  const patterns = [...new Set(names)].map((name) => `%${likeEscaped(name)}%`);
   const result = await sql`
     UPDATE api_request_logs
        SET request_body = NULL, response_body = NULL,

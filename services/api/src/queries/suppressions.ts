@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { SuppressionOrigin } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
+import type { SubjectHasher } from "@tidings/privacy";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
@@ -31,9 +32,22 @@ export function listSuppressions(
   return listPage(base, page, { orderBy: ["s.created_at", "s.id"] });
 }
 
-/** By id, or by address (compared lower-cased, as the send path does). */
-export function getSuppression(database: Database, teamId: string, idOrEmail: string): Promise<SuppressionItem | undefined> {
+/**
+ * By id, or by address (compared lower-cased, as the send path does). An address erased while suppressed
+ * is listed under a placeholder and found by its keyed hash, as the send path finds it; where the address
+ * is also listed as itself, that row comes first.
+ */
+export function getSuppression(
+  database: Database,
+  teamId: string,
+  idOrEmail: string,
+  hashSubject: SubjectHasher,
+): Promise<SuppressionItem | undefined> {
+  const email = idOrEmail.trim().toLowerCase();
   return teamSuppressions(database, teamId)
-    .where((eb) => eb.or([eb(sql`s.id::text`, "=", idOrEmail), eb("s.email", "=", idOrEmail.trim().toLowerCase())]))
+    .where((eb) =>
+      eb.or([eb(sql`s.id::text`, "=", idOrEmail), eb("s.email", "=", email), eb("s.email_hash", "=", hashSubject(teamId, email))]),
+    )
+    .orderBy(sql`s.email = ${email}`, "desc")
     .executeTakeFirst();
 }

@@ -178,20 +178,19 @@ describe("DELETE /contacts/:idOrEmail", () => {
       );
     await settledWrites(file.testServices.test.database);
     // Page through $all: a read returns at most one batch.
-    const all: Awaited<ReturnType<typeof file.testServices.store.readAll>> = [];
-    for (
-      let page = await file.testServices.store.readAll();
-      page.length > 0;
-      page = await file.testServices.store.readAll({ after: page.at(-1)!.position })
-    )
+    // The events as stored, sealed: what anyone with the database but without the keys could read.
+    const { storedEvents } = file.testServices;
+    const all: Awaited<ReturnType<typeof storedEvents.readAll>> = [];
+    for (let page = await storedEvents.readAll(); page.length > 0; page = await storedEvents.readAll({ after: page.at(-1)!.position }))
       all.push(...page);
     const mentions = all.filter((e) => JSON.stringify([e.data, e.metadata, e.streamId]).match(/grace|hopper|navy/i));
     expect(mentions).toEqual([]);
     const aboutContact = all.filter((e) => e.streamId.includes(body.id) || JSON.stringify(e.data).includes(body.id));
     // The store's own erasure record of the contact's stream keeps its events' hashes, not their content.
-    expect(aboutContact.map((e) => e.type)).toEqual(["ContactErased", "StreamErased"]);
-    expect(Object.keys(aboutContact[1]!.data as object).sort()).toEqual(["events", "stream"]);
-    expect(aboutContact[0]!.data).toEqual({
+    expect(aboutContact.map((e) => e.type)).toEqual(["SubjectErased", "ContactErased", "StreamErased"]);
+    expect(Object.keys(aboutContact[2]!.data as object).sort()).toEqual(["events", "stream"]);
+    expect(aboutContact[0]!.data).toMatchObject({ contactId: body.id, subjectKeys: 1, orderedBy: expect.any(String) });
+    expect(aboutContact[1]!.data).toEqual({
       contactId: body.id,
       teamId: file.admin.teamId,
       segmentIds: [segment.id],

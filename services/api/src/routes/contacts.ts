@@ -5,7 +5,7 @@ import type { ApiRoutes } from "../app.js";
 import { createContact, eraseContact, findSegment, updateContact } from "@tidings/audience";
 import { listQuerySchema, listSchema, type PageRequest } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
-import { redactRequestLogsNaming } from "../plugins/requestLogsErasure.js";
+import { reachCopies } from "../erasure/reachCopies.js";
 import { getContact, listContacts } from "../queries/contacts.js";
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
@@ -63,10 +63,14 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
       return listContacts(services.database, teamId, { ...page, segmentId });
     };
     const remove = async (request: FastifyRequest, idOrEmail: string) => {
-      // The erasure reaches the request log: this request's row keeps no address, and earlier ones naming the contact lose their bodies.
+      // The erasure reaches every copy (docs/privacy.md): this request's row keeps no address, and earlier
+      // ones naming the contact lose their bodies.
       request.logWithoutBodies = true;
       const { erased } = await write(request, (auth, metadata) => eraseContact(services, auth.teamId, idOrEmail, metadata));
-      if (erased) await redactRequestLogsNaming(services.database, request.server.requestLogs, requireAuth(request).teamId, erased);
+      if (erased) {
+        const copies = { database: services.database, waitFor: services.waitFor, requestLogs: request.server.requestLogs };
+        await reachCopies(copies, requireAuth(request).teamId, erased.subjects, erased.contactId);
+      }
       // docs/wire-compatibility.md §6.8: the path value is echoed, id or email, whether or not there was a contact.
       return { object: "contact" as const, contact: idOrEmail, deleted: true as const };
     };

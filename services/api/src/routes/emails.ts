@@ -81,7 +81,11 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const downloads = signedDownloads({ secret: services.secret, publicUrl: services.config.PUBLIC_URL, clock: services.clock });
   const downloadPath = (emailId: string, attachmentId: string) => `/emails/${emailId}/attachments/${attachmentId}/download`;
   const prepareDeps = { store: services.store, blobs, config: services.config, domains: sendingDomainCache(services.store) };
-  const sendDeps = { store: services.store, suppressed: suppressedRecipients(services.database), clock: services.clock };
+  const sendDeps = {
+    store: services.store,
+    suppressed: suppressedRecipients(services.database, services.hashSubject),
+    clock: services.clock,
+  };
   const write = callerWrites(services);
   const attachmentOut = (emailId: string, row: AttachmentRow) => ({
     id: row.id,

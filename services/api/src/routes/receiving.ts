@@ -5,6 +5,7 @@ import { hasPlainTextBody } from "@tidings/mail";
 import type { ApiInstance, ApiRoutes } from "../app.js";
 import { signedDownloads } from "../attachments/attachmentDownloads.js";
 import { blobBytes } from "../blobBytes.js";
+import { BlobNotFoundError } from "@tidings/blobs";
 import { downloadErrors, sendDownload } from "../downloadReply.js";
 import { headerRecord, parseReceived } from "../inbound/parseReceived.js";
 import { bytesResponse } from "../mediaResponses.js";
@@ -94,7 +95,12 @@ export function receivingRoutes(services: ApiServices): ApiRoutes {
         const { id } = request.params;
         const found = await queries.get(requireAuth(request).teamId, id);
         if (!found) throw new TidingsError("not_found", "Email not found");
-        const raw = await blobBytes(blobs, found.rawBlob, "Email not found");
+        const raw = await blobs.get(found.rawBlob).catch((error: unknown) => {
+          if (error instanceof BlobNotFoundError) return null;
+          throw error;
+        });
+        // Erased or past its retention (docs/privacy.md): what happened stays, what it said is gone.
+        if (raw === null) return ok(reply, { object: "email" as const, ...found.item, html: null, text: null, headers: {}, raw: null });
         const parsed = await parseReceived(raw, request.query.html_format);
         return ok(reply, {
           object: "email" as const,

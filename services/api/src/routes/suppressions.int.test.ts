@@ -1,5 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { handleCommand } from "@tidings/commands";
+import { erasedText, subjectTag } from "@tidings/privacy";
 import { emailDecider, emailStream } from "@tidings/domain";
 import { jsonCaller, wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
@@ -128,6 +131,42 @@ describe("bounce suppressions", () => {
         () => file.admin,
       )("DELETE", "/suppressions/unknown@example.test"),
     ).toEqual(error(503, "service_unavailable", /behind/));
+  });
+});
+
+describe("an address erased while suppressed", () => {
+  /**
+   * The row as the list holds it once the address is erased: a placeholder, and the address's keyed hash.
+   * Written straight into the read model, as this file's store does not seal (the sealing store's side is
+   * projections/src/readmodels/suppressions.int.test.ts).
+   */
+  async function listErased(address: string): Promise<{ id: string; email: string }> {
+    const { teamId } = file.admin;
+    const hash = file.testServices.services.hashSubject(teamId, address);
+    const row = { id: randomUUID(), email: erasedText(subjectTag(hash)) };
+    await sql`INSERT INTO suppressions (team_id, email, email_hash, id, origin, source_id, created_at)
+      VALUES (${teamId}, ${row.email}, ${hash}, ${row.id}, 'bounce', NULL, now())`.execute(file.testServices.test.database.db);
+    return row;
+  }
+
+  it("still stops sends to it, and is found by the address, for its own team only", async () => {
+    const row = await listErased("erased-bounced@example.test");
+    expect(await sendTo("Erased <Erased-Bounced@example.test>")).toBe("suppressed");
+    expect((await call("GET", "/suppressions/erased-bounced@example.test")).body).toMatchObject({ ...row, origin: "bounce" });
+    expect(await sendTo("erased-bounced@example.test", file.other)).toBe("queued");
+    expect(await call("GET", "/suppressions/erased-bounced@example.test", undefined, file.other)).toEqual(
+      error(404, "not_found", "Suppression not found"),
+    );
+  });
+
+  it("is removed by naming the address, not by its id, which no longer says which address it is", async () => {
+    const row = await listErased("erased-removed@example.test");
+    expect(await call("DELETE", `/suppressions/${row.id}`)).toEqual(error(422, "validation_error", /erased/));
+    expect((await call("DELETE", "/suppressions/erased-removed@example.test")).body).toEqual({
+      object: "suppression",
+      id: row.id,
+      deleted: true,
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { TidingsError } from "@tidings/core";
 import { SUPPRESSION_BATCH_MAX, suppressionOrigins } from "@tidings/domain";
 import type { Position } from "@tidings/eventstore";
+import type { Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { addSuppression, checkSuppressionEmails, removeSuppression, type ChangedSuppression } from "../handlers/suppressions.js";
 import { listQuerySchema } from "../pagination.js";
@@ -94,13 +95,15 @@ export function suppressionRoutes(services: ApiServices): ApiRoutes {
     );
 
     const reads = teamReads(app, services.database, tags);
+    const findSuppression = (database: Database, teamId: string, idOrEmail: string) =>
+      getSuppression(database, teamId, idOrEmail, services.hashSubject);
     reads.list("/suppressions", listQuerySchema({ origin: z.enum(suppressionOrigins).optional() }), item, listSuppressions);
 
     app.get(
       "/suppressions/:idOrEmail",
       { schema: { tags, params, response: { 200: item.extend({ object: z.literal("suppression") }) } } },
       async (request, reply) => {
-        const found = await reads.one(request, getSuppression, request.params.idOrEmail, "Suppression not found");
+        const found = await reads.one(request, findSuppression, request.params.idOrEmail, "Suppression not found");
         return ok(reply, { object: "suppression" as const, ...found });
       },
     );

@@ -1,5 +1,6 @@
 import { createLogger, loadConfig, systemClock, type Config } from "@tidings/core";
 import { createTestDatabase, migrate, type Database, type TestDatabase } from "@tidings/postgres";
+import { createPrivacy } from "@tidings/privacy";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { holdableStore } from "@tidings/eventstore/testing";
 import { createCheckpointWaiter, productProjections, startProjections, type RunningProjections } from "@tidings/projections";
@@ -20,7 +21,10 @@ export interface TestKey {
 
 export interface TestServices {
   test: TestDatabase;
+  /** The store as the api uses it: personal values sealed and opened (docs/privacy.md). */
   store: EventStore;
+  /** The events as stored, sealed: what a test reads to see what the store keeps. */
+  storedEvents: EventStore;
   services: ApiServices;
   projections: RunningProjections;
   /**
@@ -60,7 +64,11 @@ export const testApiSettings = { READ_YOUR_WRITES_TIMEOUT_MS: "10000" };
 export async function createTestServices(config: Config = loadConfig(testApiSettings)): Promise<TestServices> {
   const test = await createTestDatabase();
   await migrate(test.database, "eventstore", eventStoreMigrations);
-  const store = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
+  const storedEvents = createPostgresEventStore(test.database, { pollIntervalMs: 50 });
+  const secret = config.TIDINGS_SECRET ?? testSecret;
+  const privacy = await createPrivacy(test.database, secret);
+  const store = privacy.sealing(storedEvents);
+  const { keys } = privacy;
   const projectorFeed = holdableStore(store);
   const projections = await startProjections({
     store: projectorFeed.store,
@@ -69,8 +77,15 @@ export async function createTestServices(config: Config = loadConfig(testApiSett
     logger: quiet,
     lockRetryMs: 200,
   });
-  const secret = config.TIDINGS_SECRET ?? testSecret;
-  const services = createApiServices({ store, database: test.database, config, secret, clock: systemClock, waitFor: projections.waitFor });
+  const services = createApiServices({
+    store,
+    keys,
+    database: test.database,
+    config,
+    secret,
+    clock: systemClock,
+    waitFor: projections.waitFor,
+  });
   const closers: (() => Promise<unknown>)[] = [];
 
   const app = async (over: ApiServices, extra: Partial<ApiDeps> = {}) => {
@@ -83,6 +98,7 @@ export async function createTestServices(config: Config = loadConfig(testApiSett
   return {
     test,
     store,
+    storedEvents,
     services,
     projections,
     holdProjections: projectorFeed.hold,
@@ -94,7 +110,7 @@ export async function createTestServices(config: Config = loadConfig(testApiSett
         productProjections.map((p) => p.name),
       );
       closers.push(() => waiter.close());
-      return app(createApiServices({ store, database, config, secret, clock: systemClock, waitFor: waiter.waitFor }), extra);
+      return app(createApiServices({ store, keys, database, config, secret, clock: systemClock, waitFor: waiter.waitFor }), extra);
     },
     async aKey(team, options = {}) {
       const key = await createTeamKey(

@@ -69,6 +69,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
         bus: runtime.bus,
         config,
         secret: runtime.secret,
+        keys: runtime.privacy.keys,
         logger,
       });
       parts.add(
@@ -85,6 +86,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       parts.add("read-your-writes waiter", () => waiter.close());
       const services = createApiServices({
         store: runtime.store,
+        keys: runtime.privacy.keys,
         database: runtime.database,
         config,
         secret: runtime.secret,

@@ -1,4 +1,5 @@
 import { formatTimestamp, parseTimestamp, type Clock, type Logger } from "@tidings/core";
+import type { DataKeys, SubjectHasher } from "@tidings/privacy";
 import { loadState } from "@tidings/commands";
 import { automationDecider, automationStream, type ActiveRun, type AutomationRunCommand } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
@@ -10,6 +11,8 @@ import { decideOn, decideRun, loadRunAt, runMetadata, runTimerKey, type LoadedRu
 
 export interface RunnerDeps {
   store: EventStore;
+  keys: DataKeys;
+  hashSubject: SubjectHasher;
   timers: Timers;
   parked: ParkedRuns;
   clock: Clock;

@@ -1,5 +1,5 @@
-import { deterministicId, formatTimestamp, type Clock } from "@tidings/core";
-import { addContactToSegment, contactPropertyTypes, eraseContact } from "@tidings/audience";
+import { deterministicId, formatTimestamp } from "@tidings/core";
+import { addContactToSegment, contactPropertyTypes, eraseContact, type ErasureDeps } from "@tidings/audience";
 import {
   contactDecider,
   contactStream,
@@ -11,11 +11,11 @@ import {
   type ContactEvent,
   type LiveContact,
 } from "@tidings/domain";
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from "@tidings/eventstore";
+import { WrongExpectedRevisionError, type EventMetadata } from "@tidings/eventstore";
 import type { StepOutcome } from "./stepOutcome.js";
 import { stepContext } from "./stepContext.js";
 
-type Deps = { store: EventStore; clock: Clock };
+type Deps = ErasureDeps;
 
 /** A step that acts on the run's contact, as `executeStep` runs it once the contact is found active. */
 type ContactStep = (

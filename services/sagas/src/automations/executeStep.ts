@@ -5,6 +5,7 @@ import { evaluateRule, parseDuration, type ActiveRun, type AutomationStep, type 
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { addStepContactToSegment, deleteStepContact, updateStepContact } from "./contactSteps.js";
 import type { SuppressedRecipients } from "@tidings/sending";
+import type { DataKeys, SubjectHasher } from "@tidings/privacy";
 import { sendStepEmail } from "./sendStepEmail.js";
 import { stepContext } from "./stepContext.js";
 import type { StepOutcome } from "./stepOutcome.js";
@@ -12,6 +13,9 @@ import type { StepOutcome } from "./stepOutcome.js";
 export interface StepDeps {
   store: EventStore;
   clock: Clock;
+  /** A delete-contact step erases the contact (docs/privacy.md): its keys go. */
+  keys: DataKeys;
+  hashSubject: SubjectHasher;
   allowUnverifiedFrom: boolean;
   suppressed: SuppressedRecipients;
 }

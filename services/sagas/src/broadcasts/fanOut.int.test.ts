@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { broadcastEmailId, createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createSegment, eraseContact, updateContact } from "@tidings/audience";
 import { handleCommand } from "@tidings/commands";
@@ -8,6 +9,7 @@ import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { testMode } from "@tidings/postgres";
 import { productProjections } from "@tidings/projections";
+import { createPrivacy, createSubjectHasher, erasedText, subjectTag, type Privacy } from "@tidings/privacy";
 import { suppressedRecipients } from "@tidings/sending";
 import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { heldReadModelsForFile } from "../testing/heldReadModels.js";
@@ -17,15 +19,18 @@ import { TeamRates } from "./pacing.js";
 
 const teamId = randomUUID();
 const metadata = { teamId, actor: "test" };
-const deps = () => ({ store, clock: systemClock });
+const deps = () => ({ store, clock: systemClock, keys: privacy.keys, hashSubject });
 const now = () => formatTimestamp(new Date());
 
+const hashSubject = createSubjectHasher("fan-out-test-secret-0123456789");
 const file = testStoreDatabase();
 const readModels = heldReadModelsForFile(file, productProjections);
 let store: EventStore;
 let fanOut: BroadcastFanOutDeps;
+let privacy: Privacy;
 
-beforeAll(() => {
+beforeAll(async () => {
+  privacy = await createPrivacy(file.test.database, "fan-out-test-secret-0123456789");
   store = file.store;
   fanOut = {
     store,
@@ -33,7 +38,7 @@ beforeAll(() => {
     database: file.test.database,
     logger: createLogger("silent"),
     links: { publicUrl: "http://tidings.test", secret: "b".repeat(40), mailHost: "tidings.test", validForMs: 3_600_000 },
-    suppressed: suppressedRecipients(file.test.database),
+    suppressed: suppressedRecipients(file.test.database, hashSubject),
     rates: new TeamRates(),
     batchSize: 100,
     emailsInFlight: 100,
@@ -130,6 +135,25 @@ describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     expect(planned.sort()).toEqual(["goes@example.test", "stays-planned@example.test"]);
     expect(events.flatMap((e) => (e.type === "BroadcastBatchQueued" ? [e.data.emails] : []))).toEqual([1]);
     expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, goes.id)))).toEqual([]);
+    expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, stays.id)))).toHaveLength(1);
+  });
+
+  it("leaves out a contact whose address is listed only by keyed hash, having been erased while suppressed", async () => {
+    const segment = await createSegment(deps(), teamId, "Came back", metadata);
+    const stays = await aContact("stays-listed@example.test", segment.id);
+    const back = await aContact("came-back@example.test", segment.id);
+    expect(await readModels.projections.waitFor(back.position!, 10_000)).toBe(true);
+    // The list's row as an erasure leaves it: a placeholder for the address, and the address's hash.
+    const hash = hashSubject(teamId, "came-back@example.test");
+    await sql`INSERT INTO suppressions (team_id, email, email_hash, id, origin, source_id, created_at)
+      VALUES (${teamId}, ${erasedText(subjectTag(hash))}, ${hash}, ${randomUUID()}, 'bounce', NULL, now())`.execute(file.test.database.db);
+
+    const broadcastId = await sendBroadcast(segment.id);
+    await runBroadcastFanOut(fanOut, broadcastId);
+    const events = (await store.readStream(broadcastStream(broadcastId))).map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+    const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? e.data.recipients.map((r) => r.email) : []));
+    expect(planned).toEqual(["stays-listed@example.test"]);
+    expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, back.id)))).toEqual([]);
     expect(await store.readStream(emailStream(broadcastEmailId(broadcastId, stays.id)))).toHaveLength(1);
   });
 

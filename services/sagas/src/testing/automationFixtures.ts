@@ -2,6 +2,7 @@ import { createLogger, systemClock } from "@tidings/core";
 import { createContact } from "@tidings/audience";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
+import { createPostgresDataKeys, createSubjectHasher } from "@tidings/privacy";
 import { suppressedRecipients } from "@tidings/sending";
 import type { RunnerDeps } from "../automations/advanceRun.js";
 import { parkedRuns } from "../automations/parkedRuns.js";
@@ -11,6 +12,8 @@ import { createTimers } from "../timers/index.js";
  * The automation runner's dependencies on a test database, around its store: the real timers, parked runs
  * and suppression list, the system clock, and any `from` address allowed, so tests need no verified domain.
  */
+const fixtureSecret = "automation-fixtures-secret-0123456789";
+
 export function runnerDeps(database: Database, store: EventStore): RunnerDeps {
   return {
     store,
@@ -18,7 +21,10 @@ export function runnerDeps(database: Database, store: EventStore): RunnerDeps {
     parked: parkedRuns(database),
     clock: systemClock,
     allowUnverifiedFrom: true,
-    suppressed: suppressedRecipients(database),
+    suppressed: suppressedRecipients(database, createSubjectHasher(fixtureSecret)),
+    // Made on first use: only a delete-contact step shreds keys, and the table is migrated by `createPrivacy`.
+    keys: createPostgresDataKeys(database, fixtureSecret),
+    hashSubject: createSubjectHasher(fixtureSecret),
     logger: createLogger("silent"),
   };
 }

@@ -1,3 +1,4 @@
+import { createPrivacy } from "@tidings/privacy";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach } from "vitest";
@@ -98,6 +99,7 @@ export function deliveryToSinkForFile(): DeliveryToSink {
     });
     sagas = await startSagas({
       store: delivery.store,
+      keys: (await createPrivacy(pipeline.test.database, "delivery-to-sink-secret-0123456789")).keys,
       database: pipeline.test.database,
       bus: pipeline.bus,
       config,

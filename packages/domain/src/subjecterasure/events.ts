@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { eventSchema } from "../eventSchema.js";
+
+/** One stream per subject of a team, named by the subject's keyed hash: every erasure of that subject, in order. */
+export const subjectErasureStream = (erasureKey: string) => `subjecterasure-${erasureKey}`;
+
+/**
+ * A data subject was erased (docs/privacy.md): their keys were shredded, so every value sealed under
+ * them now reads as `erased:<tag>`. It names the subject by keyed hash only, never by address; who
+ * ordered it is in `orderedBy` (and the metadata's actor). `contactId` is set when a contact's deletion
+ * erased it. The counts say what the shredding reached.
+ */
+export const SubjectErased = eventSchema("SubjectErased", {
+  teamId: z.string(),
+  subjectHash: z.string(),
+  orderedBy: z.string(),
+  contactId: z.uuid().nullable(),
+  subjectKeys: z.number().int().nonnegative(),
+  contentKeys: z.number().int().nonnegative(),
+  erasedAt: z.string(),
+});
+export type SubjectErased = z.infer<typeof SubjectErased>;
