@@ -63,9 +63,10 @@ describe("behind the real auth", () => {
 
   it("limits a team to its rate, with the headers on every answer, and logs the refused requests too", async () => {
     const limited = await t.aKey(`limited-${newId()}`, { rateLimit: 2 });
-    const answers = [];
-    for (let i = 0; i < 4; i++) answers.push(await call(limited, "GET", "/api-keys"));
-    expect(answers.map((a) => a.statusCode).slice(0, 2)).toEqual([200, 200]);
+    // Sent together, so they fall in one window of the limit however slow the machine: one after
+    // another, four requests spread over more than a second on a loaded machine, and none was refused.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call(limited, "GET", "/api-keys")));
+    expect(answers.filter((a) => a.statusCode === 200).length).toBeGreaterThanOrEqual(2);
     const refused = answers.find((a) => a.statusCode === 429)!;
     expect(refused.json()).toMatchObject({ statusCode: 429, name: "rate_limit_exceeded" });
     expect(refused.headers).toMatchObject({
@@ -74,7 +75,7 @@ describe("behind the real auth", () => {
       "ratelimit-remaining": "0",
       "retry-after": "1",
     });
-    expect(answers[0]!.headers).toMatchObject({ "ratelimit-limit": "2", "ratelimit-remaining": "1" });
+    expect(answers.find((a) => a.headers["ratelimit-remaining"] === "1")?.headers).toMatchObject({ "ratelimit-limit": "2" });
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const log = await call(limited, "GET", `/logs/${refused.headers["x-request-id"]}`);
