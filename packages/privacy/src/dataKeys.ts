@@ -51,3 +51,13 @@ export interface DataKeys {
 }
 
 export const subjectKeyName = (teamId: string, subjectHash: string) => `${teamId}/${subjectHash}`;
+
+/** One request per content key, with every subject any of the requests linked to it. */
+export function mergedContentRequests(requests: ContentKeyRequest[]): ContentKeyRequest[] {
+  const merged = new Map<string, ContentKeyRequest>();
+  for (const request of requests) {
+    const seen = merged.get(request.id);
+    merged.set(request.id, seen ? { ...seen, subjects: [...new Set([...seen.subjects, ...request.subjects])] } : request);
+  }
+  return [...merged.values()];
+}

@@ -2,7 +2,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { createSealer } from "@tidings/core";
 import type { Database, Migration } from "@tidings/postgres";
-import { subjectKeyName, type ContentKeyRequest, type DataKey, type DataKeys, type SubjectKeyRequest } from "./dataKeys.js";
+import {
+  mergedContentRequests,
+  subjectKeyName,
+  type ContentKeyRequest,
+  type DataKey,
+  type DataKeys,
+  type SubjectKeyRequest,
+} from "./dataKeys.js";
 
 /**
  * The key table lives in DATABASE_URL's database, whatever holds the events: shredding a key must not
@@ -107,6 +114,12 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
     return result.rows;
   }
 
+  // Links this process wrote, so that a later event of a stream naming the same subjects (every outcome
+  // of an email names its recipients) needs no round trip while its key is cached.
+  const linked = new Set<string>();
+  const linksKnown = (c: ContentKeyRequest) => c.subjects.every((subject) => linked.has(`${c.id}/${subject}`));
+  const upserts = batched(upsert);
+
   return {
     async ensure(subjects, content) {
       const ensured = { subjects: new Map<string, DataKey>(), content: new Map<string, DataKey>() };
@@ -116,8 +129,9 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
       // a subject the first did not (a bounce reply naming another recipient).
       missingContent = missingContent.filter((c) => {
         const key = cachedKey(c.id);
-        if (key && c.subjects.length === 0) ensured.content.set(c.id, { id: c.id, key });
-        return !(key && c.subjects.length === 0);
+        const served = key !== undefined && linksKnown(c);
+        if (served) ensured.content.set(c.id, { id: c.id, key });
+        return !served;
       });
       missingSubjects = missingSubjects.filter((s) => {
         const name = subjectKeyName(s.teamId, s.subjectHash);
@@ -127,14 +141,16 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
       });
       for (let attempt = 0; missingSubjects.length + missingContent.length > 0; attempt++) {
         if (attempt === 5) throw new Error("data keys: a key being made elsewhere did not show up");
-        for (const row of await upsert(missingSubjects, missingContent)) {
+        for (const row of await upserts(missingSubjects, missingContent)) {
           const key = remember(row);
           if (row.kind === "subject") ensured.subjects.set(subjectKeyName(row.team_id, row.subject_hash!), key);
           else ensured.content.set(row.id, key);
         }
         missingSubjects = missingSubjects.filter((s) => !ensured.subjects.has(subjectKeyName(s.teamId, s.subjectHash)));
+        for (const c of missingContent) if (ensured.content.has(c.id)) for (const subject of c.subjects) linked.add(`${c.id}/${subject}`);
         missingContent = missingContent.filter((c) => !ensured.content.has(c.id));
       }
+      if (linked.size > 200_000) linked.clear();
       return ensured;
     },
 
@@ -182,6 +198,46 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
       for (const row of rows) byId.delete(row.id);
       return rows.length;
     },
+  };
+}
+
+/**
+ * Group commit for key requests: while one upsert is on its way, the requests that come meanwhile wait and
+ * go together in the next, so concurrent sends share round trips instead of queueing on the pool.
+ */
+function batched(
+  upsert: (subjects: SubjectKeyRequest[], content: ContentKeyRequest[]) => Promise<KeyRow[]>,
+): (subjects: SubjectKeyRequest[], content: ContentKeyRequest[]) => Promise<KeyRow[]> {
+  interface Batch {
+    subjects: SubjectKeyRequest[];
+    content: ContentKeyRequest[];
+    promise: Promise<KeyRow[]>;
+    resolve(rows: KeyRow[]): void;
+    reject(error: unknown): void;
+  }
+  let waiting: Batch | undefined;
+  let running = false;
+  const drain = async () => {
+    running = true;
+    while (waiting) {
+      const batch = waiting;
+      waiting = undefined;
+      const subjects = dedupe(batch.subjects, (s) => subjectKeyName(s.teamId, s.subjectHash));
+      await upsert(subjects, mergedContentRequests(batch.content)).then(batch.resolve, batch.reject);
+    }
+    running = false;
+  };
+  return (subjects, content) => {
+    if (!waiting) {
+      const batch = { subjects: [], content: [] } as unknown as Batch;
+      batch.promise = new Promise<KeyRow[]>((resolve, reject) => Object.assign(batch, { resolve, reject }));
+      waiting = batch;
+    }
+    waiting.subjects.push(...subjects);
+    waiting.content.push(...content);
+    const { promise } = waiting;
+    if (!running) void drain();
+    return promise;
   };
 }
 

@@ -1,6 +1,13 @@
 import { deterministicId } from "@tidings/core";
 import type { EventToAppend } from "@tidings/eventstore";
-import { subjectKeyName, type ContentKeyRequest, type ContentKind, type DataKeys, type SubjectKeyRequest } from "./dataKeys.js";
+import {
+  mergedContentRequests,
+  subjectKeyName,
+  type ContentKeyRequest,
+  type ContentKind,
+  type DataKeys,
+  type SubjectKeyRequest,
+} from "./dataKeys.js";
 import { sealValue } from "./envelope.js";
 import { sealingPlanOf } from "./personalData.js";
 import type { Sealing } from "./sealingPlan.js";
@@ -28,12 +35,20 @@ const absent = (value: unknown) => value === null || value === undefined;
  */
 export async function sealEvents(deps: SealingDeps, streamId: string, events: EventToAppend[]): Promise<EventToAppend[]> {
   const planned = events.map((event) => ({ event, plan: sealingPlanOf(event.type), teamId: teamOf(event) }));
+  // A plan runs twice and names a recipient in several fields: each address is hashed once per call.
+  const hashes = new Map<string, string>();
+  const hashOf = (teamId: string, address: string) => {
+    const name = `${teamId}\u001f${address}`;
+    let hash = hashes.get(name);
+    if (hash === undefined) hashes.set(name, (hash = deps.hashSubject(teamId, address)));
+    return hash;
+  };
   if (planned.every((p) => p.plan === undefined)) return events;
   const subjects: SubjectKeyRequest[] = [];
   const content: ContentKeyRequest[] = [];
   for (const { event, plan, teamId } of planned) {
     if (!plan) continue;
-    const hash = (address: string) => deps.hashSubject(teamId, address);
+    const hash = (address: string) => hashOf(teamId, address);
     plan(event.data as never, {
       address: (mailbox) => void subjects.push({ teamId, subjectHash: hash(mailbox) }),
       of: (address, value) => void (absent(value) || subjects.push({ teamId, subjectHash: hash(address) })),
@@ -42,10 +57,10 @@ export async function sealEvents(deps: SealingDeps, streamId: string, events: Ev
       hash,
     });
   }
-  const keys = await deps.keys.ensure(subjects, mergeLinks(content));
+  const keys = await deps.keys.ensure(subjects, mergedContentRequests(content));
   return planned.map(({ event, plan, teamId }) => {
     if (!plan) return event;
-    const hash = (address: string) => deps.hashSubject(teamId, address);
+    const hash = (address: string) => hashOf(teamId, address);
     const underSubject = (address: string, value: unknown) => {
       const subjectHash = hash(address);
       const key = keys.subjects.get(subjectKeyName(teamId, subjectHash))!;
@@ -63,14 +78,4 @@ export async function sealEvents(deps: SealingDeps, streamId: string, events: Ev
     };
     return { ...event, data: plan(event.data as never, sealing) };
   });
-}
-
-/** One request per content key, with every subject any event linked to it. */
-function mergeLinks(requests: ContentKeyRequest[]): ContentKeyRequest[] {
-  const merged = new Map<string, ContentKeyRequest>();
-  for (const request of requests) {
-    const seen = merged.get(request.id);
-    merged.set(request.id, seen ? { ...seen, subjects: [...new Set([...seen.subjects, ...request.subjects])] } : request);
-  }
-  return [...merged.values()];
 }

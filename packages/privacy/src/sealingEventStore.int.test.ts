@@ -130,6 +130,19 @@ describe("the sealing event store", () => {
     expect(isErasedText(data.text)).toBe(true);
   });
 
+  it("seals concurrent appends that share recipients, their key requests going together", async () => {
+    const shared = `gus.${unique()}@example.com`;
+    const emails = Array.from({ length: 24 }, (_, i) => ({ emailId: randomUUID(), to: [shared, `h${i}.${unique()}@example.com`] }));
+    await Promise.all(emails.map(({ emailId, to }) => store.append(`email-${emailId}`, [emailQueued(emailId, to)], "no_stream")));
+
+    for (const { emailId, to } of emails) {
+      const [queued] = await store.readStream(`email-${emailId}`);
+      expect(queued!.data).toMatchObject({ to, subject: "Your canary order" });
+    }
+    const erased = await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, shared));
+    expect(erased).toMatchObject({ subjectKeys: 1, contentKeys: emails.length });
+  });
+
   it("opens what a subscription delivers", async () => {
     const email = `eve.${unique()}@example.com`;
     const created = contactCreated(email);
