@@ -49,9 +49,13 @@ describe("resend.emails.share", () => {
 
   it("takes expiresIn, and the link stops working once it has passed", async () => {
     const sent = await succeeded(() => resend.emails.send(message));
-    const shared = await succeeded(() => resend.emails.share(sent.id, { expiresIn: "1 second" }));
+    const shared = (await succeeded(() => resend.emails.share(sent.id, { expiresIn: "3 seconds" }))) as {
+      url: string;
+      expires_at?: string;
+    };
     expect((await open(shared.url)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const expiresAt = new Date(shared.expires_at!.replace(" ", "T").replace("+00", "Z")).getTime();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 300));
     const expired = await open(shared.url);
     expect(expired.status).toBe(410);
     expect(await expired.text()).toContain("This link has expired");

@@ -29,7 +29,7 @@ export async function sharedEmailOf(store: EventStore, emailId: string): Promise
 
 export interface EmailShareCreated {
   shareId: string;
-  /** Whole seconds: the link carries its expiry in seconds. */
+  /** On a whole second: the link carries its expiry in seconds. */
   expiresAt: Date;
   position?: Position;
 }
@@ -46,7 +46,8 @@ export async function shareEmail(
   const lifetime = parseShareLifetime(expiresIn);
   if (isDomainError(lifetime)) throw new TidingsError(lifetime.name, lifetime.message);
   const now = deps.clock.now();
-  const expiresAt = new Date(Math.floor((now.getTime() + lifetime) / 1000) * 1000);
+  // Rounded up to the whole second the link carries, so a link never lasts less than was asked.
+  const expiresAt = new Date(Math.ceil((now.getTime() + lifetime) / 1000) * 1000);
   const email = await sharedEmailOf(deps.store, emailId);
   const command = {
     type: "ShareEmail" as const,
