@@ -8,6 +8,7 @@ import { contactPropertyStream } from "./contactproperty/decider.js";
 import { domainStream } from "./domain/decider.js";
 import { domainClaimStream } from "./domainclaim/decider.js";
 import { emailStream } from "./email/events.js";
+import { emailShareStream } from "./emailshare/events.js";
 import { eventDefinitionStream } from "./eventdef/decider.js";
 import { customEventStream } from "./eventdef/events.js";
 import { inboundEmailStream } from "./inboundemail/decider.js";
@@ -29,6 +30,7 @@ import type { ContactPropertyEvent } from "./contactproperty/events.js";
 import type { DomainEvent } from "./domain/events.js";
 import type { DomainClaimEvent } from "./domainclaim/events.js";
 import type { EmailEvent } from "./email/events.js";
+import type { EmailShareEvent } from "./emailshare/events.js";
 import type { CustomEventReceived, EventDefinitionEvent } from "./eventdef/events.js";
 import type { InboundEmailEvent } from "./inboundemail/events.js";
 import type { SegmentEvent } from "./segment/events.js";
@@ -58,6 +60,7 @@ export interface EventsByCategory {
   domain: DomainEvent;
   domainclaim: DomainClaimEvent;
   email: EmailEvent;
+  emailshare: EmailShareEvent;
   eventdef: EventDefinitionEvent;
   import: ContactImportEvent;
   inbound: InboundEmailEvent;
@@ -93,6 +96,7 @@ export const streamOfCategory: { [Category in StreamCategory]: (id: string) => s
   domain: domainStream,
   domainclaim: domainClaimStream,
   email: emailStream,
+  emailshare: emailShareStream,
   eventdef: eventDefinitionStream,
   import: contactImportStream,
   inbound: inboundEmailStream,

@@ -5,6 +5,8 @@ import { auditRoutes } from "./audit.js";
 import { domainClaimRoutes } from "./domainClaims.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
+import { emailShareRoutes } from "./emailShares.js";
+import { sharedEmailRoutes } from "./sharedEmails.js";
 import { receivingRoutes } from "./receiving.js";
 import { healthRoutes } from "./health.js";
 import { logsRoutes } from "./logs.js";
@@ -39,6 +41,8 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     templateRoutes(services),
     receivingRoutes(services),
     emailRoutes(services),
+    emailShareRoutes(services),
+    sharedEmailRoutes(services),
     domainRoutes(services),
     domainClaimRoutes(services),
     webhookRoutes(services),

@@ -70,8 +70,8 @@ describe("every route", () => {
         !route.url.startsWith("/docs") &&
         route.url !== "/openapi.json",
     );
-    // The attachment downloads (docs/wire-compatibility.md §6.2, §6.3), a received email's raw bytes, the unsubscribe page
-    // and the tracked links and pixel check the signature their URL carries instead of a key.
+    // The attachment downloads (docs/wire-compatibility.md §6.2, §6.3), a received email's raw bytes, the unsubscribe page,
+    // a shared email's page and frame (§6.1) and the tracked links and pixel check the signature their URL carries instead of a key.
     expect(open.map(label).sort()).toEqual([
       "GET /c/*",
       "GET /emails/:id/attachments/:attachmentId/download",
@@ -80,6 +80,8 @@ describe("every route", () => {
       "GET /health",
       "GET /o/*",
       "GET /ready",
+      "GET /shared",
+      "GET /shared/content",
       "GET /unsubscribe/:token",
       "POST /unsubscribe/:token",
     ]);
