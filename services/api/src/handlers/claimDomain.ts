@@ -182,6 +182,7 @@ async function moveOwnership(deps: ClaimDeps, claim: LiveDomainClaim, metadata: 
     });
     position = created.position ?? position;
   }
-  await claimCommand(deps, claim.domainId, { type: "CompleteDomainClaim", now }, metadata);
-  return position;
+  // The last write is the one to wait for: a read right after the answer must see the claim completed too.
+  const completed = await claimCommand(deps, claim.domainId, { type: "CompleteDomainClaim", now }, metadata);
+  return completed.position ?? position;
 }
