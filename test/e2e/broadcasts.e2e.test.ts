@@ -171,10 +171,11 @@ describe("broadcasts through the resend SDK", () => {
       await sleep(1_200);
       await ok(resend.broadcasts.cancel(id));
       expect((await ok(resend.broadcasts.get(id))).status).toBe("canceled");
+      // What was queued before the cancel still arrives, later on a loaded machine: wait for it, then for
+      // the rest that a fan-out that failed to stop would send.
+      await expect.poll(async () => (await withSubject("Stopped")).length, { timeout: 20_000 }).toBeGreaterThan(0);
       await sleep(2_500);
-      const got = (await withSubject("Stopped")).length;
-      expect(got).toBeGreaterThan(0);
-      expect(got).toBeLessThan(12);
+      expect((await withSubject("Stopped")).length).toBeLessThan(12);
       const after = await ok(resend.broadcasts.get(id));
       expect(after.status).toBe("canceled");
       expect(after.sent_at).toBeNull();
