@@ -30,17 +30,24 @@ export interface CopiesReached {
  * their rows are scrubbed, the subjects' blobs deleted (found before the scrub, which removes the
  * addresses they are found by) and the request logs naming them redacted.
  */
-export async function reachCopies(deps: CopiesDeps, teamId: string, erasures: SubjectErasure[], contactId?: string): Promise<CopiesReached> {
+export async function reachCopies(
+  deps: CopiesDeps,
+  teamId: string,
+  erasures: SubjectErasure[],
+  contactId?: string,
+): Promise<CopiesReached> {
   const reached: CopiesReached = { rows: {}, requestLogs: 0, blobs: 0, caughtUp: true };
   for (const erasure of erasures) {
     if (!(await deps.waitFor(erasure.position))) reached.caughtUp = false;
     const blobs = await blobsOfSubject(deps.database, teamId, erasure.address);
-    for (const [table, count] of Object.entries(await scrubErasedSubject(deps.database, {
-      teamId,
-      address: erasure.address,
-      tag: erasure.tag,
-      ...(contactId ? { contactId } : {}),
-    }))) {
+    for (const [table, count] of Object.entries(
+      await scrubErasedSubject(deps.database, {
+        teamId,
+        address: erasure.address,
+        tag: erasure.tag,
+        ...(contactId ? { contactId } : {}),
+      }),
+    )) {
       reached.rows[table] = (reached.rows[table] ?? 0) + count;
     }
     reached.blobs += await forgetBlobs(deps.database, blobs);
