@@ -140,10 +140,20 @@ async function comparePersonal() {
   for (const variant of ["plain", "sealed"]) {
     results[variant] = await withScratchDatabase(`rebuild_${variant}`, async (url) => {
       const appended = await appendPersonal(url, variant);
-      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--rebuild-personal", url, variant], {
-        stdio: ["ignore", "pipe", "inherit"],
-        encoding: "utf8",
-      });
+      const child = spawnSync(
+        process.execPath,
+        [
+          ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+          fileURLToPath(import.meta.url),
+          "--rebuild-personal",
+          url,
+          variant,
+        ],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+          encoding: "utf8",
+        },
+      );
       if (child.status !== 0) throw new Error(`the ${variant} rebuild failed (exit ${child.status})`);
       const result = JSON.parse(child.stdout.trim().split("\n").at(-1));
       return { ...result, append_events_per_s: appended.eventsPerSecond };

@@ -17,7 +17,6 @@ export interface SubjectErasure {
   /** What the subject's values now read as, after `erased:`. */
   tag: string;
   subjectKeys: number;
-  contentKeys: number;
   /** The ids of the keys shredded. */
   keyIds: string[];
   /** Where `SubjectErased` was recorded: read models that reach it have applied every event before the shredding. */
@@ -25,8 +24,8 @@ export interface SubjectErasure {
 }
 
 /**
- * Erases a data subject of a team (docs/privacy.md): shreds the subject's key and every content key linked
- * to it (and, for a contact, to the contact's own content), then records `SubjectErased` by keyed hash.
+ * Erases a data subject of a team (docs/privacy.md): shreds the subject's key (and, for a contact, the key
+ * of the contact's own content), so everything sealed under or derived from it is unreadable, then records `SubjectErased` by keyed hash.
  * Shredding goes first: a crash between the two leaves the data unreadable, and a retry finds no key and
  * records the erasure. The event's id comes from the request, so a retried request records it once.
  */
@@ -42,7 +41,7 @@ export async function eraseSubject(
   const reached = await deps.keys.eraseSubject(teamId, subjectHash);
   if (subject.contactId) {
     const own = await deps.keys.eraseSubject(teamId, deps.hashSubject(teamId, contactSubject(subject.contactId)));
-    reached.contentKeys += own.contentKeys;
+    reached.subjectKeys += own.subjectKeys;
     reached.keyIds.push(...own.keyIds);
   }
   const stream = subjectErasureStream(deterministicId("subject", teamId, subjectHash));
@@ -59,7 +58,6 @@ export async function eraseSubject(
           orderedBy: metadata.actor ?? "unknown",
           contactId: subject.contactId ?? null,
           subjectKeys: reached.subjectKeys,
-          contentKeys: reached.contentKeys,
           erasedAt,
         },
         metadata,

@@ -1,8 +1,10 @@
 /**
- * The key table's port (docs/privacy.md). A subject key seals one person's values in one team; a content
- * key seals one stream's content (an email's body, a webhook's payload), is linked to the subjects it is
- * about, and is shredded when any of them is erased or when its kind's retention runs out.
+ * The key table's port (docs/privacy.md, "Keys"). A subject key seals one person's values in one team; a
+ * period key is one kind of content's key for a stretch of time, and is shredded when that kind's
+ * retention has passed the stretch's end. Content keys are derived from both (keyRefs.ts), never stored.
  */
+import type { Config } from "@tidings/core";
+
 export const contentKinds = ["email", "inbound", "webhook", "event", "import"] as const;
 export type ContentKind = (typeof contentKinds)[number];
 
@@ -11,53 +13,56 @@ export interface SubjectKeyRequest {
   subjectHash: string;
 }
 
-export interface ContentKeyRequest {
-  /** Deterministic for its stream, so a retried append finds the key the first attempt made. */
-  id: string;
-  teamId: string;
-  kind: ContentKind;
-  /** Subject hashes this content is about: erasing any of them shreds it. */
-  subjects: string[];
-}
-
 export interface DataKey {
   id: string;
   key: Buffer;
 }
 
-export interface EnsuredKeys {
-  /** By `subjectKeyName(teamId, subjectHash)`. */
-  subjects: Map<string, DataKey>;
-  /** By content key id. */
-  content: Map<string, DataKey>;
-}
-
 export interface ErasedKeys {
   subjectKeys: number;
-  contentKeys: number;
   /** The ids of the keys shredded: what `countSealedEvents` looks for. */
   keyIds: string[];
 }
 
 export interface DataKeys {
-  /** Finds or makes every key asked for, in one round trip where it can. */
-  ensure(subjects: SubjectKeyRequest[], content: ContentKeyRequest[]): Promise<EnsuredKeys>;
+  /** Finds or makes the subjects' keys, by `subjectKeyName`, in one round trip where it can. */
+  subjects(requests: SubjectKeyRequest[]): Promise<Map<string, DataKey>>;
+  /** The key of a kind's current period, made when the period begins. */
+  period(kind: ContentKind): Promise<DataKey>;
   /** The keys that still exist among these ids; a missing one was shredded. */
   open(ids: string[]): Promise<Map<string, Buffer>>;
-  /** Shreds the subject's key and every content key linked to it. Repeating it finds nothing more. */
+  /** Shreds the subject's key. Repeating it finds nothing more. */
   eraseSubject(teamId: string, subjectHash: string): Promise<ErasedKeys>;
-  /** Shreds the content keys of a kind made before `before`: retention. */
+  /** Shreds the period keys of a kind whose period ended at or before `before` (`retentionCut`): retention. */
   expire(kind: ContentKind, before: Date): Promise<number>;
 }
 
+/** Milliseconds each kind of content is kept (null: for ever): the RETENTION_* settings (README, "Settings"). */
+export const contentRetentionOf = (config: Config): Record<ContentKind, number | null> => ({
+  email: config.RETENTION_EMAIL_CONTENT,
+  inbound: config.RETENTION_INBOUND_MESSAGES,
+  webhook: config.RETENTION_WEBHOOK_PAYLOADS,
+  event: config.RETENTION_EVENT_PAYLOADS,
+  import: config.RETENTION_IMPORT_FILES,
+});
+
 export const subjectKeyName = (teamId: string, subjectHash: string) => `${teamId}/${subjectHash}`;
 
-/** One request per content key, with every subject any of the requests linked to it. */
-export function mergedContentRequests(requests: ContentKeyRequest[]): ContentKeyRequest[] {
-  const merged = new Map<string, ContentKeyRequest>();
-  for (const request of requests) {
-    const seen = merged.get(request.id);
-    merged.set(request.id, seen ? { ...seen, subjects: [...new Set([...seen.subjects, ...request.subjects])] } : request);
-  }
-  return [...merged.values()];
+/**
+ * How long one period key of a kind seals new content: a 24th of the kind's retention, between a second
+ * and a day. Content outlives its retention by at most one period (and the sweep's interval), never less.
+ */
+export function periodMsOf(retentionMs: number | null | undefined): number {
+  const day = 86_400_000;
+  if (retentionMs === null || retentionMs === undefined) return day;
+  return Math.min(day, Math.max(1_000, Math.floor(retentionMs / 24)));
+}
+
+/**
+ * Where retention cuts a kind kept `retentionMs`, at `now`: a period boundary, so the periods ending at or
+ * before it (`DataKeys.expire`) hold exactly the content recorded before it, which the read models lose too.
+ */
+export function retentionCut(retentionMs: number, now: number): Date {
+  const period = periodMsOf(retentionMs);
+  return new Date(Math.floor((now - retentionMs) / period) * period);
 }

@@ -1,6 +1,8 @@
 export * from "./countSealedEvents.js";
 export * from "./dataKeys.js";
 export * from "./envelope.js";
+export * from "./keyRefs.js";
+export * from "./keyring.js";
 export * from "./openEvents.js";
 export * from "./openingBus.js";
 export * from "./personalData.js";
@@ -9,4 +11,5 @@ export * from "./privacy.js";
 export * from "./sealEvents.js";
 export * from "./sealingEventStore.js";
 export * from "./sealingPlan.js";
+export * from "./streamSubjects.js";
 export * from "./subjectHash.js";

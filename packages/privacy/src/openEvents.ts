@@ -1,5 +1,14 @@
-import type { DataKeys } from "./dataKeys.js";
-import { isSealed, openValue, type Sealed } from "./envelope.js";
+import {
+  erasedValue,
+  groupsField,
+  isSealedSlot,
+  openGroup,
+  parseSlot,
+  sealedGroupsOf,
+  type SealedGroup,
+  type SealedSlot,
+} from "./envelope.js";
+import type { Keyring } from "./keyring.js";
 import { sealingPlanOf } from "./personalData.js";
 
 interface WithData {
@@ -7,30 +16,82 @@ interface WithData {
   data: unknown;
 }
 
+/** The sealed groups of a recorded event: none for a type that holds no personal data. */
+export const groupsOfEvent = (event: WithData): SealedGroup[] => (sealingPlanOf(event.type) ? sealedGroupsOf(event.data) : []);
+
 /**
- * Opens the sealed values of recorded events (docs/privacy.md): one lookup for every key the batch needs;
- * a value whose key was shredded reads as its erased placeholder. Events of types that hold no personal
- * data are passed through untouched.
+ * Opens recorded events (docs/privacy.md): one key lookup for every group of the batch, then each event
+ * with its data opened when first read. A reader that never reads an event's data (a projection of stream
+ * heads, a saga that skips the type) never pays for it. A value whose key was shredded reads as its
+ * erased placeholder.
  */
-export async function openEvents<E extends WithData>(keys: DataKeys, events: E[]): Promise<E[]> {
-  const ids: string[] = [];
-  for (const event of events) if (sealingPlanOf(event.type)) collectKeyIds(event.data, ids);
-  if (ids.length === 0) return events;
-  const opened = await keys.open(ids);
-  return events.map((event) => (sealingPlanOf(event.type) ? { ...event, data: openWithin(event.data, opened) } : event));
+export async function openEvents<E extends WithData>(keyring: Keyring, events: E[]): Promise<E[]> {
+  const refs = new Set<string>();
+  for (const event of events) for (const group of groupsOfEvent(event)) refs.add(group.k);
+  if (refs.size === 0) return events;
+  const keys = await keyring.open(refs);
+  return events.map((event) => {
+    const groups = groupsOfEvent(event);
+    if (groups.length === 0) return event;
+    const opened = { ...event };
+    const settle = (data: unknown) =>
+      Object.defineProperty(opened, "data", { value: data, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(opened, "data", {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const data = openedData(event.data, groups, keys);
+        settle(data);
+        return data;
+      },
+      set: settle,
+    });
+    return opened;
+  });
 }
 
-export function collectKeyIds(value: unknown, ids: string[]): void {
-  if (isSealed(value)) ids.push(value.$sealed.k);
-  else if (Array.isArray(value)) for (const item of value) collectKeyIds(item, ids);
-  else if (typeof value === "object" && value !== null) for (const item of Object.values(value)) collectKeyIds(item, ids);
-}
-
-function openWithin(value: unknown, opened: Map<string, Buffer>): unknown {
-  if (isSealed(value)) return openValue(value as Sealed, opened.get(value.$sealed.k));
-  if (Array.isArray(value)) return value.map((item) => openWithin(item, opened));
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, openWithin(item, opened)]));
-  }
-  return value;
+/**
+ * The data with each slot replaced by its value, every group deciphered at once: a getter per value cost
+ * more than deciphering the groups a reader did not need (docs/privacy.md). Only the objects and lists on
+ * the way to a slot are copied: the rest is shared with the stored event, which other readers of the
+ * same page (the forwarder among them) must see sealed.
+ */
+function openedData(data: unknown, groups: SealedGroup[], keys: Map<string, Buffer | undefined>): unknown {
+  const opened = groups.map((group) => openGroup(group, keys.get(group.k)));
+  const valueOf = (sealed: SealedSlot): unknown => {
+    const slot = parseSlot(sealed);
+    const values = opened[slot.group];
+    return values && slot.index < values.length ? values[slot.index] : erasedValue(slot);
+  };
+  /** The node itself when nothing in it is sealed, else its copy with the slots' values in their places. */
+  const open = (node: unknown): unknown => {
+    if (typeof node !== "object" || node === null) return node;
+    if (isSealedSlot(node)) return valueOf(node);
+    if (Array.isArray(node)) {
+      let out: unknown[] | undefined;
+      for (let index = 0; index < node.length; index++) {
+        const item: unknown = node[index];
+        const value = open(item);
+        if (!out && value !== item) out = node.slice(0, index);
+        if (out) out.push(value);
+      }
+      return out ?? node;
+    }
+    let out: Record<string, unknown> | undefined;
+    const record = node as Record<string, unknown>;
+    for (const name in record) {
+      const item = record[name];
+      const value = name === groupsField ? undefined : open(item);
+      if (!out && value !== item) {
+        out = {};
+        for (const before in record) {
+          if (before === name) break;
+          out[before] = record[before];
+        }
+      }
+      if (out && name !== groupsField) out[name] = value;
+    }
+    return out ?? node;
+  };
+  return open(data);
 }

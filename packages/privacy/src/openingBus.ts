@@ -1,5 +1,5 @@
 import type { Bus, BusMessage } from "@tidings/bus";
-import type { DataKeys } from "./dataKeys.js";
+import type { Keyring } from "./keyring.js";
 import { openEvents } from "./openEvents.js";
 
 /**
@@ -7,11 +7,11 @@ import { openEvents } from "./openEvents.js";
  * sealed, so NATS and the embedded bus table hold no personal value in clear; a consumer's handler gets
  * the event opened, or with placeholders where a key was shredded since.
  */
-export function createOpeningBus(inner: Bus, keys: DataKeys): Bus {
+export function createOpeningBus(inner: Bus, keyring: Keyring): Bus {
   const opened = async (message: BusMessage): Promise<BusMessage> => {
     const body = message.data as { type?: unknown; data?: unknown } | null;
     if (typeof body?.type !== "string") return message;
-    const [event] = await openEvents(keys, [{ ...body, type: body.type, data: body.data }]);
+    const [event] = await openEvents(keyring, [{ ...body, type: body.type, data: body.data }]);
     return { ...message, data: event };
   };
   return {

@@ -5,9 +5,9 @@ import type { Sealing, SealingPlan } from "./sealingPlan.js";
 /**
  * The personal-data map (docs/privacy.md): for each event type that holds personal data, what is sealed
  * and under whose key. An address is sealed under its own subject's key wherever it appears; what was
- * written to or about someone (an email's body, a webhook's payload) is content, sealed under its
- * stream's content key. Ids, times, counts and statuses stay in clear, so history, metrics and the hash
- * chains outlive an erasure. A type once listed stays listed: its stored events hold sealed values.
+ * written to or about someone (an email's body, a webhook's payload) is content, sealed under a key
+ * derived from its period's and its subjects' keys (keyRefs.ts). Ids, times, counts and statuses stay in
+ * clear, so history, metrics and the hash chains outlive an erasure. A type once listed stays listed: its stored events hold sealed values.
  */
 type Data<C extends StreamCategory, T extends EventTypeOf<C>> = EventOf<C, T>["data"];
 type Plan<C extends StreamCategory, T extends EventTypeOf<C>> = (data: Data<C, T>, seal: Sealing) => unknown;
@@ -46,10 +46,11 @@ const outcome = (d: { recipients?: string[]; response?: string | null }, seal: S
   ...(d.response === undefined ? {} : { response: seal.content("email", d.recipients ?? [], d.response) }),
 });
 
+/** An open or click is the recipients' doing: sealed with the email's content, for the same subjects. */
 const engagement = (d: { ipAddress: string | null; userAgent: string | null }, seal: Sealing) => ({
   ...d,
-  ipAddress: seal.content("email", [], d.ipAddress),
-  userAgent: seal.content("email", [], d.userAgent),
+  ipAddress: seal.streamContent("email", [], d.ipAddress),
+  userAgent: seal.streamContent("email", [], d.userAgent),
 });
 
 /** Every address written anywhere in a free-form value (a payload, an error message): the subjects it is about. */
@@ -80,7 +81,7 @@ const plans: { [C in StreamCategory]?: { [T in EventTypeOf<C>]?: Plan<C, T> } } 
       recipientHashes: d.recipients.map((r) => seal.hash(r)),
     }),
     EmailOpened: engagement,
-    EmailClicked: (d, seal) => ({ ...engagement(d, seal), link: seal.content("email", [], d.link) }),
+    EmailClicked: (d, seal) => ({ ...engagement(d, seal), link: seal.streamContent("email", [], d.link) }),
   },
   broadcast: {
     BroadcastBatchPlanned: (d, seal) => ({ ...d, recipients: d.recipients.map((r) => ({ ...r, email: seal.address(r.email) })) }),
@@ -112,7 +113,7 @@ const plans: { [C in StreamCategory]?: { [T in EventTypeOf<C>]?: Plan<C, T> } } 
       ...d,
       payload: { ...d.payload, data: seal.content("webhook", addressesIn(d.payload.data), d.payload.data) },
     }),
-    WebhookDeliveryAttempted: (d, seal) => ({ ...d, response: seal.content("webhook", addressesIn(d.response), d.response) }),
+    WebhookDeliveryAttempted: (d, seal) => ({ ...d, response: seal.streamContent("webhook", addressesIn(d.response), d.response) }),
   },
   customevent: {
     CustomEventReceived: (d, seal) => ({
@@ -128,8 +129,8 @@ const plans: { [C in StreamCategory]?: { [T in EventTypeOf<C>]?: Plan<C, T> } } 
         payload: seal.content("event", [...addressesIn(d.trigger.payload), contactSubject(d.trigger.contactId)], d.trigger.payload),
       },
     }),
-    AutomationRunStepCompleted: (d, seal) => ({ ...d, output: seal.content("event", addressesIn(d.output), d.output) }),
-    AutomationRunStepFailed: (d, seal) => ({ ...d, error: seal.content("event", addressesIn(d.error), d.error) }),
+    AutomationRunStepCompleted: (d, seal) => ({ ...d, output: seal.streamContent("event", addressesIn(d.output), d.output) }),
+    AutomationRunStepFailed: (d, seal) => ({ ...d, error: seal.streamContent("event", addressesIn(d.error), d.error) }),
   },
   import: {
     ContactImportProgressed: (d, seal) => ({ ...d, errors: seal.content("import", addressesIn(d.errors), d.errors) }),

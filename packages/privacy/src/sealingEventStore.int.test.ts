@@ -96,7 +96,6 @@ describe("the sealing event store", () => {
     expect((await verifyStore(file.store, { streamId: stream })).ok).toBe(true);
     expect(await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, email))).toEqual({
       subjectKeys: 0,
-      contentKeys: 0,
       keyIds: [],
     });
   });
@@ -123,7 +122,8 @@ describe("the sealing event store", () => {
     const emailId = randomUUID();
     await store.append(`email-${emailId}`, [emailQueued(emailId, [to])], "no_stream");
 
-    expect(await privacy.keys.expire("email", new Date(Date.now() + 60_000))).toBeGreaterThan(0);
+    // Without a retention setting a period lasts a day: a cut two days ahead passes its end.
+    expect(await privacy.keys.expire("email", new Date(Date.now() + 2 * 86_400_000))).toBeGreaterThan(0);
     const [after] = await store.readStream(`email-${emailId}`);
     const data = after!.data as Record<string, unknown>;
     expect(data.to).toEqual([to]);
@@ -140,7 +140,36 @@ describe("the sealing event store", () => {
       expect(queued!.data).toMatchObject({ to, subject: "Your canary order" });
     }
     const erased = await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, shared));
-    expect(erased).toMatchObject({ subjectKeys: 1, contentKeys: emails.length });
+    expect(erased.subjectKeys).toBe(1);
+    for (const { emailId, to } of emails) {
+      const [queued] = await privacy.sealing(file.store).readStream(`email-${emailId}`);
+      const data = queued!.data as { to: string[]; subject: string };
+      expect(isErasedText(data.to[0]) && isErasedText(data.subject)).toBe(true);
+      expect(data.to[1]).toBe(to[1]);
+    }
+  });
+
+  it("keeps one ciphertext per key in an event: an email to one recipient holds two, the address's and the content's", async () => {
+    const emailId = randomUUID();
+    await store.append(`email-${emailId}`, [emailQueued(emailId, [`ivy.${unique()}@example.com`])], "no_stream");
+    const [raw] = await file.store.readStream(`email-${emailId}`);
+    expect((raw!.data as { $sealedGroups: { k: string }[] }).$sealedGroups.map((g) => g.k.slice(0, 2))).toEqual(["s:", "c:"]);
+  });
+
+  it("seals an open with the email's content, so erasing the recipient erases where they opened it", async () => {
+    const to = `jo.${unique()}@example.com`;
+    const emailId = randomUUID();
+    const stream = `email-${emailId}`;
+    await store.append(stream, [emailQueued(emailId, [to])], "no_stream");
+    // A fresh sealing store has not seen the stream: it learns the recipients from the stored events.
+    const opened = { emailId, teamId, ipAddress: "203.0.113.9", userAgent: "Canary/1.0", openedAt: new Date().toISOString() };
+    await privacy.sealing(file.store).append(stream, [{ id: randomUUID(), type: "EmailOpened", data: opened, metadata: { teamId } }], 0n);
+    expect(await stored(stream)).not.toContain("203.0.113.9");
+    expect((await store.readStream(stream))[1]!.data).toMatchObject({ ipAddress: "203.0.113.9" });
+
+    await privacy.keys.eraseSubject(teamId, privacy.hashSubject(teamId, to));
+    const after = (await privacy.sealing(file.store).readStream(stream))[1]!.data as { ipAddress: string; userAgent: string };
+    expect(isErasedText(after.ipAddress) && isErasedText(after.userAgent)).toBe(true);
   });
 
   it("opens what a subscription delivers", async () => {

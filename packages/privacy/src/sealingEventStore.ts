@@ -1,6 +1,9 @@
-import { subscriptionBatches, type EventStore, type RecordedEvent, type Subscription } from "@tidings/eventstore";
+import { subscriptionBatches, type EventStore, type ExpectedRevision, type RecordedEvent, type Subscription } from "@tidings/eventstore";
+import type { Keyring } from "./keyring.js";
 import { openEvents } from "./openEvents.js";
-import { sealEvents, type SealingDeps } from "./sealEvents.js";
+import { sealEvents } from "./sealEvents.js";
+import { createStreamSubjects } from "./streamSubjects.js";
+import type { SubjectHasher } from "./subjectHash.js";
 
 /**
  * The event store as commands, projections and sagas see it (docs/privacy.md): personal values are sealed
@@ -8,17 +11,28 @@ import { sealEvents, type SealingDeps } from "./sealEvents.js";
  * and hashes the sealed form: `audit verify` and `audit export` read it, and the forwarder publishes it,
  * so the bus holds no personal value in clear either.
  */
-export function createSealingEventStore(inner: EventStore, deps: SealingDeps): EventStore {
-  const open = (events: RecordedEvent[]) => openEvents(deps.keys, events);
+export function createSealingEventStore(inner: EventStore, deps: { keyring: Keyring; hashSubject: SubjectHasher }): EventStore {
+  const open = (events: RecordedEvent[]) => openEvents(deps.keyring, events);
+  const streams = createStreamSubjects(inner);
+  const sealing = { ...deps, streamSubjects: (streamId: string, kind: Parameters<typeof streams.of>[1]) => streams.of(streamId, kind) };
+  const seal = async (streamId: string, events: Parameters<EventStore["append"]>[1], expected: ExpectedRevision) => {
+    const sealed = await sealEvents(sealing, streamId, events);
+    streams.learn(streamId, sealed, expected === "no_stream");
+    return sealed;
+  };
   return {
     append: async (streamId, events, expectedRevision, options) =>
-      inner.append(streamId, await sealEvents(deps, streamId, events), expectedRevision, options),
+      inner.append(streamId, await seal(streamId, events, expectedRevision), expectedRevision, options),
     appendMany: async (appends, options) =>
       inner.appendMany(
-        await Promise.all(appends.map(async (a) => ({ ...a, events: await sealEvents(deps, a.streamId, a.events) }))),
+        await Promise.all(appends.map(async (a) => ({ ...a, events: await seal(a.streamId, a.events, a.expectedRevision) }))),
         options,
       ),
-    readStream: async (streamId, options) => open(await inner.readStream(streamId, options)),
+    readStream: async (streamId, options) => {
+      const events = await inner.readStream(streamId, options);
+      streams.learn(streamId, events, !options?.fromRevision && options?.maxCount === undefined);
+      return open(events);
+    },
     readAll: async (options) => open(await inner.readAll(options)),
     subscribeToAll: (options) => openingSubscription(inner.subscribeToAll(options), open),
     deleteStream: (streamId) => inner.deleteStream(streamId),

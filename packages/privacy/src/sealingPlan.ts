@@ -9,8 +9,13 @@ export interface Sealing {
   address(mailbox: string): unknown;
   /** Any value that is the subject's, whose address is given (a contact's names and properties). */
   of(address: string, value: unknown): unknown;
-  /** The stream's content of a kind: shredded when any subject it is about is erased, or when its retention ends. */
+  /** Content of a kind about these subjects: unreadable once any of them is erased, or once its retention ends. */
   content(kind: ContentKind, about: readonly string[], value: unknown): unknown;
+  /**
+   * Content that is also about whoever the stream's earlier content of the kind was about: an open of an
+   * email is its recipients', a webhook's reply the payload's subjects', an automation step the contact's.
+   */
+  streamContent(kind: ContentKind, about: readonly string[], value: unknown): unknown;
   /** The address's keyed hash, in clear: what outlives an erasure (a suppression). */
   hash(address: string): string;
 }

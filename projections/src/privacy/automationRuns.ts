@@ -52,8 +52,8 @@ async function eraseRuns(database: Database, target: ScrubTarget, runIds: string
 type RunRow = TeamCursor & { of_contact: boolean };
 
 /**
- * The team's runs whose content key is linked to the subject: the erased contact's own runs (their
- * trigger is linked to `contact:<id>`), and runs a step's output or error names the subject in. A run
+ * The team's runs whose content is keyed with the subject's key: the erased contact's own runs (their
+ * trigger and steps are keyed with `contact:<id>`), and runs a step's output or error names the subject in. A run
  * whose trigger payload alone names the subject is not found: the read model does not keep the payload.
  */
 export async function scrubSubjectRuns(database: Database, target: ScrubTarget, subject: SubjectMatch): Promise<Counts> {

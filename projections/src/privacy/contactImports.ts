@@ -8,8 +8,9 @@ export const importTables = ["contact_import_errors"] as const;
 
 /**
  * An import's row errors are its content: every `ContactImportProgressed` of the import seals its errors,
- * a list, under the import's one content key, which opens to `[]` once shredded. So an import's error rows
- * all go together, and a rebuild would make none; the import's counts and status stay.
+ * a list, keyed with every address written in them, which opens to `[]` once shredded. The scrub takes
+ * every error row of an import that names the subject, more than a rebuild would (it would show the
+ * batches that do not name them); the import's counts and status stay.
  */
 async function eraseImportErrors(database: Database, target: ScrubTarget, importIds: string[]): Promise<Counts> {
   const errors = target.table("contact_import_errors");
@@ -17,7 +18,7 @@ async function eraseImportErrors(database: Database, target: ScrubTarget, import
   return { [errors]: Number(result.numAffectedRows ?? 0) };
 }
 
-/** The team's imports with a row error naming the subject: the import's content key is linked to it (`addressesIn`). */
+/** The team's imports with a row error naming the subject: that batch's errors are keyed with its key (`addressesIn`). */
 export async function scrubSubjectImports(database: Database, target: ScrubTarget, subject: SubjectMatch): Promise<Counts> {
   const { rows } = await sql<{ import_id: string; reason: string }>`
     SELECT e.import_id::text AS import_id, e.reason FROM ${sql.table(target.table("contact_import_errors"))} AS e

@@ -1,7 +1,7 @@
 import { automationRunStream, contactImportStream, emailStream, inboundEmailStream, webhookDeliveryStream } from "@tidings/domain";
-import { contentKeyId, erasedText, type ContentKind } from "@tidings/privacy";
+import { contentTag, erasedText, type ContentKind } from "@tidings/privacy";
 
-/** The stream whose content key seals a read-model row's content, by the row's id. */
+/** The stream a read-model row's content was sealed in, by the row's id. */
 const streamOf: Record<ContentKind, (id: string) => string> = {
   email: emailStream,
   inbound: inboundEmailStream,
@@ -12,7 +12,7 @@ const streamOf: Record<ContentKind, (id: string) => string> = {
 };
 
 /**
- * The text a row's content reads as once its stream's content key is shredded: what the events open to
- * (`sealEvents` tags content with the key id's first 8 characters), so a rebuild shows the same.
+ * The text a row's content reads as once it is erased or expired: what the events open to (`sealEvents`
+ * tags a stream's content with `contentTag`), so a rebuild shows the same.
  */
-export const contentPlaceholder = (kind: ContentKind, id: string) => erasedText(contentKeyId(kind, streamOf[kind](id)).slice(0, 8));
+export const contentPlaceholder = (kind: ContentKind, id: string) => erasedText(contentTag(kind, streamOf[kind](id)));

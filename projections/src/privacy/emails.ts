@@ -85,7 +85,7 @@ const sameMailboxes = (a: Mailboxes, b: Mailboxes) =>
 
 /**
  * The team's emails that name the subject: each mailbox of theirs becomes the placeholder, and an email
- * the subject received (to, cc or bcc: what its content key is linked to) loses its content. The sender
+ * the subject received (to, cc or bcc: whose keys its content is keyed with) loses its content. The sender
  * and reply-to addresses are replaced too, though the events keep them in clear.
  */
 export async function scrubSubjectEmails(database: Database, target: ScrubTarget, subject: SubjectMatch): Promise<Counts> {

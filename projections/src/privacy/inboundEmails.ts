@@ -84,8 +84,8 @@ type InboundRow = TeamCursor & Mailboxes & { subject: string; message_id: string
 
 /**
  * The team's received emails that name the subject: each of their mailboxes becomes the placeholder, and
- * a message from or to the subject (its sender, a recipient or a reply-to: what its content key is linked
- * to; a blind copy is not) loses its content. `received_for` is replaced too, though the events keep it in clear.
+ * a message from or to the subject (its sender, a recipient or a reply-to: whose keys its content is keyed
+ * with; a blind copy is not) loses its content. `received_for` is replaced too, though the events keep it in clear.
  */
 export async function scrubSubjectInbound(database: Database, target: ScrubTarget, subject: SubjectMatch): Promise<Counts> {
   const counts = noRows(target, inboundTables);

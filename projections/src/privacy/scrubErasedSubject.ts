@@ -30,8 +30,8 @@ const scrubs: [readonly string[], Scrub][] = [
  * Erasure reaching the read models (docs/privacy.md): once a subject's keys are shredded, the rows the
  * projections wrote from the opened events still hold the values in clear. This makes each of the team's
  * rows read as a rebuild from the events would now make it: the subject's address, in any case and as a
- * mailbox, becomes `erased:<tag>`, and the content sealed under a content key linked to the subject
- * (an email the subject received, a webhook payload naming them) becomes that key's placeholder, `{}`
+ * mailbox, becomes `erased:<tag>`, and the content keyed with the subject's key (an email the
+ * subject received, a webhook payload naming them) becomes its stream's placeholder, `{}`
  * or no rows, as the events open to. Ids, statuses, counts and times stay, and so do suppressions.
  *
  * Call it once the read models have applied the erasure's position (`SubjectErasure.position`): a row

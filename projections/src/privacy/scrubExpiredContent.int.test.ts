@@ -108,16 +108,17 @@ const freshRows = async () => ({
 });
 
 beforeAll(async () => {
-  privacy = await createPrivacy(env.database, secret);
+  // A retention of 24 s seals each second's content under a period key of its own (`periodMsOf`).
+  privacy = await createPrivacy(env.database, secret, { retention: Object.fromEntries(contentKinds.map((kind) => [kind, 24_000])) });
   store = privacy.sealing(env.store);
   const running = await startProjections({ store, database: env.database, projections: productProjections, logger: quietLogger });
   try {
     let last: Position | undefined;
     old = resources("old");
     for (const [stream, batch] of old.streams) last = (await store.append(stream, batch, "any")).position;
-    await sleep(50);
-    before = new Date();
-    await sleep(50);
+    // The cut is a period boundary (`retentionCut`): the old content's periods end at or before it.
+    before = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000);
+    await sleep(before.getTime() - Date.now() + 50);
     fresh = resources("new");
     for (const [stream, batch] of fresh.streams) last = (await store.append(stream, batch, "any")).position;
     expect(await running.waitFor(last!, 30_000)).toBe(true);

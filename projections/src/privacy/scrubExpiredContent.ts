@@ -19,14 +19,14 @@ const expiries: Record<ContentKind, [readonly string[], Expire]> = {
 };
 
 /**
- * Retention reaching the read models (docs/privacy.md): once the content keys of a kind made before
- * `before` are shredded, the rows created before `before` lose that content as the events now open it,
- * each row's text reading its stream's content placeholder (`erased:` and the start of the key's id,
- * worked out per row), and a list or object reading empty. Addresses, ids, statuses, counts and times stay.
+ * Retention reaching the read models (docs/privacy.md): the rows created before `before` lose their
+ * content of a kind, as the events open it once their period keys are shredded (at most one period
+ * later), each row's text reading its stream's content placeholder (`contentTag`, worked out per row),
+ * and a list or object reading empty. Addresses, ids, statuses, counts and times stay.
  *
  * The whole table is read in pages of its primary key, a bounded statement each, so a sweep costs a read
  * of the table whatever it finds; rows already erased are left. The row's creation time stands for its
- * key's, which is made by the same append. Repeating it changes nothing more. Resolves with the rows
+ * content's, recorded by the same append. Repeating it changes nothing more. Resolves with the rows
  * changed per table.
  */
 export async function scrubExpiredContent(

@@ -31,9 +31,19 @@ async function eraseDeliveries(database: Database, target: ScrubTarget, ids: str
 
 type DeliveryRow = TeamCursor & { data: unknown };
 
+/** The replies of a delivery from its attempt `from` on: what a subject first named in that reply is keyed into. */
+async function eraseRepliesFrom(database: Database, target: ScrubTarget, deliveryId: string, from: number): Promise<Counts> {
+  const result = await sql`
+    UPDATE ${sql.table(target.table("webhook_attempts"))} SET response = ${contentPlaceholder("webhook", deliveryId)}
+     WHERE delivery_id = ${deliveryId} AND attempt >= ${from} AND response NOT LIKE 'erased:%'`.execute(database.db);
+  return { [target.table("webhook_attempts")]: Number(result.numAffectedRows ?? 0) };
+}
+
 /**
- * The team's deliveries whose payload or an attempt's reply names the subject: the content key of such a
- * delivery is linked to the subject (`addressesIn`), so all of its content goes, the other attempts' too.
+ * The team's deliveries whose payload or an attempt's reply names the subject (`addressesIn`), scrubbed as
+ * the events now open: a reply is keyed with the subjects of the payload and of every earlier reply
+ * (`Sealing.streamContent`), so a payload naming the subject takes the delivery's whole content, and a
+ * reply naming them takes itself and the replies after it.
  */
 export async function scrubSubjectWebhooks(database: Database, target: ScrubTarget, subject: SubjectMatch): Promise<Counts> {
   const counts = noRows(target, webhookTables);
@@ -51,14 +61,19 @@ export async function scrubSubjectWebhooks(database: Database, target: ScrubTarg
       return rows;
     },
     async (rows) => {
-      const { rows: replies } = await sql<{ delivery_id: string; response: string }>`
-        SELECT delivery_id::text, response FROM ${attempts}
+      const { rows: replies } = await sql<{ delivery_id: string; attempt: number; response: string }>`
+        SELECT delivery_id::text, attempt, response FROM ${attempts}
          WHERE delivery_id = ANY(${rows.map((r) => r.id)}::uuid[]) AND strpos(lower(response), ${subject.address}) > 0`.execute(
         database.db,
       );
-      const named = new Set(replies.filter((r) => namesSubject(subject, r.response)).map((r) => r.delivery_id));
-      const linked = rows.filter((row) => named.has(row.id) || namesSubject(subject, row.data)).map((row) => row.id);
-      if (linked.length > 0) addCounts(counts, await eraseDeliveries(database, target, linked));
+      const byPayload = rows.filter((row) => namesSubject(subject, row.data)).map((row) => row.id);
+      if (byPayload.length > 0) addCounts(counts, await eraseDeliveries(database, target, byPayload));
+      const firstNaming = new Map<string, number>();
+      for (const reply of replies) {
+        if (byPayload.includes(reply.delivery_id) || !namesSubject(subject, reply.response)) continue;
+        firstNaming.set(reply.delivery_id, Math.min(reply.attempt, firstNaming.get(reply.delivery_id) ?? reply.attempt));
+      }
+      for (const [deliveryId, from] of firstNaming) addCounts(counts, await eraseRepliesFrom(database, target, deliveryId, from));
     },
   );
   return counts;

@@ -2,7 +2,7 @@ import { embeddedSecret, lockDataDir, type Config, type DataDir, type Logger } f
 import { migrate, openDatabase, type Database } from "@tidings/postgres";
 import { createPostgresEventStore, eventStoreMigrations, openEventStore, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
-import { createOpeningBus, createPrivacy, type Privacy } from "@tidings/privacy";
+import { contentRetentionOf, createOpeningBus, createPrivacy, type Privacy } from "@tidings/privacy";
 import { join } from "node:path";
 
 /**
@@ -55,7 +55,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       store = opened.store;
       closers.push(() => opened.close());
     }
-    const privacy = await createPrivacy(database, secret!);
+    const privacy = await createPrivacy(database, secret!, { retention: contentRetentionOf(config) });
     let bus: Bus;
     if (config.NATS_URL) {
       const prefix = config.NATS_PREFIX;
@@ -68,7 +68,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       bus = await createInProcessBus(database, { logger });
     }
     closers.push(() => bus.close());
-    bus = createOpeningBus(bus, privacy.keys);
+    bus = createOpeningBus(bus, privacy.keyring);
     logger.debug({ mode: config.mode, eventStore: config.eventStoreKind, bus: config.NATS_URL ? "nats" : "database" }, "runtime open");
     return {
       config,

@@ -45,7 +45,7 @@ export interface SagaDeps {
   secret?: string;
   /** The time the sagas record things at (default: the system's). */
   clock?: Clock;
-  /** The key table: retention shreds its content keys, a delete-contact step a contact's keys (docs/privacy.md). */
+  /** The key table: retention shreds its period keys, a delete-contact step a contact's keys (docs/privacy.md). */
   keys: DataKeys;
 }
 

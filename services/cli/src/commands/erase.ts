@@ -16,7 +16,6 @@ interface TeamErasure {
   teamId: string;
   contactId: string | null;
   subjectKeys: number;
-  contentKeys: number;
   /** Stored events holding a value sealed under a shredded key: what now reads as erased. */
   events: number;
   copies: CopiesReached;
@@ -62,7 +61,6 @@ export async function erase(runtime: Runtime, address: string, options: { team?:
         teamId,
         contactId: contact?.contactId ?? null,
         subjectKeys: subjects.reduce((n, s) => n + s.subjectKeys, 0),
-        contentKeys: subjects.reduce((n, s) => n + s.contentKeys, 0),
         events: await countSealedEvents(
           runtime.storedEvents,
           subjects.flatMap((s) => s.keyIds),
@@ -91,7 +89,7 @@ function describe(result: TeamErasure): string {
   const rowCount = rows.reduce((n, [, count]) => n + count, 0);
   return [
     `team ${result.teamId}${result.contactId ? ` (contact ${result.contactId})` : ""}:`,
-    `events ${result.events} (keys shredded: ${result.subjectKeys} subject, ${result.contentKeys} content);`,
+    `events ${result.events} (keys shredded: ${result.subjectKeys});`,
     `read-model rows ${rowCount}${rows.length ? ` (${rows.map(([t, n]) => `${t} ${n}`).join(", ")})` : ""};`,
     `request logs ${result.copies.requestLogs}; files ${result.copies.blobs}`,
   ].join(" ");

@@ -25,11 +25,12 @@ let importFiles: StreamedBlobStore;
 
 const keptForEver: Retention = { email: null, inbound: null, webhook: null, event: null, import: null, "request-log-bodies": null };
 const oneSecond: Retention = { email: 1000, inbound: 1000, webhook: 1000, event: 1000, import: 1000, "request-log-bodies": 1000 };
-const pastOneSecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
+/** Past the retention and one period (a second, at this retention): content may outlive its retention by a period. */
+const pastRetention = () => new Promise((resolve) => setTimeout(resolve, 2100));
 
 beforeAll(async () => {
   const database = file.test.database;
-  privacy = await createPrivacy(database, "retention-test-secret-0123456789abcdef");
+  privacy = await createPrivacy(database, "retention-test-secret-0123456789abcdef", { retention: oneSecond });
   store = privacy.sealing(file.store);
   running = await startProjections({ store, database, projections: productProjections, logger: createLogger("silent") });
   blobs = createBlobStore(database);
@@ -197,7 +198,7 @@ describe(`the retention sweep (${testMode()})`, () => {
     const bytes = randomBytes(64);
     const emailId = await sendEmail([bytes]);
     await projected();
-    await pastOneSecond();
+    await pastRetention();
     const swept = await sweep(keptForEver);
     expect(swept).toEqual({ keys: {}, rows: {}, blobs: 0, importsFailed: 0, requestLogBodies: 0 });
     expect(await openedEmail(emailId)).toMatchObject({ subject: "Your canary order", html: "<p>Hello canary</p>" });
@@ -212,7 +213,7 @@ describe(`the retention sweep (${testMode()})`, () => {
     const { importId, sha256: importFile } = await importUnderWay();
     const logId = await logRequest();
     await projected();
-    await pastOneSecond();
+    await pastRetention();
     // The same bytes attached to mail still kept stay for it.
     const laterEmailId = await sendEmail([shared]);
     await projected();
@@ -268,7 +269,7 @@ describe(`the retention sweep (${testMode()})`, () => {
   it("sweeps at start and at each interval, skipping its turn while another process holds the sweep", async () => {
     const emailId = await sendEmail([]);
     await projected();
-    await pastOneSecond();
+    await pastRetention();
     const elsewhere = (await file.test.database.tryLock(RETENTION_SWEEP_LOCK))!;
     const sweeps = startRetentionSweeps(depsFor(oneSecond), 100, createLogger("silent"));
     try {

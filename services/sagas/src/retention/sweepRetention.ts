@@ -2,7 +2,7 @@ import type { Clock } from "@tidings/core";
 import { forgetBlobs, type StreamedBlobStore } from "@tidings/blobs";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { contentKinds, type ContentKind, type DataKeys } from "@tidings/privacy";
+import { contentKinds, retentionCut, type ContentKind, type DataKeys } from "@tidings/privacy";
 import { scrubExpiredContent } from "@tidings/projections";
 import { expiredBlobs } from "./expiredBlobs.js";
 import { failImportsPastRetention } from "./expiredImportFiles.js";
@@ -22,7 +22,7 @@ export interface RetentionSweepDeps {
 
 /** What one sweep expired. */
 export interface SweptContent {
-  /** Content keys shredded, by kind. */
+  /** Period keys shredded, by kind. */
   keys: Partial<Record<ContentKind, number>>;
   /** Read-model rows whose copy of expired content was replaced, by table. */
   rows: Record<string, number>;
@@ -37,8 +37,8 @@ export const sweptNothing = (swept: SweptContent) =>
   swept.blobs + swept.importsFailed + swept.requestLogBodies === 0;
 
 /**
- * One pass of retention (docs/privacy.md, "Retention"), as an erasure works: the content keys of each kind
- * made before its retention began are shredded, so the events keep their bytes and hashes and open to
+ * One pass of retention (docs/privacy.md, "Retention"), as an erasure works: the period keys of each kind
+ * whose period ended before its retention began are shredded, so the events keep their bytes and hashes and open to
  * placeholders; then the read models' copies of that content, the blobs only expired mail refers to, the
  * files of imports that outlived their retention, and old request-log bodies go. Addresses, statuses,
  * counts and every event stay. Each step repeats harmlessly, and the read models are scrubbed of every row
@@ -49,7 +49,8 @@ export async function sweepRetention(deps: RetentionSweepDeps, stopping?: AbortS
   const now = deps.clock.now().getTime();
   const cut = (kind: RetentionKind) => {
     const kept = deps.retention[kind];
-    return kept === null ? null : new Date(now - kept);
+    if (kept === null) return null;
+    return kind === "request-log-bodies" ? new Date(now - kept) : retentionCut(kept, now);
   };
   const swept: SweptContent = { keys: {}, rows: {}, blobs: 0, importsFailed: 0, requestLogBodies: 0 };
   for (const kind of contentKinds) {

@@ -1,0 +1,43 @@
+import type { DataKeys } from "./dataKeys.js";
+import { deriveContentKey, keyIdsOf, parseRef, type ParsedRef } from "./keyRefs.js";
+
+/**
+ * Turns key references into keys (keyRefs.ts): the stored keys they name, fetched together (from the
+ * key table's cache when it holds them, so a shred reaches them as it reaches any key), and the content
+ * keys derived from them, derived once while their stored keys last.
+ */
+export interface Keyring {
+  keys: DataKeys;
+  /** Each reference's key, or undefined where any key it needs was shredded. One lookup for them all. */
+  open(refs: Iterable<string>): Promise<Map<string, Buffer | undefined>>;
+  /** The key of a reference whose stored keys are at hand, by id. */
+  derive(ref: string, stored: Map<string, Buffer>): Buffer | undefined;
+}
+
+export function createKeyring(keys: DataKeys): Keyring {
+  // By reference, with the stored keys it came from: a stored key made again (after an erasure) is another key.
+  const derived = new Map<string, { key: Buffer; from: Buffer[] }>();
+  const derive = (ref: string, parsed: ParsedRef | undefined, stored: Map<string, Buffer>): Buffer | undefined => {
+    if (!parsed) return undefined;
+    if ("subject" in parsed) return stored.get(parsed.subject);
+    const from = keyIdsOf(parsed).map((id) => stored.get(id));
+    if (from.some((key) => !key)) return undefined;
+    const hit = derived.get(ref);
+    if (hit && hit.from.every((key, i) => key === from[i])) return hit.key;
+    const [period, ...subjects] = from as Buffer[];
+    const key = deriveContentKey(ref, period!, subjects);
+    if (derived.size > 100_000) derived.clear();
+    derived.set(ref, { key, from: from as Buffer[] });
+    return key;
+  };
+  return {
+    keys,
+    async open(refs) {
+      const parsed = new Map<string, ParsedRef | undefined>();
+      for (const ref of refs) if (!parsed.has(ref)) parsed.set(ref, parseRef(ref));
+      const stored = await keys.open([...parsed.values()].flatMap((one) => (one ? keyIdsOf(one) : [])));
+      return new Map([...parsed].map(([ref, one]) => [ref, derive(ref, one, stored)]));
+    },
+    derive: (ref, stored) => derive(ref, parseRef(ref), stored),
+  };
+}

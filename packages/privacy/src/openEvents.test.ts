@@ -1,0 +1,99 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { DataKey, DataKeys } from "./dataKeys.js";
+import { groupsField, isErasedText } from "./envelope.js";
+import { createKeyring } from "./keyring.js";
+import { openEvents } from "./openEvents.js";
+import { sealEvents } from "./sealEvents.js";
+import { createSubjectHasher } from "./subjectHash.js";
+
+/** The key table's port over a map: what sealing and opening do with keys, without a database. */
+function keysInMemory(): DataKeys & { shred(id: string): void } {
+  const stored = new Map<string, Buffer>();
+  const bySubject = new Map<string, DataKey>();
+  const periods = new Map<string, DataKey>();
+  const make = (): DataKey => {
+    const key = { id: randomUUID(), key: randomBytes(32) };
+    stored.set(key.id, key.key);
+    return key;
+  };
+  return {
+    subjects: async (requests) => {
+      const found = new Map<string, DataKey>();
+      for (const { teamId, subjectHash } of requests) {
+        const name = `${teamId}/${subjectHash}`;
+        if (!bySubject.has(name)) bySubject.set(name, make());
+        found.set(name, bySubject.get(name)!);
+      }
+      return found;
+    },
+    period: async (kind) => {
+      if (!periods.has(kind)) periods.set(kind, make());
+      return periods.get(kind)!;
+    },
+    open: async (ids) => new Map(ids.filter((id) => stored.has(id)).map((id) => [id, stored.get(id)!])),
+    eraseSubject: async () => ({ subjectKeys: 0, keyIds: [] }),
+    expire: async () => 0,
+    shred: (id) => void stored.delete(id),
+  };
+}
+
+const teamId = randomUUID();
+const queued = (emailId: string) => ({
+  id: randomUUID(),
+  type: "EmailQueued",
+  data: {
+    emailId,
+    teamId,
+    from: "news@example.com",
+    to: ["Annabel <annabel.canary@example.com>"],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: "Hello Annabel",
+    html: "<p>Hello Annabel</p>",
+    text: null,
+    headers: { "X-Note": "annabel" },
+    tags: [{ name: "kind", value: "welcome" }],
+    attachments: [],
+  },
+  metadata: { teamId },
+});
+
+describe("opening sealed events", () => {
+  const keys = keysInMemory();
+  const keyring = createKeyring(keys);
+  const deps = { keyring, hashSubject: createSubjectHasher("a-unit-test-secret-0123456789abcdef"), streamSubjects: async () => [] };
+
+  it("given a sealed email, when opened, then it reads as written and the stored event is left sealed", async () => {
+    const emailId = randomUUID();
+    const [sealed] = await sealEvents(deps, `email-${emailId}`, [queued(emailId)]);
+    const stored = JSON.stringify(sealed!.data);
+    expect(stored).not.toMatch(/annabel/i);
+
+    const [opened] = await openEvents(keyring, [{ type: "EmailQueued", data: sealed!.data }]);
+    expect(opened!.data).toEqual({ ...queued(emailId).data });
+    expect(JSON.stringify(sealed!.data)).toBe(stored);
+    expect(opened!.data).not.toHaveProperty(groupsField);
+  });
+
+  it("given the content's period key shredded, when opened, then the content reads as placeholders of its shape and the address stays", async () => {
+    const emailId = randomUUID();
+    const [sealed] = await sealEvents(deps, `email-${emailId}`, [queued(emailId)]);
+    const groups = (sealed!.data as Record<string, { k: string }[]>)[groupsField]!;
+    keys.shred(groups.find((g) => g.k.startsWith("c:"))!.k.split(":")[2]!);
+
+    const [opened] = await openEvents(keyring, [{ type: "EmailQueued", data: sealed!.data }]);
+    const data = opened!.data as { to: string[]; subject: string; headers: object; text: null; tags: unknown };
+    expect(data.to).toEqual(["Annabel <annabel.canary@example.com>"]);
+    expect(isErasedText(data.subject)).toBe(true);
+    expect(data.headers).toEqual({});
+    expect(data.text).toBeNull();
+    expect(data.tags).toEqual([{ name: "kind", value: "welcome" }]);
+  });
+
+  it("given an event type that holds no personal data, when opened, then it is passed through as it is", async () => {
+    const event = { type: "DomainCreated", data: { [groupsField]: "not ours", name: "example.com" } };
+    expect((await openEvents(keyring, [event]))[0]).toBe(event);
+  });
+});
