@@ -21,6 +21,7 @@
 // comparison, smaller than BENCH_EVENTS because each variant appends its events one stream at a time (64 in
 // flight, as commands do) and reads them three times: at 100,000 the comparison alone took 6 minutes on
 // 2 busy cores, 3 of them the sealed append; at 1,000,000 it would take about an hour.
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each comparison rebuild there (node --cpu-prof).
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";

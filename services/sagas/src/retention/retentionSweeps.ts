@@ -9,10 +9,14 @@ export interface RetentionSweeps {
 /** One sweep at a time across every sagas process: two would do the same work side by side. */
 export const RETENTION_SWEEP_LOCK = "sagas:retention-sweep";
 
+export const FIRST_SWEEP_AFTER_MS = 30_000;
+
 /**
- * Sweeps expired content at start, then `everyMs` after each sweep ends. A process that finds another
- * sweeping skips its turn. Starting at once, rather than after the first interval, keeps processes that
- * restart more often than the interval sweeping at all.
+ * Sweeps expired content shortly after start, then `everyMs` after each sweep ends. A process that finds
+ * another sweeping skips its turn. The first sweep waits `FIRST_SWEEP_AFTER_MS` (or the interval, when
+ * shorter), not a whole interval, so processes that restart more often than the interval still sweep; not
+ * at once, so it neither competes with a starting installation nor reads read-model tables a projector
+ * starting beside it has not made yet.
  */
 export function startRetentionSweeps(deps: RetentionSweepDeps, everyMs: number, logger: Logger): RetentionSweeps {
   const stopping = new AbortController();
@@ -36,7 +40,7 @@ export function startRetentionSweeps(deps: RetentionSweepDeps, everyMs: number, 
       if (!stopping.signal.aborted) timer = setTimeout(tick, everyMs);
     });
   };
-  tick();
+  timer = setTimeout(tick, Math.min(everyMs, FIRST_SWEEP_AFTER_MS));
   return {
     async stop() {
       stopping.abort();
