@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomFillSync } from "node:crypto";
 
 /**
  * How an event stores its personal values (docs/privacy.md, "What an event holds"). The values sealed under
@@ -71,17 +71,9 @@ function nextIv(): Buffer {
   return iv;
 }
 
-// A key object per key: making a cipher from one skips importing the raw key each time (a third of it).
-const keyObjects = new WeakMap<Buffer, KeyObject>();
-function keyObjectOf(key: Buffer): KeyObject {
-  let object = keyObjects.get(key);
-  if (!object) keyObjects.set(key, (object = createSecretKey(key)));
-  return object;
-}
-
 export function sealGroup(ref: string, key: Buffer, values: unknown[]): SealedGroup {
   const iv = nextIv();
-  const cipher = createCipheriv("aes-256-gcm", keyObjectOf(key), iv);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(ref, "utf8"));
   const body = cipher.update(JSON.stringify(values), "utf8");
   cipher.final();
@@ -93,7 +85,7 @@ export function openGroup(group: SealedGroup, key: Buffer | undefined): unknown[
   if (!key) return undefined;
   const sealed = Buffer.from(group.v, "base64url");
   try {
-    const decipher = createDecipheriv("aes-256-gcm", keyObjectOf(key), sealed.subarray(0, 12));
+    const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, 12));
     decipher.setAAD(Buffer.from(group.k, "utf8"));
     decipher.setAuthTag(sealed.subarray(12, 28));
     const body = decipher.update(sealed.subarray(28));

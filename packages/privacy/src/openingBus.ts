@@ -2,16 +2,28 @@ import type { Bus, BusMessage } from "@tidings/bus";
 import type { Keyring } from "./keyring.js";
 import { openEvents } from "./openEvents.js";
 
+/** How long an event opened for one consumer is handed to the others: the key cache's window (docs/privacy.md, "Windows"). */
+const SHARED_MS = 2_000;
+
 /**
  * The bus as sagas see it (docs/privacy.md): the forwarder publishes events as the store keeps them,
  * sealed, so NATS and the embedded bus table hold no personal value in clear; a consumer's handler gets
- * the event opened, or with placeholders where a key was shredded since.
+ * the event opened, or with placeholders where a key was shredded since. Several sagas consume most
+ * events: the first to open one shares it with the others for a moment, so it is deciphered once.
  */
 export function createOpeningBus(inner: Bus, keyring: Keyring): Bus {
+  const recent = new Map<string, { at: number; event: unknown }>();
   const opened = async (message: BusMessage): Promise<BusMessage> => {
-    const body = message.data as { type?: unknown; data?: unknown } | null;
+    const body = message.data as { id?: unknown; type?: unknown; data?: unknown } | null;
     if (typeof body?.type !== "string") return message;
+    const id = typeof body.id === "string" ? body.id : undefined;
+    const hit = id === undefined ? undefined : recent.get(id);
+    if (hit && Date.now() - hit.at < SHARED_MS) return { ...message, data: hit.event };
     const [event] = await openEvents(keyring, [{ ...body, type: body.type, data: body.data }]);
+    if (id !== undefined) {
+      if (recent.size >= 10_000) recent.clear();
+      recent.set(id, { at: Date.now(), event });
+    }
     return { ...message, data: event };
   };
   return {
