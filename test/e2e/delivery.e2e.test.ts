@@ -28,7 +28,8 @@ describe("delivery through the resend SDK into a loopback SMTP sink", () => {
   };
   const lastEvent = async (id: string) => (await resend.emails.get(id)).data?.last_event;
   /** Polls GET /emails/:id; `seen` collects every last_event observed on the way. */
-  const waitForLastEvent = async (id: string, expected: LastEvent, seen: Set<string> = new Set(), timeoutMs = 10_000) => {
+  // 20 s: the embedded tier under `npm test` runs beside the server tiers, and a retry had not been recorded after 10 s.
+  const waitForLastEvent = async (id: string, expected: LastEvent, seen: Set<string> = new Set(), timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const current = await lastEvent(id);

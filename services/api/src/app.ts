@@ -99,6 +99,10 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     return503OnClosing: false,
     frameworkErrors,
     clientErrorHandler,
+    // Fastify fails a start whose plugins take over 10 s. In embedded mode the api starts beside a projector
+    // catching up on the same PGlite, which holds the event loop: on a loaded machine the docs plugin took
+    // longer, and the process exited. A plugin that never finishes is a defect the tests meet at once.
+    pluginTimeout: 120_000,
   }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
 
   installWireContract(app);
