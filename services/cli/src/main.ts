@@ -6,6 +6,7 @@ import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config,
 import { ProjectionUnavailableError } from "@tidings/projections";
 import { consoleOutput, type CliOutput } from "./cliOutput.js";
 import { forwardToServing } from "./forwardCommand.js";
+import { armExitDeadline } from "./exitDeadline.js";
 import { openRuntime, type Runtime } from "./runtime.js";
 import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -237,6 +238,7 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
       );
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS).unref();
+    armExitDeadline(config.SHUTDOWN_TIMEOUT_MS + 250);
     serving.stop().then(() => process.exit(0), fail);
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));

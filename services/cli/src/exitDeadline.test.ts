@@ -1,0 +1,37 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const built = pathToFileURL(join(import.meta.dirname, "../dist/exitDeadline.js")).href;
+
+describe("armExitDeadline", () => {
+  it("given a main thread held for 20 s, when the deadline passes, then the process is killed and says why", async () => {
+    const script = `
+      const { armExitDeadline } = await import(${JSON.stringify(built)});
+      armExitDeadline(300);
+      const until = Date.now() + 20_000;
+      while (Date.now() < until);
+    `;
+    const started = performance.now();
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, s) => resolve(s)));
+    expect(signal).toBe("SIGKILL");
+    expect(stderr).toContain("stop ran out of time and the main thread was busy");
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
+  it("given a process that exits on its own first, then the watchdog does not hold it open", async () => {
+    const script = `
+      const { armExitDeadline } = await import(${JSON.stringify(built)});
+      armExitDeadline(60_000);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once("exit", (c, s) => resolve([c, s])),
+    );
+    expect([code, signal]).toEqual([0, null]);
+  });
+});
