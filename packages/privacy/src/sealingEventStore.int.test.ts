@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyStore, type EventStore, type EventToAppend } from "@tidings/eventstore";
+import { verifyStore, type EventStore } from "@tidings/eventstore";
+import { personalEvents } from "@tidings/domain/testing";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { createPrivacy, type Privacy } from "./privacy.js";
 import { isErasedText } from "./envelope.js";
@@ -9,53 +10,11 @@ const secret = "a-test-secret-of-enough-length-0123456789";
 const teamId = randomUUID();
 const unique = () => randomUUID().slice(0, 8);
 
-function contactCreated(email: string): EventToAppend {
-  const contactId = randomUUID();
-  return {
-    id: randomUUID(),
-    type: "ContactCreated",
-    data: {
-      contactId,
-      teamId,
-      email,
-      firstName: "Alicia",
-      lastName: "Canarywood",
-      unsubscribed: false,
-      properties: { plan: "gold-canary" },
-      segmentIds: [],
-      topics: [],
-      createdAt: new Date().toISOString(),
-    },
-    metadata: { teamId },
-  };
-}
+const contactCreated = (email: string) =>
+  personalEvents.contactCreated(teamId, randomUUID(), { email, firstName: "Alicia", lastName: "Canarywood", plan: "gold-canary" });
 
-function emailQueued(emailId: string, to: string[]): EventToAppend {
-  return {
-    id: randomUUID(),
-    type: "EmailQueued",
-    data: {
-      emailId,
-      teamId,
-      from: "news@example.com",
-      to,
-      cc: [],
-      bcc: [],
-      replyTo: [],
-      subject: "Your canary order",
-      html: "<p>Hello canary</p>",
-      text: "Hello canary",
-      headers: { "X-Order": "canary-42" },
-      tags: [{ name: "kind", value: "order" }],
-      attachments: [],
-      templateId: null,
-      templateVersion: null,
-      domainId: null,
-      createdAt: new Date().toISOString(),
-    },
-    metadata: { teamId },
-  };
-}
+const emailQueued = (emailId: string, to: string[]) =>
+  personalEvents.emailQueued(teamId, emailId, { to, subject: "Your canary order", html: "<p>Hello canary</p>" });
 
 describe("the sealing event store", () => {
   const file = testStoreDatabase();

@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { isErasedText } from "@tidings/privacy";
 import { contentPlaceholder } from "./contentPlaceholder.js";
-import { isSubjectMailbox, mentions, withoutSubject, type SubjectMatch } from "./erasedSubject.js";
+import { isSubjectMailbox, mentions, scrubbedMailboxes, type SubjectMatch } from "./erasedSubject.js";
 import { byIdAfter, eachPage, newestFirstAfter, type TeamCursor } from "./pages.js";
 import { addCounts, noRows, type Counts, type ScrubTarget } from "./scrubTargets.js";
 
@@ -79,10 +79,6 @@ async function eraseEmailParts(trx: Kysely<unknown>, target: ScrubTarget, ids: s
 
 type EmailRow = TeamCursor & Mailboxes & { subject: string };
 
-const sameMailboxes = (a: Mailboxes, b: Mailboxes) =>
-  a.from_address === b.from_address &&
-  JSON.stringify([a.to_addresses, a.cc, a.bcc, a.reply_to]) === JSON.stringify([b.to_addresses, b.cc, b.bcc, b.reply_to]);
-
 /**
  * The team's emails that name the subject: each mailbox of theirs becomes the placeholder, and an email
  * the subject received (to, cc or bcc: whose keys its content is keyed with) loses its content. The sender
@@ -104,18 +100,11 @@ export async function scrubSubjectEmails(database: Database, target: ScrubTarget
       const writes: EmailWrite[] = [];
       const received: string[] = [];
       for (const row of rows) {
-        const mailboxes: Mailboxes = {
-          from_address: withoutSubject(subject, [row.from_address])[0]!,
-          to_addresses: withoutSubject(subject, row.to_addresses),
-          cc: withoutSubject(subject, row.cc),
-          bcc: withoutSubject(subject, row.bcc),
-          reply_to: withoutSubject(subject, row.reply_to),
-        };
+        const mailboxes = scrubbedMailboxes(subject, row, ["to_addresses", "cc", "bcc", "reply_to"]);
         const recipient = [...row.to_addresses, ...row.cc, ...row.bcc].some((mailbox) => isSubjectMailbox(subject, mailbox));
         if (recipient) received.push(row.id);
         const eraseContent = recipient && !isErasedText(row.subject);
-        const moved = !sameMailboxes(mailboxes, row);
-        if (moved || eraseContent) writes.push({ id: row.id, mailboxes: moved ? mailboxes : null, eraseContent });
+        if (mailboxes || eraseContent) writes.push({ id: row.id, mailboxes, eraseContent });
       }
       if (writes.length + received.length > 0) addCounts(counts, await writeEmails(database, target, writes, received));
     },

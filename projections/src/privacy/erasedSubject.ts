@@ -42,6 +42,29 @@ export const isSubjectMailbox = (subject: SubjectMatch, mailbox: string) =>
 export const withoutSubject = (subject: SubjectMatch, mailboxes: readonly string[]) =>
   mailboxes.map((mailbox) => (isSubjectMailbox(subject, mailbox) ? subject.placeholder : mailbox));
 
+/** The columns of a row that hold lists of mailboxes. */
+type MailboxLists<Row> = { [Column in keyof Row]: Row[Column] extends string[] ? Column : never }[keyof Row];
+
+/**
+ * A message's sender and the given lists of mailboxes with the subject's read as its placeholder, or
+ * null when none of them is the subject's: the row then keeps its mailboxes as they are.
+ */
+export function scrubbedMailboxes<Row extends { from_address: string }, List extends MailboxLists<Row>>(
+  subject: SubjectMatch,
+  row: Row,
+  lists: readonly List[],
+): Pick<Row, "from_address" | List> | null {
+  const scrubbed = { from_address: withoutSubject(subject, [row.from_address])[0]! } as Pick<Row, "from_address" | List>;
+  let moved = scrubbed.from_address !== row.from_address;
+  for (const list of lists) {
+    const mailboxes = row[list] as string[];
+    const without = withoutSubject(subject, mailboxes);
+    moved ||= without.some((mailbox, i) => mailbox !== mailboxes[i]);
+    (scrubbed as Record<List, string[]>)[list] = without;
+  }
+  return moved ? scrubbed : null;
+}
+
 /** Whether a free-form value (a payload, a reply, an error) names the subject the way sealing links content to it (`addressesIn`). */
 export const namesSubject = (subject: SubjectMatch, value: unknown) =>
   addressesIn(value).some((address) => subjectAddress(address) === subject.address);

@@ -4,7 +4,7 @@ import { inboundEmailStream } from "@tidings/domain";
 import { isErasedText } from "@tidings/privacy";
 import { emailAddressIn } from "../readmodels/auditNames.js";
 import { contentPlaceholder } from "./contentPlaceholder.js";
-import { isSubjectMailbox, mentions, withoutSubject, type SubjectMatch } from "./erasedSubject.js";
+import { isSubjectMailbox, mentions, scrubbedMailboxes, type SubjectMatch } from "./erasedSubject.js";
 import { byIdAfter, eachPage, newestFirstAfter, type TeamCursor } from "./pages.js";
 import { addCounts, noRows, type Counts, type ScrubTarget } from "./scrubTargets.js";
 
@@ -103,30 +103,16 @@ export async function scrubSubjectInbound(database: Database, target: ScrubTarge
     async (rows) => {
       const writes: InboundWrite[] = [];
       for (const row of rows) {
-        const mailboxes: Mailboxes = {
-          from_address: withoutSubject(subject, [row.from_address])[0]!,
-          to_addresses: withoutSubject(subject, row.to_addresses),
-          cc: withoutSubject(subject, row.cc),
-          bcc: withoutSubject(subject, row.bcc),
-          reply_to: withoutSubject(subject, row.reply_to),
-          received_for: withoutSubject(subject, row.received_for),
-        };
+        const mailboxes = scrubbedMailboxes(subject, row, ["to_addresses", "cc", "bcc", "reply_to", "received_for"]);
         const linked = [row.from_address, ...row.to_addresses, ...row.cc, ...row.reply_to].some((m) => isSubjectMailbox(subject, m));
         const eraseContent = linked && !isErasedText(row.subject);
-        const moved = !sameMailboxes(mailboxes, row);
-        if (moved || eraseContent)
-          writes.push({ id: row.id, mailboxes: moved ? mailboxes : null, eraseContent, messageId: row.message_id });
+        if (mailboxes || eraseContent) writes.push({ id: row.id, mailboxes, eraseContent, messageId: row.message_id });
       }
       if (writes.length > 0) addCounts(counts, await writeInbound(database, target, writes));
     },
   );
   return counts;
 }
-
-const sameMailboxes = (a: Mailboxes, b: Mailboxes) =>
-  a.from_address === b.from_address &&
-  JSON.stringify([a.to_addresses, a.cc, a.bcc, a.reply_to, a.received_for]) ===
-    JSON.stringify([b.to_addresses, b.cc, b.bcc, b.reply_to, b.received_for]);
 
 /** Retention: the content of emails received before `before`, a page of the whole table at a time. Addresses stay. */
 export async function expireInbound(database: Database, target: ScrubTarget, before: Date): Promise<Counts> {

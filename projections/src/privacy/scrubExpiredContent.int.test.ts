@@ -9,7 +9,7 @@ import { contentKinds, createPrivacy, type Privacy } from "@tidings/privacy";
 import { startProjections } from "../engine/runner.js";
 import { verifyProjection } from "../engine/verify.js";
 import { productProjections } from "../readmodels/productProjections.js";
-import * as events from "../testing/personalEvents.js";
+import { personalEvents as events } from "@tidings/domain/testing";
 import { rowsHolding } from "../testing/rowsHolding.js";
 import { storeOnTestDatabase } from "../testing/storeOnTestDatabase.js";
 import { quietLogger } from "../testing/testBuilders.js";

@@ -3,7 +3,7 @@ import { broadcastEmailId } from "@tidings/core";
 import { broadcastStream, contactStream, emailStream, inboundEmailStream, webhookDeliveryStream, webhookStream } from "@tidings/domain";
 import { automationRunStream, contactImportStream, suppressionStream } from "@tidings/domain";
 import type { EventToAppend } from "@tidings/eventstore";
-import * as events from "./personalEvents.js";
+import { personalEvents as events } from "@tidings/domain/testing";
 
 /**
  * The erasure test's world: Ada, who is erased, and Cy, who is not, in one team's mail, broadcast,

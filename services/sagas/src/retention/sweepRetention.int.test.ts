@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import { createLogger, systemClock, type Clock } from "@tidings/core";
 import { createBlobStore, createStreamedBlobStore, sha256Hex, type BlobStore, type StreamedBlobStore } from "@tidings/blobs";
 import { contactImportStream, emailStream, inboundEmailStream } from "@tidings/domain";
+import { personalEvents } from "@tidings/domain/testing";
 import type { EventStore, EventToAppend } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { testMode } from "@tidings/postgres";
@@ -59,38 +60,23 @@ const event = (type: string, data: Record<string, unknown>): EventToAppend => ({
 async function sendEmail(attachments: Buffer[]): Promise<string> {
   const emailId = randomUUID();
   const stored = await Promise.all(attachments.map((bytes) => blobs.put(bytes)));
+  const queued = personalEvents.emailQueued(teamId, emailId, {
+    to: [`Ada <${recipient}>`],
+    subject: "Your canary order",
+    html: "<p>Hello canary</p>",
+  });
+  queued.data.attachments = stored.map((blob, i) => ({
+    id: randomUUID(),
+    filename: `canary-${i}.pdf`,
+    contentType: "application/pdf",
+    size: attachments[i]!.length,
+    contentId: null,
+    disposition: "attachment",
+    blob,
+  }));
   await store.append(
     emailStream(emailId),
-    [
-      event("EmailQueued", {
-        emailId,
-        teamId,
-        from: "orders@shop.example",
-        to: [`Ada <${recipient}>`],
-        cc: [],
-        bcc: [],
-        replyTo: [],
-        subject: "Your canary order",
-        html: "<p>Hello canary</p>",
-        text: "Hello canary",
-        headers: { "X-Order": "canary-42" },
-        tags: [{ name: "kind", value: "order" }],
-        attachments: stored.map((blob, i) => ({
-          id: randomUUID(),
-          filename: `canary-${i}.pdf`,
-          contentType: "application/pdf",
-          size: attachments[i]!.length,
-          contentId: null,
-          disposition: "attachment",
-          blob,
-        })),
-        templateId: null,
-        templateVersion: null,
-        domainId: null,
-        createdAt: new Date().toISOString(),
-      }),
-      event("EmailDelivered", { emailId, deliveredAt: new Date().toISOString(), response: "250 2.0.0 canary queued", code: 250 }),
-    ],
+    [queued, event("EmailDelivered", { emailId, deliveredAt: new Date().toISOString(), response: "250 2.0.0 canary queued", code: 250 })],
     "no_stream",
   );
   return emailId;

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { EventOf, EventTypeOf, StreamCategory } from "@tidings/domain";
-import type { EventToAppend } from "@tidings/eventstore";
+import type { EventOf, EventTypeOf, StreamCategory } from "../index.js";
 
 /**
- * Builders of the events that carry personal data, for the erasure and retention tests: each fills what
- * the projections and the sealing plan read, and takes the personal values from the test.
+ * Builders of the events that carry personal data, for the sealing, erasure and retention tests: each
+ * fills what the projections and the sealing plan read, and takes the personal values from the test.
  */
 
 type Data<C extends StreamCategory, T extends EventTypeOf<C>> = EventOf<C, T>["data"];
@@ -13,8 +12,12 @@ const at = () => new Date().toISOString();
 const blob = "ab".repeat(32);
 
 /** An event of the team, as the sealing store needs it: the team in its metadata. */
-export const anEvent = <C extends StreamCategory, T extends EventTypeOf<C>>(_category: C, type: T, teamId: string, data: Data<C, T>) =>
-  ({ id: randomUUID(), type, data, metadata: { teamId } }) satisfies EventToAppend;
+export const anEvent = <C extends StreamCategory, T extends EventTypeOf<C>>(_category: C, type: T, teamId: string, data: Data<C, T>) => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: { teamId },
+});
 
 export const contactCreated = (
   teamId: string,
