@@ -59,6 +59,9 @@ export default defineConfig({
           include: ["**/*.test.ts"],
           exclude: [...ignored, "**/*.int.test.ts", "**/*.e2e.test.ts"],
           testTimeout: 30_000,
+          // A unit file's hook that builds the api app (every plugin, the OpenAPI document) took over 10 s, the
+          // default, at a load of 17 on two cores.
+          hookTimeout: 60_000,
         },
       },
       // An int file's hooks build its stores and projections (a PGlite, migrations): once more than 60 s on

@@ -6,22 +6,26 @@ import { describe, expect, it } from "vitest";
 const built = pathToFileURL(join(import.meta.dirname, "../dist/exitDeadline.js")).href;
 
 describe("armExitDeadline", () => {
-  it("given a main thread held for 20 s, when the deadline passes, then the process is killed and says why", async () => {
-    const script = `
+  // The kill, not an exit at the end of the held loop, is what shows the deadline held; how long the child took
+  // to start is the machine's load, so no time is asserted.
+  it(
+    "given a main thread held for 40 s, when the deadline passes, then the process is killed and says why",
+    { timeout: 120_000 },
+    async () => {
+      const script = `
       const { armExitDeadline } = await import(${JSON.stringify(built)});
       armExitDeadline(300);
-      const until = Date.now() + 20_000;
+      const until = Date.now() + 40_000;
       while (Date.now() < until);
     `;
-    const started = performance.now();
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, s) => resolve(s)));
-    expect(signal).toBe("SIGKILL");
-    expect(stderr).toContain("stop ran out of time and the main thread was busy");
-    expect(performance.now() - started).toBeLessThan(15_000);
-  });
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, s) => resolve(s)));
+      expect(signal).toBe("SIGKILL");
+      expect(stderr).toContain("stop ran out of time and the main thread was busy");
+    },
+  );
 
   it("given a process that exits on its own first, then the watchdog does not hold it open", async () => {
     const script = `
