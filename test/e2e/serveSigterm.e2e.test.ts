@@ -9,6 +9,7 @@ import { randomBase62 } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { broadcastToReaders, importReaders, repeatsOfHeldSends, untilRelayHolds } from "../support/readerBroadcast.js";
+import { seedMigratedDatabase } from "../support/migratedDataDir.js";
 import { untilSinkHolds } from "../support/sinkCopies.js";
 import { freePort } from "../support/testServer.js";
 import { paced, succeeded } from "../support/wire.js";
@@ -90,6 +91,7 @@ describe.skipIf(testMode() === "server")("embedded tidings serve exits within 10
   beforeAll(async () => {
     sink = await startSmtpSink();
     port = await freePort();
+    await seedMigratedDatabase(dataDir);
     await start();
   }, startPatienceMs + 30_000);
   afterAll(async () => {

@@ -8,6 +8,7 @@ import { runCommand, serve } from "@tidings/cli";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "./rateLimit.js";
 import { deleteNatsStreams, freePort, serverModeStores, type TestServer } from "./testServer.js";
+import { seedMigratedDatabase } from "./migratedDataDir.js";
 
 /** A mailing server (mailingServer.ts) whose own log lines go to a file, for a test that searches them. */
 export interface LoggedMailingServer {
@@ -65,6 +66,8 @@ export async function startLoggedMailingServer(env: Record<string, string> = {})
       cleanups.push(() => database.dispose());
       cleanups.push(() => deleteNatsStreams(settings.NATS_URL!, settings.NATS_PREFIX!));
       stores = { databaseName: new URL(database.url).pathname.slice(1), streamPrefix: `${settings.NATS_PREFIX}_` };
+    } else {
+      await seedMigratedDatabase(dataDir);
     }
     const config = loadConfig(settings);
     // pino writes what this hook returns to stdout: the line goes to the file alone.

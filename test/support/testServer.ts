@@ -6,6 +6,7 @@ import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
 import { runCommand, serve, type Serving } from "@tidings/cli";
 import { connect } from "nats";
+import { seedMigratedDatabase } from "./migratedDataDir.js";
 
 export interface TestServer {
   /** Base URL, e.g. for `new Resend(token, { baseUrl })`. */
@@ -77,6 +78,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     };
   } else {
     settings = { ...base, DATA_DIR: dataDir };
+    await seedMigratedDatabase(dataDir);
     cleanup = removeDataDir;
   }
   const config = loadConfig(settings);

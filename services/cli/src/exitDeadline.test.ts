@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { signalArrival } from "./exitDeadline.js";
 
 const built = pathToFileURL(join(import.meta.dirname, "../dist/exitDeadline.js")).href;
 
@@ -37,5 +38,30 @@ describe("armExitDeadline", () => {
       child.once("exit", (c, s) => resolve([c, s])),
     );
     expect([code, signal]).toEqual([0, null]);
+  });
+});
+
+describe("signalArrival", () => {
+  const hold = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until);
+  };
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+  it("given a loop held for a second, when asked at once, then the signal may have come at the hold's start", async () => {
+    const arrival = signalArrival();
+    await turn();
+    const held = Date.now();
+    hold(1_000);
+    expect(arrival.earliest()).toBeLessThanOrEqual(held);
+  });
+
+  it("given a loop held for a second and then one beat, then the signal may still have come at the hold's start", async () => {
+    const arrival = signalArrival();
+    await turn();
+    const held = Date.now();
+    hold(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(arrival.earliest()).toBeLessThanOrEqual(held);
   });
 });

@@ -6,7 +6,7 @@ import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config,
 import { ProjectionUnavailableError } from "@tidings/projections";
 import { consoleOutput, type CliOutput } from "./cliOutput.js";
 import { forwardToServing } from "./forwardCommand.js";
-import { armExitDeadline } from "./exitDeadline.js";
+import { armExitDeadline, signalArrival } from "./exitDeadline.js";
 import { openRuntime, type Runtime } from "./runtime.js";
 import { roles, serve, type Role } from "./commands/serve.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -224,10 +224,12 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
     console.log(`Try: curl -H "Authorization: Bearer ${serving.bootstrapToken}" ${serving.url}/api-keys`);
   }
   let stopping = false;
+  const arrival = signalArrival();
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "draining and stopping");
+    const left = Math.max(0, arrival.earliest() + config.SHUTDOWN_TIMEOUT_MS - Date.now());
+    logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, leftMs: left }, "draining and stopping");
     // What is left under way when time runs out is what a crash would leave: each message not acked is
     // delivered again, and every effect is keyed, so the next process finds what was recorded and redoes
     // only the rest (an SMTP send cut before its outcome was recorded goes again, with the same Message-ID).
@@ -237,8 +239,8 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
         "stop ran out of time; exiting with work under way",
       );
       process.exit(1);
-    }, config.SHUTDOWN_TIMEOUT_MS).unref();
-    armExitDeadline(config.SHUTDOWN_TIMEOUT_MS + 250);
+    }, left).unref();
+    armExitDeadline(left + 250);
     serving.stop().then(() => process.exit(0), fail);
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
