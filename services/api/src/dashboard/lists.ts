@@ -1,0 +1,43 @@
+import type { ApiAnswer } from "./apiCalls.js";
+import { html, type Html, type HtmlValue } from "./html.js";
+import { csrfField, emptyState, errorNotice } from "./layout.js";
+
+/** A table with its caption for screen readers and a header cell per column; it scrolls sideways on a phone. */
+export function dataTable(caption: string, columns: readonly HtmlValue[], rows: readonly Html[]): Html {
+  return html`<div class="table-wrap">
+    <table>
+      <caption class="sr-only">
+        ${caption}
+      </caption>
+      <thead>
+        <tr>
+          ${columns.map((column) => html`<th scope="col">${column}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The header of a column of buttons: named for screen readers, blank to the eye. */
+export const actionsColumn = html`<span class="sr-only">Actions</span>`;
+
+/**
+ * A list's three states: the API's error in words, words saying it is empty, or the list itself.
+ * `what` names the list in the error ("The API keys").
+ */
+export function listState<Item>(answer: ApiAnswer<{ data: Item[] }>, what: string, empty: HtmlValue, show: (items: Item[]) => Html): Html {
+  if (!answer.ok) return errorNotice(`${what} could not be loaded.`, answer.message);
+  return answer.body.data.length === 0 ? emptyState(empty) : show(answer.body.data);
+}
+
+/** A small form with one button that posts to `action`, after the browser asks `question` (script.ts). */
+export function confirmedButton(options: { action: string; csrfToken: string; label: string; name: string; question: string }): Html {
+  return html`<form class="inline" method="post" action="${options.action}" data-confirm="${options.question}">
+    ${csrfField(options.csrfToken)}<button class="danger small" type="submit" aria-label="${`${options.label} ${options.name}`}">
+      ${options.label}
+    </button>
+  </form>`;
+}
