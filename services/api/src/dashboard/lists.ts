@@ -2,8 +2,13 @@ import type { ApiAnswer } from "./apiCalls.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { csrfField, emptyState, errorNotice } from "./layout.js";
 
-/** A table with its caption for screen readers and a header cell per column; it scrolls sideways on a phone. */
-export function dataTable(caption: string, columns: readonly HtmlValue[], rows: readonly Html[]): Html {
+/**
+ * A table with its caption for screen readers and a header cell per column (`""` names a column of
+ * buttons, for screen readers only). On a phone each row becomes a card whose cells carry their column's
+ * name (`data-label`, shown by the style sheet), as a row of long values (a DKIM key) cannot fit 375 px.
+ */
+export function dataTable(caption: string, columns: readonly string[], rows: readonly (readonly HtmlValue[])[]): Html {
+  const label = (i: number) => columns[i] ?? "";
   return html`<div class="table-wrap">
     <table>
       <caption class="sr-only">
@@ -11,18 +16,20 @@ export function dataTable(caption: string, columns: readonly HtmlValue[], rows: 
       </caption>
       <thead>
         <tr>
-          ${columns.map((column) => html`<th scope="col">${column}</th>`)}
+          ${columns.map((column) => html`<th scope="col">${column || html`<span class="sr-only">Actions</span>`}</th>`)}
         </tr>
       </thead>
       <tbody>
-        ${rows}
+        ${rows.map(
+          (cells) =>
+            html`<tr>
+              ${cells.map((cell, i) => html`<td data-label="${label(i)}"><span>${cell}</span></td>`)}
+            </tr>`,
+        )}
       </tbody>
     </table>
   </div>`;
 }
-
-/** The header of a column of buttons: named for screen readers, blank to the eye. */
-export const actionsColumn = html`<span class="sr-only">Actions</span>`;
 
 /**
  * A list's three states: the API's error in words, words saying it is empty, or the list itself.

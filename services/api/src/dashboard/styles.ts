@@ -25,12 +25,14 @@ main{max-width:72rem;margin:0 auto;padding:1.25rem}
 h1{font-size:1.5rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.75rem 0 .75rem}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:.6rem;padding:1rem;margin:0 0 1rem}
+.panel>:first-child,.panel>input[type=hidden]:first-child+*{margin-top:0}.panel>:last-child{margin-bottom:0}
 .table-wrap{overflow-x:auto;background:var(--panel);border:1px solid var(--line);border-radius:.6rem}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.55rem .75rem;border-bottom:1px solid var(--line);vertical-align:top}
 tr:last-child td{border-bottom:0}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);font-weight:600}
-td.wrap{overflow-wrap:anywhere;min-width:10rem}
+td{overflow-wrap:anywhere}
+time,.badge{white-space:nowrap}
 .muted{color:var(--muted)}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 code{background:var(--code);padding:.1rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
@@ -69,7 +71,12 @@ ol.timeline li.bad::before{background:var(--danger)}ol.timeline li.ok::before{ba
 .signin{max-width:28rem;margin:4rem auto}
 .signin input{width:100%}
 body.loading main{opacity:.6;transition:opacity .2s .15s}
-@media (max-width:48rem){main{padding:1rem .75rem}header.top{padding:.6rem .75rem}
+@media (max-width:48rem){main{padding:1rem .75rem}header.top{padding:.6rem .75rem}nav.main{order:3;width:100%}
 input[type=password],input[type=text],input[type=email],input[type=search]{width:100%}.fields .field{flex:1 1 100%}
-th,td{padding:.45rem .5rem}iframe.preview{height:22rem}}
+iframe.preview{height:22rem}
+table,tbody,tr,td{display:block}thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+tr{padding:.5rem .75rem;border-bottom:1px solid var(--line)}tr:last-child{border-bottom:0}
+td{display:grid;grid-template-columns:6.5rem 1fr;gap:.5rem;padding:.2rem 0;border:0}
+td::before{content:attr(data-label);font-size:.8rem;color:var(--muted);font-weight:600}
+td[data-label=""]{grid-template-columns:1fr}td[data-label=""]::before{display:none}}
 `;

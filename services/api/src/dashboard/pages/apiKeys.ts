@@ -2,7 +2,7 @@ import { z } from "zod";
 import { field, type Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
-import { actionsColumn, confirmedButton, dataTable, listState } from "../lists.js";
+import { confirmedButton, dataTable, listState } from "../lists.js";
 import { dashboardPath } from "../sessionCookie.js";
 
 interface ApiKeyItem {
@@ -20,21 +20,18 @@ export function apiKeyPages(dashboard: Dashboard): void {
     const title = "API keys";
     const answer = await who.api.get<{ data: ApiKeyItem[] }>("/api-keys");
     const csrfToken = who.session.csrfToken;
-    const row = (key: ApiKeyItem) =>
-      html`<tr>
-        <td class="wrap">${key.name}</td>
-        <td>${timestamp(key.created_at)}</td>
-        <td>${key.last_used_at ? timestamp(key.last_used_at) : html`<span class="muted">never</span>`}</td>
-        <td>
-          ${confirmedButton({
-            action: `${path}/${key.id}/delete`,
-            csrfToken,
-            label: "Delete",
-            name: key.name,
-            question: `Delete the key “${key.name}”? Programs using it stop working at once.`,
-          })}
-        </td>
-      </tr>`;
+    const row = (key: ApiKeyItem) => [
+      key.name,
+      timestamp(key.created_at),
+      key.last_used_at ? timestamp(key.last_used_at) : html`<span class="muted">never</span>`,
+      confirmedButton({
+        action: `${path}/${key.id}/delete`,
+        csrfToken,
+        label: "Delete",
+        name: key.name,
+        question: `Delete the key “${key.name}”? Programs using it stop working at once.`,
+      }),
+    ];
     return who.page(
       title,
       "api-keys",
@@ -56,7 +53,7 @@ export function apiKeyPages(dashboard: Dashboard): void {
             <div class="field"><button type="submit">Create key</button></div>
           </div>
         </form>
-        ${listState(answer, "The API keys", "No API keys.", (keys) => dataTable("API keys", ["Name", "Created", "Last used", actionsColumn], keys.map(row)))}`,
+        ${listState(answer, "The API keys", "No API keys.", (keys) => dataTable("API keys", ["Name", "Created", "Last used", ""], keys.map(row)))}`,
     );
   });
 

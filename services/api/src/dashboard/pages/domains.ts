@@ -41,26 +41,22 @@ const copyable = (value: string, label: string) =>
     <button class="secondary small" type="button" data-copy="${value}" aria-label="${`Copy ${label}`}">Copy</button>`;
 
 function recordsTable(caption: string, records: readonly DnsRecord[]) {
-  const rows = records.map(
-    (r) =>
-      html`<tr>
-        <td>${r.record}</td>
-        <td>${r.type}${r.priority !== undefined && html` <span class="muted">(priority ${r.priority})</span>`}</td>
-        <td class="wrap">${copyable(r.name, `the ${r.record} record's name`)}</td>
-        <td class="wrap">${copyable(r.value, `the ${r.record} record's value`)}</td>
-        <td>${statusBadge(r.status)}</td>
-      </tr>`,
-  );
+  const rows = records.map((r) => [
+    r.record,
+    html`${r.type}${r.priority !== undefined && html` <span class="muted">(priority ${r.priority})</span>`}`,
+    copyable(r.name, `the ${r.record} record's name`),
+    copyable(r.value, `the ${r.record} record's value`),
+    statusBadge(r.status),
+  ]);
   return dataTable(caption, ["Record", "Type", "Name", "Value", "Status"], rows);
 }
 
-const domainRow = (d: DomainItem) =>
-  html`<tr>
-    <td class="wrap"><a href="${path}/${d.id}">${d.name}</a></td>
-    <td>${statusBadge(d.status)}</td>
-    <td>${d.region}</td>
-    <td>${timestamp(d.created_at)}</td>
-  </tr>`;
+const domainRow = (d: DomainItem) => [
+  html`<a href="${path}/${d.id}">${d.name}</a>`,
+  statusBadge(d.status),
+  d.region,
+  timestamp(d.created_at),
+];
 
 /** Domains: the list, and one domain's DNS records with copy buttons, their verification state, and re-verify. */
 export function domainPages(dashboard: Dashboard): void {

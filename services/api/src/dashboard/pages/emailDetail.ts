@@ -56,26 +56,17 @@ function notFound(who: SignedIn) {
 }
 
 function attachmentTable(files: Attachment[]) {
-  const rows = files.map(
-    (a) =>
-      html`<tr>
-        <td class="wrap"><a href="${a.download_url}" download>${a.filename}</a></td>
-        <td>${a.content_type}</td>
-        <td>${a.size.toLocaleString("en")} bytes</td>
-      </tr>`,
-  );
+  const rows = files.map((a) => [
+    html`<a href="${a.download_url}" download>${a.filename}</a>`,
+    a.content_type,
+    html`${a.size.toLocaleString("en")} bytes`,
+  ]);
   return dataTable("Attachments", ["File", "Type", "Size"], rows);
 }
 
 function headerTable(headers: [string, string][]) {
   if (headers.length === 0) return emptyState("No custom headers.");
-  const rows = headers.map(
-    ([name, value]) =>
-      html`<tr>
-        <td class="mono">${name}</td>
-        <td class="wrap mono">${value}</td>
-      </tr>`,
-  );
+  const rows = headers.map(([name, value]) => [html`<span class="mono">${name}</span>`, html`<span class="mono">${value}</span>`]);
   return dataTable("Custom headers", ["Name", "Value"], rows);
 }
 

@@ -30,15 +30,12 @@ export const emailPath = (id: string) => `${dashboardPath}/emails/${id}`;
 
 /** Emails newest first, each linking to its page. */
 export function emailTable(emails: readonly EmailListItem[]): Html {
-  const rows = emails.map(
-    (email) =>
-      html`<tr>
-        <td class="wrap"><a href="${emailPath(email.id)}">${email.subject || "(no subject)"}</a></td>
-        <td class="wrap">${email.to.join(", ")}</td>
-        <td>${statusBadge(email.last_event)}</td>
-        <td>${timestamp(email.created_at)}</td>
-      </tr>`,
-  );
+  const rows = emails.map((email) => [
+    html`<a href="${emailPath(email.id)}">${email.subject || "(no subject)"}</a>`,
+    email.to.join(", "),
+    statusBadge(email.last_event),
+    timestamp(email.created_at),
+  ]);
   return dataTable("Sent emails, newest first", ["Subject", "To", "Status", "Created"], rows);
 }
 

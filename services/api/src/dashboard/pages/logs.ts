@@ -16,14 +16,13 @@ interface LogItem {
   user_agent: string | null;
 }
 
-const row = (log: LogItem) =>
-  html`<tr>
-    <td class="mono">${log.method}</td>
-    <td class="wrap mono">${log.endpoint}</td>
-    <td><span class="badge${log.response_status < 400 ? " ok" : " bad"}">${log.response_status}</span></td>
-    <td class="wrap">${log.user_agent ?? ""}</td>
-    <td>${timestamp(log.created_at)}</td>
-  </tr>`;
+const row = (log: LogItem) => [
+  html`<span class="mono">${log.method}</span>`,
+  html`<span class="mono">${log.endpoint}</span>`,
+  html`<span class="badge${log.response_status < 400 ? " ok" : " bad"}">${log.response_status}</span>`,
+  log.user_agent ?? "",
+  timestamp(log.created_at),
+];
 
 /** The team's API requests, newest first, from `GET /logs`; the dashboard's own calls are among them. */
 export function logPages(dashboard: Dashboard): void {

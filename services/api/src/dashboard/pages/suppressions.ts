@@ -3,7 +3,7 @@ import { withQuery } from "../apiCalls.js";
 import { field, type Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
-import { actionsColumn, confirmedButton, dataTable, listState } from "../lists.js";
+import { confirmedButton, dataTable, listState } from "../lists.js";
 import { cursorQuery, listPageSize, pager } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
 
@@ -24,21 +24,18 @@ export function suppressionPages(dashboard: Dashboard): void {
       withQuery("/suppressions", { limit: listPageSize, after: query.after, before: query.before }),
     );
     const csrfToken = who.session.csrfToken;
-    const row = (s: SuppressionItem) =>
-      html`<tr>
-        <td class="wrap">${s.email}</td>
-        <td>${s.origin.replaceAll("_", " ")}</td>
-        <td>${timestamp(s.created_at)}</td>
-        <td>
-          ${confirmedButton({
-            action: `${path}/${s.id}/delete`,
-            csrfToken,
-            label: "Remove",
-            name: s.email,
-            question: `Remove ${s.email} from the list? Tidings will send to it again.`,
-          })}
-        </td>
-      </tr>`;
+    const row = (s: SuppressionItem) => [
+      s.email,
+      s.origin.replaceAll("_", " "),
+      timestamp(s.created_at),
+      confirmedButton({
+        action: `${path}/${s.id}/delete`,
+        csrfToken,
+        label: "Remove",
+        name: s.email,
+        question: `Remove ${s.email} from the list? Tidings will send to it again.`,
+      }),
+    ];
     return who.page(
       title,
       "suppressions",
@@ -58,7 +55,7 @@ export function suppressionPages(dashboard: Dashboard): void {
           "The suppression list",
           "No address is suppressed.",
           (items) =>
-            html`${dataTable("Suppressed addresses", ["Email", "Origin", "Added", actionsColumn], items.map(row))}
+            html`${dataTable("Suppressed addresses", ["Email", "Origin", "Added", ""], items.map(row))}
             ${answer.ok && pager(path, query, answer.body)}`,
         )}`,
     );
