@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
+import { capturingLogger } from "../testing/capturingLogger.js";
 import { emailSender } from "../testing/emailRequests.js";
 import type { TestKey } from "../testing/testServices.js";
 
@@ -74,11 +75,15 @@ describe("signing in", () => {
   });
 
   it("refuses a key that does not exist, and logs the refusal without the key", async () => {
+    const { logger, lines } = capturingLogger("warn");
+    const logged = await file.testServices.app({ logger });
     const forged = { ...file.admin, token: `re_${"x".repeat(40)}` };
-    const res = await signIn(forged);
+    const res = await signIn(forged, logged);
     expect(res.statusCode).toBe(401);
     expect(res.body).toContain("This API key is not valid");
     expect(res.body).not.toContain(forged.token);
+    expect(lines()).toContainEqual(expect.objectContaining({ msg: "dashboard sign-in refused", reason: "invalid_api_key" }));
+    expect(JSON.stringify(lines())).not.toContain(forged.token);
   });
 
   it("sends a person without a session to the sign-in page, from every page and form but signing in", async () => {
@@ -163,6 +168,36 @@ describe("team scoping", () => {
     expect(frame.statusCode).toBe(200);
     expect(frame.headers["content-security-policy"]).toMatch(/^sandbox; default-src 'none'/);
     expect(frame.body).toContain("<strong>Ann</strong>");
+  });
+});
+
+describe("an email's actions", () => {
+  const post = (browser: Awaited<ReturnType<typeof session>>, url: string, fields: Record<string, string> = {}) =>
+    file.app.inject({
+      method: "POST",
+      url,
+      headers: { ...formHeaders, cookie: browser.cookie },
+      payload: form({ csrf_token: browser.csrf, ...fields }),
+    });
+
+  it("share it: the link shows on its page once, and opens the email", async () => {
+    const { body } = await send({ subject: "Shared from the dashboard" });
+    const browser = await session();
+    expect((await post(browser, `/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
+    const page = await browser.get(`/dashboard/emails/${body.id}`);
+    const link = /<code id="share-link">([^<]+)<\/code>/.exec(page.body)![1]!.replaceAll("&amp;", "&");
+    const shared = await file.app.inject({ url: link.slice(link.indexOf("/shared")) });
+    expect(shared.statusCode).toBe(200);
+    expect(shared.body).toContain("Shared from the dashboard");
+  });
+
+  it("cancel a scheduled email", async () => {
+    const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const browser = await session();
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("Cancel sending");
+    expect((await post(browser, `/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
+    expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
   });
 });
 

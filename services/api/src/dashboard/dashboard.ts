@@ -176,7 +176,8 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions): D
   };
 }
 
-function refusedForm(): Html {
+/** A form refused by the CSRF checks, saying nothing changed and what to do. */
+export function refusedForm(): Html {
   const title = "This form was refused";
   return layout({
     title,

@@ -4,6 +4,7 @@ import { dashboardAssets } from "./assets.js";
 import { dashboardScope, dashboardSchema } from "./dashboard.js";
 import { apiKeyPages } from "./pages/apiKeys.js";
 import { domainPages } from "./pages/domains.js";
+import { emailActions } from "./pages/emailActions.js";
 import { emailDetailPage } from "./pages/emailDetail.js";
 import { emailListPage } from "./pages/emails.js";
 import { logPages } from "./pages/logs.js";
@@ -39,6 +40,7 @@ export function dashboardRoutes(options: SessionOptions = {}): ApiRoutes {
     overviewPage(dashboard);
     emailListPage(dashboard);
     emailDetailPage(dashboard);
+    emailActions(dashboard);
     domainPages(dashboard);
     apiKeyPages(dashboard);
     suppressionPages(dashboard);

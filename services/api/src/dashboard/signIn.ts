@@ -1,7 +1,17 @@
 import { z } from "zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { apiCalls } from "./apiCalls.js";
-import { dashboardSchema, field, isHttps, ownOrigin, sendPage, signInPath, type Dashboard, type FormFields } from "./dashboard.js";
+import {
+  dashboardSchema,
+  field,
+  isHttps,
+  ownOrigin,
+  refusedForm,
+  sendPage,
+  signInPath,
+  type Dashboard,
+  type FormFields,
+} from "./dashboard.js";
 import { isSameOrigin, csrfTokenMatches } from "./csrf.js";
 import { html, type Html } from "./html.js";
 import { errorNotice, layout, successNotice } from "./layout.js";
@@ -88,13 +98,8 @@ export function signInRoutes(dashboard: Dashboard): void {
     ) {
       sessions.delete(session.id);
     } else if (session) {
-      return refuse(
-        request,
-        reply,
-        "cross_site_form",
-        403,
-        "This sign-out did not come from this dashboard's pages; you are still signed in.",
-      );
+      request.log.warn({ origin: request.headers.origin }, "dashboard sign-out refused: another site's, or without its session's token");
+      return sendPage(reply, { status: 403, page: refusedForm() });
     }
     reply.header("set-cookie", clearedSessionCookie({ secure: isHttps(request) }));
     return sendPage(reply, { redirect: signInPath("signed_out") });

@@ -7,6 +7,7 @@ import { emptyState, errorNotice, timestamp } from "../layout.js";
 import { dataTable, listState } from "../lists.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { timeline, type AuditEventItem } from "../timeline.js";
+import { emailActionForms } from "./emailActions.js";
 import { emailPath, statusBadge, type EmailListItem } from "./emails.js";
 
 interface EmailObject extends EmailListItem {
@@ -120,6 +121,7 @@ export function emailDetailPage(dashboard: Dashboard): void {
             ["Id", html`<code>${e.id}</code>`],
           ])}
         </section>
+        ${emailActionForms(id, e.last_event, who.session.csrfToken)}
         <h2>Timeline</h2>
         ${events.ok ? timeline(events.body.data) : errorNotice("The timeline could not be loaded.", events.message)}
         <h2>Content</h2>
