@@ -115,7 +115,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     installRequestPolicies(app, services);
   }
   // The dashboard calls the resources' routes in-process (dashboard/apiCalls.ts), so it is served wherever they are.
-  const resources = services ? [...resourceRoutes(services), dashboardRoutes()] : [];
+  const resources = services ? [...resourceRoutes(services), dashboardRoutes({ publicUrl: services.config.PUBLIC_URL })] : [];
   registerRoutes(app, [...operationRoutes(deps), ...resources, ...(deps.routes ?? [])]);
   return app;
 }

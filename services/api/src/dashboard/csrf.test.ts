@@ -21,15 +21,19 @@ describe("the CSRF token", () => {
 
 describe("the Origin check", () => {
   it("accepts the server's own origin, and a request without one", () => {
-    expect(isSameOrigin("https://mail.example.com", "https://mail.example.com")).toBe(true);
-    expect(isSameOrigin("HTTPS://Mail.Example.com", "https://mail.example.com")).toBe(true);
-    expect(isSameOrigin(undefined, "https://mail.example.com")).toBe(true);
+    expect(isSameOrigin("https://mail.example.com", ["https://mail.example.com"])).toBe(true);
+    expect(isSameOrigin("HTTPS://Mail.Example.com", ["https://mail.example.com"])).toBe(true);
+    expect(isSameOrigin(undefined, ["https://mail.example.com"])).toBe(true);
+  });
+
+  it("accepts any of the site's origins", () => {
+    expect(isSameOrigin("https://mail.example.com", ["http://127.0.0.1:3000", "https://mail.example.com"])).toBe(true);
   });
 
   it("refuses another site, another scheme and another port", () => {
-    expect(isSameOrigin("https://evil.example", "https://mail.example.com")).toBe(false);
-    expect(isSameOrigin("http://mail.example.com", "https://mail.example.com")).toBe(false);
-    expect(isSameOrigin("https://mail.example.com:8443", "https://mail.example.com")).toBe(false);
-    expect(isSameOrigin("null", "https://mail.example.com")).toBe(false);
+    expect(isSameOrigin("https://evil.example", ["https://mail.example.com"])).toBe(false);
+    expect(isSameOrigin("http://mail.example.com", ["https://mail.example.com"])).toBe(false);
+    expect(isSameOrigin("https://mail.example.com:8443", ["https://mail.example.com"])).toBe(false);
+    expect(isSameOrigin("null", ["https://mail.example.com"])).toBe(false);
   });
 });

@@ -20,10 +20,10 @@ export function csrfTokenMatches(expected: string, given: unknown): boolean {
 
 /**
  * Whether a POST comes from this site. Browsers send `Origin` on every POST; when there is none (a
- * program, or a browser old enough to leave it out) the CSRF token alone decides. `own` is the origin the
- * request was addressed to, as the server sees it behind its trusted proxies.
+ * program, or a browser old enough to leave it out) the CSRF token alone decides. `own` are the origins
+ * this site has.
  */
-export function isSameOrigin(origin: string | undefined, own: string): boolean {
+export function isSameOrigin(origin: string | undefined, own: readonly string[]): boolean {
   if (origin === undefined) return true;
-  return origin.toLowerCase() === own.toLowerCase();
+  return own.some((site) => origin.toLowerCase() === site.toLowerCase());
 }

@@ -66,6 +66,15 @@ describe("signing in", () => {
     expect(res.headers["set-cookie"]).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
   });
 
+  it("takes a form whose Origin is PUBLIC_URL's, behind a proxy that rewrote Host, and refuses another site's", async () => {
+    const publicOrigin = new URL(file.testServices.services.config.PUBLIC_URL).origin;
+    const proxied = await signIn(file.admin, file.app, { host: "127.0.0.1:3000", origin: publicOrigin });
+    expect(proxied.statusCode).toBe(303);
+    const crossSite = await signIn(file.admin, file.app, { origin: "https://evil.example" });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.headers["set-cookie"]).toBeUndefined();
+  });
+
   it("refuses a sending-access key with a sentence saying why, and makes no session", async () => {
     const sender = await file.testServices.aKey("dashboard-team", { permission: "sending_access" });
     const res = await signIn(sender);

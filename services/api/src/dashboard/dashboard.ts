@@ -33,6 +33,11 @@ export type FormFields = Record<string, string[]>;
 export interface Dashboard {
   app: ApiInstance;
   sessions: DashboardSessions;
+  /**
+   * Whether a POST's `Origin` is this site's: the address the request came to, or PUBLIC_URL's, since a
+   * proxy that rewrites `Host` (nginx's default) would otherwise make every form look cross-site.
+   */
+  fromThisSite(request: FastifyRequest): boolean;
   /** A GET page for a signed-in person; without a session it redirects to the sign-in page. */
   page<Query = unknown, Params = unknown>(
     path: string,
@@ -54,7 +59,7 @@ export const field = (form: FormFields, name: string): string => form[name]?.[0]
 class KeyGone extends Error {}
 
 /** The origin this request was addressed to, as the server sees it behind the proxies TRUST_PROXY believes. */
-export const ownOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+const ownOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 export const isHttps = (request: FastifyRequest) => request.protocol === "https";
 
 /** Fastify's schema for a dashboard route: kept out of the OpenAPI document, answered without a bearer key. */
@@ -96,7 +101,9 @@ export const signInPath = (reason?: "signed_out" | "expired") => `${dashboardPat
  * Makes the dashboard's scope: HTML error pages instead of JSON errors, forms instead of JSON bodies, the
  * security headers on every answer, and `page`/`action`, which put a session behind every route.
  */
-export function dashboardScope(app: ApiInstance, sessions: DashboardSessions): Dashboard {
+export function dashboardScope(app: ApiInstance, sessions: DashboardSessions, publicUrl: string): Dashboard {
+  const publicOrigin = new URL(publicUrl).origin;
+  const fromThisSite = (request: FastifyRequest) => isSameOrigin(request.headers.origin, [ownOrigin(request), publicOrigin]);
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) =>
     done(null, formFields(body as string)),
@@ -151,6 +158,7 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions): D
   return {
     app,
     sessions,
+    fromThisSite,
     page(path, schemas, handler) {
       app.get(`${dashboardPath}${path}`, { schema: dashboardSchema(schemas) }, (request, reply) =>
         run(request, reply, (who) => handler(who, { query: request.query as never, params: request.params as never })),
@@ -160,10 +168,7 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions): D
       app.post(`${dashboardPath}${path}`, { schema: dashboardSchema(schemas) }, async (request, reply) => {
         const form = (request.body ?? {}) as FormFields;
         const session = sessions.find(sessionIdFrom(request.headers.cookie));
-        if (
-          !isSameOrigin(request.headers.origin, ownOrigin(request)) ||
-          (session && !csrfTokenMatches(session.csrfToken, field(form, "csrf_token")))
-        ) {
+        if (!fromThisSite(request) || (session && !csrfTokenMatches(session.csrfToken, field(form, "csrf_token")))) {
           request.log.warn(
             { origin: request.headers.origin, path },
             "dashboard form refused: another site's, or without its session's token",

@@ -19,10 +19,10 @@ import { dashboardCss } from "./styles.js";
  * The web dashboard at `/dashboard` (docs/dashboard.md): server-rendered pages that read and write through
  * the public API alone, on the key of a signed-in person's session.
  */
-export function dashboardRoutes(options: SessionOptions = {}): ApiRoutes {
+export function dashboardRoutes(options: SessionOptions & { publicUrl: string }): ApiRoutes {
   const sessions = new DashboardSessions(options);
   return (app) => {
-    const dashboard = dashboardScope(app, sessions);
+    const dashboard = dashboardScope(app, sessions, options.publicUrl);
     for (const [asset, type, text] of [
       [dashboardAssets.css, "text/css; charset=utf-8", dashboardCss],
       [dashboardAssets.js, "text/javascript; charset=utf-8", dashboardJs],

@@ -33,13 +33,23 @@ document.addEventListener("submit", function (event) {
   if (form.getAttribute("data-submitting")) { event.preventDefault(); return; }
   form.setAttribute("data-submitting", "true");
   var button = event.submitter || form.querySelector("button[type=submit]");
-  if (button) { button.setAttribute("aria-disabled", "true"); button.textContent = "Working…"; }
+  if (button) {
+    button.setAttribute("data-label", button.textContent);
+    button.setAttribute("aria-disabled", "true");
+    button.textContent = "Working…";
+  }
   document.body.classList.add("loading");
   document.body.setAttribute("aria-busy", "true");
 });
+// A page the browser kept (Back) comes back as it was left, still "working": it is reset.
 window.addEventListener("pageshow", function () {
   document.body.classList.remove("loading");
   document.querySelectorAll("form[data-submitting]").forEach(function (form) { form.removeAttribute("data-submitting"); });
+  document.querySelectorAll("button[data-label]").forEach(function (button) {
+    button.textContent = button.getAttribute("data-label");
+    button.removeAttribute("data-label");
+    button.removeAttribute("aria-disabled");
+  });
   document.body.removeAttribute("aria-busy");
 });
 `;

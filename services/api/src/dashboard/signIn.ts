@@ -1,18 +1,8 @@
 import { z } from "zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { apiCalls } from "./apiCalls.js";
-import {
-  dashboardSchema,
-  field,
-  isHttps,
-  ownOrigin,
-  refusedForm,
-  sendPage,
-  signInPath,
-  type Dashboard,
-  type FormFields,
-} from "./dashboard.js";
-import { isSameOrigin, csrfTokenMatches } from "./csrf.js";
+import { dashboardSchema, field, isHttps, refusedForm, sendPage, signInPath, type Dashboard, type FormFields } from "./dashboard.js";
+import { csrfTokenMatches } from "./csrf.js";
 import { html, type Html } from "./html.js";
 import { errorNotice, layout, successNotice } from "./layout.js";
 import { clearedSessionCookie, dashboardPath, sessionCookie, sessionIdFrom } from "./sessionCookie.js";
@@ -73,8 +63,7 @@ export function signInRoutes(dashboard: Dashboard): void {
   app.post(`${dashboardPath}/sign-in`, { schema: dashboardSchema({}) }, async (request, reply) => {
     // There is no session yet, so no CSRF token: the Origin check and SameSite keep another site from
     // signing a person in to a team of its choosing.
-    if (!isSameOrigin(request.headers.origin, ownOrigin(request)))
-      return refuse(request, reply, "cross_site_form", 403, "This form came from another site.");
+    if (!dashboard.fromThisSite(request)) return refuse(request, reply, "cross_site_form", 403, "This form came from another site.");
     const apiKey = field(request.body as FormFields, "api_key");
     if (!apiKey) return refuse(request, reply, "missing_api_key", 400, refusals.missing_api_key!.message);
     const answer = await apiCalls(app, apiKey).get("/api-keys?limit=1");
@@ -91,11 +80,7 @@ export function signInRoutes(dashboard: Dashboard): void {
   app.post(`${dashboardPath}/sign-out`, { schema: dashboardSchema({}) }, async (request, reply) => {
     const session = sessions.find(sessionIdFrom(request.headers.cookie));
     const form = (request.body ?? {}) as FormFields;
-    if (
-      session &&
-      isSameOrigin(request.headers.origin, ownOrigin(request)) &&
-      csrfTokenMatches(session.csrfToken, field(form, "csrf_token"))
-    ) {
+    if (session && dashboard.fromThisSite(request) && csrfTokenMatches(session.csrfToken, field(form, "csrf_token"))) {
       sessions.delete(session.id);
     } else if (session) {
       request.log.warn({ origin: request.headers.origin }, "dashboard sign-out refused: another site's, or without its session's token");
