@@ -148,15 +148,23 @@ describe("the dashboard", () => {
   });
 
   it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
-    const emails = await succeeded(() => resend.emails.list());
-    const domains = await succeeded(() => resend.domains.list());
+    const email = await succeeded(() =>
+      resend.emails.send({
+        from: "Acme <hello@acme.test>",
+        to: ["ann@example.test", "bob@example.test"],
+        subject: "Your receipt for order 7",
+        html: "<h1>Thanks for your order</h1><p>It ships tomorrow.</p>",
+        headers: { "X-Entity-Ref-ID": "order-7" },
+      }),
+    );
+    const domain = await succeeded(() => resend.domains.create({ name: "dashboard-screenshots.test" }));
     await succeeded(() => resend.post("/suppressions", { email: "bounced@example.test" }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
       emails: "/dashboard/emails",
-      email: `/dashboard/emails/${emails.data[0]!.id}`,
+      email: `/dashboard/emails/${email.id}`,
       domains: "/dashboard/domains",
-      domain: `/dashboard/domains/${domains.data[0]!.id}`,
+      domain: `/dashboard/domains/${domain.id}`,
       "api-keys": "/dashboard/api-keys",
       suppressions: "/dashboard/suppressions",
       logs: "/dashboard/logs",
@@ -173,6 +181,12 @@ describe("the dashboard", () => {
         await signIn(page, mailing.server.token);
         for (const [name, path] of Object.entries(pages)) {
           await page.goto(url(path));
+          // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
+          // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
+          if (name === "email") {
+            await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
+            await page.locator("iframe.preview").scrollIntoViewIfNeeded();
+          }
           await shot(name);
         }
         await context.close();

@@ -60,7 +60,7 @@ button[aria-disabled=true]{opacity:.6;cursor:progress}
 .pager{display:flex;gap:.75rem;margin:1rem 0;align-items:center}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}
 dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
-iframe.preview{display:block;width:100%;height:28rem;border:1px solid var(--line);border-radius:.6rem;background:#fff}
+iframe.preview{display:block;width:100%;height:28rem;margin:0 0 1rem;border:1px solid var(--line);border-radius:.6rem;background:#fff}
 ol.timeline{list-style:none;margin:0;padding:0;border-left:2px solid var(--line)}
 ol.timeline li{position:relative;padding:0 0 1rem 1.25rem}
 ol.timeline li::before{content:"";position:absolute;left:-.45rem;top:.35rem;width:.8rem;height:.8rem;border-radius:50%;

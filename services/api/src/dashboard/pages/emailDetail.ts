@@ -121,11 +121,10 @@ export function emailDetailPage(dashboard: Dashboard): void {
             ["Id", html`<code>${e.id}</code>`],
           ])}
         </section>
-        ${emailActionForms(id, e.last_event, who.session.csrfToken)}
         <h2>Timeline</h2>
         ${events.ok ? timeline(events.body.data) : errorNotice("The timeline could not be loaded.", events.message)}
         <h2>Content</h2>
-        ${content}
+        ${content} ${emailActionForms(id, e.last_event, who.session.csrfToken)}
         <h2>Headers</h2>
         ${events.ok ? headerTable(sentHeaders(events.body.data)) : errorNotice("The headers could not be loaded.", events.message)}
         <h2>Attachments</h2>
