@@ -70,6 +70,9 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
       const token = /First API key \(shown once, keep it\): (re_[0-9A-Za-z]{32,})/.exec(first.output());
       expect(token).not.toBeNull();
       firstToken = token![1]!;
+      expect(first.output()).toContain(`Dashboard: ${first.url}/dashboard (sign in with the key above)`);
+      const dashboard = await fetch(`${first.url}/dashboard`, { redirect: "manual" });
+      expect([dashboard.status, dashboard.headers.get("location")]).toEqual([303, "/dashboard/sign-in"]);
       const keys = await fetch(`${first.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
       expect(keys.status).toBe(200);
       expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["pglite", "secret", "tidings.pid"]));
@@ -83,6 +86,7 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
     const second = await start();
     try {
       expect(second.output()).not.toContain("First API key");
+      expect(second.output()).toContain(`Dashboard: ${second.url}/dashboard (sign in with a full-access API key`);
       const keys = await fetch(`${second.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
       expect(keys.status).toBe(200);
       const body = (await keys.json()) as { data: { name: string }[] };

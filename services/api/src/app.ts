@@ -18,6 +18,7 @@ import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
+import { dashboardRoutes } from "./dashboard/dashboardRoutes.js";
 import { installRequestPolicies } from "./plugins/requestPolicies.js";
 import { routerOptions } from "./router.js";
 import type { ReadinessChecks } from "./routes/health.js";
@@ -113,7 +114,9 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     installAuth(app, { ...deps.auth, services });
     installRequestPolicies(app, services);
   }
-  registerRoutes(app, [...operationRoutes(deps), ...(services ? resourceRoutes(services) : []), ...(deps.routes ?? [])]);
+  // The dashboard calls the resources' routes in-process (dashboard/apiCalls.ts), so it is served wherever they are.
+  const resources = services ? [...resourceRoutes(services), dashboardRoutes({ publicUrl: services.config.PUBLIC_URL })] : [];
+  registerRoutes(app, [...operationRoutes(deps), ...resources, ...(deps.routes ?? [])]);
   return app;
 }
 

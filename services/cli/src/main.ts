@@ -223,6 +223,10 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
     console.log(`First API key (shown once, keep it): ${serving.bootstrapToken}`);
     console.log(`Try: curl -H "Authorization: Bearer ${serving.bootstrapToken}" ${serving.url}/api-keys`);
   }
+  if (serving.url) {
+    const key = serving.bootstrapToken ? "the key above" : "a full-access API key (tidings keys create --team <name>)";
+    console.log(`Dashboard: ${serving.url}/dashboard (sign in with ${key})`);
+  }
   let stopping = false;
   const arrival = signalArrival();
   const shutdown = (signal: string) => {

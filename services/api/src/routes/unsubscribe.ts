@@ -6,6 +6,7 @@ import type { EventMetadata, Position } from "@tidings/eventstore";
 import { readUnsubscribeToken, type UnsubscribeClaims } from "@tidings/mail";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiRoutes } from "../app.js";
+import { formFields } from "../formFields.js";
 import { pageResponse } from "../mediaResponses.js";
 import { goneContactPage, invalidLinkPage, preferencesPage, unsubscribedPage } from "../preferencePages.js";
 import { preferenceTopics } from "../queries/topics.js";
@@ -31,13 +32,6 @@ const preferencesForm = z
     topic: z.array(z.string()).optional().describe("The ids of the topics left checked, when saving."),
   })
   .optional();
-
-/** A form post: every field with all its values (`topic` repeats, one per checked box). */
-function formFields(text: string): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  for (const [name, value] of new URLSearchParams(text)) (fields[name] ??= []).push(value);
-  return fields;
-}
 
 /**
  * `{PUBLIC_URL}/unsubscribe/<token>`: the preference page a recipient reaches from an email, and the RFC

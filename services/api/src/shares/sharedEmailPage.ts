@@ -90,7 +90,7 @@ ${rows.join("\n")}
 }
 
 /** The body the frame shows: the email's html, else its text, as it was written. */
-export function sharedFrameDocument(message: SharedMessage): string {
+export function sharedFrameDocument(message: Pick<SharedMessage, "html" | "text">): string {
   if (message.html !== null) return message.html;
   const text = message.text ?? "";
   return `<!doctype html><html><head><meta charset="utf-8"></head><body><pre style="white-space:pre-wrap;font:14px/1.5 monospace">${escape(text)}</pre></body></html>`;

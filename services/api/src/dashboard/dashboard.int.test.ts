@@ -1,0 +1,229 @@
+import { describe, expect, it } from "vitest";
+import type { ApiInstance } from "../app.js";
+import { apiTestFile } from "../testing/apiTestFile.js";
+import { capturingLogger } from "../testing/capturingLogger.js";
+import { emailSender } from "../testing/emailRequests.js";
+import type { TestKey } from "../testing/testServices.js";
+
+const file = apiTestFile("dashboard");
+const send = emailSender(file);
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
+
+async function signIn(key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: "POST",
+    url: "/dashboard/sign-in",
+    headers: { ...formHeaders, ...headers },
+    payload: form({ api_key: key.token }),
+  });
+}
+
+/** A signed-in browser: its cookie, and the CSRF token its pages carry. */
+async function session(key: TestKey = file.admin) {
+  const res = await signIn(key);
+  const cookie = String(res.headers["set-cookie"]).split(";")[0]!;
+  const page = await file.app.inject({ method: "GET", url: "/dashboard/api-keys", headers: { cookie } });
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+  return { cookie, csrf, get: (url: string) => file.app.inject({ method: "GET", url, headers: { cookie } }) };
+}
+
+describe("the dashboard's headers", () => {
+  it("have a CSP without inline scripts, that no other site may frame", async () => {
+    for (const res of [await file.app.inject({ url: "/dashboard/sign-in" }), await (await session()).get("/dashboard/emails")]) {
+      expect(res.statusCode).toBe(200);
+      const csp = String(res.headers["content-security-policy"]);
+      const scripts = /script-src ([^;]+)/.exec(csp)![1]!;
+      expect(scripts).toBe("'self'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(csp).not.toContain("unsafe-eval");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(res.headers["x-frame-options"]).toBe("DENY");
+      expect(res.headers["cache-control"]).toBe("no-store");
+      expect(res.body).not.toMatch(/<script>|<script [^>]*>[^<]|\son[a-z]+=/);
+    }
+  });
+
+  it("are left out of the OpenAPI document", async () => {
+    const document = (await file.app.inject({ url: "/openapi.json" })).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/dashboard"))).toEqual([]);
+  });
+});
+
+describe("signing in", () => {
+  it("turns a full-access key into a session cookie: HttpOnly, SameSite=Strict, not Secure over http", async () => {
+    const res = await signIn(file.admin);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe("/dashboard");
+    expect(res.headers["set-cookie"]).toMatch(/^tidings_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/);
+    expect(String(res.headers["set-cookie"])).not.toContain(file.admin.token);
+  });
+
+  it("makes the cookie Secure when a trusted proxy says the request came over https", async () => {
+    const behindProxy = await file.testServices.app({ trustProxy: true });
+    const res = await signIn(file.admin, behindProxy, { "x-forwarded-proto": "https", "x-forwarded-host": "mail.example.com" });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers["set-cookie"]).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+  });
+
+  it("takes a form whose Origin is PUBLIC_URL's, behind a proxy that rewrote Host, and refuses another site's", async () => {
+    const publicOrigin = new URL(file.testServices.services.config.PUBLIC_URL).origin;
+    const proxied = await signIn(file.admin, file.app, { host: "127.0.0.1:3000", origin: publicOrigin });
+    expect(proxied.statusCode).toBe(303);
+    const crossSite = await signIn(file.admin, file.app, { origin: "https://evil.example" });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("refuses a sending-access key with a sentence saying why, and makes no session", async () => {
+    const sender = await file.testServices.aKey("dashboard-team", { permission: "sending_access" });
+    const res = await signIn(sender);
+    expect(res.statusCode).toBe(403);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.body).toContain("This key has sending access only: it may send emails but not read them");
+  });
+
+  it("refuses a key that does not exist, and logs the refusal without the key", async () => {
+    const { logger, lines } = capturingLogger("warn");
+    const logged = await file.testServices.app({ logger });
+    const forged = { ...file.admin, token: `re_${"x".repeat(40)}` };
+    const res = await signIn(forged, logged);
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain("This API key is not valid");
+    expect(res.body).not.toContain(forged.token);
+    expect(lines()).toContainEqual(expect.objectContaining({ msg: "dashboard sign-in refused", reason: "invalid_api_key" }));
+    expect(JSON.stringify(lines())).not.toContain(forged.token);
+  });
+
+  it("sends a person without a session to the sign-in page, from every page and form but signing in", async () => {
+    const open = new Set(["GET /dashboard/sign-in", "POST /dashboard/sign-in", "POST /dashboard/sign-out"]);
+    const routes = file.app.routeCatalog.filter(
+      (r) =>
+        r.url.startsWith("/dashboard") &&
+        !r.url.startsWith("/dashboard/assets/") &&
+        r.method !== "HEAD" &&
+        !open.has(`${r.method} ${r.url}`),
+    );
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      const url = route.url.replace(/:\w+/g, "00000000-0000-4000-8000-000000000000");
+      const res = await file.app.inject({ method: route.method as "GET", url, headers: formHeaders, payload: "" });
+      expect([`${route.method} ${route.url}`, res.statusCode, res.headers.location]).toEqual([
+        `${route.method} ${route.url}`,
+        303,
+        "/dashboard/sign-in",
+      ]);
+    }
+  });
+});
+
+describe("forms", () => {
+  it("refuse a POST from another site, and one without the session's CSRF token, changing nothing", async () => {
+    const { cookie, csrf } = await session();
+    const before = (await file.call("GET", "/api-keys")).body.data.length;
+    const crossSite = await file.app.inject({
+      method: "POST",
+      url: "/dashboard/api-keys",
+      headers: { ...formHeaders, cookie, origin: "https://evil.example" },
+      payload: form({ csrf_token: csrf, name: "from elsewhere" }),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.body).toContain("This form was refused");
+    const noToken = await file.app.inject({
+      method: "POST",
+      url: "/dashboard/api-keys",
+      headers: { ...formHeaders, cookie },
+      payload: form({ name: "without a token" }),
+    });
+    expect(noToken.statusCode).toBe(403);
+    expect((await file.call("GET", "/api-keys")).body.data.length).toBe(before);
+  });
+
+  it("create an API key with the session's token, and show its token once", async () => {
+    const { cookie, csrf, get } = await session();
+    const created = await file.app.inject({
+      method: "POST",
+      url: "/dashboard/api-keys",
+      headers: { ...formHeaders, cookie, origin: "http://localhost:80" },
+      payload: form({ csrf_token: csrf, name: "made in the dashboard", permission: "full_access" }),
+    });
+    expect(created.statusCode).toBe(303);
+    const first = await get("/dashboard/api-keys");
+    const token = /<code id="new-token">(re_[^<]+)<\/code>/.exec(first.body)?.[1];
+    expect(token).toBeDefined();
+    expect(first.body).toContain("made in the dashboard");
+    expect((await get("/dashboard/api-keys")).body).not.toContain(token!);
+  });
+});
+
+describe("team scoping", () => {
+  it("shows another team's email as not found", async () => {
+    const { body } = await send({}, file.other);
+    const res = await (await session()).get(`/dashboard/emails/${body.id}`);
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain("There is no email with this id in your team.");
+  });
+
+  it("shows the team's own email, its body in a sandboxed frame served with a sandboxing CSP", async () => {
+    const { body } = await send({ subject: "Dashboard detail <check>" });
+    const browser = await session();
+    const page = await browser.get(`/dashboard/emails/${body.id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("Dashboard detail &lt;check&gt;");
+    const frameTag = /<iframe([^>]*)>/.exec(page.body)![1]!;
+    expect(frameTag).toMatch(/\ssandbox=""/);
+    expect(frameTag).toContain(`src="/dashboard/emails/${body.id}/content"`);
+    const frame = await browser.get(`/dashboard/emails/${body.id}/content`);
+    expect(frame.statusCode).toBe(200);
+    expect(frame.headers["content-security-policy"]).toMatch(/^sandbox; default-src 'none'/);
+    expect(frame.body).toContain("<strong>Ann</strong>");
+  });
+});
+
+describe("an email's actions", () => {
+  const post = (browser: Awaited<ReturnType<typeof session>>, url: string, fields: Record<string, string> = {}) =>
+    file.app.inject({
+      method: "POST",
+      url,
+      headers: { ...formHeaders, cookie: browser.cookie },
+      payload: form({ csrf_token: browser.csrf, ...fields }),
+    });
+
+  it("share it: the link shows on its page once, and opens the email", async () => {
+    const { body } = await send({ subject: "Shared from the dashboard" });
+    const browser = await session();
+    expect((await post(browser, `/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
+    const page = await browser.get(`/dashboard/emails/${body.id}`);
+    const link = /<code id="share-link">([^<]+)<\/code>/.exec(page.body)![1]!.replaceAll("&amp;", "&");
+    const shared = await file.app.inject({ url: link.slice(link.indexOf("/shared")) });
+    expect(shared.statusCode).toBe(200);
+    expect(shared.body).toContain("Shared from the dashboard");
+  });
+
+  it("cancel a scheduled email", async () => {
+    const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const browser = await session();
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("Cancel sending");
+    expect((await post(browser, `/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
+    expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
+  });
+});
+
+describe("signing out", () => {
+  it("deletes the session on the server, so its cookie no longer opens a page", async () => {
+    const { cookie, csrf, get } = await session();
+    const res = await file.app.inject({
+      method: "POST",
+      url: "/dashboard/sign-out",
+      headers: { ...formHeaders, cookie },
+      payload: form({ csrf_token: csrf }),
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe("/dashboard/sign-in?signed_out=1");
+    expect(res.headers["set-cookie"]).toContain("Max-Age=0");
+    const after = await get("/dashboard/emails");
+    expect(after.statusCode).toBe(303);
+    expect(after.headers.location).toBe("/dashboard/sign-in");
+  });
+});

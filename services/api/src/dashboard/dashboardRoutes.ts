@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { ApiRoutes } from "../app.js";
+import { dashboardAssets } from "./assets.js";
+import { dashboardScope, dashboardSchema } from "./dashboard.js";
+import { apiKeyPages } from "./pages/apiKeys.js";
+import { domainPages } from "./pages/domains.js";
+import { emailActions } from "./pages/emailActions.js";
+import { emailDetailPage } from "./pages/emailDetail.js";
+import { emailListPage } from "./pages/emails.js";
+import { logPages } from "./pages/logs.js";
+import { overviewPage } from "./pages/overview.js";
+import { suppressionPages } from "./pages/suppressions.js";
+import { dashboardJs } from "./script.js";
+import { DashboardSessions, type SessionOptions } from "./sessions.js";
+import { signInRoutes } from "./signIn.js";
+import { dashboardCss } from "./styles.js";
+
+/**
+ * The web dashboard at `/dashboard` (docs/dashboard.md): server-rendered pages that read and write through
+ * the public API alone, on the key of a signed-in person's session.
+ */
+export function dashboardRoutes(options: SessionOptions & { publicUrl: string }): ApiRoutes {
+  const sessions = new DashboardSessions(options);
+  return (app) => {
+    const dashboard = dashboardScope(app, sessions, options.publicUrl);
+    for (const [asset, type, text] of [
+      [dashboardAssets.css, "text/css; charset=utf-8", dashboardCss],
+      [dashboardAssets.js, "text/javascript; charset=utf-8", dashboardJs],
+    ] as const) {
+      const schema = {
+        ...dashboardSchema({}),
+        response: { 200: { description: "A dashboard asset.", content: { [type]: { schema: z.string() } } } },
+      };
+      app.get(asset.path, { schema }, async (_request, reply) =>
+        // Its URL carries its hash (assets.ts): whatever a browser kept under it is still right.
+        reply.type(type).header("cache-control", "public, max-age=31536000, immutable").send(text),
+      );
+    }
+    signInRoutes(dashboard);
+    overviewPage(dashboard);
+    emailListPage(dashboard);
+    emailDetailPage(dashboard);
+    emailActions(dashboard);
+    domainPages(dashboard);
+    apiKeyPages(dashboard);
+    suppressionPages(dashboard);
+    logPages(dashboard);
+  };
+}

@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { sharedFrameCsp, sharedFrameDocument } from "../../shares/sharedEmailPage.js";
+import { withQuery } from "../apiCalls.js";
+import type { Dashboard, SignedIn } from "../dashboard.js";
+import { Html, html } from "../html.js";
+import { emptyState, errorNotice, timestamp } from "../layout.js";
+import { dataTable, listState } from "../lists.js";
+import { dashboardPath } from "../sessionCookie.js";
+import { timeline, type AuditEventItem } from "../timeline.js";
+import { emailActionForms } from "./emailActions.js";
+import { emailPath, statusBadge, type EmailListItem } from "./emails.js";
+
+interface EmailObject extends EmailListItem {
+  cc: string[] | null;
+  bcc: string[] | null;
+  reply_to: string[] | null;
+  html: string | null;
+  text: string | null;
+  tags: { name: string; value: string }[];
+}
+
+interface Attachment {
+  id: string;
+  filename: string;
+  size: number;
+  content_type: string;
+  download_url: string;
+}
+
+const params = z.object({ id: z.guid() });
+
+const facts = (rows: [string, Html | string | null | undefined][]) =>
+  html`<dl class="facts">
+    ${rows
+      .filter(([, value]) => value)
+      .map(
+        ([label, value]) =>
+          html`<dt>${label}</dt>
+            <dd>${value}</dd>`,
+      )}
+  </dl>`;
+
+const addresses = (list: string[] | null) => (list && list.length > 0 ? list.join(", ") : undefined);
+
+/** The headers the email was sent with, which only its first event records. */
+function sentHeaders(events: readonly AuditEventItem[]): [string, string][] {
+  const first = events.findLast((e) => e.type === "EmailQueued" || e.type === "EmailScheduled");
+  return Object.entries(((first?.data ?? {}) as { headers?: Record<string, string> }).headers ?? {});
+}
+
+function notFound(who: SignedIn) {
+  const title = "Email not found";
+  const body = html`<h1>${title}</h1>
+    ${errorNotice("There is no email with this id in your team.")}
+    <p><a href="${dashboardPath}/emails">All emails</a></p>`;
+  return { status: 404, page: who.page(title, "emails", body) };
+}
+
+function attachmentTable(files: Attachment[]) {
+  const rows = files.map((a) => [
+    html`<a href="${a.download_url}" download>${a.filename}</a>`,
+    a.content_type,
+    html`${a.size.toLocaleString("en")} bytes`,
+  ]);
+  return dataTable("Attachments", ["File", "Type", "Size"], rows);
+}
+
+function headerTable(headers: [string, string][]) {
+  if (headers.length === 0) return emptyState("No custom headers.");
+  const rows = headers.map(([name, value]) => [html`<span class="mono">${name}</span>`, html`<span class="mono">${value}</span>`]);
+  return dataTable("Custom headers", ["Name", "Value"], rows);
+}
+
+/**
+ * One email: its facts, its body in a sandboxed frame, its headers and attachments, and its timeline
+ * from the audit API. Another team's email is not found, as in the API, since the API is what answers.
+ */
+export function emailDetailPage(dashboard: Dashboard): void {
+  dashboard.page("/emails/:id", { params }, async (who, { params: { id } }) => {
+    const [email, attachments, events] = await Promise.all([
+      who.api.get<EmailObject>(`/emails/${id}`),
+      who.api.get<{ data: Attachment[] }>(withQuery(`/emails/${id}/attachments`, { limit: 100 })),
+      who.api.get<{ data: AuditEventItem[] }>(withQuery(`/audit/streams/email-${id}`, { limit: 100 })),
+    ]);
+    if (!email.ok && email.status === 404) return notFound(who);
+    if (!email.ok)
+      return who.page(
+        "Email",
+        "emails",
+        html`<h1>Email</h1>
+          ${errorNotice("The email could not be loaded.", email.message)}`,
+      );
+    const e = email.body;
+    const title = e.subject || "(no subject)";
+    const content =
+      e.html === null && e.text === null
+        ? emptyState("This email's content is no longer kept (erased, or past its retention).")
+        : html`<iframe
+            class="preview"
+            sandbox=""
+            referrerpolicy="no-referrer"
+            src="${emailPath(id)}/content"
+            title="The email's content, without its scripts"
+          ></iframe>`;
+    return who.page(
+      title,
+      "emails",
+      html`<p><a href="${dashboardPath}/emails">← All emails</a></p>
+        <h1>${title}</h1>
+        <section class="panel" aria-label="Summary">
+          ${facts([
+            ["Status", statusBadge(e.last_event)],
+            ["From", e.from],
+            ["To", addresses(e.to)],
+            ["Cc", addresses(e.cc)],
+            ["Bcc", addresses(e.bcc)],
+            ["Reply to", addresses(e.reply_to)],
+            ["Created", timestamp(e.created_at)],
+            ["Scheduled for", e.scheduled_at && timestamp(e.scheduled_at)],
+            ["Tags", e.tags.length > 0 ? e.tags.map((t) => `${t.name}=${t.value}`).join(", ") : undefined],
+            ["Id", html`<code>${e.id}</code>`],
+          ])}
+        </section>
+        <h2>Timeline</h2>
+        ${events.ok ? timeline(events.body.data) : errorNotice("The timeline could not be loaded.", events.message)}
+        <h2>Content</h2>
+        ${content} ${emailActionForms(id, e.last_event, who.session.csrfToken)}
+        <h2>Headers</h2>
+        ${events.ok ? headerTable(sentHeaders(events.body.data)) : errorNotice("The headers could not be loaded.", events.message)}
+        <h2>Attachments</h2>
+        ${listState(attachments, "The attachments", "No attachments.", attachmentTable)}`,
+    );
+  });
+
+  // The body is another party's html: served as its own document, which the browser sandboxes twice
+  // (the frame's `sandbox=""` and this answer's CSP `sandbox`): no scripts, an opaque origin, no forms,
+  // and nothing fetched from the network, so opening it here tells its sender nothing.
+  dashboard.page("/emails/:id/content", { params }, async (who, { params: { id } }) => {
+    const email = await who.api.get<EmailObject>(`/emails/${id}`);
+    const headers = { "content-security-policy": sharedFrameCsp, "x-frame-options": "SAMEORIGIN" };
+    if (!email.ok)
+      return {
+        status: email.status,
+        page: html`<!doctype html>
+          <p>${email.message}</p>`,
+        headers,
+      };
+    return { status: 200, page: new Html(sharedFrameDocument(email.body)), headers };
+  });
+}

@@ -1,0 +1,197 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { Resend } from "resend";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import { succeeded } from "../support/wire.js";
+
+/**
+ * The dashboard in a real browser (headless Debian Chromium, scripts on), against a whole server that
+ * delivers to a loopback SMTP sink. Every page is also saved as a screenshot at a desktop and a phone
+ * width, in both colour schemes, under `test-results/dashboard/`, for a person to look at.
+ */
+
+const executablePath = "/usr/bin/chromium";
+const screenshots = join(process.cwd(), "test-results", "dashboard");
+let mailing: MailingServer;
+let resend: Resend;
+let browser: Browser;
+/** Every Content-Security-Policy violation a page reported: a page that needs one is broken for its users. */
+const violations: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(executablePath))
+    throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  const launching = chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  try {
+    mailing = await startMailingServer();
+    resend = mailing.resend;
+  } finally {
+    browser = await launching;
+  }
+  mkdirSync(screenshots, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await mailing?.stop();
+});
+
+const url = (path: string) => `${mailing.server.url}${path}`;
+
+async function newContext(options: { width?: number; dark?: boolean } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 800 },
+    colorScheme: options.dark ? "dark" : "light",
+  });
+  context.on("console", (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return context;
+}
+
+async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto(url("/dashboard"));
+  await page.getByLabel("Full-access API key").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Reloads until the page shows `text`: the timeline grows as the sagas record what happened. */
+async function reloadUntil(page: Page, text: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.getByText(text, { exact: true }).count())) {
+    if (Date.now() > deadline) throw new Error(`the page never showed "${text}"`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await page.reload();
+  }
+}
+
+describe("the dashboard", () => {
+  it("signs in, finds an email sent through the SDK, and shows its timeline reach delivered", async () => {
+    const sent = await succeeded(() =>
+      resend.emails.send({
+        from: "Acme <hello@acme.test>",
+        to: "ann@example.test",
+        subject: "Dashboard e2e",
+        html: "<h1>Hello Ann</h1><p>Your order shipped.</p><script>document.title = 'ran'</script>",
+        headers: { "X-Entity-Ref-ID": "order-7" },
+      }),
+    );
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Emails" }).click();
+    await page.getByRole("link", { name: "Dashboard e2e" }).click();
+    expect(page.url()).toBe(url(`/dashboard/emails/${sent.id}`));
+    await reloadUntil(page, "Delivered");
+    expect(await page.getByText("X-Entity-Ref-ID").count()).toBe(1);
+    // The body shows in its frame, whose script never ran: the frame is sandboxed without scripts.
+    const frame = page.frameLocator("iframe.preview");
+    await frame.getByRole("heading", { name: "Hello Ann" }).waitFor();
+    expect(await page.locator("iframe.preview").getAttribute("sandbox")).toBe("");
+    await context.close();
+  });
+
+  it("copies a domain's DNS record", async () => {
+    const domain = await succeeded(() => resend.domains.create({ name: "dashboard-copy.test" }));
+    const context = await newContext();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: mailing.server.url });
+    const page = await context.newPage();
+    await signIn(page, mailing.server.token);
+    await page.goto(url(`/dashboard/domains/${domain.id}`));
+    const record = domain.records.find((r) => r.record === "DKIM")!;
+    await page.getByRole("button", { name: "Copy the DKIM record's value" }).click();
+    await page.getByRole("button", { name: "Copy the DKIM record's value" }).getByText("Copied").waitFor();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(record.value);
+    await context.close();
+  });
+
+  it("creates an API key and shows its token once", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, mailing.server.token);
+    await page.goto(url("/dashboard/api-keys"));
+    await page.getByLabel("Name").fill("Made in a browser");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const token = (await page.locator("#new-token").textContent())!.trim();
+    expect(token).toMatch(/^re_/);
+    const listed = await succeeded(() => new Resend(token, { baseUrl: mailing.server.url }).apiKeys.list());
+    expect(listed.data.map((k) => k.name)).toContain("Made in a browser");
+    await page.reload();
+    expect(await page.getByText(token).count()).toBe(0);
+    expect(await page.getByRole("cell", { name: "Made in a browser", exact: true }).count()).toBe(1);
+    await context.close();
+  });
+
+  it("signs out, after which its pages ask to sign in again", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, mailing.server.token);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("You are signed out.").waitFor();
+    await page.goto(url("/dashboard/emails"));
+    expect(page.url()).toBe(url("/dashboard/sign-in"));
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses a sending-access key, saying why", async () => {
+    const sender = await succeeded(() => resend.apiKeys.create({ name: "Sender", permission: "sending_access" }));
+    const context = await newContext();
+    const page = await context.newPage();
+    await signIn(page, sender.token);
+    await page.getByRole("alert").getByText("This key has sending access only").waitFor();
+    expect(page.url()).toBe(url("/dashboard/sign-in"));
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+  });
+
+  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
+    const email = await succeeded(() =>
+      resend.emails.send({
+        from: "Acme <hello@acme.test>",
+        to: ["ann@example.test", "bob@example.test"],
+        subject: "Your receipt for order 7",
+        html: "<h1>Thanks for your order</h1><p>It ships tomorrow.</p>",
+        headers: { "X-Entity-Ref-ID": "order-7" },
+      }),
+    );
+    const domain = await succeeded(() => resend.domains.create({ name: "dashboard-screenshots.test" }));
+    await succeeded(() => resend.post("/suppressions", { email: "bounced@example.test" }));
+    const pages: Record<string, string> = {
+      overview: "/dashboard",
+      emails: "/dashboard/emails",
+      email: `/dashboard/emails/${email.id}`,
+      domains: "/dashboard/domains",
+      domain: `/dashboard/domains/${domain.id}`,
+      "api-keys": "/dashboard/api-keys",
+      suppressions: "/dashboard/suppressions",
+      logs: "/dashboard/logs",
+      "not-found": "/dashboard/emails/00000000-0000-4000-8000-000000000000",
+    };
+    for (const dark of [false, true]) {
+      for (const width of [1280, 375]) {
+        const context = await newContext({ width, dark });
+        const page = await context.newPage();
+        const shot = (name: string) =>
+          page.screenshot({ path: join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`), fullPage: true });
+        await page.goto(url("/dashboard/sign-in"));
+        await shot("sign-in");
+        await signIn(page, mailing.server.token);
+        for (const [name, path] of Object.entries(pages)) {
+          await page.goto(url(path));
+          // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
+          // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
+          if (name === "email") {
+            await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
+            await page.locator("iframe.preview").scrollIntoViewIfNeeded();
+          }
+          await shot(name);
+        }
+        await context.close();
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});
