@@ -64,6 +64,9 @@ describe("tallies in a batch", () => {
     expect(() => writes.tally("per_domain", { ...byDomainOf("e1"), columns: { domain: "colour" } }, { hour: 1 })).toThrow(
       /no column colour/,
     );
+    expect(() => writes.tally("per_domain", { ...byDomainOf("e1"), columns: { domain: "domain", label: "domain" } }, { hour: 1 })).toThrow(
+      /key columns only, not label/,
+    );
     expect(() => writes.tally("per_domain", { ...byDomainOf("e1"), once: { column: "domain", value: "x" } }, { hour: 1 })).toThrow(
       /must be nullable/,
     );

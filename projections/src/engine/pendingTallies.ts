@@ -42,7 +42,7 @@ function tallyKey(definition: TableDefinition, through: TallyThrough, row: Row):
 
 function checkTally(table: string, definition: TableDefinition, source: TableDefinition, through: TallyThrough, row: Row): void {
   for (const [target, read] of Object.entries(through.columns)) {
-    if (!(target in definition.columns)) throw new Error(`${table}: no column ${target}`);
+    if (!definition.primaryKey.includes(target)) throw new Error(`${table}: a tally reads key columns only, not ${target}`);
     if (!(read in source.columns)) throw new Error(`${through.table}: no column ${read}`);
   }
   for (const column of source.primaryKey) {

@@ -67,7 +67,7 @@ export interface TallyThrough {
   /** The table read, and the key of its row. */
   table: string;
   key: Row;
-  /** Column of the tallied table ← column of the row read. */
+  /** Key column of the tallied table ← column of the row read. */
   columns: Record<string, string>;
   /**
    * Counts the first time only: the tally applies while this nullable column of the row read is NULL, and
