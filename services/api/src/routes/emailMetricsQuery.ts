@@ -77,16 +77,18 @@ export function parseQueryDate(text: string, tz: string, end: boolean): number |
 export function metricsRequest(query: MetricsQuery, now: number): MetricsRequest {
   const timezone = query.timezone ?? "UTC";
   if (!isTimezone(timezone)) throw invalid("Invalid `timezone`: use an IANA timezone such as `America/New_York`.");
-  const date = (name: "start_date" | "end_date") => {
+  const date = (name: "start_date" | "end_date", end: boolean) => {
     const text = query[name];
     if (text === undefined) return undefined;
-    const at = parseQueryDate(text, timezone, name === "end_date");
+    const at = parseQueryDate(text, timezone, end);
     if (at === undefined) throw invalid(`Invalid \`${name}\`: use an ISO 8601 date or datetime.`);
     return at;
   };
-  const to = Math.min(date("end_date") ?? now, now);
-  const from = date("start_date") ?? to - DEFAULT_SPAN_MS;
-  if (from > to) throw invalid("`start_date` must be on or before `end_date` (and not in the future).");
+  const to = Math.min(date("end_date", true) ?? now, now);
+  const from = date("start_date", false) ?? to - DEFAULT_SPAN_MS;
+  // Compared with the end as written: an end date's day is included, but a start on the day after it is still after it.
+  if (from > Math.min(date("end_date", false) ?? now, now))
+    throw invalid("`start_date` must be on or before `end_date` (and not in the future).");
 
   const dimensions = query.dimensions;
   const emailIds = query.email_id;
