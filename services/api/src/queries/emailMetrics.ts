@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { Database } from "@tidings/postgres";
 import { emailMetricCounters, NO_DIMENSION, readModels, type EmailMetricCounter } from "@tidings/projections";
-import { localIso, periodStart, type Granularity } from "./metricPeriods.js";
+import { localIso, type Granularity } from "./metricPeriods.js";
 import { metricValues, type Counts, type EmailMetric } from "./metricRates.js";
 
 export const metricDimensions = ["period", "domain", "email", "broadcast"] as const;
@@ -18,7 +18,7 @@ export interface MetricsRequest {
   domainIds: string[];
   emailIds: string[];
   broadcastIds: string[];
-  /** The starts of every period of the range, when `period` is the only dimension: periods with no email show zeros. */
+  /** The starts of the range's periods, in order, when `period` is a dimension. */
   periods?: number[];
 }
 
@@ -32,8 +32,8 @@ export interface MetricsRow extends Partial<Record<EmailMetric, number>> {
 }
 
 interface Grouped {
-  /** The quarter hour (from SQL), then the period's start (once folded). */
-  bucket_start?: number;
+  /** The start of the period, in ms. */
+  period?: number;
   domain_id?: string;
   email_id?: string;
   broadcast_id?: string;
@@ -42,61 +42,52 @@ interface Grouped {
 
 const zeros = (): Counts => Object.fromEntries(emailMetricCounters.map((c) => [c, 0])) as Counts;
 
-function addCounts(into: Counts, from: Counts) {
-  for (const c of emailMetricCounters) into[c] += from[c];
-}
-
-const rowKey = (row: Grouped) => JSON.stringify([row.bucket_start, row.domain_id, row.email_id, row.broadcast_id]);
-
 /**
  * Sums the `email_metrics` read model (or, for the `email` dimension and filter, `email_metrics_by_email`)
- * per quarter hour and requested dimension in SQL, then folds the quarter hours into the caller's periods.
- * Totals count every email of the filters; a `domain` or `broadcast` row needs one (received mail has no
- * sending domain, most emails no broadcast), so `data` leaves such emails out.
+ * per requested dimension in SQL, quarter hours per period included. Totals count every email of the
+ * filters; a `domain` or `broadcast` row needs one (received mail has no sending domain, most emails no
+ * broadcast), so `data` leaves such emails out.
  */
 export async function emailMetrics(database: Database, teamId: string, request: MetricsRequest) {
   const has = (d: MetricDimension) => request.dimensions.includes(d);
   const totals = zeros();
-  const rows = new Map<string, Grouped>();
-  for (const period of request.periods ?? [])
-    rows.set(rowKey({ bucket_start: period, counts: zeros() }), { bucket_start: period, counts: zeros() });
-  const periods = new Map<number, number>();
-  const periodOf = (bucket: number) => {
-    let start = periods.get(bucket);
-    if (start === undefined) periods.set(bucket, (start = periodStart(bucket, request.granularity, request.timezone)));
-    return start;
-  };
+  const rows = new Map<number, Grouped>();
+  // Alone, `period` shows every period of the range, those with no email too: a chart's x axis.
+  if (request.dimensions.length === 1) for (const period of request.periods ?? []) rows.set(period, { period, counts: zeros() });
+  const data: Grouped[] = [];
   for (const group of await groupedCounts(database, teamId, request)) {
-    addCounts(totals, group.counts);
+    for (const c of emailMetricCounters) totals[c] += group.counts[c];
     if ((has("domain") && group.domain_id === NO_DIMENSION) || (has("broadcast") && group.broadcast_id === NO_DIMENSION)) continue;
-    const folded = { ...group, bucket_start: group.bucket_start === undefined ? undefined : periodOf(group.bucket_start), counts: zeros() };
-    const key = rowKey(folded);
-    const row = rows.get(key) ?? folded;
-    rows.set(key, row);
-    addCounts(row.counts, group.counts);
+    if (request.dimensions.length === 1 && group.period !== undefined) rows.get(group.period)!.counts = group.counts;
+    else data.push(group);
   }
-  const names = await dimensionNames(database, teamId, [...rows.values()]);
+  data.push(...rows.values());
+  const names = await dimensionNames(database, teamId, data);
   // In time order, then by domain name, email id and broadcast name.
   const label = (row: MetricsRow) => [row.domain_name, row.email_id, row.broadcast_name].join("|");
-  const data = [...rows.values()]
-    .map((row) => ({ at: row.bucket_start ?? 0, wire: wireRow(row, request, names) }))
-    .sort((a, b) => a.at - b.at || label(a.wire).localeCompare(label(b.wire)))
-    .map((row) => row.wire);
   return {
     totals: metricValues(totals, request.metrics),
-    ...(request.dimensions.length > 0 && { data }),
+    ...(request.dimensions.length > 0 && {
+      data: data
+        .map((row) => ({ at: row.period ?? 0, wire: wireRow(row, request, names) }))
+        .sort((a, b) => a.at - b.at || label(a.wire).localeCompare(label(b.wire)))
+        .map((row) => row.wire),
+    }),
   };
 }
 
 async function groupedCounts(database: Database, teamId: string, request: MetricsRequest): Promise<Grouped[]> {
   const has = (d: MetricDimension) => request.dimensions.includes(d);
   const byEmail = has("email") || request.emailIds.length > 0;
+  const periods = request.periods ?? [];
+  // width_bucket finds each quarter hour's period among the range's starts by binary search, in SQL.
+  const period = sql`width_bucket(m.bucket_start, ${periods.map((p) => new Date(p).toISOString())}::timestamptz[])`;
   const grouping = [
-    has("period") ? "bucket_start" : undefined,
-    has("domain") ? "domain_id" : undefined,
-    has("email") ? "email_id" : undefined,
-    has("broadcast") ? "broadcast_id" : undefined,
-  ].filter((c): c is string => c !== undefined);
+    ...(has("period") ? [sql`${period} AS period`] : []),
+    ...(["domain_id", "email_id", "broadcast_id"] as const)
+      .filter((c) => has(c.replace("_id", "") as MetricDimension))
+      .map((c) => sql.ref(`m.${c}`)),
+  ];
   const filters: RawBuilder<unknown>[] = [
     sql`m.team_id = ${teamId}`,
     sql`m.bucket_start >= ${new Date(request.from).toISOString()}::timestamptz`,
@@ -105,17 +96,18 @@ async function groupedCounts(database: Database, teamId: string, request: Metric
   if (request.domainIds.length > 0) filters.push(sql`m.domain_id = ANY(${request.domainIds}::uuid[])`);
   if (request.emailIds.length > 0) filters.push(sql`m.email_id = ANY(${request.emailIds}::uuid[])`);
   if (request.broadcastIds.length > 0) filters.push(sql`m.broadcast_id = ANY(${request.broadcastIds}::uuid[])`);
-  const columns = grouping.map((c) => sql.ref(`m.${c}`));
   const sums = emailMetricCounters.map((c) => sql`SUM(${sql.ref(`m.${c}`)})::bigint AS ${sql.ref(c)}`);
   const { rows } = await sql<Record<string, unknown>>`
-    SELECT ${sql.join([...columns, ...sums])}
+    SELECT ${sql.join([...grouping, ...sums])}
     FROM ${sql.table(byEmail ? "email_metrics_by_email" : "email_metrics")} AS m
     WHERE ${sql.join(filters, sql` AND `)}
-    ${grouping.length > 0 ? sql`GROUP BY ${sql.join(columns)}` : sql``}`.execute(readModels(database));
+    ${grouping.length > 0 ? sql`GROUP BY ${sql.join(grouping.map((_, n) => sql.raw(String(n + 1))))}` : sql``}`.execute(
+    readModels(database),
+  );
   return rows
     .filter((row) => grouping.length > 0 || row.sent !== null)
     .map((row) => ({
-      bucket_start: row.bucket_start === undefined ? undefined : new Date(row.bucket_start as Date | string).getTime(),
+      period: row.period === undefined ? undefined : periods[Number(row.period) - 1]!,
       domain_id: row.domain_id as string | undefined,
       email_id: row.email_id as string | undefined,
       broadcast_id: row.broadcast_id as string | undefined,
@@ -151,7 +143,7 @@ async function dimensionNames(database: Database, teamId: string, rows: Grouped[
 function wireRow(row: Grouped, request: MetricsRequest, names: Names): MetricsRow {
   const has = (d: MetricDimension) => request.dimensions.includes(d);
   return {
-    ...(has("period") && { period: localIso(row.bucket_start!, request.timezone) }),
+    ...(has("period") && { period: localIso(row.period!, request.timezone) }),
     ...(has("domain") && { domain_id: row.domain_id!, domain_name: names.domains.get(row.domain_id!) ?? "" }),
     ...(has("email") && { email_id: row.email_id! }),
     ...(has("broadcast") && { broadcast_id: row.broadcast_id!, broadcast_name: names.broadcasts.get(row.broadcast_id!) ?? "" }),

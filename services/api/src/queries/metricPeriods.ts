@@ -1,3 +1,5 @@
+import { QUARTER_HOUR_MS } from "@tidings/projections";
+
 /**
  * The periods of `GET /emails/metrics`, in the caller's IANA timezone: the read model counts per quarter hour
  * (UTC), and every timezone's offset is a whole number of quarter hours, so each quarter hour falls in exactly
@@ -9,7 +11,7 @@ export type Granularity = (typeof granularities)[number];
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** The wall clock of `tz` at an instant. */
+/** A wall-clock time of a timezone. */
 interface WallClock {
   year: number;
   month: number;
@@ -19,8 +21,21 @@ interface WallClock {
 }
 
 const formats = new Map<string, Intl.DateTimeFormat>();
+/** Offsets by timezone and quarter hour: asking ICU costs tens of µs, and a request asks about the same few days. */
+const offsets = new Map<string, Map<number, number>>();
+const MAX_CACHED_OFFSETS = 200_000;
 
-function wallClock(ms: number, tz: string): WallClock {
+/** How far `tz` is ahead of UTC at an instant, in ms. Offsets change on quarter hours, so one answer serves each. */
+function offsetAt(ms: number, tz: string): number {
+  const quarter = Math.floor(ms / QUARTER_HOUR_MS);
+  let known = offsets.get(tz);
+  if (!known || known.size > MAX_CACHED_OFFSETS) offsets.set(tz, (known = new Map()));
+  let offset = known.get(quarter);
+  if (offset === undefined) known.set(quarter, (offset = zoneOffset(quarter * QUARTER_HOUR_MS, tz)));
+  return offset;
+}
+
+function zoneOffset(ms: number, tz: string): number {
   let format = formats.get(tz);
   if (!format) {
     format = new Intl.DateTimeFormat("en-US", {
@@ -36,13 +51,19 @@ function wallClock(ms: number, tz: string): WallClock {
   }
   const parts: Record<string, number> = {};
   for (const part of format.formatToParts(ms)) if (part.type !== "literal") parts[part.type] = Number(part.value);
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute! };
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - ms;
 }
 
-/** How far `tz` is ahead of UTC at an instant, in ms. */
-function offsetAt(ms: number, tz: string): number {
-  const wall = wallClock(ms, tz);
-  return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute) - Math.floor(ms / 60_000) * 60_000;
+/** The wall clock of `tz` at an instant. */
+function wallClock(ms: number, tz: string): WallClock {
+  const wall = new Date(ms + offsetAt(ms, tz));
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+  };
 }
 
 /**

@@ -47,10 +47,10 @@ describe("the query of GET /emails/metrics", () => {
     expect(parseQueryDate("2026-02-30", "UTC", false)).toBeUndefined();
   });
 
-  it("given the period dimension alone, lists every period of the range so empty ones show too", () => {
-    const r = request({ start_date: "2026-07-01", end_date: "2026-07-03", dimensions: "period" });
+  it("given the period dimension, lists every period of the range", () => {
+    const r = request({ start_date: "2026-07-01", end_date: "2026-07-03", dimensions: "period,domain" });
     expect(r.periods).toHaveLength(3);
-    expect(request({ start_date: "2026-07-01", end_date: "2026-07-03", dimensions: "period,domain" }).periods).toBeUndefined();
+    expect(request({ start_date: "2026-07-01", end_date: "2026-07-03", dimensions: "domain" }).periods).toBeUndefined();
   });
 
   it("refuses unknown names, more than 100 ids, and ids that are not UUIDs, naming the parameter", () => {

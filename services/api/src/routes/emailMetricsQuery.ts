@@ -116,6 +116,6 @@ export function metricsRequest(query: MetricsQuery, now: number): MetricsRequest
     domainIds: query.domain_id,
     emailIds,
     broadcastIds,
-    ...(dimensions.length === 1 && { periods }),
+    ...(periods && { periods }),
   };
 }
