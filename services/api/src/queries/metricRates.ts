@@ -30,7 +30,7 @@ export type EmailMetric = (typeof emailMetrics)[number];
 /** The read model's counters, summed over a row of the answer. */
 export type Counts = Record<EmailMetricCounter, number>;
 
-/** A rate: its numerator and the count it is a share of (docs/wire-compatibility.md §6.20). */
+/** A rate: its numerator and the count it is a share of (docs/wire-compatibility.md §6.22). */
 const rates = {
   delivery_rate: ["delivered", "sent"],
   bounce_rate: ["bounced", "sent"],
