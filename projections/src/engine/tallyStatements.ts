@@ -18,7 +18,9 @@ export function tallyStatements(writes: TableWrites, physical: (table: string) =
   for (const tally of writes.tallies) {
     const { through, row } = tally;
     const shape = JSON.stringify([through.table, Object.keys(through.key), through.columns, through.once?.column, Object.keys(row).sort()]);
-    groups.set(shape, [...(groups.get(shape) ?? []), tally]);
+    const group = groups.get(shape);
+    if (group) group.push(tally);
+    else groups.set(shape, [tally]);
   }
   return [...groups.values()].flatMap((group) => groupStatements(writes, group, physical));
 }
