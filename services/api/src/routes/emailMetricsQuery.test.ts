@@ -45,6 +45,7 @@ describe("the query of GET /emails/metrics", () => {
     expect(parseQueryDate("2026-07-01T10:00:00", "Asia/Kolkata", false)).toBe(Date.parse("2026-07-01T04:30:00Z"));
     expect(parseQueryDate("2026-07-01T10:00:00.5+02:00", "UTC", false)).toBe(Date.parse("2026-07-01T08:00:00.500Z"));
     expect(parseQueryDate("2026-02-30", "UTC", false)).toBeUndefined();
+    expect(parseQueryDate("0050-01-01", "UTC", false)).toBeUndefined();
   });
 
   it("given the period dimension, lists every period of the range", () => {

@@ -64,6 +64,8 @@ export function parseQueryDate(text: string, tz: string, end: boolean): number |
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(text);
   if (!match) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part))) as number[];
+  // Date.UTC reads years 0 to 99 as 1900 to 1999; no email is that old.
+  if (year! < 1000) return undefined;
   const calendar = new Date(Date.UTC(year!, month! - 1, day!));
   if (calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day! || hour! > 23 || minute! > 59 || second! > 59)
     return undefined;
