@@ -13,13 +13,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import Fastify from "fastify";
 import { z } from "zod";
-import { createLogger, loadConfig, newId, systemClock } from "@tidings/core";
-import { buildApp, buildTransportApp, createApiServices, createTeamKey, databaseRateBuckets } from "@tidings/api";
-import { openRuntime } from "@tidings/cli";
-import { handleCommand } from "@tidings/commands";
-import { teamDecider, teamStream } from "@tidings/domain";
-import { migrate } from "@tidings/postgres";
-import { checkpointMigrations, createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+import { newId } from "@tidings/core";
+import { buildApp, buildTransportApp, createTeamKey, databaseRateBuckets } from "@tidings/api";
+import { benchKey, withInProcessApi } from "./support/inProcessApi.mjs";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
 const run = promisify(execFile);
@@ -91,33 +87,8 @@ async function rateLimitCost(database) {
 }
 
 async function bench(mode) {
-  return withSettings(mode, async (settings) => {
-    const config = loadConfig({ ...settings, LOG_LEVEL: logLevel });
-    const logger = createLogger(config.LOG_LEVEL);
-    const runtime = await openRuntime(config, logger);
-    const stops = [() => runtime.close()];
-    try {
-      await migrate(runtime.database, "projections", checkpointMigrations);
-      const projections = await startProjections({
-        store: runtime.store,
-        database: runtime.database,
-        projections: productProjections,
-        logger,
-      });
-      stops.push(() => projections.stop());
-      const waiter = await createCheckpointWaiter(
-        runtime.database,
-        productProjections.map((p) => p.name),
-      );
-      stops.push(() => waiter.close());
-      const services = createApiServices({
-        store: runtime.store,
-        database: runtime.database,
-        config,
-        waitFor: waiter.waitFor,
-        clock: systemClock,
-      });
-
+  return withSettings(mode, (settings) =>
+    withInProcessApi({ ...settings, LOG_LEVEL: logLevel }, async ({ logger, runtime, services, stops }) => {
       const noop = (app) => app.get("/noop", { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
       const app = buildApp({ logger, services, readiness: runtime.readiness, routes: [noop] });
       await app.listen({ port: 0, host: "127.0.0.1" });
@@ -130,19 +101,7 @@ async function bench(mode) {
       await bare.listen({ port: 0, host: "127.0.0.1" });
       stops.push(() => bare.close());
 
-      const key = await createTeamKey(
-        services,
-        { team: "bench", name: "bench", permission: "full_access", domainId: null },
-        { actor: "cli" },
-      );
-      const limit = await handleCommand({
-        store: runtime.store,
-        streamId: teamStream(key.teamId),
-        decider: teamDecider,
-        command: { type: "SetTeamRateLimit", teamId: key.teamId, requestsPerSecond: 10_000_000 },
-        metadata: { actor: "cli", teamId: key.teamId },
-      });
-      await services.waitFor(limit.position);
+      const key = await benchKey(services, runtime.store);
       for (let i = 0; i < 3; i++)
         await createTeamKey(services, { team: "bench", name: `listed ${i}`, permission: "full_access", domainId: null }, { actor: "cli" });
 
@@ -183,10 +142,8 @@ async function bench(mode) {
         load_1m_before: Number(load.toFixed(2)),
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
       };
-    } finally {
-      for (const stop of stops.reverse()) await stop().catch(() => {});
-    }
-  });
+    }),
+  );
 }
 
 for (const mode of modes) console.log(JSON.stringify(await bench(mode)));

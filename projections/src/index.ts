@@ -41,6 +41,8 @@ export { automationRunsProjection } from "./readmodels/automationRuns.js";
 export { domainsProjection } from "./readmodels/domains.js";
 export { emailsProjection } from "./readmodels/emails.js";
 export { emailClicksProjection } from "./readmodels/emailClicks.js";
+export { emailMetricsProjection, emailMetricCounters, NO_DIMENSION, type EmailMetricCounter } from "./readmodels/emailMetrics.js";
+export { quarterHour, QUARTER_HOUR_MS } from "./readmodels/quarterHour.js";
 export { inboundEmailsProjection } from "./readmodels/inboundEmails.js";
 export { broadcastsProjection } from "./readmodels/broadcasts.js";
 export { webhooksProjection } from "./readmodels/webhooks.js";

@@ -30,7 +30,9 @@ export async function applyBatch(
 ): Promise<Position> {
   const last = events.at(-1);
   if (!last) return from;
-  const statements = projectBatch(target.projection, events).flatMap((writes) => writeStatements(writes, target.tables.get(writes.table)!));
+  const statements = projectBatch(target.projection, events).flatMap((writes) =>
+    writeStatements(writes, (table) => target.tables.get(table)!),
+  );
   await commit({
     target: { name: target.projection.name, state: target.state, version: target.version },
     from,

@@ -1,5 +1,6 @@
 import { mergeRows } from "./mergeRules.js";
-import type { BatchContext, Projection, Row, TableDefinition } from "./projection.js";
+import { PendingTallies, type PendingTally } from "./pendingTallies.js";
+import type { BatchContext, Projection, Row, TableDefinition, TallyThrough } from "./projection.js";
 
 /**
  * Everything a batch does to one row, folded: first a delete, then an update of the row as it then is,
@@ -13,15 +14,18 @@ export interface PendingRow {
   upsert?: Row;
 }
 
+/** A table's folded row writes, or (after every table's rows, so they read what the batch wrote) its tallies. */
 export interface TableWrites {
   table: string;
   definition: TableDefinition;
   rows: PendingRow[];
+  tallies: PendingTally[];
 }
 
 /** The write buffer behind a batch's BatchContext. */
 export class BatchWrites implements BatchContext {
   private readonly tables = new Map<string, Map<string, PendingRow>>();
+  private readonly tallies = new PendingTallies();
 
   constructor(private readonly projection: Projection) {}
 
@@ -51,13 +55,18 @@ export class BatchWrites implements BatchContext {
     delete pending.upsert;
   }
 
-  /** The folded writes, per table; empty when no handler wrote anything. */
+  tally(table: string, through: TallyThrough, row: Row): void {
+    this.tallies.add(table, this.definition(table), this.definition(through.table), through, row);
+  }
+
+  /** The folded writes, per table, then the tallies, per table; empty when no handler wrote anything. */
   drain(): TableWrites[] {
     const out: TableWrites[] = [];
     for (const [table, rows] of this.tables) {
-      if (rows.size > 0) out.push({ table, definition: this.projection.tables[table]!, rows: [...rows.values()] });
+      if (rows.size > 0) out.push({ table, definition: this.projection.tables[table]!, rows: [...rows.values()], tallies: [] });
     }
     this.tables.clear();
+    for (const [table, tallies] of this.tallies.drain()) out.push({ table, definition: this.projection.tables[table]!, rows: [], tallies });
     return out;
   }
 

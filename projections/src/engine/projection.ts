@@ -52,6 +52,29 @@ export interface BatchContext {
   /** Merges `changes` into the row with this key if it exists; does nothing otherwise. */
   update(table: string, key: Row, changes: Row): void;
   delete(table: string, key: Row): void;
+  /**
+   * Merges `row` into the row of `table` keyed by `row`'s key columns plus those `through` reads from a row
+   * of another of the projection's tables: an event that names only an email counts under the email's
+   * domain. Tallies apply after the batch's other writes, so they find a row the same batch made; with no
+   * row to read, nothing is counted. Every column of `row` outside the key must merge by `add`, `max` or `min`;
+   * a row a tally makes starts the `add` columns it does not name at 0.
+   */
+  tally(table: string, through: TallyThrough, row: Row): void;
+}
+
+/** Where a tally reads the key columns its handler cannot know (see BatchContext.tally). */
+export interface TallyThrough {
+  /** The table read, and the key of its row. */
+  table: string;
+  key: Row;
+  /** Key column of the tallied table ← column of the row read. */
+  columns: Record<string, string>;
+  /**
+   * Counts the first time only: the tally applies while this nullable column of the row read is NULL, and
+   * sets it to `value` in the same statement, so a second open of an email adds nothing to unique opens,
+   * in this batch or any later one. Of several in one batch, the first wins.
+   */
+  once?: { column: string; value: unknown };
 }
 
 /** Synchronous on purpose: a handler turns one event into writes, with no I/O of its own. */

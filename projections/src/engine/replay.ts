@@ -54,7 +54,7 @@ export async function replayInScratch<T>(
       }
       for (const projection of projections) {
         for (const writes of projectBatch(projection, [...events])) {
-          for (const statement of writeStatements(writes, writes.table)) {
+          for (const statement of writeStatements(writes, (table) => table)) {
             await trx.executeQuery(CompiledQuery.raw(statement.text, statement.params));
           }
         }

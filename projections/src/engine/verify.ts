@@ -80,7 +80,7 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
     let position: Position = START;
     const apply = async (db: Kysely<unknown>, page: RecordedEvent[]) => {
       for (const writes of projectBatch(projection, page))
-        for (const s of writeStatements(writes, replay.get(writes.table)!)) await db.executeQuery(CompiledQuery.raw(s.text, s.params));
+        for (const s of writeStatements(writes, (table) => replay.get(table)!)) await db.executeQuery(CompiledQuery.raw(s.text, s.params));
       events += page.length;
     };
     for (;;) {

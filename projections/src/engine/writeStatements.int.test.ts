@@ -72,7 +72,7 @@ async function apply(physical: string, writes: Write[]) {
   const buffer = new BatchWrites(projection);
   for (const write of writes) write(buffer);
   for (const table of buffer.drain()) {
-    for (const statement of writeStatements(table, physical)) {
+    for (const statement of writeStatements(table, () => physical)) {
       await test.database.db.executeQuery(CompiledQuery.raw(statement.text, statement.params));
     }
   }

@@ -2,22 +2,20 @@ import { quoteIdent } from "@tidings/postgres";
 import type { PendingRow, TableWrites } from "./batchWrites.js";
 import { mergeExpression } from "./mergeRules.js";
 import type { Row, TableDefinition } from "./projection.js";
+import { tallyStatements } from "./tallyStatements.js";
+import { chunks, type Statement } from "./valueLists.js";
 
-export interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-/** Far below PostgreSQL's 65,535 bind parameters, and large enough that a batch is a few statements. */
-const MAX_PARAMS = 30_000;
+export type { Statement } from "./valueLists.js";
 
 /**
- * The statements that apply one table's folded writes to `physical`: one DELETE, then UPDATEs, then
- * multi-row upserts, one per set of columns written (a multi-row statement needs one column list).
+ * The statements that apply one table's folded writes, `physical` naming the table behind each logical
+ * one: one DELETE, then UPDATEs, then multi-row upserts, one per set of columns written (a multi-row
+ * statement needs one column list); or, for an entry of tallies, their statements.
  */
-export function writeStatements(writes: TableWrites, physical: string): Statement[] {
+export function writeStatements(writes: TableWrites, physical: (table: string) => string): Statement[] {
+  if (writes.tallies.length > 0) return tallyStatements(writes, physical);
   const { definition, rows } = writes;
-  const table = quoteIdent(physical);
+  const table = quoteIdent(physical(writes.table));
   const out: Statement[] = [];
   const deleted = rows.filter((r) => r.deleted);
   if (deleted.length > 0) out.push(...deleteStatements(table, definition, deleted));
@@ -92,37 +90,4 @@ function groupByColumns(rows: PendingRow[], part: (row: PendingRow) => Row | und
     group.rows.push(row);
   }
   return [...groups.values()];
-}
-
-/** `($1::type, …), (…)` lists of at most MAX_PARAMS parameters, with their values. */
-function chunks(rows: Row[], columns: string[], definition: TableDefinition): { values: string; params: unknown[] }[] {
-  const types = columns.map((c) => definition.columns[c]!.type);
-  const perChunk = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-  const out: { values: string; params: unknown[] }[] = [];
-  for (let start = 0; start < rows.length; start += perChunk) {
-    const params: unknown[] = [];
-    const tuples: string[] = [];
-    for (const row of rows.slice(start, start + perChunk)) {
-      const cells: string[] = [];
-      for (let i = 0; i < columns.length; i++) {
-        params.push(toParam(row[columns[i]!], types[i]!));
-        cells.push(`$${params.length}::${types[i]}`);
-      }
-      tuples.push(`(${cells.join(", ")})`);
-    }
-    out.push({ values: tuples.join(", "), params });
-  }
-  return out;
-}
-
-/**
- * Values go as text or plain JSON scalars, which both drivers pass through unchanged: pg and PGlite
- * disagree on bigint and Date, and would turn a JS array meant for jsonb into a SQL array.
- */
-function toParam(value: unknown, type: string): unknown {
-  if (value === undefined || value === null) return null;
-  if (/^jsonb?$/i.test(type)) return JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === "bigint") return value.toString();
-  return value;
 }

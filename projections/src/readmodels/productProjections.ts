@@ -8,6 +8,7 @@ import { domainsProjection } from "./domains.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import { emailClicksProjection } from "./emailClicks.js";
+import { emailMetricsProjection } from "./emailMetrics.js";
 import { inboundEmailsProjection } from "./inboundEmails.js";
 import type { Projection } from "../engine/projection.js";
 import { suppressionsProjection } from "./suppressions.js";
@@ -27,6 +28,7 @@ export const productProjections: Projection[] = [
   templatesProjection,
   emailsProjection,
   emailClicksProjection,
+  emailMetricsProjection,
   inboundEmailsProjection,
   suppressionsProjection,
   domainsProjection,

@@ -10,6 +10,7 @@ import type { contactPropertiesProjection } from "./contactProperties.js";
 import type { contactsProjection } from "./contacts.js";
 import type { domainsProjection } from "./domains.js";
 import type { emailClicksProjection } from "./emailClicks.js";
+import type { emailMetricsProjection } from "./emailMetrics.js";
 import type { emailsProjection } from "./emails.js";
 import type { eventDefinitionsProjection } from "./eventDefinitions.js";
 import type { inboundEmailsProjection } from "./inboundEmails.js";
@@ -63,6 +64,7 @@ export type ReadModels = TablesOf<typeof apiKeysProjection> &
   TablesOf<typeof contactsProjection> &
   TablesOf<typeof domainsProjection> &
   TablesOf<typeof emailClicksProjection> &
+  TablesOf<typeof emailMetricsProjection> &
   TablesOf<typeof emailsProjection> &
   TablesOf<typeof eventDefinitionsProjection> &
   TablesOf<typeof inboundEmailsProjection> &

@@ -5,6 +5,7 @@ import { auditRoutes } from "./audit.js";
 import { domainClaimRoutes } from "./domainClaims.js";
 import { domainRoutes } from "./domains.js";
 import { emailRoutes } from "./emails.js";
+import { emailMetricsRoutes } from "./emailMetrics.js";
 import { emailShareRoutes } from "./emailShares.js";
 import { sharedEmailRoutes } from "./sharedEmails.js";
 import { receivingRoutes } from "./receiving.js";
@@ -41,6 +42,7 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     templateRoutes(services),
     receivingRoutes(services),
     emailRoutes(services),
+    emailMetricsRoutes(services),
     emailShareRoutes(services),
     sharedEmailRoutes(services),
     domainRoutes(services),
