@@ -180,6 +180,23 @@ describe("team scoping", () => {
   });
 });
 
+describe("the Overview", () => {
+  it("charts the six metrics a day over the chosen range, from GET /emails/metrics", async () => {
+    const page = await (await session()).get("/dashboard?range=30");
+    expect(page.statusCode).toBe(200);
+    const charts = [...page.body.matchAll(/<figure class="chart chart-(\w+)">/g)].map((m) => m[1]);
+    expect(charts).toEqual(["sent", "delivered", "bounced", "complained", "opened", "clicked"]);
+    expect(page.body).toMatch(/aria-label="Sent: \d+ over 30 days, at most \d+ a day"/);
+    expect(page.body).toContain('<option value="30" selected>');
+  });
+
+  it("refuses a range it does not offer", async () => {
+    const page = await (await session()).get("/dashboard?range=3650");
+    expect(page.statusCode).toBeGreaterThanOrEqual(400);
+    expect(page.statusCode).toBeLessThan(500);
+  });
+});
+
 describe("an email's actions", () => {
   const post = (browser: Awaited<ReturnType<typeof session>>, url: string, fields: Record<string, string> = {}) =>
     file.app.inject({

@@ -79,4 +79,12 @@ tr{padding:.5rem .75rem;border-bottom:1px solid var(--line)}tr:last-child{border
 td{display:grid;grid-template-columns:6.5rem 1fr;gap:.5rem;padding:.2rem 0;border:0}
 td::before{content:attr(data-label);font-size:.8rem;color:var(--muted);font-weight:600}
 td[data-label=""]{grid-template-columns:1fr}td[data-label=""]::before{display:none}}
-`;
+
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1rem;margin:0 0 1rem}
+.chart{margin:0;background:var(--panel);border:1px solid var(--line);border-radius:.6rem;padding:.75rem 1rem}
+.chart figcaption{display:flex;justify-content:space-between;color:var(--muted);font-weight:600}
+.chart figcaption strong{color:var(--text);font-size:1.25rem}
+.chart svg{display:block;width:100%;height:4rem;margin-top:.5rem}
+.chart rect{fill:var(--accent)}.chart-bounced rect,.chart-complained rect{fill:var(--danger)}.chart-delivered rect{fill:var(--ok)}
+.chart-base{stroke:var(--line);stroke-width:1}
+.range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap;margin:0 0 1rem}`;

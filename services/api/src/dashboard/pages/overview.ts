@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
@@ -5,15 +6,28 @@ import { errorNotice } from "../layout.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { listState } from "../lists.js";
 import { emailTable, noEmails, type EmailListItem } from "./emails.js";
+import { chartedMetrics, metricChart, overviewRanges, rangeStart, type MetricsAnswer } from "./metricCharts.js";
+
+const overviewQuery = z.object({ range: z.enum(overviewRanges.map(String) as [string, ...string[]]).optional() });
 
 /**
- * The first page after signing in: the latest emails and how many domains are verified. The charts of
- * issue #24 need `GET /emails/metrics`, which this page will read once the API serves it.
+ * The first page after signing in: a chart a day of sent, delivered, bounced, complained, opened and clicked
+ * emails over the chosen range (from `GET /emails/metrics`, days in UTC), the latest emails, and how many
+ * domains are verified.
  */
 export function overviewPage(dashboard: Dashboard): void {
-  dashboard.page("", {}, async (who) => {
+  dashboard.page("", { querystring: overviewQuery }, async (who, { query }) => {
     const title = "Overview";
-    const [emails, domains] = await Promise.all([
+    const days = Number(query.range ?? overviewRanges[0]);
+    const [metrics, emails, domains] = await Promise.all([
+      who.api.get<MetricsAnswer>(
+        withQuery("/emails/metrics", {
+          start_date: rangeStart(new Date(), days),
+          dimensions: "period",
+          granularity: "daily",
+          metrics: chartedMetrics.join(","),
+        }),
+      ),
       who.api.get<{ data: EmailListItem[] }>(withQuery("/emails", { limit: 10 })),
       who.api.get<{ data: { status: string }[] }>("/domains"),
     ]);
@@ -22,6 +36,20 @@ export function overviewPage(dashboard: Dashboard): void {
       title,
       "overview",
       html`<h1>${title}</h1>
+        <form class="range" method="get" action="${dashboardPath}">
+          <label
+            >Range
+            <select name="range">
+              ${overviewRanges.map((range) => html`<option value="${range}" ${range === days ? "selected" : ""}>Last ${range} days</option>`)}
+            </select></label
+          >
+          <button type="submit">Show</button>
+        </form>
+        ${
+          metrics.ok
+            ? html`<div class="charts">${chartedMetrics.map((metric) => metricChart(metric, metrics.body))}</div>`
+            : errorNotice("The email metrics could not be loaded.", metrics.message)
+        }
         <section class="panel" aria-labelledby="domains-heading">
           <h2 id="domains-heading">Domains</h2>
           ${
@@ -35,10 +63,7 @@ export function overviewPage(dashboard: Dashboard): void {
         </section>
         <h2>Latest emails</h2>
         ${listState(emails, "The emails", noEmails, emailTable)}
-        <p><a href="${dashboardPath}/emails">All emails</a></p>
-        <p class="muted">
-          Charts of sent, delivered, bounced, opened and clicked emails arrive here with <code>GET /emails/metrics</code>.
-        </p>`,
+        <p><a href="${dashboardPath}/emails">All emails</a></p>`,
     );
   });
 }
