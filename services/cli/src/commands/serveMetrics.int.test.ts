@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
-import { createTestDatabase, testMode } from "@tidings/postgres";
 import { scrape } from "@tidings/metrics/testing";
-import { freePort } from "@tidings/testkit";
 import { serve, type Role, type Serving } from "./serve.js";
+import { freshSettings } from "../testing/freshSettings.js";
 
 const logger = createLogger("silent");
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -15,19 +11,8 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-/** The settings of a fresh installation (a DATA_DIR, or a database of its own in server mode) with `env` over them. */
-async function freshSettings(env: Record<string, string>): Promise<Record<string, string>> {
-  const dataDir = mkdtempSync(join(tmpdir(), "tidings-metrics-"));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const base = { DATA_DIR: dataDir, PORT: String(await freePort()), TIDINGS_BOOTSTRAP_TOKEN: `re_${randomBase62(40)}`, ...env };
-  if (testMode() !== "server") return base;
-  const test = await createTestDatabase();
-  cleanups.push(() => test.dispose());
-  return { ...base, EVENTSTORE_URL: test.url, TIDINGS_SECRET: randomBase62(40), NATS_PREFIX: `m${randomBase62(10)}` };
-}
-
 async function started(settings: Record<string, string>, role: Role): Promise<Serving> {
-  const serving = await serve(loadConfig({ NATS_URL: process.env.NATS_URL, ...settings }), logger, role);
+  const serving = await serve(loadConfig(settings), logger, role);
   cleanups.push(() => serving.stop());
   return serving;
 }
@@ -37,7 +22,7 @@ describe("a process's metrics", () => {
   let settings: Record<string, string>;
   let serving: Serving;
   beforeAll(async () => {
-    settings = await freshSettings({ METRICS_PORT: "0", METRICS_TOKEN: token });
+    settings = await freshSettings({ METRICS_PORT: "0", METRICS_TOKEN: token }, (undo) => cleanups.push(undo));
     // Every role in one process, one listener: the api answers keyed requests once its projections run.
     serving = await started(settings, "all");
   });
@@ -83,7 +68,9 @@ describe("/ready and projection lag", () => {
     "answers 503 naming the projections while none runs past READY_MAX_PROJECTION_LAG_SECONDS, and 200 once they catch up",
     { timeout },
     async () => {
-      const settings = await freshSettings({ READY_MAX_PROJECTION_LAG_SECONDS: "1", READ_YOUR_WRITES_TIMEOUT_MS: "0" });
+      const settings = await freshSettings({ READY_MAX_PROJECTION_LAG_SECONDS: "1", READ_YOUR_WRITES_TIMEOUT_MS: "0" }, (undo) =>
+        cleanups.push(undo),
+      );
       // The api alone: the bootstrap key's events wait for a projector that is not there.
       const api = await started(settings, "api");
       await new Promise((resolve) => setTimeout(resolve, 1_500));
