@@ -21,6 +21,8 @@ export {
   type CheckpointState,
 } from "./engine/checkpoints.js";
 export { projectionStatus, type ProjectionStatus, type ProjectionStatusOptions } from "./engine/status.js";
+export { registerProjectionLagMetrics, lagEventsCounted } from "./engine/lagMetrics.js";
+export { projectionLagCheck, ProjectionsBehindError } from "./engine/lagCheck.js";
 export { rebuildProjection, type RebuildOptions, type RebuildResult } from "./engine/rebuild.js";
 export { ProjectionUnavailableError } from "./engine/projectionUnavailable.js";
 export { verifyProjection, type VerifyOptions, type VerifyProgress, type VerifyResult } from "./engine/verify.js";

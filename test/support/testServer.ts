@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
 import { runCommand, serve, type Serving } from "@tidings/cli";
 import { connect } from "nats";
+import { freePort } from "@tidings/testkit";
 import { seedMigratedDatabase } from "./migratedDataDir.js";
 
 export interface TestServer {
@@ -34,16 +34,7 @@ export function serverModeStores(database: TestDatabase, tag: string): Record<st
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
+export { freePort } from "@tidings/testkit";
 
 /**
  * A whole Tidings process (every role) for end-to-end tests, in the tier's mode: embedded (a PGlite data

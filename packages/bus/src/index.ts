@@ -5,5 +5,7 @@ export { busMigrations } from "./inprocess/migrations.js";
 export { createNatsBus, type NatsBusOptions } from "./nats/bus.js";
 export { startForwarder, type Forwarder, type ForwarderOptions } from "./forwarder.js";
 export { forwarderMigrations } from "./forwarderCheckpoint.js";
+export { registerForwarderLagMetrics } from "./forwarderMetrics.js";
 export { eventSubject, forwardedEventSubject, fromForwardedEvent, toForwardedEvent, type ForwardedEvent } from "./forwardedEvent.js";
 export { consumeEvents, type ConsumedEvent, type EventConsumerOptions } from "./eventConsumer.js";
+export { instrumentBus, deadLettersCounted } from "./instrumentedBus.js";

@@ -71,6 +71,8 @@ export interface Bus {
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
   /** Messages that exhausted their tries, per durable consumer, oldest first, for `tidings` status. */
   deadLetters(durable: string, limit?: number): Promise<DeadLetter[]>;
+  /** Messages a durable consumer has not acked yet, delivered or not; 0 for a durable not created yet. For metrics. */
+  pending(durable: string): Promise<number>;
   /** Stops every consumer (waiting for their handlers) and lets go of the connection; a database passed in stays open. */
   close(): Promise<void>;
 }

@@ -10,3 +10,4 @@ export * from "./privateAddresses.js";
 export * from "./grouped.js";
 export * from "./slots.js";
 export * from "./stopOrder.js";
+export * from "./metrics.js";

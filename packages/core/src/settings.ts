@@ -207,6 +207,25 @@ export const settings = {
   ),
   // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
   READ_YOUR_WRITES_TIMEOUT_MS: between(0, 10000, 2000, "milliseconds a write waits for its projections"),
+  METRICS_PORT: {
+    schema: int(0, 65535).optional(),
+    accepts: "the port each process serves Prometheus metrics on at /metrics, 0 for a free one; unset: no metrics (default unset)",
+  },
+  METRICS_HOST: {
+    schema: z.string().min(1).default("127.0.0.1"),
+    accepts: "an interface address the metrics listener takes (default 127.0.0.1)",
+  },
+  METRICS_TOKEN: {
+    schema: z.string().min(16).optional(),
+    accepts: "at least 16 characters: a scrape of /metrics must send it as a bearer token (default unset: none asked)",
+  },
+  // Far above the read-your-writes wait (2 s) and a busy burst's lag: at a minute the projector is down or stuck.
+  READY_MAX_PROJECTION_LAG_SECONDS: between(
+    0,
+    86_400,
+    60,
+    "seconds the oldest event a projection has not applied may wait before the api's /ready answers 503, 0 for no limit",
+  ),
   AUDIT_SEAL_INTERVAL_MS: between(
     0,
     86_400_000,

@@ -1,5 +1,7 @@
 export * from "./port.js";
 export * from "./postgres/index.js";
 export * from "./open.js";
+export * from "./instrumentedEventStore.js";
+export * from "./lag.js";
 export { subscriptionBatches } from "./subscriptionBatches.js";
 export * from "./integrity/index.js";

@@ -16,3 +16,4 @@ export * from "./inbound/feedbackReport.js";
 export * from "./inbound/deliveryStatusReport.js";
 export * from "./bounceAddress.js";
 export * from "./inbound/plainTextBody.js";
+export * from "./instrumentedTransport.js";

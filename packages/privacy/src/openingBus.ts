@@ -30,6 +30,7 @@ export function createOpeningBus(inner: Bus, keyring: Keyring): Bus {
     publish: (subject, data, options) => inner.publish(subject, data, options),
     consume: (options, handler) => inner.consume(options, async (message) => handler(await opened(message))),
     deadLetters: (durable, limit) => inner.deadLetters(durable, limit),
+    pending: (durable) => inner.pending(durable),
     close: () => inner.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Database } from "@tidings/postgres";
-import { formatPosition, type EventStore, type Position } from "@tidings/eventstore";
+import { formatPosition, measureLag, type EventStore } from "@tidings/eventstore";
 import { ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { rebuildLock, runnerLock } from "./locks.js";
 import { lastOperations, type ProjectionOperation } from "./operationLog.js";
@@ -84,12 +84,6 @@ export async function projectionStatus(options: ProjectionStatusOptions): Promis
     });
   }
   return out;
-}
-
-async function measureLag(store: EventStore, checkpoint: Position | undefined, cap: number): Promise<{ events: number; seconds: number }> {
-  const pending = await store.readAll({ ...(checkpoint ? { after: checkpoint } : {}), maxCount: cap });
-  const oldest = pending[0];
-  return { events: pending.length, seconds: oldest ? Math.max(0, (Date.now() - oldest.createdAt.getTime()) / 1000) : 0 };
 }
 
 /** Whether another session holds the lock: taking it for a moment says nobody does. */

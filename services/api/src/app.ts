@@ -6,7 +6,7 @@ import Fastify, {
   type RawServerDefault,
 } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import type { Logger } from "@tidings/core";
+import type { Logger, Metrics } from "@tidings/core";
 import { refuseUnstorableText } from "./plugins/storableText.js";
 import { acceptJsonBodies } from "./plugins/jsonBody.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.js";
@@ -16,6 +16,7 @@ import { installNotFound } from "./plugins/notFound.js";
 import { registerOpenApi } from "./plugins/openapi.js";
 import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
+import { recordRequestMetrics } from "./plugins/requestMetrics.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
 import { dashboardRoutes } from "./dashboard/dashboardRoutes.js";
@@ -57,6 +58,8 @@ export interface ApiDeps {
   bodyLimit?: number;
   /** Whom to believe about a client's address (TRUST_PROXY; default: the services' setting, else nobody). */
   trustProxy?: boolean | number | string[];
+  /** Where requests are counted and timed (METRICS_PORT); unset or off: nowhere. */
+  metrics?: Metrics;
 }
 
 /** What the HTTP layer alone needs (`buildTransportApp`). */
@@ -106,6 +109,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
     pluginTimeout: 120_000,
   }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
 
+  if (deps.metrics?.enabled) recordRequestMetrics(app, deps.metrics);
   installWireContract(app);
   // Unstorable text is refused apart from the wire contract: the plugin tests' stand-in app lets it through to them.
   refuseUnstorableText(app);

@@ -19,6 +19,7 @@ import { auditPublicKey, auditSeal } from "./commands/auditSeal.js";
 import { auditVerify, auditVerifyFile } from "./commands/auditVerify.js";
 import { sealKeys } from "@tidings/eventstore";
 import { status } from "./commands/status.js";
+import { doctor } from "./commands/doctor.js";
 import { keysCreate } from "./commands/keys.js";
 import { erase } from "./commands/erase.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
@@ -29,6 +30,8 @@ const usage = `Usage: tidings <command>
   serve [--role api|projector|sagas|all]   run the service (default role: all)
   migrate                                  create or update every schema
   status [--json]                          projections' lag and sagas' dead letters
+  doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
+                                           dead letters and disk; exit 1 naming what failed and what to do
   projections status [--json]              checkpoint, lag, last rebuild and verify of each projection
   projections rebuild <name>… | --all [--json]
                                            rebuild projections from the first event; readers keep the old tables until the switch
@@ -96,6 +99,7 @@ interface Invocation {
 const commands: Record<string, (i: Invocation) => Promise<number>> = {
   migrate: ({ runtime, out }) => migrateCommand(runtime, out),
   status: ({ runtime, options, out }) => status(runtime, options.json, out),
+  doctor: ({ runtime, options, out }) => doctor(runtime.config, runtime, options.json, out),
   "projections status": ({ runtime, options, out }) => projectionsStatus(runtime, options.json, out),
   "projections rebuild": ({ runtime, args, options, out }) =>
     projectionsRebuild(runtime, { names: args, all: options.all, json: options.json }, out),
@@ -283,6 +287,11 @@ async function main(argv: string[]): Promise<void> {
   try {
     runtime = await openRuntime(config, logger);
   } catch (error) {
+    // The doctor's job is to say which dependency is down: it checks what it can without the stores.
+    if (parsed.kind === "command" && parsed.key === "doctor" && !(error instanceof DataDirLockedError)) {
+      process.exitCode = await doctor(config, undefined, parsed.invocation.options.json, consoleOutput);
+      return;
+    }
     if (!(error instanceof DataDirLockedError) || config.mode !== "embedded") throw error;
     process.exitCode = await forwardToServing(config.DATA_DIR, argv, consoleOutput, error);
     return;

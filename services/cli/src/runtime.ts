@@ -1,6 +1,6 @@
-import { embeddedSecret, lockDataDir, type Config, type DataDir, type Logger } from "@tidings/core";
+import { embeddedSecret, lockDataDir, noMetrics, type Config, type DataDir, type Logger, type Metrics } from "@tidings/core";
 import { migrate, openDatabase, type Database } from "@tidings/postgres";
-import { createPostgresEventStore, eventStoreMigrations, openEventStore, type EventStore } from "@tidings/eventstore";
+import { createPostgresEventStore, eventStoreMigrations, instrumentEventStore, openEventStore, type EventStore } from "@tidings/eventstore";
 import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
 import { contentRetentionOf, createOpeningBus, createPrivacy, type Privacy } from "@tidings/privacy";
 import { join } from "node:path";
@@ -26,10 +26,12 @@ export interface Runtime {
   /** The bus as sagas consume it: the forwarder publishes sealed events, and a handler gets them opened. */
   bus: Bus;
   readiness: Record<string, () => Promise<void>>;
+  /** What this process records into: served on METRICS_PORT by `serve`, the no-op for every other command. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function openRuntime(config: Config, logger: Logger, metrics: Metrics = noMetrics): Promise<Runtime> {
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const c of closers.splice(0).reverse()) await c();
@@ -55,6 +57,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       store = opened.store;
       closers.push(() => opened.close());
     }
+    store = instrumentEventStore(store, metrics);
     const privacy = await createPrivacy(database, secret!, { retention: contentRetentionOf(config) });
     let bus: Bus;
     if (config.NATS_URL) {
@@ -84,6 +87,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
         database: async () => void (await database.exec("SELECT 1")),
         bus: async () => void (await bus.deadLetters("readiness", 1)),
       },
+      metrics,
       close,
     };
   } catch (error) {

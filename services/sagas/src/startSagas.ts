@@ -1,10 +1,10 @@
-import { Slots, systemClock, type Clock, type Config, type Logger } from "@tidings/core";
+import { noMetrics, Slots, systemClock, type Clock, type Config, type Logger, type Metrics } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import type { Bus, Consumer } from "@tidings/bus";
+import { instrumentBus, type Bus, type Consumer } from "@tidings/bus";
 import { createCheckpointWaiter } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
-import { bounceAddresses, createMailTransport } from "@tidings/mail";
+import { bounceAddresses, createMailTransport, instrumentMailTransport } from "@tidings/mail";
 import { emailComposer } from "./delivery/composeEmail.js";
 import { startContactImportSaga } from "./imports/contactImports.js";
 import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
@@ -33,6 +33,8 @@ import { readModelsAt } from "./readModelsAt.js";
 import type { DeliveryTimerPayload } from "./webhooks/attemptDelivery.js";
 import { retentionOf } from "./retention/retention.js";
 import { startRetentionSweeps } from "./retention/retentionSweeps.js";
+import { registerTimerMetrics } from "./timers/timerMetrics.js";
+import { sagaDurables } from "./durables.js";
 
 export interface SagaDeps {
   store: EventStore;
@@ -47,6 +49,8 @@ export interface SagaDeps {
   clock?: Clock;
   /** The key table: retention shreds its period keys, a delete-contact step a contact's keys (docs/privacy.md). */
   keys: DataKeys;
+  /** What the sagas record into (docs/operations.md, "Metrics"); default: nothing. */
+  metrics?: Metrics;
 }
 
 export interface RunningSagas {
@@ -77,13 +81,16 @@ type TimerPayload =
 export async function startSagas({
   store,
   database,
-  bus,
+  bus: uninstrumentedBus,
   config,
   secret,
   logger,
   clock = systemClock,
   keys,
+  metrics = noMetrics,
 }: SagaDeps): Promise<RunningSagas> {
+  const bus = instrumentBus(uninstrumentedBus, metrics, sagaDurables);
+  registerTimerMetrics(database, metrics);
   // What takes work in (consumers, the timer poller, the webhook queues) stops all at once: one stopped
   // after another would meanwhile go on starting work, a timer's retry or a webhook's attempt. What they
   // use (the mail transport) closes after them.
@@ -101,7 +108,12 @@ export async function startSagas({
       : [];
   };
   try {
-    const transport = createMailTransport(config, logger.child({ component: "mail" }));
+    const transport = instrumentMailTransport(
+      createMailTransport(config, logger.child({ component: "mail" })),
+      metrics,
+      config.MAIL_TRANSPORT,
+      config.MAIL_CONCURRENCY,
+    );
     closers.push(() => transport.close());
     const checkpoints = await createCheckpointWaiter(database, sagaReadModels);
     closers.push(() => checkpoints.close());
@@ -157,6 +169,7 @@ export async function startSagas({
       scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
       messageIdHost: new URL(config.PUBLIC_URL).hostname,
       readModelsAt: readModels,
+      metrics,
     });
     takers.push(() => webhooks.stop());
     const automations: RunnerDeps = {
@@ -203,6 +216,11 @@ export async function startSagas({
           logger: logger.child({ saga: "contact-import" }),
           checkpointRows: 500,
           rowsInFlight: config.CONTACT_IMPORT_ROWS_IN_FLIGHT,
+          rowsCounted: metrics.counter({
+            name: "tidings_contact_import_rows_total",
+            help: "Rows of contact imports applied, by outcome: created, updated, skipped, failed",
+            labels: ["outcome"],
+          }),
         },
       }),
       ...(await startBroadcastScheduleSaga({ bus, store, timers })),
@@ -226,6 +244,11 @@ export async function startSagas({
           defaultRate: config.BROADCAST_EMAILS_PER_SECOND,
           appendsInFlight: 128,
           readModelsAt: readModels,
+          progress: metrics.counter({
+            name: "tidings_broadcast_emails_total",
+            help: "Broadcast recipients by stage: planned (in a recorded batch), queued (an email handed to delivery)",
+            labels: ["stage"],
+          }),
         },
       }),
     ];

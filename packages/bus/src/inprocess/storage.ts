@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { DeadLetter } from "../port.js";
 import { deadLetterHeaders } from "../delivery.js";
+import { subjectPattern } from "../subject.js";
 
 /** The NOTIFY channel that wakes consumers in other processes; the payload is the published subject. */
 export const busChannel = "tidings_bus";
@@ -170,6 +171,18 @@ export async function delayDelivery(db: Kysely<unknown>, durable: string, delive
   await sql`
     UPDATE bus_pending SET due_at = now() + ${millis(delayMs)}
     WHERE durable = ${durable} AND seq = ${delivery.seq} AND delivery_count = ${delivery.deliveryCount}`.execute(db);
+}
+
+/** A durable's unacked messages: those claimed and not acked, and those past its read position that match its filter. */
+export async function countPending(db: Kysely<unknown>, durable: string): Promise<number> {
+  const consumer = await sql<{ filter_subject: string }>`SELECT filter_subject FROM bus_consumers WHERE durable = ${durable}`.execute(db);
+  const filter = consumer.rows[0]?.filter_subject;
+  if (filter === undefined) return 0;
+  const { rows } = await sql<{ n: string }>`
+    SELECT (SELECT count(*) FROM bus_pending WHERE durable = ${durable})
+         + (SELECT count(*) FROM bus_messages m, bus_consumers c
+            WHERE c.durable = ${durable} AND m.seq > c.delivered_through AND m.subject ~ ${subjectPattern(filter)}) AS n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
 export async function readDeadLetters(db: Kysely<unknown>, subject: string, limit: number): Promise<DeadLetter[]> {

@@ -119,6 +119,16 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
       return letters;
     },
 
+    async pending(durable) {
+      try {
+        const info = await jsm.consumers.info(eventsStream, durable);
+        return info.num_pending + info.num_ack_pending;
+      } catch (error) {
+        if ((error as { code?: string }).code === "404") return 0;
+        throw error;
+      }
+    },
+
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       await nc.flush().catch(() => {});

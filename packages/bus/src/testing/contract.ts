@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import type { Bus } from "../port.js";
 import { deliveryContract } from "./contractDelivery.js";
+import { pendingContract } from "./contractPending.js";
 import { settlementContract } from "./contractSettlement.js";
 
 export interface BusFixture {
@@ -40,6 +41,7 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
         publish: (...args) => current.publish(...args),
         consume: (...args) => current.consume(...args),
         deadLetters: (...args) => current.deadLetters(...args),
+        pending: (durable) => current.pending(durable),
         close: () => current.close(),
       },
       fixture: () => fixture,
@@ -49,5 +51,6 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
     };
     deliveryContract(context);
     settlementContract(context);
+    pendingContract(context);
   });
 }

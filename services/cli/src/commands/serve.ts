@@ -1,7 +1,14 @@
-import { StopOrder, type Config, type Logger } from "@tidings/core";
+import { noMetrics, StopOrder, type Config, type Logger } from "@tidings/core";
 import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound } from "@tidings/api";
-import { startForwarder } from "@tidings/bus";
-import { createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+import { registerForwarderLagMetrics, startForwarder } from "@tidings/bus";
+import { createPrometheusMetrics, startMetricsServer } from "@tidings/metrics";
+import {
+  createCheckpointWaiter,
+  productProjections,
+  projectionLagCheck,
+  registerProjectionLagMetrics,
+  startProjections,
+} from "@tidings/projections";
 import { startSagas } from "@tidings/sagas";
 import { sealKeys, startPeriodicSealing } from "@tidings/eventstore";
 import { startAdminChannel } from "../adminChannel.js";
@@ -19,6 +26,8 @@ export interface Serving {
   url?: string;
   /** Where the inbound SMTP listener took connections, when INBOUND_SMTP_PORT started one. */
   inboundSmtp?: { host: string; port: number };
+  /** Where Prometheus scrapes this process, when METRICS_PORT is set. */
+  metricsUrl?: string;
   /** The first API key's token, when this start created it. */
   bootstrapToken?: string;
   stop(): Promise<void>;
@@ -40,18 +49,35 @@ export interface ServeOptions {
  * projector process stands by and takes over when the leader goes.
  */
 export async function serve(config: Config, logger: Logger, role: Role, options: ServeOptions = {}): Promise<Serving> {
-  const runtime = await openRuntime(config, logger);
+  const prometheus = config.METRICS_PORT === undefined ? undefined : createPrometheusMetrics();
+  const metrics = prometheus?.metrics ?? noMetrics;
+  const runtime = await openRuntime(config, logger, metrics);
   const parts = new StopOrder();
   parts.add("stores", () => runtime.close());
   const stop = () => parts.stop((error, part) => logger.error({ err: error, part }, "stop failed"));
   try {
     await migrateReadDatabase(runtime.database);
     const serving: Serving = { runtime, stop, unfinished: () => parts.unfinished() };
+    if (prometheus) {
+      // One listener per process: in `--role all` it covers every role.
+      const server = await startMetricsServer({
+        registry: prometheus.registry,
+        host: config.METRICS_HOST,
+        port: config.METRICS_PORT!,
+        token: config.METRICS_TOKEN,
+        logger,
+      });
+      serving.metricsUrl = server.url;
+      parts.add("metrics", () => server.close());
+    }
     if (role === "projector" || role === "all") {
       const running = await startProjections({ store: runtime.store, database: runtime.database, projections, logger });
       parts.add("projections", () => running.stop());
       const forwarder = await startForwarder({ store: runtime.storedEvents, bus: runtime.bus, database: runtime.database, logger });
       parts.add("forwarder", () => forwarder.stop());
+      const measured = { store: runtime.storedEvents, database: runtime.database, metrics };
+      registerProjectionLagMetrics({ ...measured, names: projections.map((p) => p.name) });
+      registerForwarderLagMetrics(measured);
       if (config.AUDIT_SEAL_INTERVAL_MS > 0) {
         const sealing = startPeriodicSealing(runtime.storedEvents, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
           sealed: (outcome) => {
@@ -71,6 +97,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
         secret: runtime.secret,
         keys: runtime.privacy.keys,
         logger,
+        metrics,
       });
       parts.add(
         "sagas",
@@ -79,10 +106,8 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       );
     }
     if (role === "api" || role === "all") {
-      const waiter = await createCheckpointWaiter(
-        runtime.database,
-        productProjections.map((p) => p.name),
-      );
+      const readModels = productProjections.map((p) => p.name);
+      const waiter = await createCheckpointWaiter(runtime.database, readModels);
       parts.add("read-your-writes waiter", () => waiter.close());
       const services = createApiServices({
         store: runtime.store,
@@ -92,7 +117,16 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
         secret: runtime.secret,
         waitFor: waiter.waitFor,
       });
-      const app = buildApp({ logger, services, readiness: runtime.readiness });
+      const readiness = { ...runtime.readiness };
+      if (config.READY_MAX_PROJECTION_LAG_SECONDS > 0) {
+        readiness.projections = projectionLagCheck({
+          store: runtime.storedEvents,
+          database: runtime.database,
+          names: readModels,
+          maxSeconds: config.READY_MAX_PROJECTION_LAG_SECONDS,
+        });
+      }
+      const app = buildApp({ logger, services, readiness, metrics });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
       // Stops run in reverse, so the api drains its in-flight requests before anything they use closes. The

@@ -1,5 +1,5 @@
 import { findSegment } from "@tidings/audience";
-import { formatTimestamp, TidingsError, type Logger, type Clock } from "@tidings/core";
+import { formatTimestamp, TidingsError, type Logger, type Clock, type Counter } from "@tidings/core";
 import {
   bareAddresses,
   broadcastDecider,
@@ -45,6 +45,8 @@ export interface BroadcastFanOutDeps {
   appendsInFlight: number;
   /** Waits for the audience read models to hold everything written before the broadcast was queued. */
   readModelsAt: ReadModelsAt;
+  /** Counts recipients planned and emails queued, as their batches are recorded (default: nowhere). */
+  progress?: Counter<"stage">;
 }
 
 /** The read models the snapshot reads: members, their choices and the suppression list. */
@@ -107,7 +109,8 @@ async function planSnapshot(
     after = page.at(-1)!.contactId;
     const recipients = await notSuppressed(deps, teamId, page);
     if (recipients.length === 0) continue;
-    await held.record({ type: "PlanBroadcastBatch", batch: planned.length, recipients });
+    if (await held.record({ type: "PlanBroadcastBatch", batch: planned.length, recipients }))
+      deps.progress?.inc({ stage: "planned" }, recipients.length);
     planned.push(recipients);
   }
   await held.record({ type: "StartBroadcastSending", now: now() });
@@ -225,7 +228,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       handed += chunk.length;
     }
     const emails = recipients.length - (skipped - skippedBefore);
-    await held.record({ type: "RecordBroadcastBatchQueued", batch, emails, now: formatTimestamp(deps.clock.now()) });
+    if (await held.record({ type: "RecordBroadcastBatchQueued", batch, emails, now: formatTimestamp(deps.clock.now()) }))
+      deps.progress?.inc({ stage: "queued" }, emails);
   }
   await held.record({ type: "CompleteBroadcast", now: formatTimestamp(deps.clock.now()) });
   deps.logger.info({ broadcastId, recipients: handed - skipped, erased: skipped }, "broadcast handed to delivery");

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { deterministicId, formatTimestamp, TidingsError, type Clock, type Logger } from "@tidings/core";
+import { deterministicId, formatTimestamp, TidingsError, type Clock, type Counter, type Logger } from "@tidings/core";
 import { DomainRejection, loadState } from "@tidings/commands";
 import {
   addContactToSegment,
@@ -41,6 +41,8 @@ export interface ContactImportDeps {
   checkpointRows: number;
   /** Rows under way at once: their appends share the event store's round trips. */
   rowsInFlight: number;
+  /** Counts rows by outcome as they are tallied (default: nowhere); a restarted run counts its rows again. */
+  rowsCounted?: Counter<"outcome">;
 }
 
 type RowOutcome = { kind: "created" | "updated" | "skipped" } | { kind: "failed"; reason: string };
@@ -137,6 +139,7 @@ export async function runContactImport(deps: ContactImportDeps, importId: string
     tallied++;
     counts.total++;
     counts[outcome.kind]++;
+    deps.rowsCounted?.inc({ outcome: outcome.kind });
     if (outcome.kind === "failed") errors.push({ line, reason: outcome.reason });
     if (tallied % deps.checkpointRows === 0) await checkpoint();
   };

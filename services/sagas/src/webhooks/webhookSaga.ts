@@ -1,4 +1,4 @@
-import { createSealer, deterministicId, formatTimestamp, newId, type Logger, type Clock } from "@tidings/core";
+import { createSealer, deterministicId, formatTimestamp, newId, noMetrics, type Logger, type Clock, type Metrics } from "@tidings/core";
 import {
   isDomainError,
   WEBHOOK_SECRET_SEAL_PURPOSE,
@@ -22,6 +22,8 @@ import { createEndpointQueues } from "./endpointQueues.js";
 import { createAttemptLeases } from "./attemptLeases.js";
 import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
+import { measuredPost } from "./measuredPost.js";
+import { postWebhook } from "./postWebhook.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
 import { reactingTo, sagaMetadata } from "../sagaMetadata.js";
@@ -46,6 +48,8 @@ export interface WebhookSagaOptions {
   sweepIntervalMs?: number;
   /** How long a delivery may sit pending, or past its retry time, before a sweep takes it up (default 60 s). */
   staleMs?: number;
+  /** Where attempts are counted and timed (default: nowhere). */
+  metrics?: Metrics;
 }
 
 export interface WebhookSaga {
@@ -78,6 +82,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     knownForMs: staleMs / 2,
     targetForMs: Math.min(1_000, staleMs / 2),
     targets: createWebhookTargets(store, Math.min(1_000, staleMs / 2)),
+    post: measuredPost(postWebhook, options.metrics ?? noMetrics),
     stopping: stopping.signal,
   };
   const queues = createEndpointQueues<KnownDelivery>({

@@ -1,0 +1,3 @@
+export * from "./prometheusMetrics.js";
+export * from "./metricsServer.js";
+export * from "./bearerToken.js";

@@ -1,0 +1,2 @@
+export * from "./scrape.js";
+export * from "./prometheusText.js";
