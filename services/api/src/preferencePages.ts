@@ -1,8 +1,7 @@
 import type { TopicSubscription } from "@tidings/domain";
+import { escapeHtml } from "@tidings/domain";
 
 /** The small HTML pages behind unsubscribe links: no script, labelled controls, one form. */
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -10,7 +9,7 @@ function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#111}
 fieldset{border:1px solid #999;border-radius:.5rem;padding:1rem;margin:1rem 0}
@@ -21,7 +20,7 @@ button{font:inherit;padding:.5rem 1rem;margin:.25rem .5rem .25rem 0;cursor:point
 </head>
 <body>
 <main>
-<h1>${escape(title)}</h1>
+<h1>${escapeHtml(title)}</h1>
 ${body}
 </main>
 </body>
@@ -40,8 +39,8 @@ export function preferencesPage(options: { email: string; unsubscribed: boolean;
   const topics = options.topics
     .map(
       (topic) =>
-        `<label><input type="checkbox" name="topic" value="${escape(topic.id)}"${topic.subscription === "opt_in" ? " checked" : ""}> ${escape(topic.name)}` +
-        (topic.description ? ` <span class="quiet">— ${escape(topic.description)}</span>` : "") +
+        `<label><input type="checkbox" name="topic" value="${escapeHtml(topic.id)}"${topic.subscription === "opt_in" ? " checked" : ""}> ${escapeHtml(topic.name)}` +
+        (topic.description ? ` <span class="quiet">— ${escapeHtml(topic.description)}</span>` : "") +
         `</label>`,
     )
     .join("\n");
@@ -51,7 +50,7 @@ export function preferencesPage(options: { email: string; unsubscribed: boolean;
   const saved = options.saved ? `<p role="status">Your preferences are saved.</p>` : "";
   return page(
     "Email preferences",
-    `<p>Choose what <strong>${escape(options.email)}</strong> receives.</p>
+    `<p>Choose what <strong>${escapeHtml(options.email)}</strong> receives.</p>
 ${saved}${status}
 <form method="post">
 ${options.topics.length > 0 ? `<fieldset>\n<legend>Topics</legend>\n${topics}\n</fieldset>` : ""}

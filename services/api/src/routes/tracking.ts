@@ -5,6 +5,7 @@ import type { ApiRoutes } from "../app.js";
 import { bytesResponse, pageResponse } from "../mediaResponses.js";
 import { recordEngagement, type TrackingRequest } from "../handlers/recordEngagement.js";
 import type { ApiServices } from "../services.js";
+import { escapeHtml } from "@tidings/domain";
 
 /** A click token carries its link's URL, which may be long: the wildcard is not held to the router's parameter length. */
 const params = z.object({ "*": z.string().max(16_000).describe("The signed token of a tracked link or open pixel.") });
@@ -12,8 +13,6 @@ const tags = ["tracking"];
 
 /** A transparent 1×1 GIF. */
 const pixel = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const trackingRequest = (request: FastifyRequest): TrackingRequest => ({
   requestId: request.id,

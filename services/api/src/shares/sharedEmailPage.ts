@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply } from "fastify";
 import type { SharedEmailAnswer, SharedMessage } from "./sharedEmailContent.js";
+import { escapeHtml } from "@tidings/domain";
 
 /**
  * The page behind a share link, and the frame that shows the email's body. The page is ours and runs no
@@ -8,8 +9,6 @@ import type { SharedEmailAnswer, SharedMessage } from "./sharedEmailContent.js";
  * browser sandboxes (CSP `sandbox`: no scripts, an opaque origin, no forms) and that may load nothing from
  * the network: a remote image would tell its sender who opened the link, and when.
  */
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const style = `:root{color-scheme:light dark}
 body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem}
@@ -51,7 +50,7 @@ function page(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${style}</style>
 </head>
 <body>
@@ -66,25 +65,25 @@ ${body}
 /** `2026-11-23 10:00:00.000000+00` → `2026-11-23 10:00:00 UTC`, with the instant in `datetime`. */
 function time(wire: string): string {
   const shown = `${wire.slice(0, 19)} UTC`;
-  return `<time datetime="${escape(`${wire.slice(0, 10)}T${wire.slice(11, 19)}Z`)}">${escape(shown)}</time>`;
+  return `<time datetime="${escapeHtml(`${wire.slice(0, 10)}T${wire.slice(11, 19)}Z`)}">${escapeHtml(shown)}</time>`;
 }
 
 const row = (label: string, value: string) => `<dt>${label}</dt><dd>${value}</dd>`;
 
 export function sharedEmailPage(message: SharedMessage, frameSrc: string): string {
   const rows = [
-    row("From", escape(message.from)),
-    row("To", escape(message.to.join(", "))),
-    ...(message.cc.length > 0 ? [row("Cc", escape(message.cc.join(", ")))] : []),
+    row("From", escapeHtml(message.from)),
+    row("To", escapeHtml(message.to.join(", "))),
+    ...(message.cc.length > 0 ? [row("Cc", escapeHtml(message.cc.join(", ")))] : []),
     row("Date", time(message.date)),
   ];
   return page(
     message.subject || "(no subject)",
-    `<h1>${escape(message.subject || "(no subject)")}</h1>
+    `<h1>${escapeHtml(message.subject || "(no subject)")}</h1>
 <dl>
 ${rows.join("\n")}
 </dl>
-<iframe sandbox="" referrerpolicy="no-referrer" src="${escape(frameSrc)}" title="The email's content"></iframe>
+<iframe sandbox="" referrerpolicy="no-referrer" src="${escapeHtml(frameSrc)}" title="The email's content"></iframe>
 <p class="quiet">A shared email. This link works until ${time(message.expiresAt)}.</p>`,
   );
 }
@@ -93,7 +92,7 @@ ${rows.join("\n")}
 export function sharedFrameDocument(message: Pick<SharedMessage, "html" | "text">): string {
   if (message.html !== null) return message.html;
   const text = message.text ?? "";
-  return `<!doctype html><html><head><meta charset="utf-8"></head><body><pre style="white-space:pre-wrap;font:14px/1.5 monospace">${escape(text)}</pre></body></html>`;
+  return `<!doctype html><html><head><meta charset="utf-8"></head><body><pre style="white-space:pre-wrap;font:14px/1.5 monospace">${escapeHtml(text)}</pre></body></html>`;
 }
 
 const problems = {
