@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postWebhook, RESPONSE_KEPT_BYTES } from "./postWebhook.js";
 
@@ -51,5 +52,30 @@ describe("one webhook attempt over real HTTP", () => {
   it("fails an endpoint nothing listens on, without an HTTP status", async () => {
     const outcome = await postWebhook({ url: "http://127.0.0.1:1/hook", headers: {}, body: "{}", allowPrivate: true });
     expect(outcome).toMatchObject({ succeeded: false, statusCode: null, response: expect.stringContaining("ECONNREFUSED") });
+  });
+
+  it("sends again on a new connection when the kept-alive one was closed by the receiver while idle", async () => {
+    // A receiver that answers the first request of a connection and resets the connection at the next one,
+    // as a server does that closed an idle connection just as the client used it.
+    let connections = 0;
+    const receiver = createTcpServer((socket) => {
+      connections++;
+      let answered = false;
+      socket.on("data", () => {
+        if (answered) return void socket.resetAndDestroy();
+        answered = true;
+        socket.write("HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+      const attempt = () => postWebhook({ url, headers: {}, body: "{}", allowPrivate: true });
+      expect(await attempt()).toMatchObject({ succeeded: true, statusCode: 204 });
+      expect(await attempt()).toMatchObject({ succeeded: true, statusCode: 204 });
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

@@ -46,7 +46,9 @@ export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
   try {
     const url = new URL(request.url);
     const target = await resolveEndpoint(url.hostname, request.allowPrivate);
-    const { statusCode, response } = await send(url, target, request, timeoutMs - elapsed());
+    const timeout = AbortSignal.timeout(Math.max(1, timeoutMs - elapsed()));
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const { statusCode, response } = await send(url, target, request, signal);
     return { succeeded: statusCode >= 200 && statusCode < 300, statusCode, response, durationMs: elapsed() };
   } catch (error) {
     return { succeeded: false, statusCode: null, response: describe(error, timeoutMs), durationMs: elapsed() };
@@ -57,11 +59,11 @@ function send(
   url: URL,
   target: { address: string; family: 4 | 6 },
   request: PostRequest,
-  timeoutMs: number,
+  signal: AbortSignal,
+  keptAlive = true,
 ): Promise<{ statusCode: number; response: string }> {
   const client = url.protocol === "https:" ? https : http;
-  const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
-  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
+  const agent = keptAlive ? agents[url.protocol === "https:" ? "https:" : "http:"] : false;
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
@@ -69,7 +71,7 @@ function send(
         method: "POST",
         agent,
         lookup: pinnedLookup(target.address, target.family),
-        signal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout,
+        signal,
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(request.body),
@@ -88,7 +90,14 @@ function send(
         res.on("error", reject);
       },
     );
-    req.on("error", reject);
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the receiver closed while it sat idle (Node's server closes one after
+      // 5 s) is reset as soon as it is used; the request never reached a handler, so it goes again at once
+      // on a new connection instead of failing the attempt. A busy event loop misses the receiver's close
+      // and hands out such a connection far more often.
+      if (req.reusedSocket && error.code === "ECONNRESET") send(url, target, request, signal, false).then(resolve, reject);
+      else reject(error);
+    });
     req.end(request.body);
   });
 }
