@@ -99,12 +99,12 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
       const pending = await store.readAll({ after: position, maxCount: batchSize });
       const compared = await database.db.transaction().execute(async (trx) => {
         const held = (await readCheckpoints(trx, [projection.name], true)).find((c) => c.state === "live")!.position;
-        // The live projector went further than the events read: catch up again, without holding it.
-        if (pending.length === batchSize && comparePositions(pending.at(-1)!.position, held) < 0) return undefined;
-        await apply(
-          trx,
-          pending.filter((e) => comparePositions(e.position, held) <= 0),
-        );
+        const upToHeld = pending.filter((e) => comparePositions(e.position, held) <= 0);
+        // The live checkpoint is the position of the last event applied. When the events read stop short of
+        // it, the live projector read (and applied) events after this read did: catch up again, without
+        // holding it.
+        if (comparePositions(upToHeld.at(-1)?.position ?? position, held) !== 0) return undefined;
+        await apply(trx, upToHeld);
         const tables = await compareTables(trx, projection, physicalTables(projection, live.version, false), replay, options.limit ?? 20);
         return { held, tables };
       });
