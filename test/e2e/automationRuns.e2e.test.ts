@@ -47,11 +47,14 @@ async function runsOf(
   }
 }
 /** Polls until the automation's `count` running runs all wait at step `key`, for up to 10 s. */
+/** Waits until `count` runs are running, each waiting at step `key`; fails after a minute. */
 async function parkedAt(automationId: string, count: number, key: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const runs = await runsOf(automationId, count, "running");
-    if (runs.every((r) => stepsOf(r)[key]!.status === "waiting")) return;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const runs = await runsOf(automationId, count, "running", 60_000);
+    const steps = runs.map((r) => stepsOf(r)[key]?.status);
+    if (runs.length === count && steps.every((status) => status === "waiting")) return;
+    if (Date.now() > deadline) throw new Error(`automation ${automationId}: step ${key} of its running runs is ${steps.join(", ")}`);
     await sleep(50);
   }
 }
@@ -216,7 +219,7 @@ describe("wait_for_event", () => {
 describe("runs and automation changes", () => {
   // Long enough that the test sees each run waiting, and stops the automation, before it runs out on a loaded machine.
   const delaySeconds = 6;
-  it("a run keeps the version it started with; stopping cancels the waiting runs", { timeout: 60_000 }, async () => {
+  it("a run keeps the version it started with; stopping cancels the waiting runs", { timeout: 240_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "order.placed" }));
     const v1 = await publishedTemplate("Review v1", "Review (v1)", "<p>v1</p>");
     const v2 = await publishedTemplate("Review v2", "Review (v2)", "<p>v2</p>");
@@ -237,12 +240,14 @@ describe("runs and automation changes", () => {
     await succeeded(() => resend.automations.update(id, graph(v2)));
     const [first] = await messagesTo("first@example.test", 1);
     expect(first!.parsed.subject).toBe("Review (v1)");
+    // Over, so that the one running run below is the second.
+    await runsOf(id, 1, "completed", 60_000);
 
     await succeeded(() => resend.events.send({ event: "order.placed", email: "second@example.test" }));
     await parkedAt(id, 1, "later");
     const parkedBy = Date.now();
     expect(await succeeded(() => resend.automations.stop(id))).toEqual({ object: "automation", id, status: "disabled" });
-    const [cancelled] = await runsOf(id, 1, "cancelled");
+    const [cancelled] = await runsOf(id, 1, "cancelled", 60_000);
     expect(stepsOf(cancelled!)).toMatchObject({
       placed: { status: "completed" },
       later: { status: "skipped" },

@@ -21,7 +21,9 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
   // outgoing connection can hold the port we pick.
   const port = await freePort();
   const child = spawn(process.execPath, [cli, "serve"], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", ...env },
+    // These tests ask for a clean stop, not a quick one (serveSigterm.e2e holds the bound): a starved CPU
+    // once took the 8 s default to stop an idle embedded server.
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", SHUTDOWN_TIMEOUT_MS: "60000", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -77,7 +79,7 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
       expect(keys.status).toBe(200);
       expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["pglite", "secret", "tidings.pid"]));
     } finally {
-      expect(await stop(first)).toBe(0);
+      expect(await stop(first), first.output()).toBe(0);
     }
     expect(readdirSync(dataDir)).not.toContain("tidings.pid");
   });
@@ -92,7 +94,7 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
       const body = (await keys.json()) as { data: { name: string }[] };
       expect(body.data).toHaveLength(1);
     } finally {
-      expect(await stop(second)).toBe(0);
+      expect(await stop(second), second.output()).toBe(0);
     }
   });
 
@@ -106,7 +108,7 @@ describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", (
       expect(refused).toMatchObject({ code: 2 });
       expect((refused as { output: string }).output.trim()).toMatch(/^tidings: .* is in use by process \d+; stop it or set DATA_DIR/);
     } finally {
-      expect(await stop(owner)).toBe(0);
+      expect(await stop(owner), owner.output()).toBe(0);
     }
   });
 
