@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { modeIndependentE2e } from "./scripts/modeIndependentE2e.mjs";
 
 // Workspace packages resolve to their TypeScript sources through the `source` export condition, so tests
 // run on a clean clone without a build.
@@ -29,9 +30,15 @@ class CrashTestsLast extends BaseSequencer {
 }
 const crashTests = "test/e2e/**/*Crash.e2e.test.ts";
 const crashOnly = process.env.TIDINGS_TEST_CRASH === "only";
+// `npm test` sets TIDINGS_TEST_EMBEDDED=mode-dependent on its embedded tier when the server tier runs too
+// (scripts/modeIndependentE2e.mjs says which files and why).
+const leftToServerMode = process.env.TIDINGS_TEST_EMBEDDED === "mode-dependent" ? modeIndependentE2e : [];
 const e2eFiles = crashOnly
   ? { include: [crashTests], exclude: ignored }
-  : { include: ["test/e2e/**/*.e2e.test.ts"], exclude: process.env.TIDINGS_TEST_CRASH === "none" ? [...ignored, crashTests] : ignored };
+  : {
+      include: ["test/e2e/**/*.e2e.test.ts"],
+      exclude: [...ignored, ...leftToServerMode, ...(process.env.TIDINGS_TEST_CRASH === "none" ? [crashTests] : [])],
+    };
 
 /**
  * Embedded files each have a PGlite of their own and are CPU-bound, and `npm test` runs them beside the

@@ -8,17 +8,22 @@
 // output is printed whole when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { modeIndependentE2e } from "./modeIndependentE2e.mjs";
 
 const postgresUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const reports = mkdtempSync(join(tmpdir(), "tidings-test-"));
+// TIDINGS_TEST_REPORTS keeps each tier's log and JSON report in a folder of one's choosing after the run.
+const keptReports = process.env.TIDINGS_TEST_REPORTS;
+const reports = keptReports ? (mkdirSync(keptReports, { recursive: true }), keptReports) : mkdtempSync(join(tmpdir(), "tidings-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 // Each tier's log is long and a CI page may show only its end, so the failures are named again last.
 const failures = [];
+// The slowest files of each tier, named last too: where the next minute of `npm test` is to be won.
+const slowest = [];
 let failedRuns = 0;
 
 /** Runs a command with its output held, and prints it under the label once it ends; resolves with whether it passed. */
@@ -76,6 +81,7 @@ function vitest(label, projects, env, { background = false } = {}) {
           totals.skipped += json.numPendingTests + json.numTodoTests;
           if (json.numTotalTests === 0) failedRuns++;
           failures.push(...failedTests(label, json));
+          slowest.push(`${label}: ${slowestFiles(json)}`);
         } catch {
           if (status === 0) failedRuns++;
         }
@@ -94,6 +100,16 @@ function failedTests(label, json) {
     if (tests.length === 0 && file.status === "failed") return [`${label}: ${relative(file.name)}: ${firstLine([file.message])}`];
     return tests.map((test) => `${label}: ${relative(file.name)} > ${test.fullName}: ${firstLine(test.failureMessages)}`);
   });
+}
+
+/** The five slowest files of a vitest JSON report, with their wall time in seconds. */
+function slowestFiles(json) {
+  return json.testResults
+    .map((file) => ({ name: file.name.replace(`${process.cwd()}/`, ""), seconds: Math.round((file.endTime - file.startTime) / 1000) }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 5)
+    .map((file) => `${file.name} ${file.seconds} s`)
+    .join(", ");
 }
 
 function reachable(url, defaultPort) {
@@ -135,10 +151,17 @@ const printed = (tier) => {
 // The unit tier needs no database and takes seconds, and prints first.
 const unit = vitest("unit", ["unit"], {}, { background: true });
 
-const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], { TIDINGS_TEST_MODE: "embedded" }, { background: true })];
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
+// With the server tier running, the e2e files whose behaviour does not depend on the mode run there only:
+// the embedded tier was the longest, and its PGlite the most CPU, of `npm test`.
+const embedded = { TIDINGS_TEST_MODE: "embedded", ...(serverUp ? { TIDINGS_TEST_EMBEDDED: "mode-dependent" } : {}) };
+const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded, { background: true })];
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
+  console.log(
+    `embedded mode leaves ${modeIndependentE2e.length} e2e files to server mode, as their behaviour does not depend on the mode ` +
+      `(scripts/modeIndependentE2e.mjs): ${modeIndependentE2e.map((file) => basename(file, ".e2e.test.ts")).join(", ")}`,
+  );
   const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
   // The int and the e2e files run side by side, one file each: both mostly wait on round trips. The crash
   // tests wait on kills, restarts and one email in flight; they get that latency best alone, after the rest.
@@ -161,7 +184,8 @@ printed(await unit);
 for (const tier of (await Promise.all(tiers)).flat()) printed(tier);
 await style;
 
-rmSync(reports, { recursive: true, force: true });
+if (!keptReports) rmSync(reports, { recursive: true, force: true });
+console.log(`\nslowest files:\n${slowest.map((line) => `  ${line}`).join("\n")}`);
 if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join("\n")}`);
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
 process.exit(failedRuns > 0 || totals.failed > 0 ? 1 : 0);
