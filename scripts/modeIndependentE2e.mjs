@@ -2,8 +2,9 @@
 // browser through the same ports in either mode, and what sits under those ports in embedded mode (PGlite
 // event store and read models, the in-process bus, the outbox) is proven by the contract suites of the int
 // tier, which runs in both modes, and by the e2e files left out of this list: every saga (delivery,
-// broadcasts, imports, automations, webhooks, inbound mail), the embedded-only CLI files, and the erasure
-// canary, which searches the embedded bus table.
+// broadcasts, imports, automations, webhooks, inbound mail), the embedded-only CLI files, the erasure
+// canary, which searches the embedded bus table, and the browser tests, which their issues ask for in both
+// modes.
 // When `npm test` runs the server tier as well, the embedded tier leaves these to it and says so; without
 // PostgreSQL and NATS they run embedded like every other file.
 export const modeIndependentE2e = [
@@ -11,7 +12,6 @@ export const modeIndependentE2e = [
   "audience",
   "auditIntegrity",
   "auditState",
-  "dashboard",
   "domains",
   "emailMetrics",
   "emailShares",
@@ -19,7 +19,6 @@ export const modeIndependentE2e = [
   "eventMetadata",
   "logs",
   "metrics",
-  "preferences",
   "templates",
   "tracking",
   "webhookPrivateEndpoints",
