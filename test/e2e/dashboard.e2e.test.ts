@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { Resend } from "resend";
+import { launchBrowser, newContext, reloadUntil, screenshotPages, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -12,25 +12,20 @@ import { succeeded } from "../support/wire.js";
  * width, in both colour schemes, under `test-results/dashboard/`, for a person to look at.
  */
 
-const executablePath = "/usr/bin/chromium";
-const screenshots = join(process.cwd(), "test-results", "dashboard");
 let mailing: MailingServer;
 let resend: Resend;
 let browser: Browser;
-/** Every Content-Security-Policy violation a page reported: a page that needs one is broken for its users. */
+/** Every Content-Security-Policy violation a page reported. */
 const violations: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(executablePath))
-    throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
-  const launching = chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  const launching = launchBrowser();
   try {
     mailing = await startMailingServer();
     resend = mailing.resend;
   } finally {
     browser = await launching;
   }
-  mkdirSync(screenshots, { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();
@@ -38,33 +33,7 @@ afterAll(async () => {
 });
 
 const url = (path: string) => `${mailing.server.url}${path}`;
-
-async function newContext(options: { width?: number; dark?: boolean } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: 800 },
-    colorScheme: options.dark ? "dark" : "light",
-  });
-  context.on("console", (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
-  });
-  return context;
-}
-
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(url("/dashboard"));
-  await page.getByLabel("Full-access API key").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
-
-/** Reloads until the page shows `text`: the timeline grows as the sagas record what happened. */
-async function reloadUntil(page: Page, text: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.getByText(text, { exact: true }).count())) {
-    if (Date.now() > deadline) throw new Error(`the page never showed "${text}"`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    await page.reload();
-  }
-}
+const signIn = (page: Page, token: string) => signInAs(page, mailing.server.url, token);
 
 describe("the dashboard", () => {
   it("signs in, finds an email sent through the SDK, and shows its timeline reach delivered", async () => {
@@ -77,7 +46,7 @@ describe("the dashboard", () => {
         headers: { "X-Entity-Ref-ID": "order-7" },
       }),
     );
-    const context = await newContext();
+    const context = await newContext(browser, violations);
     const page = await context.newPage();
     await signIn(page, mailing.server.token);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
@@ -95,7 +64,7 @@ describe("the dashboard", () => {
 
   it("copies a domain's DNS record", async () => {
     const domain = await succeeded(() => resend.domains.create({ name: "dashboard-copy.test" }));
-    const context = await newContext();
+    const context = await newContext(browser, violations);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: mailing.server.url });
     const page = await context.newPage();
     await signIn(page, mailing.server.token);
@@ -108,7 +77,7 @@ describe("the dashboard", () => {
   });
 
   it("creates an API key and shows its token once", async () => {
-    const context = await newContext();
+    const context = await newContext(browser, violations);
     const page = await context.newPage();
     await signIn(page, mailing.server.token);
     await page.goto(url("/dashboard/api-keys"));
@@ -125,7 +94,7 @@ describe("the dashboard", () => {
   });
 
   it("signs out, after which its pages ask to sign in again", async () => {
-    const context = await newContext();
+    const context = await newContext(browser, violations);
     const page = await context.newPage();
     await signIn(page, mailing.server.token);
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -138,7 +107,7 @@ describe("the dashboard", () => {
 
   it("refuses a sending-access key, saying why", async () => {
     const sender = await succeeded(() => resend.apiKeys.create({ name: "Sender", permission: "sending_access" }));
-    const context = await newContext();
+    const context = await newContext(browser, violations);
     const page = await context.newPage();
     await signIn(page, sender.token);
     await page.getByRole("alert").getByText("This key has sending access only").waitFor();
@@ -170,28 +139,28 @@ describe("the dashboard", () => {
       logs: "/dashboard/logs",
       "not-found": "/dashboard/emails/00000000-0000-4000-8000-000000000000",
     };
-    for (const dark of [false, true]) {
+    const shots = (name: string, width: number, dark: boolean) => join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`);
+    for (const dark of [false, true])
       for (const width of [1280, 375]) {
-        const context = await newContext({ width, dark });
-        const page = await context.newPage();
-        const shot = (name: string) =>
-          page.screenshot({ path: join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`), fullPage: true });
-        await page.goto(url("/dashboard/sign-in"));
-        await shot("sign-in");
-        await signIn(page, mailing.server.token);
-        for (const [name, path] of Object.entries(pages)) {
-          await page.goto(url(path));
-          // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
-          // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
-          if (name === "email") {
-            await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
-            await page.locator("iframe.preview").scrollIntoViewIfNeeded();
-          }
-          await shot(name);
-        }
-        await context.close();
+        const signedOut = await (await newContext(browser, violations, { width, dark })).newPage();
+        await signedOut.goto(url("/dashboard/sign-in"));
+        await signedOut.screenshot({ path: shots("sign-in", width, dark), fullPage: true });
+        await signedOut.context().close();
       }
-    }
+    await screenshotPages({
+      browser,
+      violations,
+      baseUrl: mailing.server.url,
+      token: mailing.server.token,
+      pages,
+      // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
+      // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
+      ready: async (name, page) => {
+        if (name !== "email") return;
+        await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
+        await page.locator("iframe.preview").scrollIntoViewIfNeeded();
+      },
+    });
     expect(violations).toEqual([]);
   });
 });

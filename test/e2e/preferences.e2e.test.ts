@@ -1,27 +1,24 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { Resend } from "resend";
 import { randomBase62 } from "@tidings/core";
 import { unsubscribeUrl } from "@tidings/mail";
+import { launchBrowser } from "../support/dashboardBrowser.js";
 import { startTestServer, type TestServer } from "../support/testServer.js";
 import { outsideSdkTypes, succeeded } from "../support/wire.js";
 
 /**
  * The unsubscribe and preference page in a real browser (headless Debian Chromium, no JavaScript needed
- * by the page), checked through the API with the SDK. `.ci/run` installs chromium when it is missing.
+ * by the page), checked through the API with the SDK.
  */
 
-const executablePath = "/usr/bin/chromium";
 let server: TestServer;
 let resend: Resend;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(executablePath))
-    throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   // The browser starts while the server does; either way both are kept, for afterAll to close.
-  const launching = chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  const launching = launchBrowser();
   try {
     server = await startTestServer({ TIDINGS_SECRET: randomBase62(40) });
   } finally {
