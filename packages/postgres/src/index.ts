@@ -3,3 +3,4 @@ export * from "./connectionLoss.js";
 export * from "./migrations.js";
 export * from "./testDatabase.js";
 export * from "./settledWrites.js";
+export * from "./likeLiteral.js";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Database } from "@tidings/postgres";
+import { likeLiteral, type Database } from "@tidings/postgres";
 import type { RequestLogWriter } from "./requestLogsWriter.js";
 
 /**
@@ -21,7 +21,7 @@ export async function redactRequestLogsNaming(
   await writer.flush();
   const email = subject.email.toLowerCase();
   const names = [...(subject.contactId ? [subject.contactId.toLowerCase()] : []), email, encodeURIComponent(email)];
-  const patterns = [...new Set(names)].map((name) => `%${likeEscaped(name)}%`);
+  const patterns = [...new Set(names)].map((name) => `%${likeLiteral(name)}%`);
   const result = await sql`
     UPDATE api_request_logs
        SET request_body = NULL, response_body = NULL,
@@ -31,8 +31,4 @@ export async function redactRequestLogsNaming(
             OR lower(request_body::text) LIKE ANY(${patterns}::text[])
             OR lower(response_body::text) LIKE ANY(${patterns}::text[]))`.execute(database.db);
   return Number(result.numAffectedRows ?? 0);
-}
-
-function likeEscaped(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
