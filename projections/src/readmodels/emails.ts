@@ -20,6 +20,7 @@ function created(data: EmailContent, scheduledAt: string | null, context: BatchC
     ...(scheduledAt === null ? {} : { scheduled_at: scheduledAt }),
     template_id: data.templateId,
     broadcast_id: data.broadcastId ?? null,
+    domain_id: data.domainId,
     created_at: data.createdAt,
   });
   upsertAttachments(context, "email_attachments", data, data.attachments);
@@ -31,8 +32,8 @@ function created(data: EmailContent, scheduledAt: string | null, context: BatchC
  */
 export const emailsProjection = {
   name: "emails",
-  // 2: `broadcast_id`.
-  version: 2,
+  // 2: `broadcast_id`. 3: `domain_id` (the sending domain), which GET /emails filters by.
+  version: 3,
   tables: {
     emails: teamResourceTable({
       columns: {
@@ -45,6 +46,7 @@ export const emailsProjection = {
         scheduled_at: { type: "timestamptz", nullable: true },
         template_id: { type: "uuid", nullable: true },
         broadcast_id: { type: "uuid", nullable: true },
+        domain_id: { type: "uuid", nullable: true },
         created_at: { type: "timestamptz" },
       },
       indexes: { by_broadcast: "(broadcast_id) WHERE broadcast_id IS NOT NULL" },

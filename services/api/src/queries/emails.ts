@@ -1,6 +1,6 @@
-import type { InferResult } from "kysely";
+import { sql, type InferResult } from "kysely";
 import type { EmailStatus } from "@tidings/domain";
-import type { Database } from "@tidings/postgres";
+import { likeLiteral, type Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
@@ -20,6 +20,18 @@ export interface EmailItem extends EmailListItem {
 }
 
 const listed = [...headerColumns, "last_event"] as const;
+
+/** What GET /emails narrows its list by (docs/wire-compatibility.md §6.1, Tidings only); each is optional. */
+export interface EmailListFilters {
+  status?: EmailStatus | undefined;
+  domain_id?: string | undefined;
+  /** An ISO 8601 datetime, or a date (UTC midnight); inclusive. */
+  created_after?: string | undefined;
+  /** An ISO 8601 datetime, or a date (UTC midnight); exclusive. */
+  created_before?: string | undefined;
+  /** Part of a recipient's address or of the subject, in any case. */
+  search?: string | undefined;
+}
 
 /**
  * Reads of the `emails` read model. `messageIdHost` is the host part of the Message-ID the delivery
@@ -47,8 +59,20 @@ export function emailQueries(database: Database, messageIdHost: string) {
       if (!row) return undefined;
       return { object: "email", ...toItem(row), html: row.html, text: row.text, tags: row.tags };
     },
-    list(teamId: string, page: PageRequest): Promise<ListPage<EmailListItem>> {
-      return listPage(base(teamId), page, { toItem, orderBy: ["created_at", "id"] });
+    list(teamId: string, page: PageRequest & EmailListFilters): Promise<ListPage<EmailListItem>> {
+      let rows = base(teamId);
+      if (page.status) rows = rows.where("last_event", "=", page.status);
+      if (page.domain_id) rows = rows.where("domain_id", "=", page.domain_id);
+      if (page.created_after) rows = rows.where("created_at", ">=", sql<Date>`${page.created_after}::timestamptz`);
+      if (page.created_before) rows = rows.where("created_at", "<", sql<Date>`${page.created_before}::timestamptz`);
+      if (page.search) {
+        const pattern = `%${likeLiteral(page.search)}%`;
+        // The recipients are JSON arrays of mailboxes: their text holds every address.
+        rows = rows.where((eb) =>
+          eb.or((["subject", "to_addresses", "cc", "bcc"] as const).map((column) => eb(sql`${sql.ref(column)}::text`, "ilike", pattern))),
+        );
+      }
+      return listPage(rows, page, { toItem, orderBy: ["created_at", "id"] });
     },
   };
 }

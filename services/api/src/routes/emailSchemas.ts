@@ -107,6 +107,24 @@ export const emailListItem = messageHeaders.extend({
   scheduled_at: wireTimestampText().nullable(),
 });
 
+/** An instant a list filter takes: an ISO 8601 datetime with its offset, or a date (UTC midnight). */
+const instant = (what: string) =>
+  z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: `\`${what}\` must be an ISO 8601 date or datetime.` }).optional();
+
+/** GET /emails's own filters (Tidings only, docs/wire-compatibility.md §6.1). */
+export const emailListFilters = {
+  status: z.enum(emailStatuses).optional().describe("Only the emails whose `last_event` is this."),
+  domain_id: z.guid().optional().describe("Only the emails sent from this domain."),
+  created_after: instant("created_after").describe("Only the emails created at or after this ISO 8601 date or datetime."),
+  created_before: instant("created_before").describe("Only the emails created before this ISO 8601 date or datetime."),
+  search: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Only the emails with this text in a recipient's address (to, cc, bcc) or in the subject, in any case."),
+};
+
 export const emailObject = emailListItem.extend({
   object: z.literal("email"),
   html: z.string().nullable(),

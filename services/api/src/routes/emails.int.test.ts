@@ -120,6 +120,40 @@ describe("GET /emails", () => {
     const next = await call("GET", `/emails?limit=2&after=${ids[1]}`, undefined, lister);
     expect(next.body).toMatchObject({ has_more: false, data: [{ id: ids[0] }] });
   });
+
+  it("filters by status, by text in a recipient or the subject, and by when it was created, and pages within the filter", async () => {
+    const filtering = await file.testServices.aKey("filter-team");
+    const sent = async (overrides: Record<string, unknown>) => (await send(overrides, filtering)).body.id as string;
+    const receipt = await sent({ to: "Zoe.Receipt@Example.test", subject: "Your receipt" });
+    const sale = await sent({ to: "bob@example.test", subject: "50% off_today" });
+    const later = await sent({ to: "cy@example.test", subject: "Later", scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const other = await sent({ to: "dee@example.test", cc: ["zoe.receipt@example.test"], subject: "Copy" });
+    const ids = async (query: string) =>
+      ((await call("GET", `/emails?${query}`, undefined, filtering)).body.data as { id: string }[]).map((e) => e.id);
+    expect(await ids("status=scheduled")).toEqual([later]);
+    expect(await ids("search=ZOE.receipt")).toEqual([other, receipt]);
+    expect(await ids("search=receipt&limit=1")).toEqual([other]);
+    expect(await ids(`search=receipt&after=${other}`)).toEqual([receipt]);
+    // `%` and `_` are text, not wildcards.
+    expect(await ids(`search=${encodeURIComponent("50%")}`)).toEqual([sale]);
+    expect(await ids(`search=${encodeURIComponent("5_%")}`)).toEqual([]);
+    expect(await ids("status=queued&search=example.test")).toEqual([other, sale, receipt]);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(await ids(`created_after=${tomorrow}`)).toEqual([]);
+    expect(await ids(`created_before=${tomorrow}&search=bob`)).toEqual([sale]);
+    expect(await ids(`created_after=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&status=scheduled`)).toEqual([
+      later,
+    ]);
+    expect((await call("GET", "/emails?search=receipt", undefined, file.admin)).body.data).toEqual([]);
+  });
+
+  it("refuses a filter it cannot take, naming it", async () => {
+    expect(await call("GET", "/emails?status=lost")).toEqual(error(422, "validation_error", /`status`|status/));
+    expect(await call("GET", "/emails?created_after=yesterday")).toEqual(error(422, "validation_error", /`created_after`/));
+    expect(await call("GET", "/emails?created_before=2026-13-40")).toEqual(error(422, "validation_error", /`created_before`/));
+    expect(await call("GET", "/emails?domain_id=acme.test")).toEqual(error(422, "validation_error", /domain_id/));
+    expect(await call("GET", `/emails?search=${"x".repeat(201)}`)).toEqual(error(422, "validation_error", /search/));
+  });
 });
 
 describe("attachments", () => {

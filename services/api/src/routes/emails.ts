@@ -23,7 +23,15 @@ import { ok } from "../replies.js";
 import { requestMetadata } from "../requestMetadata.js";
 import { callerWrites, settle } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
-import { attachmentItem, batchItemDocument, emailListItem, emailObject, sendEmailBody, type SendEmailBody } from "./emailSchemas.js";
+import {
+  attachmentItem,
+  batchItemDocument,
+  emailListFilters,
+  emailListItem,
+  emailObject,
+  sendEmailBody,
+  type SendEmailBody,
+} from "./emailSchemas.js";
 
 const tags = ["emails"];
 const MAX_BATCH = 100;
@@ -170,7 +178,14 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
 
     app.get(
       "/emails",
-      { schema: { tags, summary: "List sent emails", querystring: listQuerySchema(), response: { 200: listSchema(emailListItem) } } },
+      {
+        schema: {
+          tags,
+          summary: "List sent emails",
+          querystring: listQuerySchema(emailListFilters),
+          response: { 200: listSchema(emailListItem) },
+        },
+      },
       async (request, reply) => ok(reply, await queries.list(requireAuth(request).teamId, request.query)),
     );
 

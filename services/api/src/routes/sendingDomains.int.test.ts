@@ -58,6 +58,15 @@ describe("the sending rule", () => {
     expect(queued!.data).toMatchObject({ domainId: domain.id });
   });
 
+  it("lists the emails sent from one domain with GET /emails?domain_id", async () => {
+    const domain = await aDomain(admin, true);
+    const fromDomain = await send(strict, `Acme <hello@${domain.name}>`);
+    await send(lenient, "Acme <hello@elsewhere.example.test>");
+    const listed = await call(strict, "GET", `/emails?domain_id=${domain.id}`, admin);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([fromDomain.body.id]);
+    expect((await call(strict, "GET", `/emails?domain_id=${domain.id}`, other)).body.data).toEqual([]);
+  });
+
   it("refuses a from on an unverified domain with 403 validation_error naming it, unless relaxed", async () => {
     const domain = await aDomain(admin, false);
     expect(await send(strict, `hello@${domain.name}`)).toEqual({
