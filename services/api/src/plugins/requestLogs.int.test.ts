@@ -162,6 +162,33 @@ describe("request logs", () => {
     expect(rest.has_more).toBe(false);
   });
 
+  it("filters the list by method, by the start of the path, and by status or status class", async () => {
+    const team = newId();
+    const refused = (await send("GET", "/refused", { team })).headers["x-request-id"] as string;
+    const sent = (await send("POST", "/emails", { team, body: { to: "a@example.com" } })).headers["x-request-id"] as string;
+    const ids = async (query: string) =>
+      ((await send("GET", `/logs?${query}`, { team })).json() as { data: { id: string }[] }).data.map((item) => item.id);
+    expect(await ids("method=post")).toEqual([sent]);
+    expect(await ids("path=%2Fref")).toEqual([refused]);
+    expect(await ids("path=%2F%25")).toEqual([]);
+    expect(await ids("status=422")).toEqual([refused]);
+    expect(await ids("status=2&path=%2Femails")).toEqual([sent]);
+    expect(await ids("status=4&method=GET")).toEqual([refused]);
+  });
+
+  it("refuses a filter it cannot take, naming it", async () => {
+    for (const [query, field] of [
+      ["method=TRACE", "method"],
+      ["status=7", "status"],
+      ["status=abc", "status"],
+      [`path=${"x".repeat(201)}`, "path"],
+    ] as const) {
+      const res = await send("GET", `/logs?${query}`);
+      expect(res.statusCode, query).toBe(422);
+      expect(res.json(), query).toMatchObject({ name: "validation_error", message: expect.stringContaining(field) });
+    }
+  });
+
   it("shows a team only its own logs", async () => {
     const ofA = (await send("GET", "/refused", { team: teamA })).headers["x-request-id"] as string;
     const listB = (await send("GET", "/logs?limit=100", { team: teamB })).json();

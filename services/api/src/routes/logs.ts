@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TidingsError } from "@tidings/core";
-import type { Database } from "@tidings/postgres";
+import { likeLiteral, type Database } from "@tidings/postgres";
 import type { ApiRoutes } from "../app.js";
 import { listPage, listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
@@ -21,6 +21,27 @@ const log = logItem.extend({
   request_body: z.unknown(),
   response_body: z.unknown(),
 });
+
+const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** GET /logs's own filters (Tidings only, docs/wire-compatibility.md §6.17). */
+const logFilters = {
+  method: z
+    .string()
+    .transform((method) => method.toUpperCase())
+    .pipe(z.enum(methods, { error: `\`method\` must be one of ${methods.join(", ")}.` }))
+    .optional()
+    .describe("Only the requests with this HTTP method."),
+  path: z.string().min(1).max(200).optional().describe("Only the requests whose path starts with this, such as `/emails`."),
+  status: z.coerce
+    .number({ error: "`status` must be an HTTP status such as 422, or a class such as 4 for 4xx." })
+    .int({ error: "`status` must be an HTTP status such as 422, or a class such as 4 for 4xx." })
+    .refine((status) => (status >= 1 && status <= 5) || (status >= 100 && status <= 599), {
+      error: "`status` must be an HTTP status such as 422, or a class such as 4 for 4xx.",
+    })
+    .optional()
+    .describe("Only the requests answered with this status, or with any of a class: 2, 4 or 5 for 2xx, 4xx or 5xx."),
+};
 
 /** docs/wire-compatibility.md §6.17 (the SDK's own test fixture): the message names `logId`, whatever the path calls it. */
 const logId = z.object({ id: z.guid({ error: "The `logId` must be a valid UUID." }) });
@@ -52,13 +73,14 @@ export function logsRoutes({ database }: { database: Database }): ApiRoutes {
         schema: {
           tags: ["logs"],
           summary: "List API request logs",
-          querystring: listQuerySchema(),
+          querystring: listQuerySchema(logFilters),
           response: { 200: listSchema(logItem) },
         },
       },
       async (request) => {
         await writer.flush();
-        const base = teamLogs(requireAuth(request).teamId).select([
+        const { method, path, status } = request.query;
+        let base = teamLogs(requireAuth(request).teamId).select([
           "id",
           wireCreatedAt,
           "endpoint",
@@ -66,6 +88,13 @@ export function logsRoutes({ database }: { database: Database }): ApiRoutes {
           "response_status",
           "user_agent",
         ]);
+        if (method) base = base.where("method", "=", method);
+        if (path) base = base.where("endpoint", "like", `${likeLiteral(path)}%`);
+        if (status !== undefined)
+          base =
+            status < 10
+              ? base.where("response_status", ">=", status * 100).where("response_status", "<", status * 100 + 100)
+              : base.where("response_status", "=", status);
         return listPage(base, request.query, { toItem: withCreatedAt });
       },
     );
