@@ -180,6 +180,41 @@ describe("team scoping", () => {
   });
 });
 
+describe("the lists' filters", () => {
+  it("narrow the Emails page by recipient or subject and by status, keep them in the pages' links, and say when nothing matches", async () => {
+    const browser = await session();
+    for (const subject of ["Filtered one", "Filtered two", "Filtered three"]) await send({ subject, to: "filter.me@example.test" });
+    const page = await browser.get("/dashboard/emails?search=FILTER.ME&status=queued");
+    expect(page.statusCode).toBe(200);
+    expect([...page.body.matchAll(/>(Filtered \w+)<\/a>/g)].map((m) => m[1])).toEqual(["Filtered three", "Filtered two", "Filtered one"]);
+    expect(page.body).toContain('<option value="queued" selected>');
+    expect(page.body).toContain('value="FILTER.ME"');
+    const none = await browser.get("/dashboard/emails?search=nobody-at-all&status=bounced");
+    expect(none.body).toContain("No email matches these filters.");
+  });
+
+  it("show the API's refusal of a filter in words", async () => {
+    const page = await (await session()).get("/dashboard/emails?from=yesterday");
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("The emails could not be loaded.");
+    expect(page.body).toContain("`created_after` must be an ISO 8601 date or datetime.");
+  });
+
+  it("narrow the Logs page by method, path and status class", async () => {
+    const browser = await session();
+    await file.call("GET", "/emails/00000000-0000-4000-8000-000000000000");
+    const page = await browser.get("/dashboard/logs?method=GET&path=%2Femails%2F&status=4");
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<span class="mono">/emails/00000000-0000-4000-8000-000000000000</span>');
+    const paths = [...page.body.matchAll(/<td data-label="Path"><span><span class="mono">([^<]+)<\/span>/g)].map((m) => m[1]!);
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.every((path) => path.startsWith("/emails/"))).toBe(true);
+    const statuses = [...page.body.matchAll(/<span class="badge[^"]*">(\d+)<\/span>/g)].map((m) => m[1]!);
+    expect(statuses.length).toBe(paths.length);
+    expect(statuses.every((status) => status.startsWith("4"))).toBe(true);
+  });
+});
+
 describe("the Overview", () => {
   it("charts the six metrics a day over the chosen range, from GET /emails/metrics", async () => {
     const page = await (await session()).get("/dashboard?range=30");
