@@ -26,8 +26,11 @@ let importFiles: StreamedBlobStore;
 
 const keptForEver: Retention = { email: null, inbound: null, webhook: null, event: null, import: null, "request-log-bodies": null };
 const oneSecond: Retention = { email: 1000, inbound: 1000, webhook: 1000, event: 1000, import: 1000, "request-log-bodies": 1000 };
-/** Past the retention and one period (a second, at this retention): content may outlive its retention by a period. */
-const pastRetention = () => new Promise((resolve) => setTimeout(resolve, 2100));
+/**
+ * Past the retention and two periods (a second each, at this retention): content may outlive its retention by a
+ * period, and its blobs the content by one more.
+ */
+const pastRetention = () => new Promise((resolve) => setTimeout(resolve, 3100));
 
 beforeAll(async () => {
   const database = file.test.database;

@@ -2,7 +2,7 @@ import type { Clock } from "@tidings/core";
 import { forgetBlobs, type StreamedBlobStore } from "@tidings/blobs";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { contentKinds, retentionCut, type ContentKind, type DataKeys } from "@tidings/privacy";
+import { contentKinds, periodMsOf, retentionCut, type ContentKind, type DataKeys } from "@tidings/privacy";
 import { scrubExpiredContent } from "@tidings/projections";
 import { expiredBlobs } from "./expiredBlobs.js";
 import { failImportsPastRetention } from "./expiredImportFiles.js";
@@ -61,7 +61,17 @@ export async function sweepRetention(deps: RetentionSweepDeps, stopping?: AbortS
       swept.rows[table] = (swept.rows[table] ?? 0) + rows;
   }
   if (stopping?.aborted) return swept;
-  swept.blobs = await forgetBlobs(deps.database, await expiredBlobs(deps.database, { email: cut("email"), inbound: cut("inbound") }));
+  // A period before the keys' cut: mail's `created_at` is its sender's clock, its content's period key was
+  // the sealing process's at append, and the two may sit either side of a period boundary; bytes of mail whose
+  // content still opens must not go before it (docs/privacy.md, "Retention").
+  const blobCut = (kind: "email" | "inbound") => {
+    const before = cut(kind);
+    return before && new Date(before.getTime() - periodMsOf(deps.retention[kind]));
+  };
+  swept.blobs = await forgetBlobs(
+    deps.database,
+    await expiredBlobs(deps.database, { email: blobCut("email"), inbound: blobCut("inbound") }),
+  );
   const imports = cut("import");
   if (imports !== null && !stopping?.aborted) swept.importsFailed = await failImportsPastRetention(deps, imports);
   const bodies = cut("request-log-bodies");
