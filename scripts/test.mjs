@@ -47,9 +47,9 @@ function check(label, command, args) {
 
 /**
  * Runs vitest on the given projects with its output in a file of its own; resolves with the tier's label and
- * log once it ends. `background` runs it at a lower CPU priority (nice 10).
+ * log once it ends.
  */
-function vitest(label, projects, env, { background = false } = {}) {
+function vitest(label, projects, env) {
   const slug = label.replace(/\W+/g, "-");
   const report = join(reports, `${slug}.json`);
   const log = join(reports, `${slug}.log`);
@@ -64,8 +64,7 @@ function vitest(label, projects, env, { background = false } = {}) {
   const started = Date.now();
   return new Promise((resolve) => {
     const out = createWriteStream(log);
-    const [command, commandArgs] = background ? ["nice", ["-n", "10", "npx", ...args]] : ["npx", args];
-    const child = spawn(command, commandArgs, {
+    const child = spawn("npx", args, {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "1", ...env },
     });
@@ -145,17 +144,17 @@ const printed = (tier) => {
   console.log(`\n== ${tier.label} ==`);
   process.stdout.write(readFileSync(tier.log));
 };
-// The server tier mostly waits on round trips and runs the crash tests, the longest path; the unit and
-// embedded tiers are CPU-bound on PGlite. In the background they take the CPU the server tier leaves
-// instead of lengthening each of its waits.
-// The unit tier needs no database and takes seconds, and prints first.
-const unit = vitest("unit", ["unit"], {}, { background: true });
+// Every tier runs at the same priority. The unit and embedded tiers once ran at nice 10, to leave the
+// server tier's waits short; beside a CPU hog at nice 0 that left them a tenth of a core each, and a CI run
+// with one took over 50 minutes with embedded int files timing out.
+// The unit tier needs no database and takes a minute or two, and prints first.
+const unit = vitest("unit", ["unit"], {});
 
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
 // With the server tier running, the e2e files whose behaviour does not depend on the mode run there only:
 // the embedded tier was the longest, and its PGlite the most CPU, of `npm test`.
 const embedded = { TIDINGS_TEST_MODE: "embedded", ...(serverUp ? { TIDINGS_TEST_EMBEDDED: "mode-dependent" } : {}) };
-const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded, { background: true })];
+const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded)];
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
   console.log(
