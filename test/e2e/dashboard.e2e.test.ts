@@ -116,7 +116,8 @@ describe("the dashboard", () => {
     await context.close();
   });
 
-  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
+  // Forty full-page screenshots: over a minute on a loaded machine.
+  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
     const email = await succeeded(() =>
       resend.emails.send({
         from: "Acme <hello@acme.test>",
