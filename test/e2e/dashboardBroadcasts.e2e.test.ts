@@ -133,5 +133,6 @@ describe("the dashboard's broadcasts", () => {
       },
     });
     expect(violations).toEqual([]);
-  });
+    // Sixteen screenshots, each a page load after a sign-in per context.
+  }, 120_000);
 });
