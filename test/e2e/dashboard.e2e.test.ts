@@ -1,9 +1,16 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { Resend } from "resend";
-import { launchBrowser, newContext, reloadUntil, screenshotPages, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
-import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import {
+  dashboardTestFile,
+  newContext,
+  reloadUntil,
+  screenshotPages,
+  screenshots,
+  signIn as signInAs,
+} from "../support/dashboardBrowser.js";
+import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -18,18 +25,10 @@ let browser: Browser;
 /** Every Content-Security-Policy violation a page reported. */
 const violations: string[] = [];
 
-beforeAll(async () => {
-  const launching = launchBrowser();
-  try {
-    mailing = await startMailingServer();
-    resend = mailing.resend;
-  } finally {
-    browser = await launching;
-  }
-});
-afterAll(async () => {
-  await browser?.close();
-  await mailing?.stop();
+const file = dashboardTestFile();
+beforeAll(() => {
+  ({ mailing, browser } = file);
+  resend = mailing.resend;
 });
 
 const url = (path: string) => `${mailing.server.url}${path}`;

@@ -2,31 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
+import { dashboardSession, dashboardSignIn, formBody, formHeaders } from "../testing/dashboardSession.js";
 import { emailSender } from "../testing/emailRequests.js";
 import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("dashboard");
 const send = emailSender(file);
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
-
-async function signIn(key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) {
-  return app.inject({
-    method: "POST",
-    url: "/dashboard/sign-in",
-    headers: { ...formHeaders, ...headers },
-    payload: form({ api_key: key.token }),
-  });
-}
-
-/** A signed-in browser: its cookie, and the CSRF token its pages carry. */
-async function session(key: TestKey = file.admin) {
-  const res = await signIn(key);
-  const cookie = String(res.headers["set-cookie"]).split(";")[0]!;
-  const page = await file.app.inject({ method: "GET", url: "/dashboard/api-keys", headers: { cookie } });
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf, get: (url: string) => file.app.inject({ method: "GET", url, headers: { cookie } }) };
-}
+const signIn = (key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) => dashboardSignIn(app, key, headers);
+const session = (key: TestKey = file.admin) => dashboardSession(file.app, key);
 
 describe("the dashboard's headers", () => {
   it("have a CSP without inline scripts, that no other site may frame", async () => {
@@ -125,7 +108,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie, origin: "https://evil.example" },
-      payload: form({ csrf_token: csrf, name: "from elsewhere" }),
+      payload: formBody({ csrf_token: csrf, name: "from elsewhere" }),
     });
     expect(crossSite.statusCode).toBe(403);
     expect(crossSite.body).toContain("This form was refused");
@@ -133,7 +116,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie },
-      payload: form({ name: "without a token" }),
+      payload: formBody({ name: "without a token" }),
     });
     expect(noToken.statusCode).toBe(403);
     expect((await file.call("GET", "/api-keys")).body.data.length).toBe(before);
@@ -145,7 +128,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie, origin: "http://localhost:80" },
-      payload: form({ csrf_token: csrf, name: "made in the dashboard", permission: "full_access" }),
+      payload: formBody({ csrf_token: csrf, name: "made in the dashboard", permission: "full_access" }),
     });
     expect(created.statusCode).toBe(303);
     const first = await get("/dashboard/api-keys");
@@ -233,18 +216,10 @@ describe("the Overview", () => {
 });
 
 describe("an email's actions", () => {
-  const post = (browser: Awaited<ReturnType<typeof session>>, url: string, fields: Record<string, string> = {}) =>
-    file.app.inject({
-      method: "POST",
-      url,
-      headers: { ...formHeaders, cookie: browser.cookie },
-      payload: form({ csrf_token: browser.csrf, ...fields }),
-    });
-
   it("share it: the link shows on its page once, and opens the email", async () => {
     const { body } = await send({ subject: "Shared from the dashboard" });
     const browser = await session();
-    expect((await post(browser, `/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
+    expect((await browser.post(`/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
     const page = await browser.get(`/dashboard/emails/${body.id}`);
     const link = /<code id="share-link">([^<]+)<\/code>/.exec(page.body)![1]!.replaceAll("&amp;", "&");
     const shared = await file.app.inject({ url: link.slice(link.indexOf("/shared")) });
@@ -256,7 +231,7 @@ describe("an email's actions", () => {
     const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
     const browser = await session();
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("Cancel sending");
-    expect((await post(browser, `/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
+    expect((await browser.post(`/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
     expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
   });
@@ -269,7 +244,7 @@ describe("signing out", () => {
       method: "POST",
       url: "/dashboard/sign-out",
       headers: { ...formHeaders, cookie },
-      payload: form({ csrf_token: csrf }),
+      payload: formBody({ csrf_token: csrf }),
     });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe("/dashboard/sign-in?signed_out=1");

@@ -6,6 +6,7 @@ import { dashboardPath } from "./sessionCookie.js";
 export const navigation = [
   { key: "overview", label: "Overview", href: dashboardPath },
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
+  { key: "broadcasts", label: "Broadcasts", href: `${dashboardPath}/broadcasts` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
   { key: "api-keys", label: "API keys", href: `${dashboardPath}/api-keys` },
   { key: "suppressions", label: "Suppressions", href: `${dashboardPath}/suppressions` },

@@ -47,7 +47,8 @@ border-radius:.4rem;margin:0 0 1rem}
 form.inline{display:inline}
 .fields{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}
 label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.25rem}
-.field{display:flex;flex-direction:column;min-width:0}
+.field{display:flex;flex-direction:column;min-width:0}.field.wide{flex:1 1 100%}.field.wide textarea{width:100%}
+.hint{margin:.25rem 0 0;font-size:.85rem}
 input,select,textarea{font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--line);border-radius:.4rem;
 padding:.45rem .6rem;max-width:100%}
 input[type=password],input[type=text],input[type=email],input[type=search]{width:22rem}

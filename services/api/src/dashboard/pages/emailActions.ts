@@ -2,6 +2,7 @@ import { z } from "zod";
 import { field, type Dashboard } from "../dashboard.js";
 import { html, type Html } from "../html.js";
 import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
+import { utcFromDatetimeLocal } from "../utcTime.js";
 import { emailPath } from "./emails.js";
 
 const params = z.object({ id: z.guid() });
@@ -85,9 +86,7 @@ export function emailActions(dashboard: Dashboard): void {
   });
 
   dashboard.action("/emails/:id/reschedule", { params }, async (who, { params: { id }, form }) => {
-    // A datetime-local field has no zone; the label says UTC, which the API's ISO 8601 takes as `Z`.
-    const local = field(form, "scheduled_at");
-    const answer = await who.api.send("PATCH", `/emails/${id}`, { scheduled_at: local.length === 16 ? `${local}:00Z` : `${local}Z` });
+    const answer = await who.api.send("PATCH", `/emails/${id}`, { scheduled_at: utcFromDatetimeLocal(field(form, "scheduled_at")) });
     who.flash(answer.ok ? successNotice("The email is rescheduled.") : errorNotice("The email was not rescheduled.", answer.message));
     return { redirect: emailPath(id) };
   });

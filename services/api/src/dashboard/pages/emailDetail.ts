@@ -3,6 +3,7 @@ import { sharedFrameCsp, sharedFrameDocument } from "../../shares/sharedEmailPag
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard, SignedIn } from "../dashboard.js";
 import { Html, html } from "../html.js";
+import { facts } from "../facts.js";
 import { emptyState, errorNotice, timestamp } from "../layout.js";
 import { dataTable, listState } from "../lists.js";
 import { dashboardPath } from "../sessionCookie.js";
@@ -28,17 +29,6 @@ interface Attachment {
 }
 
 const params = z.object({ id: z.guid() });
-
-const facts = (rows: [string, Html | string | null | undefined][]) =>
-  html`<dl class="facts">
-    ${rows
-      .filter(([, value]) => value)
-      .map(
-        ([label, value]) =>
-          html`<dt>${label}</dt>
-            <dd>${value}</dd>`,
-      )}
-  </dl>`;
 
 const addresses = (list: string[] | null) => (list && list.length > 0 ? list.join(", ") : undefined);
 

@@ -20,11 +20,14 @@ export interface EmailListItem {
   scheduled_at: string | null;
 }
 
-const good = new Set<EmailStatus>(["delivered", "opened", "clicked"]);
-const bad = new Set<EmailStatus>(["bounced", "failed", "suppressed", "complained", "delivery_delayed"]);
+const good = new Set<string>(["delivered", "opened", "clicked"] satisfies EmailStatus[]);
+const bad = new Set<string>(["bounced", "failed", "suppressed", "complained", "delivery_delayed"] satisfies EmailStatus[]);
 
-/** An email's status as a badge whose colour agrees with its words (the words alone carry the meaning). */
-export const statusBadge = (status: EmailStatus) =>
+/**
+ * An email's status as a badge whose colour agrees with its words (the words alone carry the meaning); also
+ * a broadcast recipient's, whose statuses are an email's and `planned`.
+ */
+export const statusBadge = (status: string) =>
   html`<span class="badge${good.has(status) ? " ok" : bad.has(status) ? " bad" : " wait"}">${status.replace("_", " ")}</span>`;
 
 export const emailPath = (id: string) => `${dashboardPath}/emails/${id}`;
