@@ -3,30 +3,13 @@ import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
 import { emailSender } from "../testing/emailRequests.js";
+import { dashboardSession, dashboardSignIn, form, formHeaders } from "../testing/dashboardSessions.js";
 import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("dashboard");
 const send = emailSender(file);
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
-
-async function signIn(key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) {
-  return app.inject({
-    method: "POST",
-    url: "/dashboard/sign-in",
-    headers: { ...formHeaders, ...headers },
-    payload: form({ api_key: key.token }),
-  });
-}
-
-/** A signed-in browser: its cookie, and the CSRF token its pages carry. */
-async function session(key: TestKey = file.admin) {
-  const res = await signIn(key);
-  const cookie = String(res.headers["set-cookie"]).split(";")[0]!;
-  const page = await file.app.inject({ method: "GET", url: "/dashboard/api-keys", headers: { cookie } });
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf, get: (url: string) => file.app.inject({ method: "GET", url, headers: { cookie } }) };
-}
+const signIn = (key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) => dashboardSignIn(app, key, headers);
+const session = (key?: TestKey) => dashboardSession(file, key);
 
 describe("the dashboard's headers", () => {
   it("have a CSP without inline scripts, that no other site may frame", async () => {
@@ -198,18 +181,10 @@ describe("the Overview", () => {
 });
 
 describe("an email's actions", () => {
-  const post = (browser: Awaited<ReturnType<typeof session>>, url: string, fields: Record<string, string> = {}) =>
-    file.app.inject({
-      method: "POST",
-      url,
-      headers: { ...formHeaders, cookie: browser.cookie },
-      payload: form({ csrf_token: browser.csrf, ...fields }),
-    });
-
   it("share it: the link shows on its page once, and opens the email", async () => {
     const { body } = await send({ subject: "Shared from the dashboard" });
     const browser = await session();
-    expect((await post(browser, `/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
+    expect((await browser.post(`/dashboard/emails/${body.id}/share`, { expires_in: "1 hour" })).statusCode).toBe(303);
     const page = await browser.get(`/dashboard/emails/${body.id}`);
     const link = /<code id="share-link">([^<]+)<\/code>/.exec(page.body)![1]!.replaceAll("&amp;", "&");
     const shared = await file.app.inject({ url: link.slice(link.indexOf("/shared")) });
@@ -221,7 +196,7 @@ describe("an email's actions", () => {
     const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
     const browser = await session();
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("Cancel sending");
-    expect((await post(browser, `/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
+    expect((await browser.post(`/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
     expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
   });

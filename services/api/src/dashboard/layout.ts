@@ -71,6 +71,15 @@ export const errorNotice = (message: string, detail?: string) =>
 /** What just happened (the result of a form), announced politely. */
 export const successNotice = (message: HtmlValue) => html`<div class="notice success" role="status"><p>${message}</p></div>`;
 
+/**
+ * A secret shown once, on the page after the form that made it (an API key's token, a signing secret, a
+ * share link), with a button that copies it: no page of the dashboard shows it again.
+ */
+export const shownOnce = (id: string, value: string, copyLabel: string) =>
+  html`<span class="token"
+    ><code id="${id}">${value}</code> <button class="small" type="button" data-copy="${value}">${copyLabel}</button></span
+  >`;
+
 /** A list with nothing in it says so, and what would put something there. */
 export const emptyState = (message: HtmlValue) => html`<p class="empty">${message}</p>`;
 

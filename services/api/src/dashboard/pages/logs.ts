@@ -3,8 +3,8 @@ import { withQuery } from "../apiCalls.js";
 import type { Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { timestamp } from "../layout.js";
-import { dataTable, listState } from "../lists.js";
-import { cursorQuery, listPageSize, pager } from "../pagination.js";
+import { pagedTable } from "../lists.js";
+import { cursorQuery, listPageSize } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
 
 interface LogItem {
@@ -35,14 +35,15 @@ export function logPages(dashboard: Dashboard): void {
       title,
       "logs",
       html`<h1>${title}</h1>
-        ${listState(
-          answer,
-          "The request logs",
-          "No API requests are logged yet.",
-          (logs) =>
-            html`${dataTable("API requests, newest first", ["Method", "Path", "Status", "Client", "When"], logs.map(row))}
-            ${answer.ok && pager(`${dashboardPath}/logs`, query, answer.body)}`,
-        )}`,
+        ${pagedTable(answer, {
+          what: "The request logs",
+          empty: "No API requests are logged yet.",
+          caption: "API requests, newest first",
+          columns: ["Method", "Path", "Status", "Client", "When"],
+          row,
+          path: `${dashboardPath}/logs`,
+          cursor: query,
+        })}`,
     );
   });
 }
