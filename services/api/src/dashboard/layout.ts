@@ -7,6 +7,7 @@ export const navigation = [
   { key: "overview", label: "Overview", href: dashboardPath },
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
+  { key: "webhooks", label: "Webhooks", href: `${dashboardPath}/webhooks` },
   { key: "api-keys", label: "API keys", href: `${dashboardPath}/api-keys` },
   { key: "suppressions", label: "Suppressions", href: `${dashboardPath}/suppressions` },
   { key: "logs", label: "Logs", href: `${dashboardPath}/logs` },
@@ -79,6 +80,10 @@ export const shownOnce = (id: string, value: string, copyLabel: string) =>
   html`<span class="token"
     ><code id="${id}">${value}</code> <button class="small" type="button" data-copy="${value}">${copyLabel}</button></span
   >`;
+
+/** A state in words, coloured by how it went (the words alone carry the meaning). */
+export const badge = (words: string, tone?: "ok" | "bad" | "wait") =>
+  html`<span class="badge${tone && ` ${tone}`}">${words.replaceAll("_", " ")}</span>`;
 
 /** A list with nothing in it says so, and what would put something there. */
 export const emptyState = (message: HtmlValue) => html`<p class="empty">${message}</p>`;
