@@ -83,6 +83,81 @@ describe("the Webhooks pages", () => {
   });
 });
 
+const orderTemplate = {
+  name: "Order shipped <b>",
+  html: "<h1>Hi {{{NAME}}}</h1><p>Order {{{ORDER}}} ships {{{WHEN|soon}}}</p><script>parent.document.title = 'ran'</script>",
+  subject: "Order {{{ORDER}}}",
+  variables: [
+    { key: "NAME", type: "string", fallback_value: "there" },
+    { key: "ORDER", type: "number", fallback_value: null },
+  ],
+};
+
+async function aTemplate(key = file.admin) {
+  const { status, body } = await file.call("POST", "/templates", orderTemplate, key);
+  expect(status).toBe(201);
+  return body.id as string;
+}
+
+describe("the Templates pages", () => {
+  it("list the team's templates with their status", async () => {
+    const id = await aTemplate();
+    const list = await (await session()).get("/dashboard/templates");
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`<a href="/dashboard/templates/${id}">Order shipped &lt;b&gt;</a>`);
+    expect(list.body).toContain('<span class="badge wait">draft</span>');
+  });
+
+  it("fill the sample form with the fallbacks, and say in words which value a preview lacks", async () => {
+    const id = await aTemplate();
+    const page = await (await session()).get(`/dashboard/templates/${id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/name="NAME"\s+type="text"\s+value="there"/);
+    expect(page.body).toContain("Missing `ORDER` in `template.variables`");
+    expect(page.body).not.toContain("<iframe");
+  });
+
+  it("preview with sample values, rendered as a send would, in a sandboxed frame served with a sandboxing CSP", async () => {
+    const id = await aTemplate();
+    const browser = await session();
+    const page = await browser.get(`/dashboard/templates/${id}?NAME=%3Ci%3EAnn&ORDER=42`);
+    expect(page.body).toContain("<strong>Subject:</strong> Order 42");
+    const frameTag = /<iframe([^>]*)>/.exec(page.body)![1]!;
+    expect(frameTag).toMatch(/\ssandbox=""/);
+    const src = /src="([^"]+)"/.exec(frameTag)![1]!.replaceAll("&amp;", "&");
+    expect(src).toBe(`/dashboard/templates/${id}/preview?NAME=%3Ci%3EAnn&ORDER=42`);
+    const frame = await browser.get(src);
+    expect(frame.statusCode).toBe(200);
+    expect(frame.headers["content-security-policy"]).toMatch(/^sandbox; default-src 'none'/);
+    expect(frame.body).toContain("<h1>Hi &lt;i&gt;Ann</h1><p>Order 42 ships soon</p>");
+
+    const notANumber = await browser.get(`/dashboard/templates/${id}?NAME=Ann&ORDER=many`);
+    expect(notANumber.body).toContain("`template.variables.ORDER` must be a number.");
+  });
+
+  it("publish a draft", async () => {
+    const id = await aTemplate();
+    const browser = await session();
+    expect((await browser.get(`/dashboard/templates/${id}`)).body).toContain(">Publish</button>");
+    expect((await browser.post(`/dashboard/templates/${id}/publish`)).statusCode).toBe(303);
+    const page = await browser.get(`/dashboard/templates/${id}`);
+    expect(page.body).toContain("The template is published");
+    expect(page.body).not.toContain(">Publish</button>");
+    expect((await file.call("GET", `/templates/${id}`)).body.status).toBe("published");
+  });
+
+  it("show another team's template, and its preview, as not found", async () => {
+    const theirs = await aTemplate(file.other);
+    const browser = await session();
+    const page = await browser.get(`/dashboard/templates/${theirs}`);
+    expect(page.statusCode).toBe(404);
+    expect(page.body).toContain("There is no template with this id in your team.");
+    const frame = await browser.get(`/dashboard/templates/${theirs}/preview?ORDER=1`);
+    expect(frame.statusCode).toBe(404);
+    expect(frame.body).not.toContain("Hi ");
+  });
+});
+
 describe("the new pages' markup", () => {
   it("has no inline script or style, and marks the navigation's current page", async () => {
     const browser = await session();
@@ -91,6 +166,8 @@ describe("the new pages' markup", () => {
       ["/dashboard/webhooks", "Webhooks"],
       ["/dashboard/webhooks/new", "Webhooks"],
       [`/dashboard/webhooks/${webhook.id}`, "Webhooks"],
+      ["/dashboard/templates", "Templates"],
+      [`/dashboard/templates/${await aTemplate()}?ORDER=7`, "Templates"],
     ] as const) {
       const res = await browser.get(url);
       expect([url, res.statusCode]).toEqual([url, 200]);

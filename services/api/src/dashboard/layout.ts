@@ -8,6 +8,7 @@ export const navigation = [
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
   { key: "webhooks", label: "Webhooks", href: `${dashboardPath}/webhooks` },
+  { key: "templates", label: "Templates", href: `${dashboardPath}/templates` },
   { key: "api-keys", label: "API keys", href: `${dashboardPath}/api-keys` },
   { key: "suppressions", label: "Suppressions", href: `${dashboardPath}/suppressions` },
   { key: "logs", label: "Logs", href: `${dashboardPath}/logs` },
