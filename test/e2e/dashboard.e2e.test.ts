@@ -1,16 +1,9 @@
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { Resend } from "resend";
-import {
-  dashboardTestFile,
-  newContext,
-  reloadUntil,
-  screenshotPages,
-  screenshots,
-  signIn as signInAs,
-} from "../support/dashboardBrowser.js";
-import type { MailingServer } from "../support/mailingServer.js";
+import { newContext, reloadUntil, screenshotPages, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
+import { dashboardSuite } from "../support/dashboardSuite.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -19,25 +12,15 @@ import { succeeded } from "../support/wire.js";
  * width, in both colour schemes, under `test-results/dashboard/`, for a person to look at.
  */
 
-let mailing: MailingServer;
-let resend: Resend;
-let browser: Browser;
-/** Every Content-Security-Policy violation a page reported. */
-const violations: string[] = [];
+const t = dashboardSuite();
 
-const file = dashboardTestFile();
-beforeAll(() => {
-  ({ mailing, browser } = file);
-  resend = mailing.resend;
-});
-
-const url = (path: string) => `${mailing.server.url}${path}`;
-const signIn = (page: Page, token: string) => signInAs(page, mailing.server.url, token);
+const url = (path: string) => `${t.mailing.server.url}${path}`;
+const signIn = (page: Page, token: string) => signInAs(page, t.mailing.server.url, token);
 
 describe("the dashboard", () => {
   it("signs in, finds an email sent through the SDK, and shows its timeline reach delivered", async () => {
     const sent = await succeeded(() =>
-      resend.emails.send({
+      t.resend.emails.send({
         from: "Acme <hello@acme.test>",
         to: "ann@example.test",
         subject: "Dashboard e2e",
@@ -45,9 +28,9 @@ describe("the dashboard", () => {
         headers: { "X-Entity-Ref-ID": "order-7" },
       }),
     );
-    const context = await newContext(browser, violations);
+    const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
-    await signIn(page, mailing.server.token);
+    await signIn(page, t.mailing.server.token);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Emails" }).click();
     await page.getByRole("link", { name: "Dashboard e2e" }).click();
@@ -62,11 +45,11 @@ describe("the dashboard", () => {
   });
 
   it("copies a domain's DNS record", async () => {
-    const domain = await succeeded(() => resend.domains.create({ name: "dashboard-copy.test" }));
-    const context = await newContext(browser, violations);
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: mailing.server.url });
+    const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-copy.test" }));
+    const context = await newContext(t.browser, t.violations);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.mailing.server.url });
     const page = await context.newPage();
-    await signIn(page, mailing.server.token);
+    await signIn(page, t.mailing.server.token);
     await page.goto(url(`/dashboard/domains/${domain.id}`));
     const record = domain.records.find((r) => r.record === "DKIM")!;
     await page.getByRole("button", { name: "Copy the DKIM record's value" }).click();
@@ -76,15 +59,15 @@ describe("the dashboard", () => {
   });
 
   it("creates an API key and shows its token once", async () => {
-    const context = await newContext(browser, violations);
+    const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
-    await signIn(page, mailing.server.token);
+    await signIn(page, t.mailing.server.token);
     await page.goto(url("/dashboard/api-keys"));
     await page.getByLabel("Name").fill("Made in a browser");
     await page.getByRole("button", { name: "Create key" }).click();
     const token = (await page.locator("#new-token").textContent())!.trim();
     expect(token).toMatch(/^re_/);
-    const listed = await succeeded(() => new Resend(token, { baseUrl: mailing.server.url }).apiKeys.list());
+    const listed = await succeeded(() => new Resend(token, { baseUrl: t.mailing.server.url }).apiKeys.list());
     expect(listed.data.map((k) => k.name)).toContain("Made in a browser");
     await page.reload();
     expect(await page.getByText(token).count()).toBe(0);
@@ -93,9 +76,9 @@ describe("the dashboard", () => {
   });
 
   it("signs out, after which its pages ask to sign in again", async () => {
-    const context = await newContext(browser, violations);
+    const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
-    await signIn(page, mailing.server.token);
+    await signIn(page, t.mailing.server.token);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByText("You are signed out.").waitFor();
     await page.goto(url("/dashboard/emails"));
@@ -105,8 +88,8 @@ describe("the dashboard", () => {
   });
 
   it("refuses a sending-access key, saying why", async () => {
-    const sender = await succeeded(() => resend.apiKeys.create({ name: "Sender", permission: "sending_access" }));
-    const context = await newContext(browser, violations);
+    const sender = await succeeded(() => t.resend.apiKeys.create({ name: "Sender", permission: "sending_access" }));
+    const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
     await signIn(page, sender.token);
     await page.getByRole("alert").getByText("This key has sending access only").waitFor();
@@ -115,10 +98,10 @@ describe("the dashboard", () => {
     await context.close();
   });
 
-  // Forty full-page screenshots: over a minute on a loaded machine.
-  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
+  // Four contexts signing in and a full-page screenshot a page in each: over a minute on a loaded 2-core machine.
+  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 240_000 }, async () => {
     const email = await succeeded(() =>
-      resend.emails.send({
+      t.resend.emails.send({
         from: "Acme <hello@acme.test>",
         to: ["ann@example.test", "bob@example.test"],
         subject: "Your receipt for order 7",
@@ -126,8 +109,8 @@ describe("the dashboard", () => {
         headers: { "X-Entity-Ref-ID": "order-7" },
       }),
     );
-    const domain = await succeeded(() => resend.domains.create({ name: "dashboard-screenshots.test" }));
-    await succeeded(() => resend.post("/suppressions", { email: "bounced@example.test" }));
+    const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-screenshots.test" }));
+    await succeeded(() => t.resend.post("/suppressions", { email: "bounced@example.test" }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
       emails: "/dashboard/emails",
@@ -142,16 +125,16 @@ describe("the dashboard", () => {
     const shots = (name: string, width: number, dark: boolean) => join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`);
     for (const dark of [false, true])
       for (const width of [1280, 375]) {
-        const signedOut = await (await newContext(browser, violations, { width, dark })).newPage();
+        const signedOut = await (await newContext(t.browser, t.violations, { width, dark })).newPage();
         await signedOut.goto(url("/dashboard/sign-in"));
         await signedOut.screenshot({ path: shots("sign-in", width, dark), fullPage: true });
         await signedOut.context().close();
       }
     await screenshotPages({
-      browser,
-      violations,
-      baseUrl: mailing.server.url,
-      token: mailing.server.token,
+      browser: t.browser,
+      violations: t.violations,
+      baseUrl: t.mailing.server.url,
+      token: t.mailing.server.token,
       pages,
       // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
       // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
@@ -161,6 +144,6 @@ describe("the dashboard", () => {
         await page.locator("iframe.preview").scrollIntoViewIfNeeded();
       },
     });
-    expect(violations).toEqual([]);
+    expect(t.violations).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { dashboardTestFile, newContext, screenshotPages, signIn } from "../support/dashboardBrowser.js";
+import { newContext, screenshotPages, signIn } from "../support/dashboardBrowser.js";
+import { dashboardSuite } from "../support/dashboardSuite.js";
 import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -14,15 +15,15 @@ let mailing: MailingServer;
 let browser: Browser;
 let segmentId: string;
 /** Every Content-Security-Policy violation a page reported. */
-const violations: string[] = [];
+let violations: string[];
 const readers = ["ann", "bob", "cara"].map((name) => ({
   email: `${name}@readers.test`,
   firstName: name[0]!.toUpperCase() + name.slice(1),
 }));
 
-const file = dashboardTestFile();
+const suite = dashboardSuite();
 beforeAll(async () => {
-  ({ mailing, browser } = file);
+  ({ mailing, browser, violations } = suite);
   segmentId = (await succeeded(() => mailing.resend.segments.create({ name: "Dashboard readers" }))).id;
   for (const reader of readers)
     await succeeded(() =>

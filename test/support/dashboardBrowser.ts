@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
-import { startMailingServer, type MailingServer } from "./mailingServer.js";
 
 /** Debian's headless Chromium: playwright-core brings no browser, and `.ci/run` installs this one when it is missing. */
 const executablePath = "/usr/bin/chromium";
@@ -15,27 +13,6 @@ export async function launchBrowser(): Promise<Browser> {
     throw new Error(`${executablePath} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
   mkdirSync(screenshots, { recursive: true });
   return chromium.launch({ executablePath, args: ["--no-sandbox"] });
-}
-
-/**
- * A test file's whole server, delivering to a loopback SMTP sink, and the browser that drives its dashboard:
- * both there from the file's `beforeAll` on, and stopped in its `afterAll` (this registers both).
- */
-export function dashboardTestFile(): { readonly mailing: MailingServer; readonly browser: Browser } {
-  const file = {} as { mailing: MailingServer; browser: Browser };
-  beforeAll(async () => {
-    const launching = launchBrowser();
-    try {
-      file.mailing = await startMailingServer();
-    } finally {
-      file.browser = await launching;
-    }
-  });
-  afterAll(async () => {
-    await file.browser?.close();
-    await file.mailing?.stop();
-  });
-  return file;
 }
 
 /**

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
-import { dashboardSession, dashboardSignIn, formBody, formHeaders } from "../testing/dashboardSession.js";
 import { emailSender } from "../testing/emailRequests.js";
+import { dashboardSession, dashboardSignIn, form, formHeaders } from "../testing/dashboardSessions.js";
 import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("dashboard");
 const send = emailSender(file);
 const signIn = (key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) => dashboardSignIn(app, key, headers);
-const session = (key: TestKey = file.admin) => dashboardSession(file.app, key);
+const session = (key?: TestKey) => dashboardSession(file, key);
 
 describe("the dashboard's headers", () => {
   it("have a CSP without inline scripts, that no other site may frame", async () => {
@@ -108,7 +108,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie, origin: "https://evil.example" },
-      payload: formBody({ csrf_token: csrf, name: "from elsewhere" }),
+      payload: form({ csrf_token: csrf, name: "from elsewhere" }),
     });
     expect(crossSite.statusCode).toBe(403);
     expect(crossSite.body).toContain("This form was refused");
@@ -116,7 +116,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie },
-      payload: formBody({ name: "without a token" }),
+      payload: form({ name: "without a token" }),
     });
     expect(noToken.statusCode).toBe(403);
     expect((await file.call("GET", "/api-keys")).body.data.length).toBe(before);
@@ -128,7 +128,7 @@ describe("forms", () => {
       method: "POST",
       url: "/dashboard/api-keys",
       headers: { ...formHeaders, cookie, origin: "http://localhost:80" },
-      payload: formBody({ csrf_token: csrf, name: "made in the dashboard", permission: "full_access" }),
+      payload: form({ csrf_token: csrf, name: "made in the dashboard", permission: "full_access" }),
     });
     expect(created.statusCode).toBe(303);
     const first = await get("/dashboard/api-keys");
@@ -244,7 +244,7 @@ describe("signing out", () => {
       method: "POST",
       url: "/dashboard/sign-out",
       headers: { ...formHeaders, cookie },
-      payload: formBody({ csrf_token: csrf }),
+      payload: form({ csrf_token: csrf }),
     });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe("/dashboard/sign-in?signed_out=1");

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import { dashboardSession } from "../testing/dashboardSession.js";
+import { dashboardSession } from "../testing/dashboardSessions.js";
 
 const file = apiTestFile("dashboard-broadcasts");
 const { call } = file;
-const session = () => dashboardSession(file.app, file.admin);
+const session = () => dashboardSession(file);
 let segmentId: string;
 
 beforeAll(async () => {

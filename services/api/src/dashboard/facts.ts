@@ -1,7 +1,7 @@
 import { html, type HtmlValue } from "./html.js";
 
 /** Labelled values of one thing (an email, a broadcast), leaving out those it does not have. */
-export const facts = (rows: [string, HtmlValue][]) =>
+export const facts = (rows: readonly (readonly [string, HtmlValue])[]) =>
   html`<dl class="facts">
     ${rows
       .filter(([, value]) => value)

@@ -8,6 +8,8 @@ export const navigation = [
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
   { key: "broadcasts", label: "Broadcasts", href: `${dashboardPath}/broadcasts` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
+  { key: "webhooks", label: "Webhooks", href: `${dashboardPath}/webhooks` },
+  { key: "templates", label: "Templates", href: `${dashboardPath}/templates` },
   { key: "api-keys", label: "API keys", href: `${dashboardPath}/api-keys` },
   { key: "suppressions", label: "Suppressions", href: `${dashboardPath}/suppressions` },
   { key: "logs", label: "Logs", href: `${dashboardPath}/logs` },
@@ -71,6 +73,19 @@ export const errorNotice = (message: string, detail?: string) =>
 
 /** What just happened (the result of a form), announced politely. */
 export const successNotice = (message: HtmlValue) => html`<div class="notice success" role="status"><p>${message}</p></div>`;
+
+/**
+ * A secret shown once, on the page after the form that made it (an API key's token, a signing secret, a
+ * share link), with a button that copies it: no page of the dashboard shows it again.
+ */
+export const shownOnce = (id: string, value: string, copyLabel: string) =>
+  html`<span class="token"
+    ><code id="${id}">${value}</code> <button class="small" type="button" data-copy="${value}">${copyLabel}</button></span
+  >`;
+
+/** A state in words, coloured by how it went (the words alone carry the meaning). */
+export const badge = (words: string, tone?: "ok" | "bad" | "wait") =>
+  html`<span class="badge${tone && ` ${tone}`}">${words.replaceAll("_", " ")}</span>`;
 
 /** A list with nothing in it says so, and what would put something there. */
 export const emptyState = (message: HtmlValue) => html`<p class="empty">${message}</p>`;

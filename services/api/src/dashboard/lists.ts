@@ -1,6 +1,7 @@
 import type { ApiAnswer } from "./apiCalls.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { csrfField, emptyState, errorNotice } from "./layout.js";
+import { pager, type Cursor } from "./pagination.js";
 
 /**
  * A table with its caption for screen readers and a header cell per column (`""` names a column of
@@ -47,4 +48,29 @@ export function confirmedButton(options: { action: string; csrfToken: string; la
       ${options.label}
     </button>
   </form>`;
+}
+
+/** One page of a list the API pages with cursors, newest first: its three states (`listState`), its table and its pager. */
+export function pagedTable<Item extends { id: string }>(
+  answer: ApiAnswer<{ has_more: boolean; data: Item[] }>,
+  list: {
+    what: string;
+    empty: HtmlValue;
+    caption: string;
+    columns: readonly string[];
+    row: (item: Item) => readonly HtmlValue[];
+    path: string;
+    cursor: Cursor;
+    /** The page's filters, which its links keep. */
+    keep?: Record<string, string | undefined>;
+  },
+): Html {
+  return listState(
+    answer,
+    list.what,
+    list.empty,
+    (items) =>
+      html`${dataTable(list.caption, list.columns, items.map(list.row))}
+      ${answer.ok && pager(list.path, list.cursor, answer.body, list.keep)}`,
+  );
 }

@@ -51,7 +51,7 @@ label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.25rem}
 .hint{margin:.25rem 0 0;font-size:.85rem}
 input,select,textarea{font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--line);border-radius:.4rem;
 padding:.45rem .6rem;max-width:100%}
-input[type=password],input[type=text],input[type=email],input[type=search]{width:22rem}
+input[type=password],input[type=text],input[type=email],input[type=search],input[type=url]{width:22rem}
 button,.button{font:inherit;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:var(--accent-text);
 padding:.45rem .9rem;border-radius:.4rem;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}
@@ -67,13 +67,20 @@ ol.timeline li{position:relative;padding:0 0 1rem 1.25rem}
 ol.timeline li::before{content:"";position:absolute;left:-.45rem;top:.35rem;width:.8rem;height:.8rem;border-radius:50%;
 background:var(--accent)}
 ol.timeline li.bad::before{background:var(--danger)}ol.timeline li.ok::before{background:var(--ok)}
+fieldset{border:1px solid var(--line);border-radius:.4rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
+legend{font-weight:600;font-size:.9rem;padding:0 .25rem}
+.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.25rem 1rem}
+.checks label{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:0;padding:.15rem 0}
+.checks input{width:1.1rem;height:1.1rem;margin:0}
+pre.code{background:var(--code);padding:.75rem;border-radius:.4rem;margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
 .token{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .token code{font-size:1rem;padding:.4rem .6rem}
 .signin{max-width:28rem;margin:4rem auto}
 .signin input{width:100%}
 body.loading main{opacity:.6;transition:opacity .2s .15s}
 @media (max-width:48rem){main{padding:1rem .75rem}header.top{padding:.6rem .75rem}nav.main{order:3;width:100%}
-input[type=password],input[type=text],input[type=email],input[type=search]{width:100%}.fields .field{flex:1 1 100%}
+input[type=password],input[type=text],input[type=email],input[type=search],input[type=url]{width:100%}.fields .field{flex:1 1 100%}
 iframe.preview{height:22rem}
 table,tbody,tr,td{display:block}thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 tr{padding:.5rem .75rem;border-bottom:1px solid var(--line)}tr:last-child{border-bottom:0}

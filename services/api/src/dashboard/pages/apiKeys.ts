@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { field, type Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
-import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
+import { csrfField, errorNotice, shownOnce, successNotice, timestamp } from "../layout.js";
 import { confirmedButton, dataTable, listState } from "../lists.js";
 import { dashboardPath } from "../sessionCookie.js";
 
@@ -66,10 +66,7 @@ export function apiKeyPages(dashboard: Dashboard): void {
       answer.ok
         ? successNotice(
             html`Key “${field(form, "name")}” created. Copy its token now: it is shown only this once.
-              <span class="token"
-                ><code id="new-token">${answer.body.token}</code>
-                <button class="small" type="button" data-copy="${answer.body.token}">Copy token</button></span
-              >`,
+            ${shownOnce("new-token", answer.body.token, "Copy token")}`,
           )
         : errorNotice("The key was not created.", answer.message),
     );

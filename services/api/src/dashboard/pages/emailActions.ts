@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { field, type Dashboard } from "../dashboard.js";
 import { html, type Html } from "../html.js";
-import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
+import { csrfField, errorNotice, shownOnce, successNotice, timestamp } from "../layout.js";
 import { utcFromDatetimeLocal } from "../utcTime.js";
 import { emailPath } from "./emails.js";
 
@@ -59,10 +59,7 @@ export function emailActions(dashboard: Dashboard): void {
       answer.ok
         ? successNotice(
             html`Anyone with this link can read the email until ${timestamp(answer.body.expires_at)}:
-              <span class="token"
-                ><code id="share-link">${answer.body.url}</code>
-                <button class="small" type="button" data-copy="${answer.body.url}">Copy link</button></span
-              >`,
+            ${shownOnce("share-link", answer.body.url, "Copy link")}`,
           )
         : errorNotice("No link was made.", answer.message),
     );

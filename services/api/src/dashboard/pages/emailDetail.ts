@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { sharedFrameCsp, sharedFrameDocument } from "../../shares/sharedEmailPage.js";
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard, SignedIn } from "../dashboard.js";
-import { Html, html } from "../html.js";
+import { html } from "../html.js";
 import { facts } from "../facts.js";
 import { emptyState, errorNotice, timestamp } from "../layout.js";
 import { dataTable, listState } from "../lists.js";
+import { frameDocument, frameProblem, sandboxedFrame } from "../sandboxedFrame.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { timeline, type AuditEventItem } from "../timeline.js";
 import { emailActionForms } from "./emailActions.js";
@@ -85,13 +85,7 @@ export function emailDetailPage(dashboard: Dashboard): void {
     const content =
       e.html === null && e.text === null
         ? emptyState("This email's content is no longer kept (erased, or past its retention).")
-        : html`<iframe
-            class="preview"
-            sandbox=""
-            referrerpolicy="no-referrer"
-            src="${emailPath(id)}/content"
-            title="The email's content, without its scripts"
-          ></iframe>`;
+        : sandboxedFrame(`${emailPath(id)}/content`, "The email's content, without its scripts");
     return who.page(
       title,
       "emails",
@@ -122,19 +116,9 @@ export function emailDetailPage(dashboard: Dashboard): void {
     );
   });
 
-  // The body is another party's html: served as its own document, which the browser sandboxes twice
-  // (the frame's `sandbox=""` and this answer's CSP `sandbox`): no scripts, an opaque origin, no forms,
-  // and nothing fetched from the network, so opening it here tells its sender nothing.
+  // The body is another party's html, served as its own document for the sandboxed frame.
   dashboard.page("/emails/:id/content", { params }, async (who, { params: { id } }) => {
     const email = await who.api.get<EmailObject>(`/emails/${id}`);
-    const headers = { "content-security-policy": sharedFrameCsp, "x-frame-options": "SAMEORIGIN" };
-    if (!email.ok)
-      return {
-        status: email.status,
-        page: html`<!doctype html>
-          <p>${email.message}</p>`,
-        headers,
-      };
-    return { status: 200, page: new Html(sharedFrameDocument(email.body)), headers };
+    return email.ok ? frameDocument(email.body) : frameProblem(email.status, email.message);
   });
 }

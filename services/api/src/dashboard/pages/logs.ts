@@ -4,8 +4,8 @@ import type { Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { timestamp } from "../layout.js";
 import { anySet, filterForm, selectOption, setFilters } from "../filterForm.js";
-import { dataTable, listState } from "../lists.js";
-import { cursorQuery, listPageSize, pager } from "../pagination.js";
+import { pagedTable } from "../lists.js";
+import { cursorQuery, listPageSize } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
 
 interface LogItem {
@@ -73,14 +73,16 @@ export function logPages(dashboard: Dashboard): void {
       "logs",
       html`<h1>${title}</h1>
         ${filters(query)}
-        ${listState(
-          answer,
-          "The request logs",
-          anySet(set) ? "No request matches these filters." : "No API requests are logged yet.",
-          (logs) =>
-            html`${dataTable("API requests, newest first", ["Method", "Path", "Status", "Client", "When"], logs.map(row))}
-            ${answer.ok && pager(`${dashboardPath}/logs`, query, answer.body, set)}`,
-        )}`,
+        ${pagedTable(answer, {
+          what: "The request logs",
+          empty: anySet(set) ? "No request matches these filters." : "No API requests are logged yet.",
+          caption: "API requests, newest first",
+          columns: ["Method", "Path", "Status", "Client", "When"],
+          row,
+          path: `${dashboardPath}/logs`,
+          cursor: query,
+          keep: set,
+        })}`,
     );
   });
 }

@@ -3,8 +3,8 @@ import { withQuery } from "../apiCalls.js";
 import { field, type Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { csrfField, errorNotice, successNotice, timestamp } from "../layout.js";
-import { confirmedButton, dataTable, listState } from "../lists.js";
-import { cursorQuery, listPageSize, pager } from "../pagination.js";
+import { confirmedButton, pagedTable } from "../lists.js";
+import { cursorQuery, listPageSize } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
 
 interface SuppressionItem {
@@ -50,14 +50,15 @@ export function suppressionPages(dashboard: Dashboard): void {
             <div class="field"><button type="submit">Add to the list</button></div>
           </div>
         </form>
-        ${listState(
-          answer,
-          "The suppression list",
-          "No address is suppressed.",
-          (items) =>
-            html`${dataTable("Suppressed addresses", ["Email", "Origin", "Added", ""], items.map(row))}
-            ${answer.ok && pager(path, query, answer.body)}`,
-        )}`,
+        ${pagedTable(answer, {
+          what: "The suppression list",
+          empty: "No address is suppressed.",
+          caption: "Suppressed addresses",
+          columns: ["Email", "Origin", "Added", ""],
+          row,
+          path,
+          cursor: query,
+        })}`,
     );
   });
 
