@@ -2,31 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
+import { dashboardSignIn, formBody, formHeaders, signedInBrowser } from "../testing/dashboardBrowser.js";
 import { emailSender } from "../testing/emailRequests.js";
 import type { TestKey } from "../testing/testServices.js";
 
 const file = apiTestFile("dashboard");
 const send = emailSender(file);
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
-
-async function signIn(key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) {
-  return app.inject({
-    method: "POST",
-    url: "/dashboard/sign-in",
-    headers: { ...formHeaders, ...headers },
-    payload: form({ api_key: key.token }),
-  });
-}
-
+const form = formBody;
+const signIn = (key: TestKey, app: ApiInstance = file.app, headers: Record<string, string> = {}) => dashboardSignIn(app, key, headers);
 /** A signed-in browser: its cookie, and the CSRF token its pages carry. */
-async function session(key: TestKey = file.admin) {
-  const res = await signIn(key);
-  const cookie = String(res.headers["set-cookie"]).split(";")[0]!;
-  const page = await file.app.inject({ method: "GET", url: "/dashboard/api-keys", headers: { cookie } });
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie, csrf, get: (url: string) => file.app.inject({ method: "GET", url, headers: { cookie } }) };
-}
+const session = (key: TestKey = file.admin) => signedInBrowser(file.app, key);
 
 describe("the dashboard's headers", () => {
   it("have a CSP without inline scripts, that no other site may frame", async () => {

@@ -1,3 +1,4 @@
+import multipart from "@fastify/multipart";
 import { z } from "zod";
 import type { ApiRoutes } from "../app.js";
 import { dashboardAssets } from "./assets.js";
@@ -21,7 +22,10 @@ import { dashboardCss } from "./styles.js";
  */
 export function dashboardRoutes(options: SessionOptions & { publicUrl: string }): ApiRoutes {
   const sessions = new DashboardSessions(options);
-  return (app) => {
+  return async (app) => {
+    // For the forms with a file (`Dashboard.upload`). The API route a file is passed on to caps its size,
+    // and its answer ends the upload.
+    await app.register(multipart, { limits: { files: 1, fields: 10, fileSize: Infinity } });
     const dashboard = dashboardScope(app, sessions, options.publicUrl);
     for (const [asset, type, text] of [
       [dashboardAssets.css, "text/css; charset=utf-8", dashboardCss],

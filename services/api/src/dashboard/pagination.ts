@@ -16,13 +16,15 @@ export interface Cursor {
 /**
  * "Newer" and "Older" links for a page of a list, newest first (docs/wire-compatibility.md §2.1): the API's
  * `has_more` says whether there is more in the direction the page was asked in, and the other direction
- * has more whenever the page was reached by a cursor. `keep` carries the page's filters along.
+ * has more whenever the page was reached by a cursor. `keep` carries the page's filters along; `names`
+ * are the cursors' query names, for a page with two lists (`segments_after`).
  */
 export function pager(
   path: string,
   cursor: Cursor,
   page: { has_more: boolean; data: readonly { id: string }[] },
   keep: Record<string, string | undefined> = {},
+  names: { after: string; before: string } = { after: "after", before: "before" },
 ): Html {
   const first = page.data[0]?.id;
   const last = page.data.at(-1)?.id;
@@ -30,7 +32,7 @@ export function pager(
   const older = cursor.before !== undefined ? true : page.has_more;
   if (!first || (!newer && !older)) return html``;
   return html`<nav class="pager" aria-label="Pages">
-    ${newer && html`<a class="button secondary" href="${withQuery(path, { ...keep, before: first })}">← Newer</a>`}
-    ${older && html`<a class="button secondary" href="${withQuery(path, { ...keep, after: last })}">Older →</a>`}
+    ${newer && html`<a class="button secondary" href="${withQuery(path, { ...keep, [names.before]: first })}">← Newer</a>`}
+    ${older && html`<a class="button secondary" href="${withQuery(path, { ...keep, [names.after]: last })}">Older →</a>`}
   </nav>`;
 }
