@@ -6,6 +6,8 @@ import { dashboardPath } from "./sessionCookie.js";
 export const navigation = [
   { key: "overview", label: "Overview", href: dashboardPath },
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
+  { key: "audience", label: "Audience", href: `${dashboardPath}/audience` },
+  { key: "automations", label: "Automations", href: `${dashboardPath}/automations` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
   { key: "api-keys", label: "API keys", href: `${dashboardPath}/api-keys` },
   { key: "suppressions", label: "Suppressions", href: `${dashboardPath}/suppressions` },
