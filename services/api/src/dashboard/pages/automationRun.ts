@@ -5,6 +5,7 @@ import { html } from "../html.js";
 import { timestamp } from "../layout.js";
 import { dataTable } from "../lists.js";
 import { automationsPath, runStatus, type RunItem } from "./automations.js";
+import { emailPath } from "./emails.js";
 import { unreadable } from "./notFound.js";
 
 interface RunStep {
@@ -21,13 +22,16 @@ interface RunObject extends RunItem {
   steps: RunStep[];
 }
 
-/** What a step gave or why it failed, in one line: an error first, as it is what a person looks for. */
-const outcome = (s: RunStep) =>
-  s.error
-    ? html`<span class="mono">${s.error}</span>`
-    : s.output && Object.keys(s.output).length > 0
-      ? html`<span class="mono">${JSON.stringify(s.output)}</span>`
-      : "";
+/** A step's output, one value a line; an email it sent links to the email's page. */
+const output = (values: Record<string, unknown>) =>
+  Object.entries(values).map(([key, value]) => {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    const shown = key === "email_id" && typeof value === "string" ? html`<a href="${emailPath(value)}">${text}</a>` : text;
+    return html`<span class="muted">${key.replaceAll("_", " ")}</span> <span class="mono">${shown}</span><br />`;
+  });
+
+/** What a step gave, or why it failed: an error first, as it is what a person looks for. */
+const outcome = (s: RunStep) => (s.error ? html`<span class="mono">${s.error}</span>` : s.output && output(s.output));
 
 const stepRow = (s: RunStep) => [
   html`<span class="mono">${s.key}</span>`,

@@ -44,7 +44,7 @@ const automationRow = (a: AutomationItem) => [
 ];
 
 const runRow = (automationId: string) => (r: RunItem) => [
-  html`<a href="${automationsPath}/${automationId}/runs/${r.id}"><span class="sr-only">Run of </span>${timestamp(r.created_at)}</a>`,
+  html`<a href="${automationsPath}/${automationId}/runs/${r.id}">${timestamp(r.created_at)}</a>`,
   runStatus(r.status),
   timestamp(r.started_at),
   timestamp(r.completed_at),

@@ -20,7 +20,7 @@ export const importsPath = `${audiencePath}/imports`;
 export const importStatus = (status: ImportItem["status"]) => badge(status, progressTone(status));
 
 const row = (i: ImportItem) => [
-  html`<a href="${importsPath}/${i.id}"><span class="sr-only">Import of </span>${timestamp(i.created_at)}</a>`,
+  html`<a href="${importsPath}/${i.id}">${timestamp(i.created_at)}</a>`,
   importStatus(i.status),
   i.counts.total,
   i.counts.created,
