@@ -166,7 +166,8 @@ describe("resend.automations: definitions", () => {
       id,
     });
     const enabled = await succeeded(() => resend.automations.list({ status: "enabled" }));
-    expect(enabled.data.map((a) => a.id)).toEqual([id]);
+    // trigger_event is a Tidings extension (docs/wire-compatibility.md §6.14), which the SDK's types do not know.
+    expect(enabled.data.map((a) => [a.id, (a as { trigger_event?: unknown }).trigger_event])).toEqual([[id, "member.joined"]]);
     expect((await succeeded(() => resend.automations.list({ status: "disabled" }))).data.map((a) => a.id)).not.toContain(id);
     const copy = await succeeded(() => resend.automations.duplicate(id));
     expect(await succeeded(() => resend.automations.get(copy.id))).toMatchObject({

@@ -1,11 +1,23 @@
+import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 
 /** An API answer: the body when it succeeded, else the API's own error in words. */
 export type ApiAnswer<Body> = { ok: true; status: number; body: Body } | { ok: false; status: number; name: string; message: string };
 
+/** A file a form uploaded, as it arrives: streamed, never held whole. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  content: AsyncIterable<Buffer>;
+}
+
 export interface ApiCalls {
   get<Body>(path: string): Promise<ApiAnswer<Body>>;
   send<Body>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<ApiAnswer<Body>>;
+  /** A `multipart/form-data` POST of `fields` and then `file`, as the routes that take a file want it. */
+  upload<Body>(path: string, fields: Record<string, string>, file: UploadedFile): Promise<ApiAnswer<Body>>;
 }
 
 /** Names the dashboard in the request logs, where its calls show beside every other client's. */
@@ -17,16 +29,20 @@ export const dashboardUserAgent = "tidings-dashboard";
  * gets: the same team scoping, validation, rate limit and request log.
  */
 export function apiCalls(app: FastifyInstance, apiKey: string): ApiCalls {
-  const call = async <Body>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<ApiAnswer<Body>> => {
+  const call = async <Body>(
+    method: "GET" | "POST" | "PATCH" | "DELETE",
+    path: string,
+    body?: { type: string; payload: string | Readable },
+  ): Promise<ApiAnswer<Body>> => {
     const res = await app.inject({
       method,
       url: path,
       headers: {
         authorization: `Bearer ${apiKey}`,
         "user-agent": dashboardUserAgent,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined ? {} : { "content-type": body.type }),
       },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { payload: body.payload }),
     });
     const parsed = parseJson(res.body);
     if (res.statusCode < 300) return { ok: true, status: res.statusCode, body: parsed as Body };
@@ -38,7 +54,33 @@ export function apiCalls(app: FastifyInstance, apiKey: string): ApiCalls {
       message: typeof error.message === "string" ? error.message : `The API answered ${res.statusCode}.`,
     };
   };
-  return { get: (path) => call("GET", path), send: (method, path, body) => call(method, path, body) };
+  return {
+    get: (path) => call("GET", path),
+    send: (method, path, body) =>
+      call(method, path, body === undefined ? undefined : { type: "application/json", payload: JSON.stringify(body) }),
+    upload: (path, fields, file) => {
+      const boundary = `tidings-${randomBytes(16).toString("hex")}`;
+      return call("POST", path, {
+        type: `multipart/form-data; boundary=${boundary}`,
+        payload: Readable.from(multipart(boundary, fields, file), { objectMode: false }),
+      });
+    },
+  };
+}
+
+/** A quoted value of a part's header: a file name is the browser's, and may hold a quote or a line break. */
+const quoted = (value: string) => `"${value.replace(/["\r\n\\]/g, (c) => encodeURIComponent(c))}"`;
+
+/** The body of a `multipart/form-data` request (RFC 7578), the file's bytes passed on as they come. */
+async function* multipart(boundary: string, fields: Record<string, string>, file: UploadedFile): AsyncGenerator<Buffer> {
+  for (const [name, value] of Object.entries(fields))
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`);
+  yield Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.field)}; filename=${quoted(file.filename)}\r\n` +
+      `Content-Type: ${file.contentType.replace(/[\r\n]/g, "")}\r\n\r\n`,
+  );
+  yield* file.content;
+  yield Buffer.from(`\r\n--${boundary}--\r\n`);
 }
 
 function parseJson(text: string): unknown {

@@ -4,7 +4,7 @@ import type { ApiInstance } from "../app.js";
 import { formFields } from "../formFields.js";
 import { pageResponse } from "../mediaResponses.js";
 import { errorBody } from "../plugins/errors.js";
-import { apiCalls, type ApiAnswer, type ApiCalls } from "./apiCalls.js";
+import { apiCalls, type ApiAnswer, type ApiCalls, type UploadedFile } from "./apiCalls.js";
 import { csrfTokenMatches, isSameOrigin } from "./csrf.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { errorNotice, layout, type NavigationKey } from "./layout.js";
@@ -49,6 +49,16 @@ export interface Dashboard {
     path: string,
     schemas: { params?: z.ZodType<Params> },
     handler: (who: SignedIn, input: { params: Params; form: FormFields }) => Promise<PageResult>,
+  ): void;
+  /**
+   * A form with a file (`multipart/form-data`), checked as `action` checks a form. Its fields must come
+   * before its file, as the checks need the CSRF token before a byte of the file is passed on; the file is
+   * the handler's to stream (`ApiCalls.upload`), and `undefined` when the form had none.
+   */
+  upload<Params = unknown>(
+    path: string,
+    schemas: { params?: z.ZodType<Params> },
+    handler: (who: SignedIn, input: { params: Params; form: FormFields; file: UploadedFile | undefined }) => Promise<PageResult>,
   ): void;
 }
 
@@ -132,7 +142,11 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions, pu
     };
     return {
       session,
-      api: { get: (path) => checked(calls.get(path)), send: (method, path, body) => checked(calls.send(method, path, body)) },
+      api: {
+        get: (path) => checked(calls.get(path)),
+        send: (method, path, body) => checked(calls.send(method, path, body)),
+        upload: (path, fields, file) => checked(calls.upload(path, fields, file)),
+      },
       flash: (notice) => void (session.notice = notice),
       page: (title, active, body) => {
         const notice = session.notice;
@@ -140,6 +154,16 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions, pu
         return layout({ title, signedIn: { active, csrfToken: session.csrfToken }, body: [notice, body] });
       },
     };
+  };
+
+  /** Whether a form comes from this site and, when its session exists, carries the session's CSRF token. */
+  const trusted = (request: FastifyRequest, form: FormFields) => {
+    const session = sessions.find(sessionIdFrom(request.headers.cookie));
+    return fromThisSite(request) && (!session || csrfTokenMatches(session.csrfToken, field(form, "csrf_token")));
+  };
+  const refuse = (request: FastifyRequest, reply: FastifyReply, path: string) => {
+    request.log.warn({ origin: request.headers.origin, path }, "dashboard form refused: another site's, or without its session's token");
+    return sendPage(reply, { status: 403, page: refusedForm() });
   };
 
   async function run(request: FastifyRequest, reply: FastifyReply, handler: (who: SignedIn) => Promise<PageResult>) {
@@ -167,15 +191,34 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions, pu
     action(path, schemas, handler) {
       app.post(`${dashboardPath}${path}`, { schema: dashboardSchema(schemas) }, async (request, reply) => {
         const form = (request.body ?? {}) as FormFields;
-        const session = sessions.find(sessionIdFrom(request.headers.cookie));
-        if (!fromThisSite(request) || (session && !csrfTokenMatches(session.csrfToken, field(form, "csrf_token")))) {
-          request.log.warn(
-            { origin: request.headers.origin, path },
-            "dashboard form refused: another site's, or without its session's token",
-          );
-          return sendPage(reply, { status: 403, page: refusedForm() });
-        }
+        if (!trusted(request, form)) return refuse(request, reply, path);
         return run(request, reply, (who) => handler(who, { params: request.params as never, form }));
+      });
+    },
+    upload(path, schemas, handler) {
+      app.post(`${dashboardPath}${path}`, { schema: dashboardSchema(schemas) }, async (request, reply) => {
+        const params = request.params as never;
+        // A form sent without its file's encoding still gets the checks, and its handler says what is missing.
+        const form = (request.isMultipart() ? {} : (request.body ?? {})) as FormFields;
+        for await (const part of request.isMultipart() ? request.parts() : []) {
+          if (part.type === "field") {
+            (form[part.fieldname] ??= []).push(String(part.value));
+            continue;
+          }
+          if (!trusted(request, form)) {
+            part.file.destroy();
+            return refuse(request, reply, path);
+          }
+          const file = { field: part.fieldname, filename: part.filename, contentType: part.mimetype, content: part.file };
+          try {
+            return await run(request, reply, (who) => handler(who, { params, form, file }));
+          } finally {
+            // What the API did not read (it refused the file) is not read at all.
+            if (!part.file.readableEnded) part.file.destroy();
+          }
+        }
+        if (!trusted(request, form)) return refuse(request, reply, path);
+        return run(request, reply, (who) => handler(who, { params, form, file: undefined }));
       });
     },
   };

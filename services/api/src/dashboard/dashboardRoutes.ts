@@ -1,3 +1,4 @@
+import multipart from "@fastify/multipart";
 import { z } from "zod";
 import type { ApiRoutes } from "../app.js";
 import { dashboardAssets } from "./assets.js";
@@ -8,12 +9,20 @@ import { broadcastDetailPage } from "./pages/broadcastDetail.js";
 import { broadcastEditor } from "./pages/broadcastEditor.js";
 import { broadcastPreviewFrame } from "./pages/broadcastPreview.js";
 import { broadcastListPage } from "./pages/broadcasts.js";
+import { automationPages } from "./pages/automations.js";
+import { automationRunPage } from "./pages/automationRun.js";
+import { contactDetailPage } from "./pages/contactDetail.js";
+import { contactImportDetailPage } from "./pages/contactImportDetail.js";
+import { contactImportPages } from "./pages/contactImports.js";
+import { contactPropertyPages } from "./pages/contactProperties.js";
+import { contactListPage } from "./pages/contacts.js";
 import { domainPages } from "./pages/domains.js";
 import { emailActions } from "./pages/emailActions.js";
 import { emailDetailPage } from "./pages/emailDetail.js";
 import { emailListPage } from "./pages/emails.js";
 import { logPages } from "./pages/logs.js";
 import { overviewPage } from "./pages/overview.js";
+import { segmentPages } from "./pages/segments.js";
 import { suppressionPages } from "./pages/suppressions.js";
 import { templateDetailPages } from "./pages/templateDetail.js";
 import { templatePreviewFrame } from "./pages/templatePreview.js";
@@ -22,6 +31,7 @@ import { webhookCreatePages } from "./pages/webhookCreate.js";
 import { webhookDeliveryPages } from "./pages/webhookDeliveries.js";
 import { webhookDetailPages } from "./pages/webhookDetail.js";
 import { webhookListPage } from "./pages/webhooks.js";
+import { topicPages } from "./pages/topics.js";
 import { dashboardJs } from "./script.js";
 import { DashboardSessions, type SessionOptions } from "./sessions.js";
 import { signInRoutes } from "./signIn.js";
@@ -33,7 +43,10 @@ import { dashboardCss } from "./styles.js";
  */
 export function dashboardRoutes(options: SessionOptions & { publicUrl: string }): ApiRoutes {
   const sessions = new DashboardSessions(options);
-  return (app) => {
+  return async (app) => {
+    // For the forms with a file (`Dashboard.upload`). The API route a file is passed on to caps its size,
+    // and its answer ends the upload.
+    await app.register(multipart, { limits: { files: 1, fields: 10, fileSize: Infinity } });
     const dashboard = dashboardScope(app, sessions, options.publicUrl);
     for (const [asset, type, text] of [
       [dashboardAssets.css, "text/css; charset=utf-8", dashboardCss],
@@ -58,6 +71,15 @@ export function dashboardRoutes(options: SessionOptions & { publicUrl: string })
     broadcastDetailPage(dashboard);
     broadcastActions(dashboard);
     broadcastPreviewFrame(dashboard);
+    contactListPage(dashboard);
+    contactDetailPage(dashboard);
+    segmentPages(dashboard);
+    topicPages(dashboard);
+    contactPropertyPages(dashboard);
+    contactImportPages(dashboard);
+    contactImportDetailPage(dashboard);
+    automationPages(dashboard);
+    automationRunPage(dashboard);
     domainPages(dashboard);
     webhookListPage(dashboard);
     webhookCreatePages(dashboard);

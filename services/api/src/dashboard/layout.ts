@@ -7,6 +7,8 @@ export const navigation = [
   { key: "overview", label: "Overview", href: dashboardPath },
   { key: "emails", label: "Emails", href: `${dashboardPath}/emails` },
   { key: "broadcasts", label: "Broadcasts", href: `${dashboardPath}/broadcasts` },
+  { key: "audience", label: "Audience", href: `${dashboardPath}/audience` },
+  { key: "automations", label: "Automations", href: `${dashboardPath}/automations` },
   { key: "domains", label: "Domains", href: `${dashboardPath}/domains` },
   { key: "webhooks", label: "Webhooks", href: `${dashboardPath}/webhooks` },
   { key: "templates", label: "Templates", href: `${dashboardPath}/templates` },

@@ -1,7 +1,7 @@
 import type { ApiAnswer } from "./apiCalls.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { csrfField, emptyState, errorNotice } from "./layout.js";
-import { pager, type Cursor } from "./pagination.js";
+import { pager, type Cursor, type CursorNames } from "./pagination.js";
 
 /**
  * A table with its caption for screen readers and a header cell per column (`""` names a column of
@@ -63,6 +63,8 @@ export function pagedTable<Item extends { id: string }>(
     cursor: Cursor;
     /** The page's filters, which its links keep. */
     keep?: Record<string, string | undefined>;
+    /** The cursors' own query names, on a page with two lists (`pager`). */
+    cursorNames?: CursorNames;
   },
 ): Html {
   return listState(
@@ -71,6 +73,6 @@ export function pagedTable<Item extends { id: string }>(
     list.empty,
     (items) =>
       html`${dataTable(list.caption, list.columns, items.map(list.row))}
-      ${answer.ok && pager(list.path, list.cursor, answer.body, list.keep)}`,
+      ${answer.ok && pager(list.path, list.cursor, answer.body, list.keep, list.cursorNames)}`,
   );
 }

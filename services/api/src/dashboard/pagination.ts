@@ -8,6 +8,13 @@ export const listPageSize = 25;
 /** `after`/`before` as the API takes them; an id that is not a uuid is refused here, as there. */
 export const cursorQuery = { after: z.guid().optional(), before: z.guid().optional() };
 
+/** A list's cursors' query names and its navigation's name, where a page holds two lists. */
+export interface CursorNames {
+  after: string;
+  before: string;
+  label: string;
+}
+
 export interface Cursor {
   after?: string | undefined;
   before?: string | undefined;
@@ -24,7 +31,7 @@ export function pager(
   cursor: Cursor,
   page: { has_more: boolean; data: readonly { id: string }[] },
   keep: Record<string, string | undefined> = {},
-  names: { after: string; before: string; label: string } = { after: "after", before: "before", label: "Pages" },
+  names: CursorNames = { after: "after", before: "before", label: "Pages" },
 ): Html {
   const first = page.data[0]?.id;
   const last = page.data.at(-1)?.id;

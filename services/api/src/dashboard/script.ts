@@ -1,7 +1,7 @@
 /**
  * The dashboard's one script, served as a file (`assets.ts`) so the CSP allows no inline script. Every page
- * works without it; it adds the copy buttons, a confirmation before deleting, and a visible "working"
- * state while a form or link loads the next page.
+ * works without it; it adds the copy buttons, a confirmation before deleting, a visible "working" state
+ * while a form or link loads the next page, and the reloading of a page that follows an import.
  */
 export const dashboardJs = `"use strict";
 document.addEventListener("click", function (event) {
@@ -41,6 +41,17 @@ document.addEventListener("submit", function (event) {
   document.body.classList.add("loading");
   document.body.setAttribute("aria-busy", "true");
 });
+// A page following something in progress (an import) reloads itself until that ends, as a page without
+// it says; not while it is hidden, or while a form on it is being sent.
+var live = document.querySelector("[data-refresh]");
+if (live) {
+  var every = Number(live.getAttribute("data-refresh")) * 1000 || 2000;
+  var tick = function () {
+    if (document.hidden || document.body.classList.contains("loading")) setTimeout(tick, every);
+    else window.location.reload();
+  };
+  setTimeout(tick, every);
+}
 // A page the browser kept (Back) comes back as it was left, still "working": it is reset.
 window.addEventListener("pageshow", function () {
   document.body.classList.remove("loading");

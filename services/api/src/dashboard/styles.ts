@@ -95,4 +95,9 @@ td[data-label=""]{grid-template-columns:1fr}td[data-label=""]::before{display:no
 .chart svg{display:block;width:100%;height:4rem;margin-top:.5rem}
 .chart rect{fill:var(--accent)}.chart-bounced rect,.chart-complained rect{fill:var(--danger)}.chart-delivered rect{fill:var(--ok)}
 .chart-base{stroke:var(--line);stroke-width:1}
-.range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap;margin:0 0 1rem}`;
+.range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap;margin:0 0 1rem}
+
+nav.tabs ul{display:flex;flex-wrap:wrap;gap:.25rem;margin:0 0 1.25rem;padding:0;list-style:none;border-bottom:1px solid var(--line)}
+nav.tabs a{display:block;padding:.4rem .75rem;color:var(--text);text-decoration:none;border-bottom:3px solid transparent;margin-bottom:-1px}
+nav.tabs a:hover{background:var(--code)}nav.tabs a[aria-current=page]{border-bottom-color:var(--accent);font-weight:600}
+progress{width:100%;max-width:28rem;height:.9rem;accent-color:var(--accent)}`;

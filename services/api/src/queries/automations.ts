@@ -1,11 +1,11 @@
 import { sql } from "kysely";
-import type { AutomationConnection, AutomationStatus, AutomationStep } from "@tidings/domain";
+import { triggerEventName, type AutomationConnection, type AutomationStatus, type AutomationStep } from "@tidings/domain";
 import type { Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
 import { readModels } from "@tidings/projections";
 
-export interface AutomationListItem {
+interface AutomationFields {
   id: string;
   name: string;
   status: AutomationStatus;
@@ -13,8 +13,13 @@ export interface AutomationListItem {
   updated_at: string | null;
 }
 
+export interface AutomationListItem extends AutomationFields {
+  /** A Tidings extension (docs/wire-compatibility.md §6.14): the custom event that starts a run, from the trigger step. */
+  trigger_event: string | null;
+}
+
 /** The Automation object of docs/wire-compatibility.md §6.14. */
-export interface WireAutomation extends AutomationListItem {
+export interface WireAutomation extends AutomationFields {
   object: "automation";
   steps: AutomationStep[];
   connections: AutomationConnection[];
@@ -35,9 +40,12 @@ export function listAutomations(
   teamId: string,
   page: PageRequest & { status?: AutomationStatus | undefined },
 ): Promise<ListPage<AutomationListItem>> {
-  let base = teamAutomations(database, teamId).select([...listColumns]);
+  let base = teamAutomations(database, teamId).select([...listColumns, "a.steps"]);
   if (page.status) base = base.where("a.status", "=", page.status);
-  return listPage(base, page, { orderBy: ["a.created_at", "a.id"] });
+  return listPage(base, page, {
+    orderBy: ["a.created_at", "a.id"],
+    toItem: ({ steps, ...row }) => ({ ...row, trigger_event: triggerEventName({ steps, connections: [] }) ?? null }),
+  });
 }
 
 export async function getAutomation(database: Database, teamId: string, id: string): Promise<WireAutomation | undefined> {

@@ -33,16 +33,26 @@ const columns = [
 const teamContacts = (database: Database, teamId: string) =>
   readModels(database).selectFrom("contacts as c").where("c.team_id", "=", teamId);
 
+/** `text` as a LIKE pattern matching it anywhere: its own `%`, `_` and `\` match only themselves. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 /**
- * Contacts, newest first, optionally of one segment. An older list endpoint: every contact when `limit`
- * is omitted (docs/wire-compatibility.md §2.1).
+ * Contacts, newest first, optionally of one segment, and optionally those whose email or name contains
+ * `search` (docs/wire-compatibility.md §6.8, a Tidings extension). An older list endpoint: every contact
+ * when `limit` is omitted (§2.1).
  */
 export function listContacts(
   database: Database,
   teamId: string,
-  page: PageRequest & { segmentId?: string | undefined },
+  page: PageRequest & { segmentId?: string | undefined; search?: string | undefined },
 ): Promise<ListPage<ContactItem>> {
   let base = teamContacts(database, teamId);
+  if (page.search) {
+    const pattern = containing(page.search);
+    base = base.where((eb) =>
+      eb.or([eb("c.email", "ilike", pattern), eb(sql`concat_ws(' ', c.first_name, c.last_name)`, "ilike", pattern)]),
+    );
+  }
   if (page.segmentId !== undefined) {
     const segmentId = page.segmentId;
     base = base.where((eb) =>

@@ -48,14 +48,17 @@ const createBody = z
   .object({ ...definitionShape, name: z.string().max(AUTOMATION_NAME_MAX) })
   .meta({ required: ["name", "steps", "connections"] });
 
-const listItem = z.object({
+const fields = z.object({
   id: z.uuid(),
   name: z.string(),
   status: z.enum(automationStatuses),
   created_at: wireTimestampText(),
   updated_at: wireTimestampText().nullable(),
 });
-const automation = listItem.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
+const listItem = fields.extend({
+  trigger_event: z.string().nullable().describe("Tidings only: the custom event whose arrival starts a run, named by the trigger step."),
+});
+const automation = fields.extend({ object: z.literal("automation"), steps: z.array(step), connections: z.array(connection) });
 const reference = z.object({ object: z.literal("automation"), id: z.uuid() });
 const runItem = z.object({
   id: z.uuid(),

@@ -233,6 +233,23 @@ describe("GET /contacts", () => {
   });
 });
 
+describe("GET /contacts?search (a Tidings extension)", () => {
+  it("finds the contacts whose email or name contains the text, in any case, paged, and only the team's", async () => {
+    const hedy = (await call("POST", "/contacts", { email: anEmail("hedy.lamarr"), first_name: "Hedy", last_name: "Lamarr" })).body.id;
+    const hedwig = (await call("POST", "/contacts", { email: anEmail("hedwig"), last_name: "Owl" })).body.id;
+    const percent = (await call("POST", "/contacts", { email: anEmail("sale"), first_name: "50% off" })).body.id;
+    await call("POST", "/contacts", { email: anEmail("hedy.other") }, file.other);
+    const ids = async (query: string) => (await call("GET", `/contacts?${query}`)).body.data.map((c: { id: string }) => c.id);
+    expect(await ids("search=HED")).toEqual([hedwig, hedy]);
+    expect(await ids("search=hedy%20lamarr")).toEqual([hedy]);
+    expect(await ids(`search=${encodeURIComponent("%")}`)).toEqual([percent]);
+    expect(await ids(`search=${encodeURIComponent("_")}`)).toEqual([]);
+    expect((await call("GET", "/contacts?search=hed&limit=1")).body).toMatchObject({ has_more: true, data: [{ id: hedwig }] });
+    expect(await ids(`search=hed&limit=1&after=${hedwig}`)).toEqual([hedy]);
+    expect(await call("GET", `/contacts?search=${"x".repeat(321)}`)).toEqual(error(422, "validation_error", /`search`/));
+  });
+});
+
 describe("legacy /audiences/:id/contacts", () => {
   it("creates into the audience, lists it, and gets, updates and deletes by id or email", async () => {
     const { body: audience } = await call("POST", "/audiences", { name: "Legacy" });

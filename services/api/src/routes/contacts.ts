@@ -28,7 +28,14 @@ const legacyParams = z.object({
   audienceId: z.string().min(1).max(255).describe("The audience's (segment's) id."),
   idOrEmail: idOrEmailParam,
 });
-const listQuery = listQuerySchema({ segment_id: z.guid().optional().describe("Only the contacts of this segment.") });
+const listQuery = listQuerySchema({
+  segment_id: z.guid().optional().describe("Only the contacts of this segment."),
+  search: z
+    .string()
+    .max(320)
+    .optional()
+    .describe("Tidings only: the contacts whose email, or first and last name, contain this text, in any case."),
+});
 
 const createErrors = { contact_exists: "The team has a contact with this email already." };
 
@@ -93,7 +100,8 @@ export function contactRoutes(services: ApiServices): ApiRoutes {
       { schema: { tags, querystring: listQuery, response: { 200: listSchema(contactItem) } } },
       async (request, reply) => {
         const auth = requireAuth(request);
-        return ok(reply, await listContacts(services.database, auth.teamId, { ...request.query, segmentId: request.query.segment_id }));
+        const { segment_id, search, ...page } = request.query;
+        return ok(reply, await listContacts(services.database, auth.teamId, { ...page, segmentId: segment_id, search: search?.trim() }));
       },
     );
 
