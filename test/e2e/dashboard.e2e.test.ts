@@ -99,7 +99,7 @@ describe("the dashboard", () => {
   });
 
   // Four contexts signing in and a full-page screenshot a page in each: over a minute on a loaded 2-core machine.
-  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 240_000 }, async () => {
+  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
     const email = await succeeded(() =>
       t.resend.emails.send({
         from: "Acme <hello@acme.test>",

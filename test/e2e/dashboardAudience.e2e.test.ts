@@ -34,9 +34,9 @@ async function signedInPage() {
   return page;
 }
 
-/** The automation's first run, once it has ended; fails after 30 s. */
+/** The automation's first run, once it has ended; fails after 90 s. */
 async function endedRun(automationId: string) {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     const runs = await succeeded(() => resend.automations.runs.list({ automationId, status: ["completed", "failed"] }));
     if (runs.data[0]) return runs.data[0];
@@ -64,7 +64,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     await page.context().close();
   });
 
-  it("upload a CSV with a good and a bad row, and watch the import reach its end with the row's error", { timeout: 60_000 }, async () => {
+  it("upload a CSV with a good and a bad row, and watch the import reach its end with the row's error", { timeout: 180_000 }, async () => {
     const page = await signedInPage();
     await page.goto(url("/dashboard/audience/imports"));
     await page.getByLabel("A contact that exists already").selectOption("skip");
@@ -73,7 +73,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     await page.getByRole("button", { name: "Start import" }).click();
     await page.getByText("The import of people.csv has started.").waitFor();
     // The page reloads itself while the import runs (script.ts), until the import has ended.
-    await page.getByRole("heading", { name: "Import completed" }).waitFor({ timeout: 45_000 });
+    await page.getByRole("heading", { name: "Import completed" }).waitFor({ timeout: 150_000 });
     const failed = page.getByRole("table", { name: "Rows that failed" }).getByRole("row");
     expect(await failed.count()).toBe(2);
     expect(await failed.nth(1).getByRole("cell").allTextContents()).toEqual(["3", "invalid email `not an address`"]);
@@ -83,7 +83,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     await page.context().close();
   });
 
-  it("open an automation's run and see its steps", { timeout: 60_000 }, async () => {
+  it("open an automation's run and see its steps", { timeout: 180_000 }, async () => {
     await succeeded(() => resend.events.create({ name: "reader.joined" }));
     const template = await succeeded(() =>
       resend.templates.create({ name: "Welcome", subject: "Welcome", html: "<p>Welcome</p>", from: "Acme <hello@acme.test>" }).publish(),
@@ -115,7 +115,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     await page.context().close();
   });
 
-  it("saves a screenshot of each page, at 1280 and 375 pixels wide, light and dark", { timeout: 120_000 }, async () => {
+  it("saves a screenshot of each page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
     const [contact] = (await succeeded(() => resend.contacts.list({ limit: 1 }))).data;
     const [imported] = (await succeeded(() => resend.contacts.imports.list())).data;
     const [automation] = (await succeeded(() => resend.automations.list())).data;

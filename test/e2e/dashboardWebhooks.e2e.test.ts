@@ -85,7 +85,7 @@ describe("the dashboard's Webhooks pages", () => {
   });
 
   // Four contexts signing in and a full-page screenshot a page in each: over a minute on a loaded 2-core machine.
-  it("saves a screenshot of each new page, at 1280 and 375 pixels wide, light and dark", { timeout: 240_000 }, async () => {
+  it("saves a screenshot of each new page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
     receiver.answer("/shown", [503]);
     const webhook = await succeeded(() =>
       t.resend.webhooks.create({ endpoint: `${receiver.url}/shown`, events: ["email.sent", "email.delivered", "email.bounced"] }),
