@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { Resend } from "resend";
-import { newContext, reloadUntil, screenshotPages, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
-import { dashboardSuite } from "../support/dashboardSuite.js";
+import { newContext, reloadUntil, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
+import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -130,11 +130,7 @@ describe("the dashboard", () => {
         await signedOut.screenshot({ path: shots("sign-in", width, dark), fullPage: true });
         await signedOut.context().close();
       }
-    await screenshotPages({
-      browser: t.browser,
-      violations: t.violations,
-      baseUrl: t.mailing.server.url,
-      token: t.mailing.server.token,
+    await screenshotPages(t, {
       pages,
       // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
       // A frame below the fold is not painted into a full-page screenshot until it has been in view once.

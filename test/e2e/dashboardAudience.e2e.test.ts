@@ -2,8 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import type { Resend } from "resend";
-import { newContext, screenshotPages, signIn } from "../support/dashboardBrowser.js";
-import { dashboardSuite } from "../support/dashboardSuite.js";
+import { newContext, signIn } from "../support/dashboardBrowser.js";
+import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
 import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -120,11 +120,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     const [imported] = (await succeeded(() => resend.contacts.imports.list())).data;
     const [automation] = (await succeeded(() => resend.automations.list())).data;
     const [run] = (await succeeded(() => resend.automations.runs.list({ automationId: automation!.id }))).data;
-    await screenshotPages({
-      browser,
-      violations,
-      baseUrl: mailing.server.url,
-      token: mailing.server.token,
+    await screenshotPages(suite, {
       pages: {
         contacts: "/dashboard/audience",
         contact: `/dashboard/audience/contacts/${contact!.id}`,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { newContext, screenshotPages, signIn } from "../support/dashboardBrowser.js";
-import { dashboardSuite } from "../support/dashboardSuite.js";
+import { newContext, signIn } from "../support/dashboardBrowser.js";
+import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
 import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -115,11 +115,7 @@ describe("the dashboard's broadcasts", () => {
       }),
     );
     const sent = (await succeeded(() => mailing.resend.broadcasts.list())).data.find((b) => b.status !== "draft")!;
-    await screenshotPages({
-      browser,
-      violations,
-      baseUrl: mailing.server.url,
-      token: mailing.server.token,
+    await screenshotPages(suite, {
       pages: {
         broadcasts: "/dashboard/broadcasts",
         "broadcast-new": "/dashboard/broadcasts/new",

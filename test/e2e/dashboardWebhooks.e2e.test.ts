@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { newContext, reloadUntil, screenshotPages, signIn as signInAs } from "../support/dashboardBrowser.js";
-import { dashboardSuite } from "../support/dashboardSuite.js";
+import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
+import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 import { succeeded } from "../support/wire.js";
 
@@ -109,11 +109,7 @@ describe("the dashboard's Webhooks pages", () => {
     await page.goto(url(`/dashboard/webhooks/${webhook.id}`));
     await reloadUntil(page, "failed");
     await page.context().close();
-    await screenshotPages({
-      browser: t.browser,
-      violations: t.violations,
-      baseUrl: t.mailing.server.url,
-      token: t.mailing.server.token,
+    await screenshotPages(t, {
       pages: {
         webhooks: "/dashboard/webhooks",
         "webhook-new": "/dashboard/webhooks/new",

@@ -50,31 +50,3 @@ export async function reloadUntil(page: Page, text: string, timeoutMs = 20_000):
     await page.reload();
   }
 }
-
-/**
- * Saves a full-page screenshot of each page (name → path on the server at `baseUrl`) at 1280 and 375 pixels
- * wide, light and dark, signed in with `token`. `ready` runs on a page before its screenshot, to wait for
- * what loads after the page does.
- */
-export async function screenshotPages(options: {
-  browser: Browser;
-  violations: string[];
-  baseUrl: string;
-  token: string;
-  pages: Record<string, string>;
-  ready?: (name: string, page: Page) => Promise<void>;
-}): Promise<void> {
-  for (const dark of [false, true]) {
-    for (const width of [1280, 375]) {
-      const context = await newContext(options.browser, options.violations, { width, dark });
-      const page = await context.newPage();
-      await signIn(page, options.baseUrl, options.token);
-      for (const [name, path] of Object.entries(options.pages)) {
-        await page.goto(`${options.baseUrl}${path}`);
-        await options.ready?.(name, page);
-        await page.screenshot({ path: join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`), fullPage: true });
-      }
-      await context.close();
-    }
-  }
-}
