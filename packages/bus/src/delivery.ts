@@ -1,5 +1,5 @@
 import type { Logger } from "@tidings/core";
-import { backoffDelayMs, deadLetterSubject, type BusMessage, type ConsumerOptions, type MessageHandler } from "./port.js";
+import { backoffDelayMs, deadLetterSubject, type BusMessage, type ConsumerOptions, type DeadLetter, type MessageHandler } from "./port.js";
 
 /** One delivery as an adapter sees it: the message plus the adapter's own settlement calls. */
 export interface Delivery extends Omit<BusMessage, "nak" | "stopping"> {
@@ -19,6 +19,22 @@ export const deadLetterHeaders = {
   error: "tidings-error",
   deliveryCount: "tidings-delivery-count",
 } as const;
+
+/** A stored dead letter as every adapter reads it back: what `deadLetterOf` wrote, split into the original message and its fate. */
+export function storedDeadLetter(stored: { id: string; headers: Record<string, string>; data: unknown; deadAt: Date }): DeadLetter {
+  const { headers, id, data, deadAt } = stored;
+  const ours = new Set<string>(Object.values(deadLetterHeaders));
+  return {
+    id,
+    subject: headers[deadLetterHeaders.originalSubject] ?? "",
+    msgId: headers[deadLetterHeaders.msgId] ?? "",
+    data,
+    headers: Object.fromEntries(Object.entries(headers).filter(([key]) => !ours.has(key))),
+    deliveryCount: Number(headers[deadLetterHeaders.deliveryCount] ?? 0),
+    error: headers[deadLetterHeaders.error] ?? "",
+    deadAt,
+  };
+}
 
 /** A message as an adapter writes it out. */
 export type OutgoingMessage = Pick<BusMessage, "subject" | "data" | "msgId" | "headers">;

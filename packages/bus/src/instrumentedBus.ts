@@ -54,6 +54,8 @@ export function instrumentBus(inner: Bus, metrics: Metrics, durables: readonly s
         }
       }),
     deadLetters: (durable, limit) => inner.deadLetters(durable, limit),
+    deadLetter: (durable, id) => inner.deadLetter(durable, id),
+    removeDeadLetter: (durable, id) => inner.removeDeadLetter(durable, id),
     pending: (durable) => inner.pending(durable),
     close: () => inner.close(),
   };

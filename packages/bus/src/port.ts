@@ -71,6 +71,10 @@ export interface Bus {
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
   /** Messages that exhausted their tries, per durable consumer, oldest first, for `tidings` status. */
   deadLetters(durable: string, limit?: number): Promise<DeadLetter[]>;
+  /** One dead letter of a durable by its id; undefined once it is removed, or when the id is another durable's. */
+  deadLetter(durable: string, id: string): Promise<DeadLetter | undefined>;
+  /** Deletes a dead letter (after a retry republished it, or when a person drops it); false when it was gone already. */
+  removeDeadLetter(durable: string, id: string): Promise<boolean>;
   /** Messages a durable consumer has not acked yet, delivered or not; 0 for a durable not created yet. For metrics. */
   pending(durable: string): Promise<number>;
   /** Stops every consumer (waiting for their handlers) and lets go of the connection; a database passed in stays open. */
@@ -78,9 +82,13 @@ export interface Bus {
 }
 
 export interface DeadLetter {
+  /** Where the letter is kept (its sequence in the dead-letter store): unique, and never reused by another letter. */
+  id: string;
+  /** The original message's subject, id, body and headers. */
   subject: string;
   msgId: string;
   data: unknown;
+  headers: Record<string, string>;
   deliveryCount: number;
   error: string;
   deadAt: Date;

@@ -30,6 +30,8 @@ export function createOpeningBus(inner: Bus, keyring: Keyring): Bus {
     publish: (subject, data, options) => inner.publish(subject, data, options),
     consume: (options, handler) => inner.consume(options, async (message) => handler(await opened(message))),
     deadLetters: (durable, limit) => inner.deadLetters(durable, limit),
+    deadLetter: (durable, id) => inner.deadLetter(durable, id),
+    removeDeadLetter: (durable, id) => inner.removeDeadLetter(durable, id),
     pending: (durable) => inner.pending(durable),
     close: () => inner.close(),
   };

@@ -6,7 +6,7 @@ import { assertValidFilter, subjectMatches } from "../subject.js";
 import { startInProcessConsumer, type InProcessConsumer } from "./consumer.js";
 import { busMigrations } from "./migrations.js";
 import { orderedPublisher } from "./publisher.js";
-import { busChannel, pruneMessages, readDeadLetters, countPending, registerConsumer } from "./storage.js";
+import { busChannel, pruneMessages, readDeadLetters, readDeadLetter, deleteDeadLetter, countPending, registerConsumer } from "./storage.js";
 
 export interface InProcessBusOptions {
   logger?: Logger;
@@ -72,6 +72,8 @@ export async function createInProcessBus(database: Database, options: InProcessB
     },
 
     deadLetters: (durable, limit = 100) => readDeadLetters(db, deadLetterSubject(durable), limit),
+    deadLetter: (durable, id) => readDeadLetter(db, deadLetterSubject(durable), id),
+    removeDeadLetter: (durable, id) => deleteDeadLetter(db, deadLetterSubject(durable), id),
 
     pending: (durable) => countPending(db, durable),
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { DeadLetter } from "../port.js";
-import { deadLetterHeaders } from "../delivery.js";
+import { storedDeadLetter } from "../delivery.js";
 import { subjectPattern } from "../subject.js";
 
 /** The NOTIFY channel that wakes consumers in other processes; the payload is the published subject. */
@@ -185,19 +185,36 @@ export async function countPending(db: Kysely<unknown>, durable: string): Promis
   return Number(rows[0]?.n ?? 0);
 }
 
+type DeadLetterRow = { seq: string; data: string; headers: Record<string, string>; published_at: Date | string };
+
+const toDeadLetter = (row: DeadLetterRow) =>
+  storedDeadLetter({ id: row.seq, headers: row.headers, data: JSON.parse(row.data), deadAt: new Date(row.published_at) });
+
 export async function readDeadLetters(db: Kysely<unknown>, subject: string, limit: number): Promise<DeadLetter[]> {
-  const result = await sql<{ data: string; headers: Record<string, string>; published_at: Date | string }>`
-    SELECT data, headers, published_at FROM bus_messages
+  const result = await sql<DeadLetterRow>`
+    SELECT seq::text AS seq, data, headers, published_at FROM bus_messages
     WHERE subject = ${subject} AND subject LIKE 'deadletter.%' -- spelled as in the partial index, so the planner uses it
     ORDER BY seq LIMIT ${limit}`.execute(db);
-  return result.rows.map((row) => ({
-    subject: row.headers[deadLetterHeaders.originalSubject] ?? "",
-    msgId: row.headers[deadLetterHeaders.msgId] ?? "",
-    data: JSON.parse(row.data),
-    deliveryCount: Number(row.headers[deadLetterHeaders.deliveryCount] ?? 0),
-    error: row.headers[deadLetterHeaders.error] ?? "",
-    deadAt: new Date(row.published_at),
-  }));
+  return result.rows.map(toDeadLetter);
+}
+
+/** A sequence number as the table takes it, or undefined for an id that cannot be one (so no letter has it). */
+const seqOf = (id: string) => (/^[1-9][0-9]{0,17}$/.test(id) ? id : undefined);
+
+export async function readDeadLetter(db: Kysely<unknown>, subject: string, id: string): Promise<DeadLetter | undefined> {
+  const seq = seqOf(id);
+  if (seq === undefined) return undefined;
+  const result = await sql<DeadLetterRow>`
+    SELECT seq::text AS seq, data, headers, published_at FROM bus_messages WHERE seq = ${seq}::bigint AND subject = ${subject}`.execute(db);
+  const row = result.rows[0];
+  return row && toDeadLetter(row);
+}
+
+export async function deleteDeadLetter(db: Kysely<unknown>, subject: string, id: string): Promise<boolean> {
+  const seq = seqOf(id);
+  if (seq === undefined) return false;
+  const result = await sql`DELETE FROM bus_messages WHERE seq = ${seq}::bigint AND subject = ${subject}`.execute(db);
+  return Number(result.numAffectedRows ?? 0n) > 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { connect, headers as natsHeaders, type JetStreamManager, type StoredMsg } from "nats";
-import { deadLetterHeaders, deadLetterOf, type DeadLetterSink, type OutgoingMessage } from "../delivery.js";
+import { deadLetterOf, storedDeadLetter, type DeadLetterSink, type OutgoingMessage } from "../delivery.js";
 import { deadLetterSubject, type Bus, type Consumer, type DeadLetter } from "../port.js";
 import { assertValidFilter } from "../subject.js";
 import { startNatsConsumer } from "./consumer.js";
@@ -66,6 +66,14 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
 
   const streamOf = (filter: string) => (filter.startsWith(deadLetterSubject("")) ? deadLetterStream : eventsStream);
 
+  const findDeadLetter = async (durable: string, id: string) => {
+    const seq = seqOf(id);
+    if (seq === undefined) return undefined;
+    // next_by_subj from the letter's own sequence answers that letter only if it is the durable's.
+    const stored = await directGet(jsm, deadLetterStream, { seq, next_by_subj: prefix + deadLetterSubject(durable) });
+    return stored?.seq === seq ? deadLetterOfStored(stored) : undefined;
+  };
+
   return {
     async publish(subject, data, { msgId, headers = {} }) {
       await publish({ subject, data, msgId, headers });
@@ -96,27 +104,24 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
       const letters: DeadLetter[] = [];
       let seq = 1;
       while (letters.length < limit) {
-        let stored: StoredMsg;
-        try {
-          stored = await (jsm as JetStreamManager & Partial<DirectGet> as DirectGet).direct.getMessage(deadLetterStream, {
-            seq,
-            next_by_subj: subject,
-          });
-        } catch (error) {
-          if ((error as { code?: string }).code === "404") break;
-          throw error;
-        }
-        letters.push({
-          subject: stored.header.get(deadLetterHeaders.originalSubject),
-          msgId: stored.header.get(deadLetterHeaders.msgId),
-          data: JSON.parse(new TextDecoder().decode(stored.data)),
-          deliveryCount: Number(stored.header.get(deadLetterHeaders.deliveryCount) || 0),
-          error: stored.header.get(deadLetterHeaders.error),
-          deadAt: stored.time,
-        });
+        const stored = await directGet(jsm, deadLetterStream, { seq, next_by_subj: subject });
+        if (!stored) break;
+        letters.push(deadLetterOfStored(stored));
         seq = stored.seq + 1;
       }
       return letters;
+    },
+
+    deadLetter: findDeadLetter,
+
+    async removeDeadLetter(durable, id) {
+      if (!(await findDeadLetter(durable, id))) return false;
+      try {
+        return await jsm.streams.deleteMessage(deadLetterStream, Number(id), false);
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
     },
 
     async pending(durable) {
@@ -139,3 +144,30 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
 
 /** The 2.x typings leave `direct` off the JetStreamManager interface; the implementation has it. */
 type DirectGet = { direct: { getMessage(stream: string, query: { seq: number; next_by_subj: string }): Promise<StoredMsg> } };
+
+const isNotFound = (error: unknown) => (error as { code?: string }).code === "404" || /no message found/i.test(String(error));
+
+/** The first message of `stream` at or after `query.seq` on `query.next_by_subj`, or undefined when there is none. */
+async function directGet(
+  jsm: JetStreamManager,
+  stream: string,
+  query: { seq: number; next_by_subj: string },
+): Promise<StoredMsg | undefined> {
+  try {
+    return await (jsm as JetStreamManager & Partial<DirectGet> as DirectGet).direct.getMessage(stream, query);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** A stream sequence as a dead letter's id carries it, or undefined for an id that cannot be one. */
+const seqOf = (id: string) => (/^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : undefined);
+
+function deadLetterOfStored(stored: StoredMsg): DeadLetter {
+  const headers: Record<string, string> = {};
+  // A direct get adds the server's own headers (Nats-Stream, Nats-Sequence, …): none of them was the message's.
+  for (const key of stored.header.keys()) if (!/^Nats-/i.test(key)) headers[key] = stored.header.get(key);
+  const data: unknown = JSON.parse(new TextDecoder().decode(stored.data));
+  return storedDeadLetter({ id: String(stored.seq), headers, data, deadAt: stored.time });
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import type { Bus } from "../port.js";
+import { deadLettersContract } from "./contractDeadLetters.js";
 import { deliveryContract } from "./contractDelivery.js";
 import { pendingContract } from "./contractPending.js";
 import { settlementContract } from "./contractSettlement.js";
@@ -41,6 +42,8 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
         publish: (...args) => current.publish(...args),
         consume: (...args) => current.consume(...args),
         deadLetters: (...args) => current.deadLetters(...args),
+        deadLetter: (...args) => current.deadLetter(...args),
+        removeDeadLetter: (...args) => current.removeDeadLetter(...args),
         pending: (durable) => current.pending(durable),
         close: () => current.close(),
       },
@@ -52,5 +55,6 @@ export function busContract(adapter: string, createFixture: () => Promise<BusFix
     deliveryContract(context);
     settlementContract(context);
     pendingContract(context);
+    deadLettersContract(context);
   });
 }
