@@ -17,7 +17,11 @@ export const redeliveryMsgId = (durable: string, letter: Pick<DeadLetter, "id" |
  * gave up: that is a redelivery like any other, which each saga absorbs by keying its effects on the event
  * the message carries, so what was done already is not done twice.
  */
-export async function redeliverDeadLetter(bus: Bus, durable: string, letter: DeadLetter): Promise<void> {
+export async function redeliverDeadLetter(
+  bus: Pick<Bus, "publish" | "removeDeadLetter">,
+  durable: string,
+  letter: DeadLetter,
+): Promise<void> {
   await bus.publish(letter.subject, letter.data, {
     msgId: redeliveryMsgId(durable, letter),
     headers: { ...letter.headers, [redeliveredFromHeader]: letter.msgId },

@@ -44,6 +44,8 @@ export * from "./contactproperty/rules.js";
 export * from "./contactproperty/decider.js";
 export * from "./contact/events.js";
 export * from "./subjecterasure/events.js";
+export * from "./deadletter/events.js";
+export * from "./deadletter/decider.js";
 export * from "./contact/rules.js";
 export * from "./contact/decider.js";
 export * from "./segment/events.js";

@@ -4,6 +4,7 @@ import { automationRunStream } from "./automationrun/decider.js";
 import { broadcastStream } from "./broadcast/events.js";
 import { contactErasureStream, contactStream } from "./contact/decider.js";
 import { contactImportStream } from "./contactimport/decider.js";
+import { deadLetterStream } from "./deadletter/events.js";
 import { contactPropertyStream } from "./contactproperty/decider.js";
 import { domainStream } from "./domain/decider.js";
 import { domainClaimStream } from "./domainclaim/decider.js";
@@ -27,6 +28,7 @@ import type { BroadcastEvent } from "./broadcast/events.js";
 import type { ContactErased, ContactEvent } from "./contact/events.js";
 import type { ContactImportEvent } from "./contactimport/events.js";
 import type { ContactPropertyEvent } from "./contactproperty/events.js";
+import type { DeadLetterEvent } from "./deadletter/events.js";
 import type { DomainEvent } from "./domain/events.js";
 import type { DomainClaimEvent } from "./domainclaim/events.js";
 import type { EmailEvent } from "./email/events.js";
@@ -57,6 +59,7 @@ export interface EventsByCategory {
   contacterasure: ContactErased;
   contactproperty: ContactPropertyEvent;
   customevent: CustomEventReceived;
+  deadletter: DeadLetterEvent;
   domain: DomainEvent;
   domainclaim: DomainClaimEvent;
   email: EmailEvent;
@@ -93,6 +96,7 @@ export const streamOfCategory: { [Category in StreamCategory]: (id: string) => s
   contacterasure: contactErasureStream,
   contactproperty: contactPropertyStream,
   customevent: customEventStream,
+  deadletter: deadLetterStream,
   domain: domainStream,
   domainclaim: domainClaimStream,
   email: emailStream,

@@ -20,6 +20,8 @@ import { recordRequestMetrics } from "./plugins/requestMetrics.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
 import { dashboardRoutes } from "./dashboard/dashboardRoutes.js";
+import type { DeadLetterDeps } from "./handlers/deadLetters.js";
+import { deadLetterRoutes } from "./routes/deadLetters.js";
 import { installRequestPolicies } from "./plugins/requestPolicies.js";
 import { routerOptions } from "./router.js";
 import type { ReadinessChecks } from "./routes/health.js";
@@ -60,10 +62,12 @@ export interface ApiDeps {
   trustProxy?: boolean | number | string[];
   /** Where requests are counted and timed (METRICS_PORT); unset or off: nowhere. */
   metrics?: Metrics;
+  /** The bus and the sagas' consumers, for `/admin/dead-letters`; unset, the routes are not served. */
+  deadLetters?: Pick<DeadLetterDeps, "bus" | "durables">;
 }
 
 /** What the HTTP layer alone needs (`buildTransportApp`). */
-export type TransportDeps = Omit<ApiDeps, "services" | "auth">;
+export type TransportDeps = Omit<ApiDeps, "services" | "auth" | "deadLetters">;
 
 /** 1 MiB: enough for any JSON body but sends with attachments and imports, which set their own. */
 export const defaultBodyLimit = 1024 * 1024;
@@ -88,7 +92,7 @@ export function buildTransportApp(deps: TransportDeps): ApiInstance {
 const trustedProxies = (setting: boolean | number | string[]) =>
   typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting;
 
-function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiServices | undefined): ApiInstance {
+function createApp(deps: TransportDeps & Pick<ApiDeps, "auth" | "deadLetters">, services: ApiServices | undefined): ApiInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new RequestLog(),
@@ -120,6 +124,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth">, services: ApiSer
   }
   // The dashboard calls the resources' routes in-process (dashboard/apiCalls.ts), so it is served wherever they are.
   const resources = services ? [...resourceRoutes(services), dashboardRoutes({ publicUrl: services.config.PUBLIC_URL })] : [];
+  if (services && deps.deadLetters) resources.push(deadLetterRoutes(services, deps.deadLetters));
   registerRoutes(app, [...operationRoutes(deps), ...resources, ...(deps.routes ?? [])]);
   return app;
 }

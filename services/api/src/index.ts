@@ -29,3 +29,11 @@ export { resourceReads, type ResourceRead } from "./audit/resourceReads.js";
 export { resourceHistory, stateAt, upTo, type PointInTime, type ResourceHistory } from "./audit/resourceHistory.js";
 export { findAuditRefs, auditKey, type AuditRef } from "./queries/audit.js";
 export { reachCopies, type CopiesReached } from "./erasure/reachCopies.js";
+export {
+  dropDeadLetter,
+  findDeadLetter,
+  listDeadLetters,
+  retryDeadLetter,
+  type DeadLetterDeps,
+  type ListedDeadLetter,
+} from "./handlers/deadLetters.js";

@@ -22,6 +22,7 @@ import { status } from "./commands/status.js";
 import { doctor } from "./commands/doctor.js";
 import { keysCreate } from "./commands/keys.js";
 import { erase } from "./commands/erase.js";
+import { deadLettersAct, deadLettersList, deadLettersShow } from "./commands/deadLetters.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
 import { UsageError } from "./usageError.js";
 
@@ -32,6 +33,10 @@ const usage = `Usage: tidings <command>
   status [--json]                          projections' lag and sagas' dead letters
   doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
                                            dead letters and disk; exit 1 naming what failed and what to do
+  deadletters list [--json]                messages the sagas gave up on, with their ids
+  deadletters show <id> [--json]           one dead letter: its consumer, event, deliveries and error
+  deadletters retry <id> | --all           deliver again to the sagas (each effect still happens once), recorded as an event
+  deadletters drop <id>                    remove a dead letter without delivering it, recorded as an event
   projections status [--json]              checkpoint, lag, last rebuild and verify of each projection
   projections rebuild <name>… | --all [--json]
                                            rebuild projections from the first event; readers keep the old tables until the switch
@@ -100,6 +105,11 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
   migrate: ({ runtime, out }) => migrateCommand(runtime, out),
   status: ({ runtime, options, out }) => status(runtime, options.json, out),
   doctor: ({ runtime, options, out }) => doctor(runtime.config, runtime, options.json, out),
+  "deadletters list": ({ runtime, options, out }) => deadLettersList(runtime, options.json, out),
+  "deadletters show": ({ runtime, args, options, out }) =>
+    deadLettersShow(runtime, required(args[0], "a dead letter's id"), options.json, out),
+  "deadletters retry": ({ runtime, args, options, out }) => deadLettersAct(runtime, "retry", { ref: args[0], all: options.all }, out),
+  "deadletters drop": ({ runtime, args, options, out }) => deadLettersAct(runtime, "drop", { ref: args[0], all: options.all }, out),
   "projections status": ({ runtime, options, out }) => projectionsStatus(runtime, options.json, out),
   "projections rebuild": ({ runtime, args, options, out }) =>
     projectionsRebuild(runtime, { names: args, all: options.all, json: options.json }, out),

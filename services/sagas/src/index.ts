@@ -9,7 +9,7 @@ export {
   syncSendTimer,
 } from "./scheduling/scheduledEmails.js";
 export { emailComposer, type BlobReader } from "./delivery/composeEmail.js";
-export { sagaDurables } from "./durables.js";
+export { deliveryDurable, sagaDurables } from "./durables.js";
 export { runContactImport, startContactImportSaga, type ContactImportDeps } from "./imports/contactImports.js";
 export { automationMigrations } from "./automations/migrations.js";
 export { runIdOf } from "./automations/automationRunner.js";

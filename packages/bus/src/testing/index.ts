@@ -1,1 +1,2 @@
 export { natsTestStreams, openTestBus, type NatsTestStreams } from "./testBus.js";
+export { recordingConsumer, waitUntil, type RecordingConsumer } from "../recordingConsumer.js";

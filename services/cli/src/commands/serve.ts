@@ -9,7 +9,7 @@ import {
   registerProjectionLagMetrics,
   startProjections,
 } from "@tidings/projections";
-import { startSagas } from "@tidings/sagas";
+import { sagaDurables, startSagas } from "@tidings/sagas";
 import { sealKeys, startPeriodicSealing } from "@tidings/eventstore";
 import { startAdminChannel } from "../adminChannel.js";
 import type { CliOutput } from "../cliOutput.js";
@@ -126,7 +126,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
           maxSeconds: config.READY_MAX_PROJECTION_LAG_SECONDS,
         });
       }
-      const app = buildApp({ logger, services, readiness, metrics });
+      const app = buildApp({ logger, services, readiness, metrics, deadLetters: { bus: runtime.bus, durables: sagaDurables } });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
       // Stops run in reverse, so the api drains its in-flight requests before anything they use closes. The

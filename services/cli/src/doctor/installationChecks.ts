@@ -158,7 +158,7 @@ async function storeChecks(config: Config, runtime: Runtime | undefined): Promis
           check: "dead letters",
           ok: false,
           detail: holding.map(({ durable, n }) => `${durable} ${n}${n === 20 ? "+" : ""}`).join(", "),
-          fix: "read them with tidings status and fix their cause (docs/operations.md, Dead letters)",
+          fix: "read them with tidings deadletters list, fix their cause, then retry or drop each (docs/operations.md, Dead letters)",
         };
   return [lag, letters];
 }
