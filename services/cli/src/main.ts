@@ -32,7 +32,8 @@ const usage = `Usage: tidings <command>
   migrate                                  create or update every schema
   status [--json]                          projections' lag and sagas' dead letters
   doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
-                                           dead letters and disk; exit 1 naming what failed and what to do
+                                           dead letters, domains' DNS, the latest events' hashes and disk;
+                                           exit 1 naming what failed and what to do
   deadletters list [--json]                messages the sagas gave up on, with their ids
   deadletters show <id> [--json]           one dead letter: its consumer, event, deliveries and error
   deadletters retry <id> | --all           deliver again to the sagas (each effect still happens once), recorded as an event

@@ -14,3 +14,4 @@ export { runContactImport, startContactImportSaga, type ContactImportDeps } from
 export { automationMigrations } from "./automations/migrations.js";
 export { runIdOf } from "./automations/automationRunner.js";
 export { stepEmailId } from "./automations/sendStepEmail.js";
+export { createRecordLookup, type RecordLookup } from "./domains/domainRecordLookup.js";

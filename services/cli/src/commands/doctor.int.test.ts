@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
-import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
+import { startDnsResponder, startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import type { CheckResult } from "../doctor/installationChecks.js";
 import { freshSettings } from "../testing/freshSettings.js";
 import { doctor } from "./doctor.js";
@@ -44,8 +44,14 @@ describe("tidings doctor", () => {
       "clock",
       "projection lag",
       "dead letters",
+      "domain DNS",
+      "audit",
       "disk",
     ]);
+    expect(checks.find((c) => c.check === "domain DNS")!.detail).toBe("no domains");
+    expect(checks.find((c) => c.check === "audit")!.detail).toMatch(
+      /^(seal #\d+ and the \d+ events from the seal before it|\d+ events \(no seal yet\)): intact$/,
+    );
     expect(checks.find((c) => c.check === "SMTP relay")!.detail).toMatch(/^EHLO answered 250/);
     expect(code).toBe(0);
   });
@@ -57,7 +63,42 @@ describe("tidings doctor", () => {
     const { code, checks } = await diagnose(broken, server ? undefined : serving);
     expect(code).toBe(1);
     const failedChecks = checks.filter((c) => !c.ok);
-    expect(failedChecks.map((c) => c.check)).toEqual(server ? ["NATS", "SMTP relay", "projection lag", "dead letters"] : ["SMTP relay"]);
+    expect(failedChecks.map((c) => c.check)).toEqual(
+      server ? ["NATS", "SMTP relay", "projection lag", "dead letters", "domain DNS", "audit"] : ["SMTP relay"],
+    );
     for (const c of failedChecks) expect(c.fix).toBeTruthy();
+  });
+
+  it("names each domain record that DNS does not answer as expected, and passes once they are published", async () => {
+    const dns = await startDnsResponder({});
+    cleanups.push(() => dns.close());
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${serving.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${settings.TIDINGS_BOOTSTRAP_TOKEN}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(res.status).toBeLessThan(300);
+      return (await res.json()) as {
+        id: string;
+        records: { record: string; name: string; type: string; value: string; priority?: number }[];
+      };
+    };
+    const { id } = await api("POST", "/domains", { name: "doctor-checks.example" });
+    const { records } = await api("GET", `/domains/${id}`);
+    const withDns = { ...settings, DNS_SERVERS: dns.address };
+
+    const missing = (await diagnose(withDns, serving)).checks.find((c) => c.check === "domain DNS")!;
+    expect(missing).toMatchObject({ ok: false, fix: expect.stringMatching(/verify/) });
+    for (const r of records) expect(missing.detail).toContain(`doctor-checks.example ${r.record} ${r.type} ${r.name} failed`);
+
+    for (const r of records) {
+      const name = (dns.zone[r.name] ??= {});
+      if (r.type === "TXT") (name.TXT ??= []).push(r.value);
+      if (r.type === "MX") (name.MX ??= []).push({ priority: r.priority ?? 10, exchange: r.value });
+      if (r.type === "CNAME") (name.CNAME ??= []).push(r.value);
+    }
+    const published = (await diagnose(withDns, serving)).checks.find((c) => c.check === "domain DNS")!;
+    expect(published).toEqual({ check: "domain DNS", ok: true, detail: `1 domain: ${records.length} records as expected` });
   });
 });

@@ -7,6 +7,8 @@ import { projectionStatus } from "@tidings/projections";
 import { sagaDurables } from "@tidings/sagas";
 import type { Runtime } from "../runtime.js";
 import { projections } from "../projections.js";
+import { auditCheck } from "./auditCheck.js";
+import { domainDnsCheck } from "./domainDnsCheck.js";
 import { secretStrength } from "./secretStrength.js";
 import { smtpEhlo } from "./smtpEhlo.js";
 
@@ -133,6 +135,8 @@ async function storeChecks(config: Config, runtime: Runtime | undefined): Promis
     return [
       { check: "projection lag", ok: false, detail, fix },
       { check: "dead letters", ok: false, detail, fix },
+      { check: "domain DNS", ok: false, detail, fix },
+      { check: "audit", ok: false, detail, fix },
     ];
   }
   const limit = config.READY_MAX_PROJECTION_LAG_SECONDS || 60;
@@ -160,7 +164,13 @@ async function storeChecks(config: Config, runtime: Runtime | undefined): Promis
           detail: holding.map(({ durable, n }) => `${durable} ${n}${n === 20 ? "+" : ""}`).join(", "),
           fix: "read them with tidings deadletters list, fix their cause, then retry or drop each (docs/operations.md, Dead letters)",
         };
-  return [lag, letters];
+  const dns = await domainDnsCheck(config, runtime.database).catch((error: unknown) =>
+    failed("domain DNS", error, "check DNS_SERVERS and that the read models are there (tidings projections status)"),
+  );
+  const audit = await auditCheck(runtime.storedEvents, runtime.secret).catch((error: unknown) =>
+    failed("audit", error, "run tidings audit verify and read what it says"),
+  );
+  return [lag, letters, dns, audit];
 }
 
 async function diskCheck(config: Config): Promise<CheckResult> {
