@@ -1,10 +1,11 @@
 import { createLogger, loadConfig, systemClock } from "@tidings/core";
-import { createApiServices, createTeamKey } from "@tidings/api";
+import { buildApp, createApiServices, createTeamKey } from "@tidings/api";
 import { openRuntime } from "@tidings/cli";
 import { handleCommand } from "@tidings/commands";
 import { teamDecider, teamStream } from "@tidings/domain";
 import { migrate } from "@tidings/postgres";
 import { checkpointMigrations, createCheckpointWaiter, productProjections, startProjections } from "@tidings/projections";
+import { withScratchDatabase } from "./scratchDatabase.mjs";
 
 /**
  * The api's services in this process on `settings`' stores, with the product projections running, as
@@ -54,4 +55,31 @@ export async function benchKey(services, store) {
   });
   await services.waitFor(limit.position);
   return key;
+}
+
+/**
+ * The whole app (`buildApp`: API and dashboard) on a loopback port, over a throw-away PostgreSQL database named
+ * for `label`, with a `benchKey` and its team's `domainNames` created through the API: `body` gets the base
+ * URL, the key, its request headers, the domains `{ id, name }`, the database handle and the list of stops.
+ */
+export async function withServedTeam(label, domainNames, body) {
+  return withScratchDatabase(label, (url) =>
+    withInProcessApi(
+      { EVENTSTORE_URL: url, TIDINGS_SECRET: "b".repeat(40), LOG_LEVEL: "warn" },
+      async ({ logger, runtime, services, stops }) => {
+        const app = buildApp({ logger, services, readiness: runtime.readiness });
+        await app.listen({ port: 0, host: "127.0.0.1" });
+        stops.push(() => app.close());
+        const key = await benchKey(services, runtime.store);
+        const headers = { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" };
+        const base = `http://127.0.0.1:${app.server.address().port}`;
+        const domains = [];
+        for (const name of domainNames) {
+          const res = await fetch(`${base}/domains`, { method: "POST", headers, body: JSON.stringify({ name }) });
+          domains.push({ id: (await res.json()).id, name });
+        }
+        return body({ base, key, headers, domains, db: runtime.database.db, stops });
+      },
+    ),
+  );
 }

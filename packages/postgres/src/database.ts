@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { preparingPool } from "./preparingPool.js";
 import { quoteIdent } from "./quoteIdent.js";
@@ -187,7 +188,8 @@ function lockSession(client: () => Promise<pg.Client>) {
 }
 
 async function openEmbedded(location: string, initialData: Blob | undefined): Promise<Database> {
-  const options = initialData ? { loadDataDir: initialData } : {};
+  // The extensions the read models' indexes use (projections' migration 0003), bundled with PGlite.
+  const options = { extensions: { pg_trgm }, ...(initialData && { loadDataDir: initialData }) };
   const pglite = location === "memory://" ? new PGlite(options) : new PGlite(location, options);
   await pglite.waitReady;
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });

@@ -62,6 +62,13 @@ CREATE TABLE projection_operations (
 CREATE INDEX projection_operations_last ON projection_operations (name, kind, finished_at DESC);
 `,
   },
+  {
+    // Trigram indexes let a search for any part of a text (ILIKE '%…%') read the index instead of every row:
+    // the emails' search (readmodels/emails.ts). pg_trgm ships with PostgreSQL (contrib) and PGlite, and is
+    // trusted: a role that may create in the database may create it.
+    id: "0003_pg_trgm",
+    sql: `CREATE EXTENSION IF NOT EXISTS pg_trgm;`,
+  },
 ];
 
 export async function ensureCheckpointTable(database: Database): Promise<void> {

@@ -3,7 +3,7 @@ import type { EmailStatus } from "@tidings/domain";
 import { likeLiteral, type Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
-import { readModels } from "@tidings/projections";
+import { emailSearchText, readModels } from "@tidings/projections";
 import { attachmentColumns, headerColumns, messageHeaders, type MessageHeaders } from "./messageHeaders.js";
 
 export interface EmailListItem extends MessageHeaders {
@@ -68,9 +68,7 @@ export function emailQueries(database: Database, messageIdHost: string) {
       if (page.search) {
         const pattern = `%${likeLiteral(page.search)}%`;
         // The recipients are JSON arrays of mailboxes: their text holds every address.
-        rows = rows.where((eb) =>
-          eb.or((["subject", "to_addresses", "cc", "bcc"] as const).map((column) => eb(sql`${sql.ref(column)}::text`, "ilike", pattern))),
-        );
+        rows = rows.where(sql.raw<string>(emailSearchText), "ilike", pattern);
       }
       return listPage(rows, page, { toItem, orderBy: ["created_at", "id"] });
     },
