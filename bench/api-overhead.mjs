@@ -1,7 +1,8 @@
 // What the API's middleware costs: wrk (Debian's, a C process) at 64 connections against a bare fastify
 // route, the same no-op route in the HTTP layer alone (`buildTransportApp`: request ids, error shape, zod
 // serialisation, pino at BENCH_LOG_LEVEL), then behind the whole stack of the real app (auth, rate limit,
-// stored request log), and `GET /api-keys`: all served by this one process, one after another.
+// stored request log), and `GET /api-keys`: all served by this one process, one after another. The last two
+// run again on an app that records Prometheus metrics (METRICS_PORT on): what metrics cost a request.
 // In server mode it also times the rate limit's PostgreSQL upsert on its own, the per-request price of a
 // limit shared across api instances.
 // Runs the built packages: `npx tsc -b && node bench/api-overhead.mjs`. One JSON line per mode.
@@ -15,6 +16,7 @@ import Fastify from "fastify";
 import { z } from "zod";
 import { newId } from "@tidings/core";
 import { buildApp, buildTransportApp, createTeamKey, databaseRateBuckets } from "@tidings/api";
+import { createPrometheusMetrics } from "@tidings/metrics";
 import { benchKey, withInProcessApi } from "./support/inProcessApi.mjs";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 
@@ -96,6 +98,10 @@ async function bench(mode) {
       const transport = buildTransportApp({ logger, readiness: {}, routes: [noop] });
       await transport.listen({ port: 0, host: "127.0.0.1" });
       stops.push(() => transport.close());
+      const prometheus = createPrometheusMetrics();
+      const measuredApp = buildApp({ logger, services, readiness: runtime.readiness, routes: [noop], metrics: prometheus.metrics });
+      await measuredApp.listen({ port: 0, host: "127.0.0.1" });
+      stops.push(() => measuredApp.close());
       const bare = Fastify();
       bare.get("/bare", async () => ({ ok: true }));
       await bare.listen({ port: 0, host: "127.0.0.1" });
@@ -112,7 +118,16 @@ async function bench(mode) {
       const transportRun = await measure(`http://127.0.0.1:${transport.server.address().port}/noop`);
       const noopRun = await measure(`${appUrl}/noop`, auth);
       const keysRun = await measure(`${appUrl}/api-keys`, auth);
+      const measuredUrl = `http://127.0.0.1:${measuredApp.server.address().port}`;
+      const noopMeasuredRun = await measure(`${measuredUrl}/noop`, auth);
+      const keysMeasuredRun = await measure(`${measuredUrl}/api-keys`, auth);
+      // The requests were counted: the metrics run measured recording, not an instrument left out.
+      const counted = (await prometheus.registry.getSingleMetric("tidings_http_requests_total")?.get())?.values.reduce(
+        (n, v) => n + v.value,
+        0,
+      );
       await app.requestLogs.flush();
+      await measuredApp.requestLogs.flush();
       const logged = await runtime.database.db
         .selectFrom("api_request_logs")
         .select((eb) => eb.fn.countAll().as("n"))
@@ -134,9 +149,15 @@ async function bench(mode) {
         transport_ratio: Number((transportRun.rps / bareRun.rps).toFixed(3)),
         noop_ratio: Number((noopRun.rps / bareRun.rps).toFixed(3)),
         api_keys_ratio: Number((keysRun.rps / bareRun.rps).toFixed(3)),
-        non_2xx: noopRun.non2xx + keysRun.non2xx,
+        metrics_noop_rps: noopMeasuredRun.rps,
+        metrics_api_keys_rps: keysMeasuredRun.rps,
+        // The share of throughput metrics take: 1 - with / without, in the same run (issue #26's target: under 5 %).
+        metrics_noop_cost: Number((1 - noopMeasuredRun.rps / noopRun.rps).toFixed(3)),
+        metrics_api_keys_cost: Number((1 - keysMeasuredRun.rps / keysRun.rps).toFixed(3)),
+        metrics_requests_counted: counted ?? 0,
+        non_2xx: noopRun.non2xx + keysRun.non2xx + noopMeasuredRun.non2xx + keysMeasuredRun.non2xx,
         // Every request the app answered (warm-ups included) should have its stored log row.
-        app_requests: noopRun.requests + keysRun.requests,
+        app_requests: noopRun.requests + keysRun.requests + noopMeasuredRun.requests + keysMeasuredRun.requests,
         logs_stored: Number(logged.n),
         ...cost,
         load_1m_before: Number(load.toFixed(2)),
