@@ -110,6 +110,7 @@ describe("the dashboard", () => {
       }),
     );
     const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-screenshots.test" }));
+    const claim = await succeeded(() => t.resend.post<{ domain_id: string }>("/domains/claim", { name: "dashboard-claimed.test" }));
     await succeeded(() => t.resend.post("/suppressions", { email: "bounced@example.test" }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
@@ -117,6 +118,8 @@ describe("the dashboard", () => {
       email: `/dashboard/emails/${email.id}`,
       domains: "/dashboard/domains",
       domain: `/dashboard/domains/${domain.id}`,
+      "domain-new": "/dashboard/domains/new",
+      "domain-claim": `/dashboard/domains/${claim.domain_id}/claim`,
       "api-keys": "/dashboard/api-keys",
       suppressions: "/dashboard/suppressions",
       logs: "/dashboard/logs",

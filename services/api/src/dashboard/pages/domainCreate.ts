@@ -80,10 +80,13 @@ function newDomainPage(who: SignedIn, sent: NewDomainFields, refused?: Html): Ht
               aria-describedby="domain_return_path_hint"
               value="${sent.custom_return_path}"
             />
-            <p class="muted hint" id="domain_return_path_hint">The subdomain bounces return to; <code>send</code> when left empty.</p>
           </div>
           <div class="field"><button type="submit">Add domain</button></div>
         </div>
+        <p class="muted hint" id="domain_return_path_hint">
+          The return path is the subdomain bounces return to, <code>send</code> when left empty. The region and the return path cannot be
+          changed later.
+        </p>
       </form>`,
   );
 }

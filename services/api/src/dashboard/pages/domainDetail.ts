@@ -31,10 +31,7 @@ function domainPage(who: SignedIn, d: DomainObject, typed?: { values: DomainSett
         ${facts([
           ["Status", verificationBadge(d.status)],
           ["Region", d.region],
-          [
-            "Custom return path",
-            html`<code>${d.custom_return_path}.${d.name}</code> <span class="muted">(set when the domain is added)</span>`,
-          ],
+          ["Return path", html`<code>${d.custom_return_path}.${d.name}</code>`],
           ["Created", timestamp(d.created_at)],
           ["Id", html`<code>${d.id}</code>`],
         ])}
@@ -58,8 +55,8 @@ function domainPage(who: SignedIn, d: DomainObject, typed?: { values: DomainSett
         values: typed?.values ?? settingsOfDomain(d),
         shown: settingsOfDomain(d),
       })}
+      <h2 id="domain-delete">Delete</h2>
       <section class="panel" aria-labelledby="domain-delete">
-        <h2 id="domain-delete">Delete</h2>
         <p>Tidings stops sending from the domain and receiving for it at once; its DNS records can then go.</p>
         ${confirmedButton({
           action: `${domainPath(d.id)}/delete`,

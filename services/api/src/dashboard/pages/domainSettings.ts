@@ -63,49 +63,52 @@ export function settingsForm(options: {
   shown: DomainSettingFields;
 }): Html {
   const { values, shown } = options;
-  return html`<form method="post" action="${options.action}" class="panel" aria-labelledby="domain-settings">
-    <h2 id="domain-settings">Settings</h2>
-    ${csrfField(options.csrfToken)}
-    ${settingNames.map((name) => html`<input type="hidden" name="${`shown_${name}`}" value="${shown[name]}" />`)}
-    <fieldset>
-      <legend>Tracking</legend>
-      <div class="checks">
-        ${checkbox("open_tracking", "Open tracking", values.open_tracking)}
-        ${checkbox("click_tracking", "Click tracking", values.click_tracking)}
+  return html`<h2 id="domain-settings">Settings</h2>
+    <form method="post" action="${options.action}" class="panel" aria-labelledby="domain-settings">
+      ${csrfField(options.csrfToken)}
+      ${settingNames.map((name) => html`<input type="hidden" name="${`shown_${name}`}" value="${shown[name]}" />`)}
+      <fieldset>
+        <legend>Tracking</legend>
+        <div class="checks">
+          ${checkbox("open_tracking", "Open tracking", values.open_tracking)}
+          ${checkbox("click_tracking", "Click tracking", values.click_tracking)}
+        </div>
+        <div class="field">
+          <label for="tracking_subdomain">Tracking subdomain</label>
+          <input
+            id="tracking_subdomain"
+            name="tracking_subdomain"
+            type="text"
+            required
+            maxlength="63"
+            aria-describedby="tracking_subdomain_hint"
+            value="${values.tracking_subdomain}"
+          />
+          <p class="muted hint" id="tracking_subdomain_hint">
+            Tracked links go through <code>${values.tracking_subdomain || "links"}.${options.name}</code>; a CNAME record points it at
+            Tidings.
+          </p>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Capabilities</legend>
+        <div class="checks">
+          ${checkbox("sending", "Sending", values.sending)} ${checkbox("receiving", "Receiving", values.receiving, "receiving_hint")}
+        </div>
+        <p class="muted hint" id="receiving_hint">At least one stays on. Receiving adds an MX record to publish.</p>
+      </fieldset>
+      <div class="fields">
+        <div class="field">
+          <label for="domain_tls">TLS</label>
+          <select id="domain_tls" name="tls" aria-describedby="domain_tls_hint">
+            ${tlsModes.map((mode) => html`<option value="${mode}" ${mode === values.tls && html` selected`}>${mode}</option>`)}
+          </select>
+          <p class="muted hint" id="domain_tls_hint">
+            Opportunistic sends over TLS where the receiving server offers it; enforced sends nothing to a server without it.
+          </p>
+        </div>
       </div>
-      <div class="field">
-        <label for="tracking_subdomain">Tracking subdomain</label>
-        <input
-          id="tracking_subdomain"
-          name="tracking_subdomain"
-          type="text"
-          required
-          maxlength="63"
-          aria-describedby="tracking_subdomain_hint"
-          value="${values.tracking_subdomain}"
-        />
-        <p class="muted hint" id="tracking_subdomain_hint">
-          Tracked links go through <code>${values.tracking_subdomain || "links"}.${options.name}</code>; a CNAME record points it at
-          Tidings.
-        </p>
-      </div>
-    </fieldset>
-    <fieldset>
-      <legend>Capabilities</legend>
-      <div class="checks">
-        ${checkbox("sending", "Sending", values.sending)} ${checkbox("receiving", "Receiving", values.receiving, "receiving_hint")}
-      </div>
-      <p class="muted hint" id="receiving_hint">At least one stays on. Receiving adds an MX record to publish.</p>
-    </fieldset>
-    <div class="field">
-      <label for="domain_tls">TLS</label>
-      <select id="domain_tls" name="tls" aria-describedby="domain_tls_hint">
-        ${tlsModes.map((mode) => html`<option value="${mode}" ${mode === values.tls && html` selected`}>${mode}</option>`)}
-      </select>
-      <p class="muted hint" id="domain_tls_hint">
-        Opportunistic sends over TLS where the receiving server offers it; enforced sends nothing to a server without it.
-      </p>
-    </div>
-    <p><button type="submit">Save settings</button></p>
-  </form>`;
+      <p class="muted">The region and the return path are set when a domain is added.</p>
+      <p><button type="submit">Save settings</button></p>
+    </form>`;
 }
