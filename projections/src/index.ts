@@ -41,6 +41,7 @@ export { eventDefinitionsProjection } from "./readmodels/eventDefinitions.js";
 export { automationsProjection } from "./readmodels/automations.js";
 export { automationRunsProjection } from "./readmodels/automationRuns.js";
 export { domainsProjection } from "./readmodels/domains.js";
+export { domainClaimsProjection } from "./readmodels/domainClaims.js";
 export { emailSearchText, emailsProjection } from "./readmodels/emails.js";
 export { emailClicksProjection } from "./readmodels/emailClicks.js";
 export { emailMetricsProjection, emailMetricCounters, NO_DIMENSION, type EmailMetricCounter } from "./readmodels/emailMetrics.js";

@@ -58,6 +58,31 @@ describe("the dashboard", () => {
     await context.close();
   });
 
+  it("adds a domain, turns receiving on and sees its MX record to publish, then deletes the domain after asking", async () => {
+    const context = await newContext(t.browser, t.violations);
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.goto(url("/dashboard/domains"));
+    await page.getByRole("link", { name: "Add a domain" }).click();
+    await page.getByLabel("Domain name").fill("dashboard-added.test");
+    await page.getByLabel("Region").selectOption("eu-west-1");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    await page.getByText("The domain is added.").waitFor();
+    expect(await page.getByRole("button", { name: "Copy the Receiving record's value" }).count()).toBe(0);
+    await page.getByLabel("Receiving").check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("The settings are saved.").waitFor();
+    await page.getByRole("button", { name: "Copy the Receiving record's value" }).waitFor();
+    const id = /\/dashboard\/domains\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const domain = await succeeded(() => t.resend.domains.get(id));
+    expect(domain).toMatchObject({ name: "dashboard-added.test", region: "eu-west-1", capabilities: { receiving: "enabled" } });
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete dashboard-added.test" }).click();
+    await page.getByText("The domain is deleted.").waitFor();
+    expect((await t.resend.domains.get(id)).error?.name).toBe("not_found");
+    await context.close();
+  });
+
   it("creates an API key and shows its token once", async () => {
     const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
@@ -110,6 +135,7 @@ describe("the dashboard", () => {
       }),
     );
     const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-screenshots.test" }));
+    const claim = await succeeded(() => t.resend.post<{ domain_id: string }>("/domains/claim", { name: "dashboard-claimed.test" }));
     await succeeded(() => t.resend.post("/suppressions", { email: "bounced@example.test" }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
@@ -117,6 +143,8 @@ describe("the dashboard", () => {
       email: `/dashboard/emails/${email.id}`,
       domains: "/dashboard/domains",
       domain: `/dashboard/domains/${domain.id}`,
+      "domain-new": "/dashboard/domains/new",
+      "domain-claim": `/dashboard/domains/${claim.domain_id}/claim`,
       "api-keys": "/dashboard/api-keys",
       suppressions: "/dashboard/suppressions",
       logs: "/dashboard/logs",

@@ -5,6 +5,7 @@ import { automationsProjection } from "./automations.js";
 import { eventDefinitionsProjection } from "./eventDefinitions.js";
 import { broadcastsProjection } from "./broadcasts.js";
 import { domainsProjection } from "./domains.js";
+import { domainClaimsProjection } from "./domainClaims.js";
 import { audienceProjection } from "./audience.js";
 import { emailsProjection } from "./emails.js";
 import { emailClicksProjection } from "./emailClicks.js";
@@ -32,6 +33,7 @@ export const productProjections: Projection[] = [
   inboundEmailsProjection,
   suppressionsProjection,
   domainsProjection,
+  domainClaimsProjection,
   webhooksProjection,
   webhookDeliveriesProjection,
   audienceProjection,

@@ -8,6 +8,7 @@ import type { broadcastsProjection } from "./broadcasts.js";
 import type { contactImportsProjection } from "./contactImports.js";
 import type { contactPropertiesProjection } from "./contactProperties.js";
 import type { contactsProjection } from "./contacts.js";
+import type { domainClaimsProjection } from "./domainClaims.js";
 import type { domainsProjection } from "./domains.js";
 import type { emailClicksProjection } from "./emailClicks.js";
 import type { emailMetricsProjection } from "./emailMetrics.js";
@@ -62,6 +63,7 @@ export type ReadModels = TablesOf<typeof apiKeysProjection> &
   TablesOf<typeof contactImportsProjection> &
   TablesOf<typeof contactPropertiesProjection> &
   TablesOf<typeof contactsProjection> &
+  TablesOf<typeof domainClaimsProjection> &
   TablesOf<typeof domainsProjection> &
   TablesOf<typeof emailClicksProjection> &
   TablesOf<typeof emailMetricsProjection> &

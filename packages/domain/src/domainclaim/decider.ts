@@ -57,7 +57,7 @@ export const isOpenClaim = (status: ClaimStatus) => open.has(status);
  * Expiry applies on its own at 7 days: a claim shown after that is expired even before anything records
  * it. Wire timestamps are fixed-width UTC, so they compare as text.
  */
-export function claimStatusAt(claim: LiveDomainClaim, now: string): ClaimStatus {
+export function claimStatusAt(claim: Pick<LiveDomainClaim, "status" | "expiresAt">, now: string): ClaimStatus {
   return isOpenClaim(claim.status) && now >= claim.expiresAt ? "expired" : claim.status;
 }
 

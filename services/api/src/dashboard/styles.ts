@@ -69,6 +69,7 @@ background:var(--accent)}
 ol.timeline li.bad::before{background:var(--danger)}ol.timeline li.ok::before{background:var(--ok)}
 fieldset{border:1px solid var(--line);border-radius:.4rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
 legend{font-weight:600;font-size:.9rem;padding:0 .25rem}
+fieldset .field{margin-top:.5rem}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.25rem 1rem}
 .checks label{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:0;padding:.15rem 0}
 .checks input{width:1.1rem;height:1.1rem;margin:0}

@@ -25,7 +25,7 @@ type ClaimDeps = DomainDeps & { database: Database; catchUp(projections: readonl
 
 export interface ClaimOutcome {
   claim: LiveDomainClaim;
-  /** The last write, for read-your-writes on the domains read model. */
+  /** The last write, for read-your-writes on the domains and claims read models. */
   position?: Position;
 }
 
@@ -78,16 +78,18 @@ export async function createDomainClaim(
   const stream = latestClaimStream(name);
   const previous = await reservedBy(deps.store, stream);
   await reserve(deps.store, stream, domainId, metadata, { stillHeld: async () => false });
-  await claimCommand(deps, domainId, command, metadata);
+  let { position } = await claimCommand(deps, domainId, command, metadata);
   const older = previous ? await loadClaim(deps.store, previous) : undefined;
-  if (older && older.status !== "none")
-    await claimCommand(
+  if (older && older.status !== "none") {
+    const superseded = await claimCommand(
       deps,
       older.domainId,
       { type: "SupersedeDomainClaim", by: domainId, now: command.now },
       { ...metadata, teamId: older.teamId },
     );
-  return { claim: await findClaim(deps.store, teamId, domainId) };
+    position = superseded.position ?? position;
+  }
+  return { claim: await findClaim(deps.store, teamId, domainId), ...(position ? { position } : {}) };
 }
 
 /**
@@ -96,6 +98,7 @@ export async function createDomainClaim(
  */
 export async function verifyDomainClaim(deps: ClaimDeps, teamId: string, domainId: string, metadata: EventMetadata): Promise<ClaimOutcome> {
   let claim = await findClaim(deps.store, teamId, domainId);
+  let checked: Position | undefined;
   if (isOpenClaim(claim.status)) {
     const now = deps.clock.now();
     const missing = await missingClaimRecord(deps.config.DNS_SERVERS, claim.record);
@@ -106,11 +109,15 @@ export async function verifyDomainClaim(deps: ClaimDeps, teamId: string, domainI
       : blocker
         ? { kind: "blocked" as const, reason: blocker }
         : { kind: "verified" as const, previousDomainId: holder?.domainId ?? null, previousTeamId: holder?.teamId ?? null };
-    await claimCommand(deps, domainId, { type: "RecordDomainClaimCheck", teamId, check, now: formatTimestamp(now) }, metadata);
+    ({ position: checked } = await claimCommand(
+      deps,
+      domainId,
+      { type: "RecordDomainClaimCheck", teamId, check, now: formatTimestamp(now) },
+      metadata,
+    ));
     claim = await findClaim(deps.store, teamId, domainId);
   }
-  if (claim.status !== "verified") return { claim };
-  const position = await moveOwnership(deps, claim, metadata);
+  const position = claim.status === "verified" ? ((await moveOwnership(deps, claim, metadata)) ?? checked) : checked;
   return { claim: await findClaim(deps.store, teamId, domainId), ...(position ? { position } : {}) };
 }
 

@@ -132,6 +132,55 @@ describe("domain claims", () => {
     expect((await call("POST", `/domains/${first.domain_id}/claim/verify`, claimant)).body.status).toBe("superseded");
   });
 
+  it("lists the team's claims newest first, a page at a time, as their latest checks left them", async () => {
+    const lister = await t.aKey("claims-lister");
+    const names = [uniqueName(), uniqueName(), uniqueName()];
+    const made = [];
+    for (const name of names) made.push((await call("POST", "/domains/claim", lister, { name })).body);
+    const superseding = (await call("POST", "/domains/claim", claimant, { name: names[0] })).body;
+    await call("POST", `/domains/${made[1].domain_id}/claim/verify`, lister);
+
+    const all = await call("GET", "/domains/claims", lister);
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ object: "list", has_more: false });
+    expect(all.body.data.map((c: { id: string }) => c.id)).toEqual(made.map((c) => c.id).reverse());
+    const [third, second, first] = all.body.data;
+    expect(third).toEqual(made[2]);
+    expect(second).toMatchObject({ status: "failed", failure_reason: expect.stringContaining("No TXT record"), blocked_reason: null });
+    expect(second).toEqual((await call("GET", `/domains/${made[1].domain_id}/claim`, lister)).body);
+    expect(first).toMatchObject({ status: "superseded", domain_id: made[0].domain_id, failure_reason: null });
+
+    const page1 = await call("GET", "/domains/claims?limit=2", lister);
+    expect(page1.body).toMatchObject({ has_more: true, data: [{ id: made[2].id }, { id: made[1].id }] });
+    const page2 = await call("GET", `/domains/claims?limit=2&after=${made[1].id}`, lister);
+    expect(page2.body).toMatchObject({ has_more: false, data: [{ id: made[0].id }] });
+    const back = await call("GET", `/domains/claims?limit=2&before=${made[0].id}`, lister);
+    expect(back.body).toMatchObject({ has_more: false, data: [{ id: made[2].id }, { id: made[1].id }] });
+
+    const theirs = (await call("GET", "/domains/claims", claimant)).body.data.map((c: { id: string }) => c.id);
+    expect(theirs).toContain(superseding.id);
+    expect(theirs).not.toContain(made[0].id);
+  });
+
+  it.each([
+    ["?limit=0", "`limit`"],
+    [`?after=${newId()}&before=${newId()}`, "`after` and `before`"],
+    [`?after=${newId()}`, "`after` does not name an item"],
+  ])("refuses the claims list with %s, naming the parameter", async (query, words) => {
+    expect(await call("GET", `/domains/claims${query}`, claimant)).toMatchObject({
+      status: 422,
+      body: { name: "validation_error", message: expect.stringContaining(words) },
+    });
+  });
+
+  it("lists another team's claim to no one else: an unknown cursor for them", async () => {
+    const claim = (await call("POST", "/domains/claim", claimant, { name: uniqueName() })).body;
+    expect(await call("GET", `/domains/claims?after=${claim.id}`, holder)).toMatchObject({
+      status: 422,
+      body: { name: "validation_error" },
+    });
+  });
+
   it.each([
     [{ custom_return_path: "a.b" }, "`custom_return_path`"],
     [{ tracking_subdomain: "-x" }, "`tracking_subdomain`"],

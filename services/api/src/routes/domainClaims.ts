@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { formatTimestamp } from "@tidings/core";
-import { claimBlockedReasons, claimStatusAt, claimStatuses, domainRegions, type LiveDomainClaim } from "@tidings/domain";
+import { claimBlockedReasons, claimStatuses, domainRegions } from "@tidings/domain";
 import type { ApiRoutes } from "../app.js";
 import { createDomainClaim, findClaim, verifyDomainClaim } from "../handlers/claimDomain.js";
+import { listQuerySchema, listSchema } from "../pagination.js";
 import { requireAuth } from "../plugins/auth.js";
+import { listDomainClaims, storedClaim, wireDomainClaim } from "../queries/domainClaims.js";
 import { created, ok } from "../replies.js";
-import { requestMetadata } from "../requestMetadata.js";
 import { callerWrites } from "../callerWrites.js";
 import type { ApiServices } from "../services.js";
 import { dnsLabelText, domainNameText } from "./documentedText.js";
@@ -38,37 +39,20 @@ const claimSchema = z.object({
   expires_at: wireTimestampText(),
 });
 
-/** The DomainClaim of docs/wire-compatibility.md §6.5, as of `now`: a claim past its 7 days shows expired. */
-function wireClaim(claim: LiveDomainClaim, now: Date): z.infer<typeof claimSchema> {
-  const status = claimStatusAt(claim, formatTimestamp(now));
-  return {
-    object: "domain_claim",
-    id: claim.claimId,
-    name: claim.name,
-    status,
-    domain_id: claim.domainId,
-    region: claim.settings.region,
-    record: { ...claim.record, ttl: "Auto" },
-    blocked_reason: status === "blocked" ? claim.blockedReason : null,
-    failure_reason: status === "failed" ? claim.failureReason : null,
-    created_at: claim.createdAt,
-    expires_at: claim.expiresAt,
-  };
-}
-
 /**
  * Domain claims (docs/wire-compatibility.md §6.5): taking over a name another team registered, by publishing a TXT record.
- * A claim is read from its own stream, which always has the latest word on it.
+ * A claim is read from its own stream, which always has the latest word on it; the list, a Tidings addition, from the
+ * claims read model, which a write waits for.
  */
 export function domainClaimRoutes(services: ApiServices): ApiRoutes {
   const write = callerWrites(services);
+  const now = () => formatTimestamp(services.clock.now());
   return (app) => {
     const claimErrors = { ...regionErrors, domain_name_taken: "Your team has the domain already." };
     app.post(
       "/domains/claim",
       { preValidation: checkRegionField, schema: { tags, body: createBody, errors: claimErrors, response: { 201: claimSchema } } },
       async (request, reply) => {
-        const auth = requireAuth(request);
         const { name, region, custom_return_path, open_tracking, click_tracking, tracking_subdomain } = request.body;
         const input = {
           name,
@@ -78,14 +62,27 @@ export function domainClaimRoutes(services: ApiServices): ApiRoutes {
           clickTracking: click_tracking,
           trackingSubdomain: tracking_subdomain,
         };
-        const { claim } = await createDomainClaim(services, auth.teamId, input, requestMetadata(request, auth, services.clock));
-        return created(reply, wireClaim(claim, services.clock.now()));
+        const { claim } = await write(request, (auth, metadata) => createDomainClaim(services, auth.teamId, input, metadata));
+        return created(reply, wireDomainClaim(storedClaim(claim), now()));
       },
+    );
+
+    app.get(
+      "/domains/claims",
+      {
+        schema: {
+          tags,
+          summary: "List the team's domain claims (a Tidings addition)",
+          querystring: listQuerySchema(),
+          response: { 200: listSchema(claimSchema) },
+        },
+      },
+      async (request, reply) => ok(reply, await listDomainClaims(services.database, requireAuth(request).teamId, request.query, now())),
     );
 
     app.get("/domains/:id/claim", { schema: { tags, params, response: { 200: claimSchema } } }, async (request, reply) => {
       const auth = requireAuth(request);
-      return ok(reply, wireClaim(await findClaim(services.store, auth.teamId, request.params.id), services.clock.now()));
+      return ok(reply, wireDomainClaim(storedClaim(await findClaim(services.store, auth.teamId, request.params.id)), now()));
     });
 
     const verifyErrors = { resource_locked: "The domain changed hands while the claim was verified; verify again." };
@@ -94,7 +91,7 @@ export function domainClaimRoutes(services: ApiServices): ApiRoutes {
       { schema: { tags, params, errors: verifyErrors, response: { 200: claimSchema } } },
       async (request, reply) => {
         const { claim } = await write(request, (auth, metadata) => verifyDomainClaim(services, auth.teamId, request.params.id, metadata));
-        return ok(reply, wireClaim(claim, services.clock.now()));
+        return ok(reply, wireDomainClaim(storedClaim(claim), now()));
       },
     );
   };

@@ -1,121 +1,112 @@
 import { z } from "zod";
+import type { ClaimStatus } from "@tidings/domain";
 import type { Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
-import { csrfField, emptyState, errorNotice, successNotice, timestamp } from "../layout.js";
-import { dataTable, listState } from "../lists.js";
+import { badge, timestamp } from "../layout.js";
+import { pagedList } from "../pagedList.js";
+import { cursorQuery } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
+import { verificationBadge } from "./dnsRecords.js";
 
-interface DomainItem {
+/** An item of `GET /domains`. */
+export interface DomainItem {
   id: string;
   name: string;
   status: string;
   created_at: string;
   region: string;
+  capabilities: { sending: "enabled" | "disabled"; receiving: "enabled" | "disabled" };
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tracking_subdomain: string;
+  tls: "opportunistic" | "enforced";
+  custom_return_path: string;
 }
 
-interface DnsRecord {
-  record: string;
+/** An item of `GET /domains/claims`, and what `GET /domains/:id/claim` answers. */
+export interface DomainClaim {
+  id: string;
   name: string;
-  type: string;
-  status: string;
-  value: string;
-  priority?: number;
+  status: ClaimStatus;
+  domain_id: string;
+  region: string;
+  record: { type: "TXT"; name: string; value: string };
+  blocked_reason: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
-interface DomainObject extends DomainItem {
-  records: DnsRecord[];
-  recommended_records: DnsRecord[];
-}
+export const domainsPath = `${dashboardPath}/domains`;
+export const domainPath = (id: string) => `${domainsPath}/${id}`;
+/** A claim's page is its placeholder domain's: the domain it becomes once it succeeds. */
+export const claimPath = (domainId: string) => `${domainPath(domainId)}/claim`;
 
-const path = `${dashboardPath}/domains`;
-const params = z.object({ id: z.guid() });
+const openClaims: readonly ClaimStatus[] = ["pending", "blocked", "failed"];
+export const claimStatusBadge = (status: ClaimStatus) =>
+  badge(status, status === "completed" || status === "verified" ? "ok" : openClaims.includes(status) ? "wait" : "bad");
+export const isOpenClaim = (status: ClaimStatus) => openClaims.includes(status);
 
-const statusBadge = (status: string) =>
-  html`<span class="badge${status === "verified" ? " ok" : /failed|failure/.test(status) ? " bad" : " wait"}"
-    >${status.replaceAll("_", " ")}</span
-  >`;
-
-/** A value with a button that copies it: a DNS record is pasted into another system, exactly. */
-const copyable = (value: string, label: string) =>
-  html`<code>${value}</code>
-    <button class="secondary small" type="button" data-copy="${value}" aria-label="${`Copy ${label}`}">Copy</button>`;
-
-function recordsTable(caption: string, records: readonly DnsRecord[]) {
-  const rows = records.map((r) => [
-    r.record,
-    html`${r.type}${r.priority !== undefined && html` <span class="muted">(priority ${r.priority})</span>`}`,
-    copyable(r.name, `the ${r.record} record's name`),
-    copyable(r.value, `the ${r.record} record's value`),
-    statusBadge(r.status),
-  ]);
-  return dataTable(caption, ["Record", "Type", "Name", "Value", "Status"], rows);
-}
+const capabilityWords = (d: DomainItem) =>
+  (["sending", "receiving"] as const).filter((c) => d.capabilities[c] === "enabled").join(" and ") || "none";
 
 const domainRow = (d: DomainItem) => [
-  html`<a href="${path}/${d.id}">${d.name}</a>`,
-  statusBadge(d.status),
+  html`<a href="${domainPath(d.id)}">${d.name}</a>`,
+  verificationBadge(d.status),
+  capabilityWords(d),
   d.region,
   timestamp(d.created_at),
 ];
 
-/** Domains: the list, and one domain's DNS records with copy buttons, their verification state, and re-verify. */
-export function domainPages(dashboard: Dashboard): void {
-  dashboard.page("/domains", {}, async (who) => {
+const claimRow = (c: DomainClaim) => [
+  html`<a href="${claimPath(c.domain_id)}">${c.name}</a>`,
+  claimStatusBadge(c.status),
+  timestamp(c.created_at),
+  isOpenClaim(c.status) ? timestamp(c.expires_at) : html`<span class="muted">—</span>`,
+];
+
+/** The page has two lists, each paged by cursors of its own. */
+const claimCursors = { after: "claims_after", before: "claims_before", label: "Pages of claims" };
+const query = z.object({ ...cursorQuery, claims_after: z.guid().optional(), claims_before: z.guid().optional() });
+
+/** Domains: the team's domains and its claims on names other teams hold, each a page at a time. */
+export function domainListPage(dashboard: Dashboard): void {
+  dashboard.page("/domains", { querystring: query }, async (who, { query }) => {
     const title = "Domains";
-    const answer = await who.api.get<{ data: DomainItem[] }>("/domains");
-    const empty = html`No domains yet. Add one with <code>POST /domains</code>; its DNS records then show here.`;
+    // Each list's pager keeps the other list where it is.
+    const [domains, claims] = await Promise.all([
+      pagedList<DomainItem>(who, query, {
+        api: { path: "/domains" },
+        page: { path: domainsPath, keep: { claims_after: query.claims_after, claims_before: query.claims_before } },
+        what: "The domains",
+        empty: "No domains yet. Add one to send from its addresses; Tidings then lists the DNS records to publish.",
+        caption: "Domains, newest first",
+        columns: ["Domain", "Status", "Capabilities", "Region", "Created"],
+        row: domainRow,
+      }),
+      pagedList<DomainClaim>(
+        who,
+        { after: query.claims_after, before: query.claims_before },
+        {
+          api: { path: "/domains/claims" },
+          page: { path: domainsPath, keep: { after: query.after, before: query.before }, cursorNames: claimCursors },
+          what: "The claims",
+          empty: "No claims. A domain another team registered can be claimed when you add it here.",
+          caption: "Claims, newest first",
+          columns: ["Domain", "Status", "Created", "Expires"],
+          row: claimRow,
+        },
+      ),
+    ]);
     return who.page(
       title,
       "domains",
       html`<h1>${title}</h1>
-        ${listState(answer, "The domains", empty, (domains) => dataTable("Domains", ["Domain", "Status", "Region", "Created"], domains.map(domainRow)))}`,
+        <p><a class="button" href="${domainsPath}/new">Add a domain</a></p>
+        ${domains}
+        <h2>Claims</h2>
+        <p class="muted">A claim takes over a domain another team registered, once you publish its TXT record.</p>
+        ${claims}`,
     );
-  });
-
-  dashboard.page("/domains/:id", { params }, async (who, { params: { id } }) => {
-    const answer = await who.api.get<DomainObject>(`/domains/${id}`);
-    if (!answer.ok) {
-      const missing = answer.status === 404;
-      const title = missing ? "Domain not found" : "Domain";
-      const message = missing ? "There is no domain with this id in your team." : "The domain could not be loaded.";
-      return {
-        status: missing ? 404 : 200,
-        page: who.page(
-          title,
-          "domains",
-          html`<h1>${title}</h1>
-            ${errorNotice(message, answer.message)}`,
-        ),
-      };
-    }
-    const d = answer.body;
-    return who.page(
-      d.name,
-      "domains",
-      html`<p><a href="${path}">← All domains</a></p>
-        <h1>${d.name} ${statusBadge(d.status)}</h1>
-        <form method="post" action="${path}/${d.id}/verify" class="panel">
-          ${csrfField(who.session.csrfToken)}
-          <p>Publish these records at your DNS provider, then ask Tidings to check them again.</p>
-          <button type="submit">Verify DNS records</button>
-        </form>
-        <h2>Required records</h2>
-        ${d.records.length > 0 ? recordsTable("Required DNS records", d.records) : emptyState("No records are required.")}
-        ${
-          d.recommended_records.length > 0 &&
-          html`<h2>Recommended records</h2>
-            ${recordsTable("Recommended DNS records", d.recommended_records)}`
-        }`,
-    );
-  });
-
-  dashboard.action("/domains/:id/verify", { params }, async (who, { params: { id } }) => {
-    const answer = await who.api.send("POST", `/domains/${id}/verify`);
-    who.flash(
-      answer.ok
-        ? successNotice("Verification started: the records' states update as Tidings checks them. Reload to see them.")
-        : errorNotice("Verification did not start.", answer.message),
-    );
-    return { redirect: `${path}/${id}` };
   });
 }
