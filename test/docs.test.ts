@@ -11,7 +11,7 @@ const docs = readdirSync(docsDir)
 
 /** Where the repository's own files live: a backticked path starting here names a file or folder of it. */
 const rootEntries =
-  /^(packages|services|projections|scripts|test|bench|docs|\.ci)\/[\w.@/-]*$|^(README\.md|Dockerfile|docker-compose\.yml|package\.json|vitest\.config\.ts|tsconfig(\.base)?\.json)$/;
+  /^(packages|services|projections|scripts|test|bench|docs|deploy|\.ci)\/[\w.@/-]*$|^(README\.md|Dockerfile|docker-compose\.yml|package\.json|vitest\.config\.ts|tsconfig(\.base)?\.json)$/;
 
 const backtickedPaths = (text: string) => [
   ...new Set([...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!).filter((t) => rootEntries.test(t))),

@@ -63,3 +63,4 @@ export { blobsOfSubject } from "./privacy/subjectBlobs.js";
 export { scrubErasedSubject } from "./privacy/scrubErasedSubject.js";
 export { scrubExpiredContent } from "./privacy/scrubExpiredContent.js";
 export type { ErasedSubject } from "./privacy/erasedSubject.js";
+export { registerEmailOutcomeMetrics } from "./readmodels/emailOutcomeMetrics.js";

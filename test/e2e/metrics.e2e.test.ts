@@ -43,7 +43,15 @@ describe("metrics of a server sending an email and its webhook", () => {
     await receiver.waitFor("/hook", 1, 30_000);
     await resend.emails.get(emailId);
 
-    const scraped = await scrapeUntil((s) => s.total("tidings_webhook_attempts_total", { outcome: "succeeded" }) >= 1);
+    const scraped = await scrapeUntil(
+      (s) =>
+        s.total("tidings_webhook_attempts_total", { outcome: "succeeded" }) >= 1 &&
+        s.total("tidings_emails_last_hour", { outcome: "delivered" }) >= 1,
+    );
+    // What the bounce- and complaint-rate alerts divide (deploy/prometheus/alerts.yml), from the email metrics read model.
+    expect(scraped.total("tidings_emails_last_hour", { outcome: "sent" })).toBe(1);
+    expect(scraped.total("tidings_emails_last_hour", { outcome: "delivered" })).toBe(1);
+    expect(scraped.total("tidings_emails_last_hour", { outcome: "bounced" })).toBe(0);
     expect(scraped.total("tidings_deliveries_total", { outcome: "delivered", transport: "smtp" })).toBe(1);
     expect(scraped.total("tidings_delivery_send_seconds_count", { transport: "smtp" })).toBe(1);
     expect(scraped.total("tidings_smtp_connections_in_use", { transport: "smtp" })).toBe(0);

@@ -6,6 +6,7 @@ import {
   createCheckpointWaiter,
   productProjections,
   projectionLagCheck,
+  registerEmailOutcomeMetrics,
   registerProjectionLagMetrics,
   startProjections,
 } from "@tidings/projections";
@@ -78,6 +79,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       const measured = { store: runtime.storedEvents, database: runtime.database, metrics };
       registerProjectionLagMetrics({ ...measured, names: projections.map((p) => p.name) });
       registerForwarderLagMetrics(measured);
+      registerEmailOutcomeMetrics(measured);
       if (config.AUDIT_SEAL_INTERVAL_MS > 0) {
         const sealing = startPeriodicSealing(runtime.storedEvents, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
           sealed: (outcome) => {
