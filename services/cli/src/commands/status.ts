@@ -8,7 +8,8 @@ import { operationCell } from "./projections.js";
 
 /**
  * `tidings status`: what an operator checks first. Each projection's checkpoint and lag, and each saga's
- * dead letters: messages that exhausted their deliveries and wait for a person (docs/architecture.md §5).
+ * dead letters: messages that exhausted their deliveries and wait for a person (docs/architecture.md §5), the
+ * newest named by the id `tidings deadletters` takes.
  */
 export async function status(runtime: Runtime, json: boolean, out: CliOutput): Promise<number> {
   const read = await projectionStatus({ store: runtime.store, database: runtime.database, projections });
@@ -37,7 +38,7 @@ export async function status(runtime: Runtime, json: boolean, out: CliOutput): P
       return [
         durable,
         String(letters.length) + (letters.length === 20 ? "+" : ""),
-        newest ? `${newest.subject} ${newest.msgId}: ${newest.error}` : "-",
+        newest ? `${durable}-${newest.id} ${newest.subject}: ${newest.error}` : "-",
       ];
     }),
   );
