@@ -1,7 +1,7 @@
 /**
  * The dashboard's one style sheet, served as a file (`assets.ts`) so the CSP needs no inline style. Colours
  * are custom properties switched by `prefers-color-scheme`; the layout is one column below 48rem. No page
- * is wider than its window from 320 pixels up (the browser tests check it): below 64rem a time may wrap in
+ * is wider than its window from 320 pixels up (the browser tests check 375 and 1280): below 64rem a time may wrap in
  * a crowded table or list of facts; above, a table's cell keeps a short word ("welcome") whole. The
  * navigation wraps between the brand and the sign-out button, and takes a row of its own on a phone.
  */
