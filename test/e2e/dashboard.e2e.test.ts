@@ -1,8 +1,7 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { Resend } from "resend";
-import { newContext, reloadUntil, screenshots, signIn as signInAs } from "../support/dashboardBrowser.js";
+import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
 import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
 import { succeeded } from "../support/wire.js";
 
@@ -16,6 +15,27 @@ const t = dashboardSuite();
 
 const url = (path: string) => `${t.mailing.server.url}${path}`;
 const signIn = (page: Page, token: string) => signInAs(page, t.mailing.server.url, token);
+
+/** Whether the focused element draws a focus ring and is inside the viewport. */
+const focusShown = (page: Page) =>
+  page.evaluate<boolean>(`(() => {
+    const style = getComputedStyle(document.activeElement);
+    const box = document.activeElement.getBoundingClientRect();
+    const ring = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2;
+    return ring && box.left >= 0 && box.top >= 0 && box.right <= innerWidth && box.bottom <= innerHeight;
+  })()`);
+
+const hasFocus = (target: Locator) => target.evaluate((element) => element === element.ownerDocument.activeElement);
+
+/** Presses Tab until `target` has the focus, which it must then show; fails after `most` presses. */
+async function tabTo(page: Page, target: Locator, most = 40): Promise<void> {
+  for (let presses = 0; presses < most; presses++) {
+    await page.keyboard.press("Tab");
+    if (await hasFocus(target)) return expect(await focusShown(page)).toBe(true);
+  }
+  const at = await page.evaluate<string>("document.activeElement.outerHTML.slice(0, 100)");
+  throw new Error(`${most} presses of Tab never reached ${target}, but ${at}`);
+}
 
 describe("the dashboard", () => {
   it("signs in, finds an email sent through the SDK, and shows its timeline reach delivered", async () => {
@@ -123,7 +143,31 @@ describe("the dashboard", () => {
     await context.close();
   });
 
-  // Four contexts signing in and a full-page screenshot a page in each: over a minute on a loaded 2-core machine.
+  it("is used from the keyboard alone: a skip link, a visible focus, the navigation, a form and signing out", async () => {
+    const context = await newContext(t.browser, t.violations, { width: 375 });
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await tabTo(page, skip, 1);
+    await tabTo(page, page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Emails" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Emails" }).waitFor();
+    await tabTo(page, skip, 1);
+    await page.keyboard.press("Enter");
+    expect(await hasFocus(page.getByRole("main"))).toBe(true);
+    await tabTo(page, page.getByLabel("Recipient or subject"), 1);
+    await page.keyboard.type("receipt");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/search=receipt/);
+    expect(await page.getByLabel("Recipient or subject").inputValue()).toBe("receipt");
+    await tabTo(page, page.getByRole("button", { name: "Sign out" }));
+    await page.keyboard.press("Enter");
+    await page.getByText("You are signed out.").waitFor();
+    await context.close();
+  });
+
+  // A full-page screenshot and an axe-core check of each page in four views: over a minute on a loaded 2-core machine.
   it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
     const email = await succeeded(() =>
       t.resend.emails.send({
@@ -150,16 +194,9 @@ describe("the dashboard", () => {
       logs: "/dashboard/logs",
       "not-found": "/dashboard/emails/00000000-0000-4000-8000-000000000000",
     };
-    const shots = (name: string, width: number, dark: boolean) => join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`);
-    for (const dark of [false, true])
-      for (const width of [1280, 375]) {
-        const signedOut = await (await newContext(t.browser, t.violations, { width, dark })).newPage();
-        await signedOut.goto(url("/dashboard/sign-in"));
-        await signedOut.screenshot({ path: shots("sign-in", width, dark), fullPage: true });
-        await signedOut.context().close();
-      }
     await screenshotPages(t, {
       pages,
+      signedOut: { "sign-in": "/dashboard/sign-in" },
       // The email's frame is a document of its own (another process, being sandboxed): shown once it has a heading.
       // A frame below the fold is not painted into a full-page screenshot until it has been in view once.
       ready: async (name, page) => {
@@ -169,5 +206,6 @@ describe("the dashboard", () => {
       },
     });
     expect(t.violations).toEqual([]);
+    expect(t.inaccessible).toEqual([]);
   });
 });

@@ -135,5 +135,6 @@ describe("the dashboard's Audience and Automations pages", () => {
       },
     });
     expect(violations).toEqual([]);
+    expect(suite.inaccessible).toEqual([]);
   });
 });

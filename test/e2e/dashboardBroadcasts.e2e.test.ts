@@ -130,5 +130,6 @@ describe("the dashboard's broadcasts", () => {
       },
     });
     expect(violations).toEqual([]);
+    expect(suite.inaccessible).toEqual([]);
   });
 });

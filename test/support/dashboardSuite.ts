@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from "vitest";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import type { Resend } from "resend";
+import { accessibilityViolations } from "./accessibility.js";
 import { launchBrowser, newContext, screenshots, signIn } from "./dashboardBrowser.js";
 import { startMailingServer, type MailingServer } from "./mailingServer.js";
 
@@ -13,6 +14,8 @@ export interface DashboardSuite {
   browser: Browser;
   /** Every Content-Security-Policy violation a page reported (`newContext`). */
   violations: string[];
+  /** Every WCAG 2.1 A or AA violation axe-core found on a page `screenshotPages` showed, with the page. */
+  inaccessible: string[];
 }
 
 /**
@@ -20,7 +23,7 @@ export interface DashboardSuite {
  * called in: started in `beforeAll` (the browser launching meanwhile), stopped in `afterAll`.
  */
 export function dashboardSuite(env: Record<string, string> = {}): DashboardSuite {
-  const suite = { violations: [] as string[] } as DashboardSuite;
+  const suite = { violations: [] as string[], inaccessible: [] as string[] } as DashboardSuite;
   beforeAll(async () => {
     const launching = launchBrowser();
     try {
@@ -38,26 +41,47 @@ export function dashboardSuite(env: Record<string, string> = {}): DashboardSuite
 }
 
 /**
- * Saves a full-page screenshot of each page (name → path on the suite's server) at 1280 and 375 pixels
- * wide, light and dark, signed in with the server's key. `ready` runs on a page before its screenshot, to
- * wait for what loads after the page does.
+ * The widths and colour schemes every page is shown in, and what axe-core checks in each: a dark view only
+ * the rules a colour scheme changes (`accessibilityViolations`), as the scheme changes nothing else.
+ */
+const views = [
+  { width: 1280, dark: false, checks: "all" },
+  { width: 1280, dark: true, checks: "colours" },
+  { width: 375, dark: false, checks: "all" },
+  { width: 375, dark: true, checks: "colours" },
+] as const;
+
+/**
+ * Saves a full-page screenshot of each page (name → path on the suite's server) in each of `views`, signed
+ * in with the server's key (`signedOut` pages before signing in), and checks it with axe-core into
+ * `suite.inaccessible`. A page is loaded once and its viewport and colour scheme changed under it: a context
+ * and a sign-in a view took as long as the pages themselves. `ready` runs on a page before each screenshot,
+ * to wait for what loads after the page does.
  */
 export async function screenshotPages(
   suite: DashboardSuite,
-  { pages, ready }: { pages: Record<string, string>; ready?: (name: string, page: Page) => Promise<void> },
+  {
+    pages,
+    signedOut = {},
+    ready,
+  }: { pages: Record<string, string>; signedOut?: Record<string, string>; ready?: (name: string, page: Page) => Promise<void> },
 ): Promise<void> {
   const { url, token } = suite.mailing.server;
-  for (const dark of [false, true]) {
-    for (const width of [1280, 375]) {
-      const context = await newContext(suite.browser, suite.violations, { width, dark });
-      const page = await context.newPage();
-      await signIn(page, url, token);
-      for (const [name, path] of Object.entries(pages)) {
-        await page.goto(`${url}${path}`);
-        await ready?.(name, page);
-        await page.screenshot({ path: join(screenshots, `${name}-${width}-${dark ? "dark" : "light"}.png`), fullPage: true });
-      }
-      await context.close();
+  const context = await newContext(suite.browser, suite.violations);
+  const page = await context.newPage();
+  const show = async (name: string, path: string) => {
+    await page.goto(`${url}${path}`);
+    for (const { width, dark, checks } of views) {
+      const view = `${width}-${dark ? "dark" : "light"}`;
+      await page.setViewportSize({ width, height: 800 });
+      await page.emulateMedia({ colorScheme: dark ? "dark" : "light" });
+      await ready?.(name, page);
+      await page.screenshot({ path: join(screenshots, `${name}-${view}.png`), fullPage: true });
+      for (const violation of await accessibilityViolations(page, checks)) suite.inaccessible.push(`${name} at ${view}: ${violation}`);
     }
-  }
+  };
+  for (const [name, path] of Object.entries(signedOut)) await show(name, path);
+  await signIn(page, url, token);
+  for (const [name, path] of Object.entries(pages)) await show(name, path);
+  await context.close();
 }

@@ -1,6 +1,9 @@
 /**
  * The dashboard's one style sheet, served as a file (`assets.ts`) so the CSP needs no inline style. Colours
- * are custom properties switched by `prefers-color-scheme`; the layout is one column below 48rem.
+ * are custom properties switched by `prefers-color-scheme`; the layout is one column below 48rem. No page
+ * is wider than its window from 320 pixels up (the browser tests check 375 and 1280): below 64rem a time may wrap in
+ * a crowded table or list of facts; above, a table's cell keeps a short word ("welcome") whole. The
+ * navigation wraps between the brand and the sign-out button, and takes a row of its own on a phone.
  */
 export const dashboardCss = `:root{color-scheme:light dark;--bg:#f7f7f8;--panel:#fff;--text:#17181c;--muted:#5b5f6b;--line:#d9dbe1;
 --accent:#3346d3;--accent-text:#fff;--danger:#b3261e;--ok:#1d7a3c;--warn:#8a5a00;--code:#eef0f4;--focus:#3346d3}
@@ -11,13 +14,15 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+main:focus-visible{outline:0}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip{position:absolute;left:-999px;top:0}.skip:focus{left:1rem;z-index:2;background:var(--panel);padding:.5rem}
-header.top{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem;padding:.75rem 1.25rem;background:var(--panel);
+header.top{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;padding:.75rem 1.25rem;background:var(--panel);
 border-bottom:1px solid var(--line)}
 .brand{font-weight:700;font-size:1.1rem;color:var(--text);text-decoration:none}
+nav.main{flex:1 1 0;min-width:0}
 nav.main ul{display:flex;flex-wrap:wrap;gap:.25rem;margin:0;padding:0;list-style:none}
-nav.main a{display:block;padding:.35rem .65rem;border-radius:.4rem;color:var(--text);text-decoration:none}
+nav.main a{display:block;padding:.35rem .55rem;border-radius:.4rem;color:var(--text);text-decoration:none}
 nav.main a:hover{background:var(--code)}
 nav.main a[aria-current=page]{background:var(--accent);color:var(--accent-text)}
 header.top form{margin-left:auto}
@@ -33,6 +38,8 @@ tr:last-child td{border-bottom:0}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);font-weight:600}
 td{overflow-wrap:anywhere}
 time,.badge{white-space:nowrap}
+@media (min-width:64rem){td{min-width:5.5rem}}
+@media (max-width:64rem){time{white-space:normal}}
 .muted{color:var(--muted)}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 code{background:var(--code);padding:.1rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
@@ -59,7 +66,7 @@ button.danger{background:transparent;border-color:var(--danger);color:var(--dang
 button.small{padding:.15rem .55rem;font-size:.85rem}
 button[aria-disabled=true]{opacity:.6;cursor:progress}
 .pager{display:flex;gap:.75rem;margin:1rem 0;align-items:center}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}
+dl.facts{display:grid;grid-template-columns:fit-content(35%) minmax(0,1fr);gap:.35rem 1rem;margin:0}
 dl.facts dt{font-weight:600;color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 iframe.preview{display:block;width:100%;height:28rem;margin:0 0 1rem;border:1px solid var(--line);border-radius:.6rem;background:#fff}
 ol.timeline{list-style:none;margin:0;padding:0;border-left:2px solid var(--line)}
@@ -80,12 +87,12 @@ pre.code{background:var(--code);padding:.75rem;border-radius:.4rem;margin:0;whit
 .signin{max-width:28rem;margin:4rem auto}
 .signin input{width:100%}
 body.loading main{opacity:.6;transition:opacity .2s .15s}
-@media (max-width:48rem){main{padding:1rem .75rem}header.top{padding:.6rem .75rem}nav.main{order:3;width:100%}
+@media (max-width:48rem){main{padding:1rem .75rem}header.top{padding:.6rem .75rem}nav.main{order:3;flex-basis:100%}
 input[type=password],input[type=text],input[type=email],input[type=search],input[type=url]{width:100%}.fields .field{flex:1 1 100%}
 iframe.preview{height:22rem}
 table,tbody,tr,td{display:block}thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 tr{padding:.5rem .75rem;border-bottom:1px solid var(--line)}tr:last-child{border-bottom:0}
-td{display:grid;grid-template-columns:6.5rem 1fr;gap:.5rem;padding:.2rem 0;border:0}
+td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.5rem;padding:.2rem 0;border:0}
 td::before{content:attr(data-label);font-size:.8rem;color:var(--muted);font-weight:600}
 td[data-label=""]{grid-template-columns:1fr}td[data-label=""]::before{display:none}}
 
