@@ -4,7 +4,7 @@
 // tier, which runs in both modes, and by the e2e files left out of this list: every saga (delivery,
 // broadcasts, imports, automations, webhooks, inbound mail), the embedded-only CLI files, the erasure
 // canary, which searches the embedded bus table, and the browser tests, which their issues ask for in both
-// modes.
+// modes (but for their screenshot tests: `itScreenshots`, test/support/dashboardSuite.ts).
 // When `npm test` runs the server tier as well, the embedded tier leaves these to it and says so; without
 // PostgreSQL and NATS they run embedded like every other file.
 export const modeIndependentE2e = [

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { Resend } from "resend";
 import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
-import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
+import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -168,7 +168,7 @@ describe("the dashboard", () => {
   });
 
   // A full-page screenshot and an axe-core check of each page in four views: over a minute on a loaded 2-core machine.
-  it("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
+  itScreenshots("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
     const email = await succeeded(() =>
       t.resend.emails.send({
         from: "Acme <hello@acme.test>",

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import type { Resend } from "resend";
 import { newContext, signIn } from "../support/dashboardBrowser.js";
-import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
+import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
 import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -115,7 +115,7 @@ describe("the dashboard's Audience and Automations pages", () => {
     await page.context().close();
   });
 
-  it("saves a screenshot of each page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
+  itScreenshots("saves a screenshot of each page, at 1280 and 375 pixels wide, light and dark", async () => {
     const [contact] = (await succeeded(() => resend.contacts.list({ limit: 1 }))).data;
     const [imported] = (await succeeded(() => resend.contacts.imports.list())).data;
     const [automation] = (await succeeded(() => resend.automations.list())).data;

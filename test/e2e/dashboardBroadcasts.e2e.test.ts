@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { newContext, signIn } from "../support/dashboardBrowser.js";
-import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
+import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
 import type { MailingServer } from "../support/mailingServer.js";
 import { succeeded } from "../support/wire.js";
 
@@ -104,7 +104,7 @@ describe("the dashboard's broadcasts", () => {
     expect(violations).toEqual([]);
   });
 
-  it("saves a screenshot of each Broadcasts page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
+  itScreenshots("saves a screenshot of each Broadcasts page, at 1280 and 375 pixels wide, light and dark", async () => {
     const draft = await succeeded(() =>
       mailing.resend.broadcasts.create({
         segmentId,

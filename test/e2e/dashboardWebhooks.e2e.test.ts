@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
-import { dashboardSuite, screenshotPages } from "../support/dashboardSuite.js";
+import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 import { succeeded } from "../support/wire.js";
 
@@ -85,7 +85,7 @@ describe("the dashboard's Webhooks pages", () => {
   });
 
   // A full-page screenshot and an axe-core check of each page in four views: over a minute on a loaded 2-core machine.
-  it("saves a screenshot of each new page, at 1280 and 375 pixels wide, light and dark", { timeout: 300_000 }, async () => {
+  itScreenshots("saves a screenshot of each new page, at 1280 and 375 pixels wide, light and dark", async () => {
     receiver.answer("/shown", [503]);
     const webhook = await succeeded(() =>
       t.resend.webhooks.create({ endpoint: `${receiver.url}/shown`, events: ["email.sent", "email.delivered", "email.bounced"] }),

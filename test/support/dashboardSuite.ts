@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, it } from "vitest";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import type { Resend } from "resend";
@@ -84,4 +84,21 @@ export async function screenshotPages(
   await signIn(page, url, token);
   for (const [name, path] of Object.entries(pages)) await show(name, path);
   await context.close();
+}
+
+/**
+ * Whether this run leaves the screenshot tests to server mode: `npm test` sets TIDINGS_TEST_EMBEDDED=mode-dependent
+ * on its embedded tier when the server tier runs too (scripts/modeIndependentE2e.mjs). The pages are the same
+ * HTML in either mode, so their screenshots and the checks made on them (CSP, axe-core, overflow) are taken
+ * once; the browser tests of what a person does run in both modes.
+ */
+const screenshotsInServerModeOnly = process.env.TIDINGS_TEST_EMBEDDED === "mode-dependent";
+
+/** A file's screenshot test (`screenshotPages`), skipped with its reason printed where server mode takes it. */
+export function itScreenshots(title: string, body: () => Promise<void>): void {
+  if (screenshotsInServerModeOnly)
+    console.log(
+      `skipped "${title}": the server tier takes the screenshots, the same pages in either mode (test/support/dashboardSuite.ts)`,
+    );
+  it.skipIf(screenshotsInServerModeOnly)(title, { timeout: 300_000 }, body);
 }
