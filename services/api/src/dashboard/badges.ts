@@ -4,7 +4,7 @@ import { html } from "./html.js";
 export type Tone = "ok" | "bad" | "wait";
 
 /** A status as a badge whose colour agrees with its words. */
-export const badge = (status: string, tone: Tone | undefined) =>
+export const badge = (status: string, tone?: Tone) =>
   html`<span class="badge${tone ? ` ${tone}` : ""}">${status.replaceAll("_", " ")}</span>`;
 
 /** The tone of the statuses of things that run to an end: imports, automation runs and their steps. */

@@ -85,10 +85,6 @@ export const shownOnce = (id: string, value: string, copyLabel: string) =>
     ><code id="${id}">${value}</code> <button class="small" type="button" data-copy="${value}">${copyLabel}</button></span
   >`;
 
-/** A state in words, coloured by how it went (the words alone carry the meaning). */
-export const badge = (words: string, tone?: "ok" | "bad" | "wait") =>
-  html`<span class="badge${tone && ` ${tone}`}">${words.replaceAll("_", " ")}</span>`;
-
 /** A list with nothing in it says so, and what would put something there. */
 export const emptyState = (message: HtmlValue) => html`<p class="empty">${message}</p>`;
 

@@ -1,5 +1,5 @@
 import { html } from "../html.js";
-import { badge } from "../layout.js";
+import { badge } from "../badges.js";
 import { dataTable } from "../lists.js";
 
 /** A DNS record as a domain or a claim lists it. */
