@@ -51,7 +51,7 @@ export async function startLoggedMailingServer(env: Record<string, string> = {})
       PORT: String(await freePort()),
       LOG_LEVEL: "debug",
       TIDINGS_BOOTSTRAP_TOKEN: token,
-      READ_YOUR_WRITES_TIMEOUT_MS: "10000",
+      READ_YOUR_WRITES_TIMEOUT_MS: "60000",
       DATA_DIR: dataDir,
       MAIL_TRANSPORT: "smtp",
       SMTP_URL: sink.url,

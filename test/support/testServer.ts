@@ -50,7 +50,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PORT: String(port),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
     TIDINGS_BOOTSTRAP_TOKEN: token,
-    READ_YOUR_WRITES_TIMEOUT_MS: "10000",
+    READ_YOUR_WRITES_TIMEOUT_MS: "60000",
     ...env,
   };
   // Server mode keeps no database in DATA_DIR, but the outbox transport still writes there.

@@ -206,7 +206,7 @@ export const settings = {
     "milliseconds a process takes to stop after SIGTERM: work under way stops at its next safe point and resumes elsewhere; past this the process exits anyway and logs what it left",
   ),
   // Kept well below the 60 s after which an unanswered idempotency key may be taken over.
-  READ_YOUR_WRITES_TIMEOUT_MS: between(0, 10000, 2000, "milliseconds a write waits for its projections"),
+  READ_YOUR_WRITES_TIMEOUT_MS: between(0, 60000, 2000, "milliseconds a write waits for its projections"),
   METRICS_PORT: {
     schema: int(0, 65535).optional(),
     accepts: "the port each process serves Prometheus metrics on at /metrics, 0 for a free one; unset: no metrics (default unset)",

@@ -125,12 +125,16 @@ describe("smtp transport", () => {
   it("sends one message after another on a connection without waiting out the server's delayed ACK", async () => {
     const single = createSmtpTransport({ url: sink.url, maxConnections: 1 });
     await single.send(aMail());
-    const started = performance.now();
-    for (let i = 0; i < 30; i++) await single.send(aMail({ emailId: `s${i}` }));
-    const elapsed = performance.now() - started;
+    const took: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const started = performance.now();
+      await single.send(aMail({ emailId: `s${i}` }));
+      took.push(performance.now() - started);
+    }
     await single.close();
-    // With Nagle's algorithm on, each message waits for a delayed ACK: at least 40 ms on Linux, 1.2 s in all.
-    expect(elapsed).toBeLessThan(1000);
+    // With Nagle's algorithm on, every message waits for a delayed ACK, at least 40 ms on Linux. A busy machine
+    // makes some sends slow, never all thirty: the quickest shows whether the wait is there.
+    expect(Math.min(...took)).toBeLessThan(40);
   });
 
   it("defers when the relay cannot be reached", async () => {
