@@ -31,6 +31,10 @@ export async function newContext(
   context.on("console", (message) => {
     if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
   });
+  // Playwright's 30 s for a page or an element: a page the embedded server renders beside the whole suite and
+  // a CPU hog took longer, and an import's upload failed on it. A test still fails within its own timeout.
+  context.setDefaultTimeout(90_000);
+  context.setDefaultNavigationTimeout(90_000);
   return context;
 }
 
