@@ -17,6 +17,9 @@ export async function freshSettings(env: Record<string, string>, cleanup: (undo:
     DATA_DIR: dataDir,
     PORT: String(await freePort()),
     TIDINGS_BOOTSTRAP_TOKEN: `re_${randomBase62(40)}`,
+    // Tests read right after they write: a write waits for its projections as long as a loaded machine needs
+    // (a domain created through a served api was once not listed 2 s later, the default).
+    READ_YOUR_WRITES_TIMEOUT_MS: "60000",
   };
   if (testMode() !== "server") return { ...base, ...env };
   const test = await createTestDatabase();
