@@ -4,7 +4,13 @@ import type { Database } from "@tidings/postgres";
 import { readModels } from "./readModels.js";
 
 /** What the gauge counts, each a first-time counter of the email metrics read model (bounces: the permanent ones). */
-const outcomes = { sent: "sent", delivered: "delivered", bounced: "bounced_permanent", complained: "complained", failed: "failed" } as const;
+const outcomes = {
+  sent: "sent",
+  delivered: "delivered",
+  bounced: "bounced_permanent",
+  complained: "complained",
+  failed: "failed",
+} as const;
 
 /**
  * Emails of the last hour by outcome, across teams, read on each scrape from the email metrics read model
@@ -17,7 +23,9 @@ export function registerEmailOutcomeMetrics(options: { database: Database; metri
   const { database, metrics } = options;
   if (!metrics.enabled) return;
   const read = sharedRead(async () => {
-    const sums = Object.entries(outcomes).map(([name, column]) => sql`COALESCE(SUM(${sql.ref(`m.${column}`)}), 0)::bigint AS ${sql.ref(name)}`);
+    const sums = Object.entries(outcomes).map(
+      ([name, column]) => sql`COALESCE(SUM(${sql.ref(`m.${column}`)}), 0)::bigint AS ${sql.ref(name)}`,
+    );
     const { rows } = await sql<Record<keyof typeof outcomes, string>>`
       SELECT ${sql.join(sums)}
       FROM teams AS t
