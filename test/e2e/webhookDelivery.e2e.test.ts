@@ -60,7 +60,7 @@ describe("webhook deliveries into a real HTTP receiver on loopback", () => {
     for (const request of requests) expect(verifiedPayload(resend, request, webhook.signing_secret).data.email_id).toBe(emailId);
     const eventId = requests[0]!.headers["svix-id"]!.replace(/^msg_/, "");
     const attempts = async (count: number) => {
-      for (const deadline = Date.now() + 5_000; ; await sleep(50)) {
+      for (const deadline = Date.now() + 60_000; ; await sleep(50)) {
         const page = (await resend.webhooks.events.attempts.list({ webhookId: webhook.id, eventId })).data!;
         if (page.data.length >= count || Date.now() > deadline) return page.data;
       }

@@ -2,13 +2,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, newId } from "@tidings/core";
 import { startDnsResponder } from "@tidings/testkit";
 import { apiTestFile } from "../testing/apiTestFile.js";
+import { testApiSettings } from "../testing/testServices.js";
 import { dashboardSession, form, formHeaders } from "../testing/dashboardSessions.js";
 
 // A resolver of the test's own, with no records: a claim's check finds its TXT record missing, as it would be.
 const dns = await startDnsResponder({});
 afterAll(() => dns.close());
 
-const file = apiTestFile("dashboard-domains", loadConfig({ DNS_SERVERS: dns.address }));
+const file = apiTestFile("dashboard-domains", loadConfig({ ...testApiSettings, DNS_SERVERS: dns.address }));
 const session = () => dashboardSession(file);
 const uniqueName = () => `dash-${newId().slice(0, 8)}.example.test`;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { loadConfig, newId } from "@tidings/core";
 import type { ApiInstance } from "../app.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { createTestServices, testApiSettings, type TestKey, type TestServices } from "../testing/testServices.js";
 import { requestLogIds } from "../testing/requestLogRows.js";
 
 /** The policies behind the real auth, in the app `tidings serve` builds: what a client with a real key sees. */
@@ -12,7 +12,7 @@ let app: ApiInstance;
 let admin: TestKey;
 
 beforeAll(async () => {
-  t = await createTestServices(loadConfig({ TIDINGS_SECRET: "s".repeat(40) }));
+  t = await createTestServices(loadConfig({ ...testApiSettings, TIDINGS_SECRET: "s".repeat(40) }));
   app = await t.app();
   admin = await t.aKey("policies-team");
 });

@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import type { TestKey } from "../testing/testServices.js";
+import { testApiSettings, type TestKey } from "../testing/testServices.js";
 import { uploadChunksLeft } from "@tidings/blobs/testing";
 import type { StreamedBlobTables } from "@tidings/blobs";
 
 /** The seed's 200 MB, scaled down so the 413 is tested without moving 200 MB. */
 const maxBytes = 3 * 1024 * 1024;
-const file = apiTestFile("imports", loadConfig({ CONTACT_IMPORT_MAX_BYTES: String(maxBytes) }));
+const file = apiTestFile("imports", loadConfig({ ...testApiSettings, CONTACT_IMPORT_MAX_BYTES: String(maxBytes) }));
 
 function formOf(fields: Record<string, string | Blob>): FormData {
   const form = new FormData();

@@ -3,7 +3,7 @@ import { loadConfig, newId } from "@tidings/core";
 import { startDnsResponder, type DnsResponder } from "@tidings/testkit";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, type JsonMethod } from "../testing/jsonCalls.js";
-import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { createTestServices, testApiSettings, type TestKey, type TestServices } from "../testing/testServices.js";
 
 let dns: DnsResponder;
 let t: TestServices;
@@ -13,7 +13,7 @@ let claimant: TestKey;
 
 beforeAll(async () => {
   dns = await startDnsResponder({});
-  t = await createTestServices(loadConfig({ DNS_SERVERS: dns.address, TIDINGS_ALLOW_UNVERIFIED_FROM: "true" }));
+  t = await createTestServices(loadConfig({ ...testApiSettings, DNS_SERVERS: dns.address, TIDINGS_ALLOW_UNVERIFIED_FROM: "true" }));
   app = await t.app();
   holder = await t.aKey("claims-holder");
   claimant = await t.aKey("claims-claimant");

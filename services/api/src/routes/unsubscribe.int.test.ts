@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "@tidings/core";
 import { unsubscribeToken } from "@tidings/mail";
 import { apiTestFile } from "../testing/apiTestFile.js";
+import { testApiSettings } from "../testing/testServices.js";
 
 const secret = "u".repeat(40);
-const file = apiTestFile("unsubscribe", loadConfig({ TIDINGS_SECRET: secret }));
+const file = apiTestFile("unsubscribe", loadConfig({ ...testApiSettings, TIDINGS_SECRET: secret }));
 const api = async (method: "GET" | "POST", url: string, payload?: unknown) => (await file.call(method, url, payload)).body;
 const form = (url: string, body: string) =>
   file.app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body });

@@ -232,7 +232,7 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     const { deliveryId, payload } = await leftBehindDelivery(webhookId);
     await waitForRequests(before + 1);
     expect(JSON.parse(received[before]!.body)).toEqual(payload);
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(50))
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(50))
       if ((await store.readStream(webhookDeliveryStream(deliveryId))).length === 2) break;
     const [created, attempted] = await store.readStream(webhookDeliveryStream(deliveryId));
     expect([created, attempted].map((e) => e?.type)).toEqual(["WebhookDeliveryCreated", "WebhookDeliveryAttempted"]);

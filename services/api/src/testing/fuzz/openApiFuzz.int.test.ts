@@ -5,7 +5,7 @@ import { loadConfig, newId } from "@tidings/core";
 import type { ApiInstance } from "../../app.js";
 import { routerOptions } from "../../router.js";
 import { createTeamResources } from "../teamResources.js";
-import { createTestServices, type TestServices } from "../testServices.js";
+import { createTestServices, testApiSettings, type TestServices } from "../testServices.js";
 import { answerChecker, documentedOperations, type Answer, type DocumentedOperation, type OpenApi } from "./documentedOperations.js";
 import { hostileRequestsFor, type HostileRequest } from "./hostileCorpus.js";
 import { requestsFor, type FuzzRequest, type RequestContext } from "./requestArbitraries.js";
@@ -61,7 +61,9 @@ const findings: Finding[] = [];
 beforeAll(async () => {
   // Sends from any domain, so that a well-shaped send reaches the whole send path instead of stopping at
   // the team's unverified domain.
-  t = await createTestServices(loadConfig({ CONTACT_IMPORT_MAX_BYTES: String(importLimit), TIDINGS_ALLOW_UNVERIFIED_FROM: "true" }));
+  t = await createTestServices(
+    loadConfig({ ...testApiSettings, CONTACT_IMPORT_MAX_BYTES: String(importLimit), TIDINGS_ALLOW_UNVERIFIED_FROM: "true" }),
+  );
   app = await t.app();
   const key = await t.aKey("fuzz-team");
   const other = await t.aKey("fuzz-team", { name: "a key the fuzz may change or delete" });
