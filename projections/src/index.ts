@@ -52,7 +52,7 @@ export { webhooksProjection } from "./readmodels/webhooks.js";
 export { webhookDeliveriesProjection } from "./readmodels/webhookDeliveries.js";
 export { erasedSuppressionEmail, suppressionIdOf, suppressionsProjection } from "./readmodels/suppressions.js";
 export { contactPropertiesProjection } from "./readmodels/contactProperties.js";
-export { contactsProjection } from "./readmodels/contacts.js";
+export { contactSearchText, contactsProjection } from "./readmodels/contacts.js";
 export { segmentsProjection } from "./readmodels/segments.js";
 export { topicsProjection } from "./readmodels/topics.js";
 export { audienceProjection } from "./readmodels/audience.js";

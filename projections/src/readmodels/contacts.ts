@@ -39,9 +39,16 @@ function topicChoices(
  * absent from `contact_topics`; readers take the topic's default. Rows of a deleted segment or topic stay
  * and readers join them away: the segment's stream does not know its members.
  */
+/**
+ * What `GET /contacts?search=` matches: the address and the name. `||` and coalesce, not concat_ws, since
+ * an index expression must be immutable and concat_ws is only stable.
+ */
+export const contactSearchText = `(email || E'\\n' || coalesce(first_name, '') || ' ' || coalesce(last_name, ''))`;
+
 export const contactsProjection = {
   name: "contacts",
-  version: 1,
+  // 2: the `search` index.
+  version: 2,
   tables: {
     contacts: teamResourceTable({
       columns: {
@@ -53,7 +60,12 @@ export const contactsProjection = {
         created_at: { type: "timestamptz" },
         updated_at: { type: "timestamptz" },
       },
-      indexes: { by_email: "(team_id, email)" },
+      indexes: {
+        by_email: "(team_id, email)",
+        // A trigram index (pg_trgm), as the emails' search has: part of an address or a name reads a few
+        // index pages, not every contact of the team.
+        search: `USING gin (${contactSearchText} gin_trgm_ops)`,
+      },
     }),
     contact_segments: {
       ...contactLinkTable("segment_id", { added_at: { type: "timestamptz" } }),

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { normalContactEmail, type ContactPropertyValue } from "@tidings/domain";
-import type { Database } from "@tidings/postgres";
+import { likeLiteral, type Database } from "@tidings/postgres";
 import { listPage, type ListPage, type PageRequest } from "../pagination.js";
 import { wireTimestamp } from "../wireTimestamp.js";
-import { readModels } from "@tidings/projections";
+import { contactSearchText, readModels } from "@tidings/projections";
 
 /** The `Contact` list item of docs/wire-compatibility.md §6.8. */
 export interface ContactItem {
@@ -33,9 +33,6 @@ const columns = [
 const teamContacts = (database: Database, teamId: string) =>
   readModels(database).selectFrom("contacts as c").where("c.team_id", "=", teamId);
 
-/** `text` as a LIKE pattern matching it anywhere: its own `%`, `_` and `\` match only themselves. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /**
  * Contacts, newest first, optionally of one segment, and optionally those whose email or name contains
  * `search` (docs/wire-compatibility.md §6.8, a Tidings extension). An older list endpoint: every contact
@@ -48,10 +45,7 @@ export function listContacts(
 ): Promise<ListPage<ContactItem>> {
   let base = teamContacts(database, teamId);
   if (page.search) {
-    const pattern = containing(page.search);
-    base = base.where((eb) =>
-      eb.or([eb("c.email", "ilike", pattern), eb(sql`concat_ws(' ', c.first_name, c.last_name)`, "ilike", pattern)]),
-    );
+    base = base.where(sql.raw<string>(contactSearchText), "ilike", `%${likeLiteral(page.search)}%`);
   }
   if (page.segmentId !== undefined) {
     const segmentId = page.segmentId;

@@ -1,9 +1,10 @@
+import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { reservationStream } from "@tidings/commands";
 import { settledWrites } from "@tidings/postgres";
 import { wireError } from "../testing/jsonCalls.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
-import { readModels } from "@tidings/projections";
+import { contactSearchText, readModels } from "@tidings/projections";
 
 const file = apiTestFile("contacts");
 const { call } = file;
@@ -247,6 +248,18 @@ describe("GET /contacts?search (a Tidings extension)", () => {
     expect((await call("GET", "/contacts?search=hed&limit=1")).body).toMatchObject({ has_more: true, data: [{ id: hedwig }] });
     expect(await ids(`search=hed&limit=1&after=${hedwig}`)).toEqual([hedy]);
     expect(await call("GET", `/contacts?search=${"x".repeat(321)}`)).toEqual(error(422, "validation_error", /`search`/));
+  });
+
+  it("can be answered from the trigram index, as the query's expression is the index's", async () => {
+    const plan = await readModels(file.testServices.test.database)
+      .transaction()
+      .execute(async (trx) => {
+        // A few test rows make a sequential scan the cheaper plan; turned off, the index shows whether it fits.
+        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        const query = trx.selectFrom("contacts as c").select("c.id").where(sql.raw<string>(contactSearchText), "ilike", "%hedy%").compile();
+        return (await sql.raw<{ "QUERY PLAN": string }>(`EXPLAIN ${query.sql.replace("$1", "'%hedy%'")}`).execute(trx)).rows;
+      });
+    expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toMatch(/Index Scan on contacts\S*_search/);
   });
 });
 
