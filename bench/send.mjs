@@ -12,19 +12,24 @@
 // BENCH_MAIL_CONCURRENCY (default 64) SMTP connections, MAIL_CONCURRENCY's setting for a relay that takes
 // that many (server mode here drained 623–689 emails/s at 16, 824–846/s at 64); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
+// BENCH_METRICS=off (default), on, or both: with both, each mode runs four times, metrics off, on, on, off
+// (so a machine that speeds up or slows down during the bench weighs on both alike), and a last line per
+// mode gives what metrics cost: 1 - on / off, of the mean of each pair (issue #26's target: under 5 %).
 import { loadavg } from "node:os";
 import { postScript, sendingBenchSettings, withMailingTidings } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
 import { wrk as runWrk } from "./support/servedTidings.mjs";
 
 const { seconds, modes, fixedRate, tidings } = sendingBenchSettings({ modes: "embedded,server", rate: 500 });
+const metricsRuns = { off: [false], on: [true], both: [false, true, true, false] }[process.env.BENCH_METRICS ?? "off"];
+if (!metricsRuns) throw new Error("BENCH_METRICS is off, on or both");
 const connections = 64;
 const wrk = (url, script, duration) => runWrk(url, script, duration, connections);
 
-async function bench(mode) {
+async function bench(mode, metrics) {
   const split = mode === "server";
-  const run = { ...tidings, mode, label: "send", roles: split ? ["projector", "api"] : ["all"] };
-  return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole }) => {
+  const run = { ...tidings, mode, metrics, label: "send", roles: split ? ["projector", "api"] : ["all"] };
+  return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole, metricsUrls }) => {
     const body = JSON.stringify({
       from: "Bench <bench@bench.test>",
       to: ["reader@example.test"],
@@ -41,6 +46,7 @@ async function bench(mode) {
     const accepted = warm.accepted + measured.accepted + fixed.requested - fixed.non2xx - fixed.errors;
     if (split) startRole("sagas");
     await sink.waitForMessages(accepted, 600_000);
+    const recorded = metrics ? await countedDeliveries(metricsUrls()) : null;
     const firstAt = sink.received[0].receivedAt.getTime();
     const lastAt = sink.received[accepted - 1].receivedAt.getTime();
     return {
@@ -67,8 +73,47 @@ async function bench(mode) {
         ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000))
         : Math.round(accepted / ((lastAt - startedAt) / 1000)),
       load_1m_before: Number(load.toFixed(2)),
+      metrics,
+      // With metrics on, the deliveries the roles' /metrics counted: the run measured recording.
+      ...(metrics ? { metrics_deliveries_counted: recorded } : {}),
     };
   });
 }
 
-for (const mode of modes) console.log(JSON.stringify(await bench(mode)));
+/** The sum of tidings_deliveries_total over every role's scrape. */
+async function countedDeliveries(urls) {
+  let total = 0;
+  for (const url of urls) {
+    const text = await (await fetch(url)).text();
+    for (const [, value] of text.matchAll(/^tidings_deliveries_total\{[^}]*\} (\S+)$/gm)) total += Number(value);
+  }
+  return total;
+}
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const cost = (runs, field) =>
+  Number(
+    (1 - mean(runs.filter((r) => r.metrics).map((r) => r[field])) / mean(runs.filter((r) => !r.metrics).map((r) => r[field]))).toFixed(3),
+  );
+
+for (const mode of modes) {
+  const runs = [];
+  for (const metrics of metricsRuns) {
+    const result = await bench(mode, metrics);
+    console.log(JSON.stringify(result));
+    runs.push(result);
+  }
+  if (new Set(metricsRuns).size === 2)
+    console.log(
+      JSON.stringify({
+        bench: "send-metrics-cost",
+        mode,
+        runs: runs.length,
+        // 1 - with / without: a positive share is what metrics took.
+        accepted_cost: cost(runs, "accepted_per_s"),
+        delivered_cost: cost(runs, "delivered_per_s"),
+        fixed_rate_p99_ms_off: mean(runs.filter((r) => !r.metrics).map((r) => r.fixed_rate_p99_ms)),
+        fixed_rate_p99_ms_on: mean(runs.filter((r) => r.metrics).map((r) => r.fixed_rate_p99_ms)),
+      }),
+    );
+}

@@ -21,6 +21,7 @@ export function sendingBenchSettings({ modes, rate }) {
     tidings: {
       logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
       mailConcurrency: process.env.BENCH_MAIL_CONCURRENCY ?? "64",
+      metrics: false,
       cpuProfileDir: process.env.BENCH_CPU_PROF,
       natsUrl: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
     },
@@ -28,12 +29,13 @@ export function sendingBenchSettings({ modes, rate }) {
 }
 
 /**
- * Runs `body({ sink, baseUrl, headers, startRole, settings })` once the api answers with the raised rate limit:
- * `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run, `settings` are
- * the mode's store settings. `roles` are started first.
+ * Runs `body({ sink, baseUrl, headers, startRole, settings, metricsUrls })` once the api answers with the raised
+ * rate limit: `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run,
+ * `settings` are the mode's store settings, `metricsUrls()` the /metrics of every role started (with
+ * `metrics` on). `roles` are started first.
  * Every role is stopped, in reverse, and the stores and the sink dropped, however the run ends.
  */
-export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir }, body) {
+export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir, metrics }, body) {
   const sink = await startSmtpSink();
   try {
     return await withModeSettings(mode, label, natsUrl, async (settings) => {
@@ -50,9 +52,13 @@ export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel
         MAIL_CONCURRENCY: mailConcurrency,
       };
       await prepareBootstrapTeam(env);
+      // With `metrics`, every role serves /metrics on a port of its own, as compose runs them.
+      const metricsPorts = new Map();
+      if (metrics) for (const role of ["all", "api", "projector", "sagas"]) metricsPorts.set(role, await freePort());
+      const metricsEnv = (role) => (metrics ? { METRICS_PORT: String(metricsPorts.get(role)) } : {});
       const started = [];
       const start = (role) => {
-        const child = startRole(role, env, { cpuProfileDir });
+        const child = startRole(role, { ...env, ...metricsEnv(role) }, { cpuProfileDir });
         started.push(child);
         return child;
       };
@@ -62,7 +68,8 @@ export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel
         await waitUntilReady(baseUrl);
         await waitForRaisedRateLimit(baseUrl, token);
         const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
-        return await body({ sink, baseUrl, headers, startRole: start, settings });
+        const metricsUrls = () => started.map((child) => `http://127.0.0.1:${metricsPorts.get(child.role)}/metrics`);
+        return await body({ sink, baseUrl, headers, startRole: start, settings, metricsUrls });
       } finally {
         for (const role of started.reverse()) await role.stop();
       }
