@@ -66,6 +66,9 @@ async function bench(mode, metrics) {
       non_2xx: warm.non2xx + measured.non2xx + fixed.non2xx + fixed.errors,
       accepted_total: accepted,
       delivered_total: sink.received.length,
+      // wrk counts only the answers it read before it stopped, so the sink can hold more than accepted_total;
+      // a repeat would show as fewer distinct Message-IDs than messages.
+      delivered_distinct_message_ids: new Set(sink.received.map((m) => m.messageId)).size,
       // Embedded: the sagas ran during the load, so this is accept and delivery together. Server: the
       // sagas process started after the load, so this is delivery alone, draining the backlog.
       delivery: split ? "backlog after load" : "during load",
