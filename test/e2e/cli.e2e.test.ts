@@ -37,7 +37,8 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
     }, 60_000);
     const check = () => {
       const m = /Tidings is serving (\S+)/.exec(out);
-      if (m) {
+      // The dashboard's line is the last of the start-up lines, each a write of its own that can come apart.
+      if (m && out.includes("Dashboard: ")) {
         clearTimeout(timer);
         resolve({ child, url: m[1]!, output: () => out });
       }

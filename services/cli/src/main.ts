@@ -3,27 +3,11 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, DataDirLockedError, createLogger, loadConfig, type Config, type Logger } from "@tidings/core";
-import { ProjectionUnavailableError } from "@tidings/projections";
 import { consoleOutput, type CliOutput } from "./cliOutput.js";
 import { forwardToServing } from "./forwardCommand.js";
 import { armExitDeadline, signalArrival } from "./exitDeadline.js";
-import { openRuntime, type Runtime } from "./runtime.js";
-import { roles, serve, type Role } from "./commands/serve.js";
-import { migrateCommand } from "./commands/migrate.js";
-import { projectionsRebuild, projectionsStatus, projectionsVerify } from "./commands/projections.js";
-import { auditStream } from "./commands/audit.js";
-import { auditFind } from "./commands/auditFind.js";
-import { auditState } from "./commands/auditState.js";
-import { auditExport } from "./commands/auditExport.js";
-import { auditPublicKey, auditSeal } from "./commands/auditSeal.js";
-import { auditVerify, auditVerifyFile } from "./commands/auditVerify.js";
-import { sealKeys } from "@tidings/eventstore";
-import { status } from "./commands/status.js";
-import { doctor } from "./commands/doctor.js";
-import { keysCreate } from "./commands/keys.js";
-import { erase } from "./commands/erase.js";
-import { deadLettersAct, deadLettersList, deadLettersShow } from "./commands/deadLetters.js";
-import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
+import type { Runtime } from "./runtime.js";
+import type { Role } from "./commands/serve.js";
 import { UsageError } from "./usageError.js";
 
 const usage = `Usage: tidings <command>
@@ -97,30 +81,42 @@ interface Invocation {
   out: CliOutput;
 }
 
+const deadLetters = () => import("./commands/deadLetters.js");
+const projections = () => import("./commands/projections.js");
+const teams = () => import("./commands/teams.js");
+
 /**
  * Command words → handler, resolving to the exit code. This table is the whole CLI but `serve`: each
  * handler runs the same here or in a serving process (runCommand), so it writes to `out` only and
- * leaves the runtime open.
+ * leaves the runtime open. Each imports its command when called: loading them all, `serve` with the
+ * whole service among them, cost every call about a CPU-second, `--help` and forwarded commands included.
  */
 const commands: Record<string, (i: Invocation) => Promise<number>> = {
-  migrate: ({ runtime, out }) => migrateCommand(runtime, out),
-  status: ({ runtime, options, out }) => status(runtime, options.json, out),
-  doctor: ({ runtime, options, out }) => doctor(runtime.config, runtime, options.json, out),
-  "deadletters list": ({ runtime, options, out }) => deadLettersList(runtime, options.json, out),
-  "deadletters show": ({ runtime, args, options, out }) =>
-    deadLettersShow(runtime, required(args[0], "a dead letter's id"), options.json, out),
-  "deadletters retry": ({ runtime, args, options, out }) => deadLettersAct(runtime, "retry", { ref: args[0], all: options.all }, out),
-  "deadletters drop": ({ runtime, args, options, out }) => deadLettersAct(runtime, "drop", { ref: args[0], all: options.all }, out),
-  "projections status": ({ runtime, options, out }) => projectionsStatus(runtime, options.json, out),
-  "projections rebuild": ({ runtime, args, options, out }) =>
-    projectionsRebuild(runtime, { names: args, all: options.all, json: options.json }, out),
-  "projections verify": ({ runtime, args, options, out }) =>
-    projectionsVerify(runtime, { names: args, all: options.all, json: options.json }, out),
-  "audit stream": ({ runtime, args, options, out }) => auditStream(runtime, required(args[0], "a stream id"), options.json, out),
-  "audit find": ({ runtime, args, options, out }) =>
-    auditFind(runtime, { key: required(args[0], "an id, an email address or a request id"), json: options.json }, out),
-  "audit state": ({ runtime, args, options, out }) =>
-    auditState(
+  migrate: async ({ runtime, out }) => (await import("./commands/migrate.js")).migrateCommand(runtime, out),
+  status: async ({ runtime, options, out }) => (await import("./commands/status.js")).status(runtime, options.json, out),
+  doctor: async ({ runtime, options, out }) => (await import("./commands/doctor.js")).doctor(runtime.config, runtime, options.json, out),
+  "deadletters list": async ({ runtime, options, out }) => (await deadLetters()).deadLettersList(runtime, options.json, out),
+  "deadletters show": async ({ runtime, args, options, out }) =>
+    (await deadLetters()).deadLettersShow(runtime, required(args[0], "a dead letter's id"), options.json, out),
+  "deadletters retry": async ({ runtime, args, options, out }) =>
+    (await deadLetters()).deadLettersAct(runtime, "retry", { ref: args[0], all: options.all }, out),
+  "deadletters drop": async ({ runtime, args, options, out }) =>
+    (await deadLetters()).deadLettersAct(runtime, "drop", { ref: args[0], all: options.all }, out),
+  "projections status": async ({ runtime, options, out }) => (await projections()).projectionsStatus(runtime, options.json, out),
+  "projections rebuild": async ({ runtime, args, options, out }) =>
+    (await projections()).projectionsRebuild(runtime, { names: args, all: options.all, json: options.json }, out),
+  "projections verify": async ({ runtime, args, options, out }) =>
+    (await projections()).projectionsVerify(runtime, { names: args, all: options.all, json: options.json }, out),
+  "audit stream": async ({ runtime, args, options, out }) =>
+    (await import("./commands/audit.js")).auditStream(runtime, required(args[0], "a stream id"), options.json, out),
+  "audit find": async ({ runtime, args, options, out }) =>
+    (await import("./commands/auditFind.js")).auditFind(
+      runtime,
+      { key: required(args[0], "an id, an email address or a request id"), json: options.json },
+      out,
+    ),
+  "audit state": async ({ runtime, args, options, out }) =>
+    (await import("./commands/auditState.js")).auditState(
       runtime,
       {
         target: required(args[0], "a resource id or a stream id"),
@@ -130,45 +126,60 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
       },
       out,
     ),
-  "audit verify": ({ runtime, options, out }) =>
+  "audit verify": async ({ runtime, options, out }) =>
     options.file !== undefined
       ? verifyFile(options, runtime.secret, out)
-      : auditVerify(
+      : (await import("./commands/auditVerify.js")).auditVerify(
           runtime.storedEvents,
           {
             stream: options.stream,
             from: options.from,
-            publicKey: options["public-key"] ?? sealKeys(runtime.secret).publicKey,
+            publicKey: options["public-key"] ?? (await import("@tidings/eventstore")).sealKeys(runtime.secret).publicKey,
             json: options.json,
           },
           out,
         ),
-  "audit seal": ({ runtime, out }) => auditSeal(runtime.storedEvents, runtime.secret, out),
-  "audit public-key": ({ runtime, out }) => Promise.resolve(auditPublicKey(runtime.secret, out)),
-  "audit export": ({ runtime, options, out }) =>
-    auditExport(
+  "audit seal": async ({ runtime, out }) => (await import("./commands/auditSeal.js")).auditSeal(runtime.storedEvents, runtime.secret, out),
+  "audit public-key": async ({ runtime, out }) => (await import("./commands/auditSeal.js")).auditPublicKey(runtime.secret, out),
+  "audit export": async ({ runtime, options, out }) =>
+    (await import("./commands/auditExport.js")).auditExport(
       runtime.storedEvents,
       { from: options.from, until: options.until, category: list(options.category), type: list(options.type), out: options.out },
       out,
     ),
-  erase: ({ runtime, args, options, out }) =>
-    erase(runtime, required(args[0], "an email address"), { team: options.team, json: options.json }, out),
-  "keys create": ({ runtime, options, out }) => keysCreate(runtime, options, out),
-  "teams set-broadcast-rate": ({ runtime, args, out }) =>
-    teamsSetBroadcastRate(
+  erase: async ({ runtime, args, options, out }) =>
+    (await import("./commands/erase.js")).erase(
+      runtime,
+      required(args[0], "an email address"),
+      { team: options.team, json: options.json },
+      out,
+    ),
+  "keys create": async ({ runtime, options, out }) => (await import("./commands/keys.js")).keysCreate(runtime, options, out),
+  "teams set-broadcast-rate": async ({ runtime, args, out }) =>
+    (await teams()).teamsSetBroadcastRate(
       runtime,
       required(args[0], "a team name or id"),
       required(args[1], "a number of emails per second or `default`"),
       out,
     ),
-  "teams set-rate-limit": ({ runtime, args, out }) =>
-    teamsSetRateLimit(runtime, required(args[0], "a team name or id"), required(args[1], "a number of requests per second"), out),
+  "teams set-rate-limit": async ({ runtime, args, out }) =>
+    (await teams()).teamsSetRateLimit(
+      runtime,
+      required(args[0], "a team name or id"),
+      required(args[1], "a number of requests per second"),
+      out,
+    ),
 };
 
 /** Checking an export needs no store: only the public key, given or derived from the secret at hand. */
-function verifyFile(options: Invocation["options"], secret: string | undefined, out: CliOutput): Promise<number> {
+async function verifyFile(options: Invocation["options"], secret: string | undefined, out: CliOutput): Promise<number> {
+  const { sealKeys } = await import("@tidings/eventstore");
   const publicKey = options["public-key"] ?? (secret ? sealKeys(secret).publicKey : undefined);
-  return auditVerifyFile(options.file!, { ...(publicKey && { publicKey }), json: options.json }, out);
+  return (await import("./commands/auditVerify.js")).auditVerifyFile(
+    options.file!,
+    { ...(publicKey && { publicKey }), json: options.json },
+    out,
+  );
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -219,7 +230,7 @@ export async function runCommand(argv: string[], runtime: Runtime, out: CliOutpu
       out.err(`tidings: ${(error as Error).message}`);
       return 2;
     }
-    if (error instanceof ProjectionUnavailableError) {
+    if (error instanceof (await import("@tidings/projections")).ProjectionUnavailableError) {
       out.err(`tidings: ${error.message}`);
       return 1;
     }
@@ -229,6 +240,7 @@ export async function runCommand(argv: string[], runtime: Runtime, out: CliOutpu
 }
 
 async function serveUntilSignal(config: Config, logger: Logger, role: string): Promise<void> {
+  const { roles, serve } = await import("./commands/serve.js");
   if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
   const serving = await serve(config, logger, role as Role, { commands: runCommand });
   if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
@@ -296,11 +308,13 @@ async function main(argv: string[]): Promise<void> {
   }
   let runtime: Runtime;
   try {
-    runtime = await openRuntime(config, logger);
+    runtime = await (await import("./runtime.js")).openRuntime(config, logger);
   } catch (error) {
     // The doctor's job is to say which dependency is down: it checks what it can without the stores.
     if (parsed.kind === "command" && parsed.key === "doctor" && !(error instanceof DataDirLockedError)) {
-      process.exitCode = await doctor(config, undefined, parsed.invocation.options.json, consoleOutput);
+      process.exitCode = await (
+        await import("./commands/doctor.js")
+      ).doctor(config, undefined, parsed.invocation.options.json, consoleOutput);
       return;
     }
     if (!(error instanceof DataDirLockedError) || config.mode !== "embedded") throw error;
