@@ -2,7 +2,8 @@
 // route, the same no-op route in the HTTP layer alone (`buildTransportApp`: request ids, error shape, zod
 // serialisation, pino at BENCH_LOG_LEVEL), then behind the whole stack of the real app (auth, rate limit,
 // stored request log), and `GET /api-keys`: all served by this one process, one after another. The last two
-// run again on an app that records Prometheus metrics (METRICS_PORT on): what metrics cost a request.
+// run again on an app that records Prometheus metrics (METRICS_PORT on), alternated with the first: what
+// metrics cost a request.
 // In server mode it also times the rate limit's PostgreSQL upsert on its own, the per-request price of a
 // limit shared across api instances.
 // Runs the built packages: `npx tsc -b && node bench/api-overhead.mjs`. One JSON line per mode.
@@ -51,6 +52,23 @@ async function measure(url, headers) {
   const warm = await wrk(url, headers, 2);
   const measured = await wrk(url, headers);
   return { ...measured, requests: warm.requests + measured.requests };
+}
+
+/**
+ * The same route on two apps, without and with metrics, measured in the order A B B A: a machine whose speed
+ * drifts during the bench (a neighbour starting or stopping) then weighs on both alike, where measuring one
+ * after the other gave metrics a cost below zero. Each side is the mean of its two runs.
+ */
+async function alternated(plainUrl, measuredUrl, headers) {
+  const runs = [];
+  for (const url of [plainUrl, measuredUrl, measuredUrl, plainUrl]) runs.push(await measure(url, headers));
+  const merged = (a, b) => ({
+    rps: Math.round((a.rps + b.rps) / 2),
+    p99Ms: Number(((a.p99Ms + b.p99Ms) / 2).toFixed(2)),
+    non2xx: a.non2xx + b.non2xx,
+    requests: a.requests + b.requests,
+  });
+  return { plain: merged(runs[0], runs[3]), measured: merged(runs[1], runs[2]) };
 }
 
 async function withSettings(mode, body) {
@@ -116,11 +134,10 @@ async function bench(mode) {
       const load = loadavg()[0];
       const bareRun = await measure(`http://127.0.0.1:${bare.server.address().port}/bare`);
       const transportRun = await measure(`http://127.0.0.1:${transport.server.address().port}/noop`);
-      const noopRun = await measure(`${appUrl}/noop`, auth);
-      const keysRun = await measure(`${appUrl}/api-keys`, auth);
       const measuredUrl = `http://127.0.0.1:${measuredApp.server.address().port}`;
-      const noopMeasuredRun = await measure(`${measuredUrl}/noop`, auth);
-      const keysMeasuredRun = await measure(`${measuredUrl}/api-keys`, auth);
+      const noopRuns = await alternated(`${appUrl}/noop`, `${measuredUrl}/noop`, auth);
+      const keysRuns = await alternated(`${appUrl}/api-keys`, `${measuredUrl}/api-keys`, auth);
+      const [noopRun, noopMeasuredRun, keysRun, keysMeasuredRun] = [noopRuns.plain, noopRuns.measured, keysRuns.plain, keysRuns.measured];
       // The requests were counted: the metrics run measured recording, not an instrument left out.
       const counted = (await prometheus.registry.getSingleMetric("tidings_http_requests_total")?.get())?.values.reduce(
         (n, v) => n + v.value,
