@@ -21,7 +21,7 @@ export interface InProcessBusOptions {
   pollIntervalMs?: number;
   /** How often acked and expired messages are deleted. Defaults to 1 minute. */
   pruneIntervalMs?: number;
-  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS). Defaults to `defaultBusRetryBackoffMs`. */
+  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS); the last step repeats. */
   retryBackoffMs?: readonly number[];
 }
 
@@ -64,12 +64,11 @@ export async function createInProcessBus(database: Database, options: InProcessB
       const { durable } = consumerOptions;
       await registerConsumer(db, durable, consumerOptions.filterSubject);
       const deadLetter: DeadLetterSink = (delivery, error) => insert(deadLetterOf(durable, delivery, error));
-      const consumer = startInProcessConsumer(
-        db,
-        { ...consumerOptions, backoffMs: consumerOptions.backoffMs ?? backoffMs },
-        handler,
-        { deadLetter, logger, pollIntervalMs },
-      );
+      const consumer = startInProcessConsumer(db, { ...consumerOptions, backoffMs: consumerOptions.backoffMs ?? backoffMs }, handler, {
+        deadLetter,
+        logger,
+        pollIntervalMs,
+      });
       consumers.add(consumer);
       return {
         async stop() {

@@ -27,7 +27,7 @@ export interface NatsBusOptions {
   /** Messages older than this leave the streams. Defaults to 7 days: everything can be replayed from the event store. */
   maxAgeMs?: number;
   logger?: Logger;
-  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS). Defaults to `defaultBusRetryBackoffMs`. */
+  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS); the last step repeats. */
   retryBackoffMs?: readonly number[];
 }
 
