@@ -17,15 +17,22 @@ const isolate = false;
  * The crash tests (server mode only) wait on one email in flight, kills and restarts, so their time is
  * latency, and latency on two cores is what the other files leave. `npm test` runs them alone, after the
  * other server-mode files (TIDINGS_TEST_CRASH=none, then only); a plain `vitest run` runs them last. The
- * dependency restart test (`*RestartCrash`) goes very last: it stops and starts database and NATS servers
- * (its own) under every role at once, the heaviest of them.
+ * dependency restart test (`*RestartCrash`) goes after the other crash tests: it stops and starts database and
+ * NATS servers (its own) under every role at once, the heaviest of them. The doctor's NATS outage
+ * (`doctorNatsDownCrash`) goes very last, as issue 26 asks of the test that stops a service under the install.
  */
 class CrashTestsLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const rank = (file: TestSpecification) =>
-      file.moduleId.endsWith("RestartCrash.e2e.test.ts") ? 2 : file.moduleId.endsWith("Crash.e2e.test.ts") ? 1 : 0;
-    return [0, 1, 2].flatMap((r) => sorted.filter((file) => rank(file) === r));
+      file.moduleId.endsWith("/doctorNatsDownCrash.e2e.test.ts")
+        ? 3
+        : file.moduleId.endsWith("RestartCrash.e2e.test.ts")
+          ? 2
+          : file.moduleId.endsWith("Crash.e2e.test.ts")
+            ? 1
+            : 0;
+    return [0, 1, 2, 3].flatMap((r) => sorted.filter((file) => rank(file) === r));
   }
 }
 const crashTests = "test/e2e/**/*Crash.e2e.test.ts";

@@ -29,6 +29,8 @@ export interface RestartableDeployment {
   url: string;
   /** A full-access token of the bootstrap team, whose rate limit is raised out of the way. */
   token: string;
+  /** The settings every role runs with: a `tidings` command run with them works on this deployment. */
+  env: Record<string, string>;
   /** `/ready`'s status now, or 0 when nothing answers. */
   readyStatus(): Promise<number>;
   /** Waits until `/ready` says `ready` (200) or not; resolves with how long that took, or throws past `timeoutMs`. */
@@ -71,7 +73,7 @@ export function restartableDeploymentForSuite(settings: Record<string, string>, 
     dataDir = mkdtempSync(join(tmpdir(), "tidings-restarts-"));
     const port = await freePort();
     deployment.url = `http://127.0.0.1:${port}`;
-    const roles = (deployment.roles = startRoleProcesses({
+    deployment.env = {
       PORT: String(port),
       LOG_LEVEL: "warn",
       TIDINGS_BOOTSTRAP_TOKEN: deployment.token,
@@ -87,7 +89,8 @@ export function restartableDeploymentForSuite(settings: Record<string, string>, 
       // Server mode keeps nothing there, but the setting must name a directory.
       DATA_DIR: dataDir,
       ...settings,
-    }));
+    };
+    const roles = (deployment.roles = startRoleProcesses(deployment.env));
     for (const role of ["projector", "api", "sagas"] as const) await roles.start(role);
     await deployment.waitForReady(true, 60_000);
     const opened = await openEventStore(postgres.url);

@@ -49,7 +49,7 @@ export interface ConsumerOptions {
   heartbeat?: boolean;
   /** How many messages may be in the handler at once. Defaults to 1, which keeps subject order. */
   concurrency?: number;
-  /** Redelivery delay after the handler throws on delivery `deliveryCount`. Defaults to `backoffDelayMs`. */
+  /** Redelivery delay after the handler throws on delivery `deliveryCount`. Defaults to the bus's retry backoff. */
   backoffMs?: (deliveryCount: number) => number;
 }
 
@@ -96,8 +96,13 @@ export interface DeadLetter {
 
 export const deadLetterSubject = (durable: string) => `deadletter.${durable}`;
 
-/** Retry delays after a thrown handler: 1 s, 5 s, 30 s, 2 min, then 10 min. */
-export function backoffDelayMs(deliveryCount: number): number {
-  const steps = [1_000, 5_000, 30_000, 120_000];
-  return steps[deliveryCount - 1] ?? 600_000;
-}
+/** Retry delays after a thrown handler, unless the bus is given others (BUS_RETRY_BACKOFF_MS): 1 s, 5 s, 30 s, 2 min, then 10 min. */
+export const defaultBusRetryBackoffMs = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+/** The redelivery delay after a thrown handler on delivery `deliveryCount`, from a schedule whose last step repeats. */
+export const backoffFrom =
+  (steps: readonly number[]) =>
+  (deliveryCount: number): number =>
+    steps[Math.min(deliveryCount, steps.length) - 1] ?? 0;
+
+export const backoffDelayMs = backoffFrom(defaultBusRetryBackoffMs);

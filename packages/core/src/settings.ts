@@ -111,6 +111,10 @@ export const settings = {
     "60000,300000,1800000,7200000,21600000",
     "comma-separated milliseconds to wait after successive 4xx deferrals; the last repeats until 24 h (default 1 min, 5 min, 30 min, 2 h, 6 h)",
   ),
+  BUS_RETRY_BACKOFF_MS: milliseconds(
+    "1000,5000,30000,120000,600000",
+    "comma-separated milliseconds a saga's message waits after successive failures of its handler; the last repeats until the message is dead-lettered (default 1 s, 5 s, 30 s, 2 min, 10 min)",
+  ),
   TIMER_LEASE_MS: between(
     1000,
     3_600_000,

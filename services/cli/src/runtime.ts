@@ -65,10 +65,11 @@ export async function openRuntime(config: Config, logger: Logger, metrics: Metri
       bus = await createNatsBus({
         servers: config.NATS_URL,
         logger,
+        retryBackoffMs: config.BUS_RETRY_BACKOFF_MS,
         ...(prefix ? { subjectPrefix: `${prefix}.`, eventsStream: `${prefix}_EVENTS`, deadLetterStream: `${prefix}_DEADLETTER` } : {}),
       });
     } else {
-      bus = await createInProcessBus(database, { logger });
+      bus = await createInProcessBus(database, { logger, retryBackoffMs: config.BUS_RETRY_BACKOFF_MS });
     }
     closers.push(() => bus.close());
     bus = createOpeningBus(bus, privacy.keyring);

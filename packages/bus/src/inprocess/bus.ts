@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { migrate, type Database } from "@tidings/postgres";
 import { deadLetterOf, type DeadLetterSink } from "../delivery.js";
-import { deadLetterSubject, type Bus, type Consumer } from "../port.js";
+import { backoffFrom, deadLetterSubject, defaultBusRetryBackoffMs, type Bus, type Consumer } from "../port.js";
 import { assertValidFilter, subjectMatches } from "../subject.js";
 import { startInProcessConsumer, type InProcessConsumer } from "./consumer.js";
 import { busMigrations } from "./migrations.js";
@@ -21,6 +21,8 @@ export interface InProcessBusOptions {
   pollIntervalMs?: number;
   /** How often acked and expired messages are deleted. Defaults to 1 minute. */
   pruneIntervalMs?: number;
+  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS); the last step repeats. */
+  retryBackoffMs?: readonly number[];
 }
 
 /**
@@ -34,6 +36,7 @@ export async function createInProcessBus(database: Database, options: InProcessB
   const { db } = database;
   const logger = options.logger ?? createLogger("silent");
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const backoffMs = backoffFrom(options.retryBackoffMs ?? defaultBusRetryBackoffMs);
   const retention = {
     dedupWindowMs: options.dedupWindowMs ?? 5 * 60_000,
     maxAgeMs: options.maxAgeMs ?? 7 * 24 * 3_600_000,
@@ -61,7 +64,11 @@ export async function createInProcessBus(database: Database, options: InProcessB
       const { durable } = consumerOptions;
       await registerConsumer(db, durable, consumerOptions.filterSubject);
       const deadLetter: DeadLetterSink = (delivery, error) => insert(deadLetterOf(durable, delivery, error));
-      const consumer = startInProcessConsumer(db, consumerOptions, handler, { deadLetter, logger, pollIntervalMs });
+      const consumer = startInProcessConsumer(db, { ...consumerOptions, backoffMs: consumerOptions.backoffMs ?? backoffMs }, handler, {
+        deadLetter,
+        logger,
+        pollIntervalMs,
+      });
       consumers.add(consumer);
       return {
         async stop() {

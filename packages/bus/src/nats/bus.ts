@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { connect, headers as natsHeaders, type JetStreamManager, type StoredMsg } from "nats";
 import { deadLetterOf, storedDeadLetter, type DeadLetterSink, type OutgoingMessage } from "../delivery.js";
-import { deadLetterSubject, type Bus, type Consumer, type DeadLetter } from "../port.js";
+import { backoffFrom, deadLetterSubject, defaultBusRetryBackoffMs, type Bus, type Consumer, type DeadLetter } from "../port.js";
 import { assertValidFilter } from "../subject.js";
 import { startNatsConsumer } from "./consumer.js";
 import { ensureStream } from "./streams.js";
@@ -27,6 +27,8 @@ export interface NatsBusOptions {
   /** Messages older than this leave the streams. Defaults to 7 days: everything can be replayed from the event store. */
   maxAgeMs?: number;
   logger?: Logger;
+  /** Redelivery delays after a thrown handler, for consumers that set none (BUS_RETRY_BACKOFF_MS); the last step repeats. */
+  retryBackoffMs?: readonly number[];
 }
 
 /** The bus on NATS JetStream (docs/architecture.md §5): streams `EVENTS` and `DEADLETTER`, durable pull consumers. */
@@ -35,6 +37,7 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
   const prefix = options.subjectPrefix ?? "";
   const eventsStream = options.eventsStream ?? "EVENTS";
   const deadLetterStream = options.deadLetterStream ?? "DEADLETTER";
+  const backoffMs = backoffFrom(options.retryBackoffMs ?? defaultBusRetryBackoffMs);
   // Without async traces: each request (every publish awaits its ack) would build an Error for its stack,
   // a tenth of the forwarder's CPU in a profile, for a trace our own errors already carry.
   const nc = await connect({
@@ -85,7 +88,7 @@ export async function createNatsBus(options: NatsBusOptions = {}): Promise<Bus> 
       const deadLetter: DeadLetterSink = (delivery, error) => publish(deadLetterOf(durable, delivery, error));
       const started = await startNatsConsumer(
         { js, jsm, stream: streamOf(consumerOptions.filterSubject), subjectPrefix: prefix },
-        consumerOptions,
+        { ...consumerOptions, backoffMs: consumerOptions.backoffMs ?? backoffMs },
         handler,
         { deadLetter, logger },
       );
