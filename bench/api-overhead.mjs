@@ -47,11 +47,18 @@ async function wrk(url, headers = {}, duration = seconds) {
   return { rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), non2xx, requests };
 }
 
-/** A 2 s warm-up, then the measured run; `requests` counts both, as the app answered both. */
+/**
+ * A 2 s warm-up, then the measured run; `requests` counts both, as the app answered both. `cpuUs` is this
+ * process's CPU time per request of the measured run: on a shared machine throughput follows what the
+ * neighbours leave, while the CPU a request takes barely moves.
+ */
 async function measure(url, headers) {
   const warm = await wrk(url, headers, 2);
+  const before = process.cpuUsage();
   const measured = await wrk(url, headers);
-  return { ...measured, requests: warm.requests + measured.requests };
+  const cpu = process.cpuUsage(before);
+  const cpuUs = Number(((cpu.user + cpu.system) / measured.requests).toFixed(1));
+  return { ...measured, cpuUs, requests: warm.requests + measured.requests };
 }
 
 /**
@@ -65,6 +72,7 @@ async function alternated(plainUrl, measuredUrl, headers) {
   const merged = (a, b) => ({
     rps: Math.round((a.rps + b.rps) / 2),
     p99Ms: Number(((a.p99Ms + b.p99Ms) / 2).toFixed(2)),
+    cpuUs: Number(((a.cpuUs + b.cpuUs) / 2).toFixed(1)),
     non2xx: a.non2xx + b.non2xx,
     requests: a.requests + b.requests,
   });
@@ -171,6 +179,13 @@ async function bench(mode) {
         // The share of throughput metrics take: 1 - with / without, in the same run (issue #26's target: under 5 %).
         metrics_noop_cost: Number((1 - noopMeasuredRun.rps / noopRun.rps).toFixed(3)),
         metrics_api_keys_cost: Number((1 - keysMeasuredRun.rps / keysRun.rps).toFixed(3)),
+        // The same by CPU time per request, which a busy machine disturbs far less: with / without - 1.
+        noop_cpu_us: noopRun.cpuUs,
+        metrics_noop_cpu_us: noopMeasuredRun.cpuUs,
+        api_keys_cpu_us: keysRun.cpuUs,
+        metrics_api_keys_cpu_us: keysMeasuredRun.cpuUs,
+        metrics_noop_cpu_cost: Number((noopMeasuredRun.cpuUs / noopRun.cpuUs - 1).toFixed(3)),
+        metrics_api_keys_cpu_cost: Number((keysMeasuredRun.cpuUs / keysRun.cpuUs - 1).toFixed(3)),
         metrics_requests_counted: counted ?? 0,
         non_2xx: noopRun.non2xx + keysRun.non2xx + noopMeasuredRun.non2xx + keysMeasuredRun.non2xx,
         // Every request the app answered (warm-ups included) should have its stored log row.
