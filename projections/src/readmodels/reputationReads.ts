@@ -51,7 +51,10 @@ export async function sendingPauseOf(database: Database, scopeId: string): Promi
  * it, of one of its domains or all of them. A quarter hour under way when a pause was lifted is left out
  * whole: what bounced before the lift must not pause the scope again.
  */
-export async function outcomeCounts(database: Database, of: { teamId: string; domainId: string | null; since: Date }): Promise<OutcomeCounts> {
+export async function outcomeCounts(
+  database: Database,
+  of: { teamId: string; domainId: string | null; since: Date },
+): Promise<OutcomeCounts> {
   let query = readModels(database)
     .selectFrom("email_metrics")
     .select([

@@ -24,6 +24,7 @@ import { keysCreate } from "./commands/keys.js";
 import { erase } from "./commands/erase.js";
 import { deadLettersAct, deadLettersList, deadLettersShow } from "./commands/deadLetters.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./commands/teams.js";
+import { reputationLift, reputationList } from "./commands/reputation.js";
 import { UsageError } from "./usageError.js";
 
 const usage = `Usage: tidings <command>
@@ -32,7 +33,8 @@ const usage = `Usage: tidings <command>
   migrate                                  create or update every schema
   status [--json]                          projections' lag and sagas' dead letters
   doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
-                                           dead letters, domains' DNS, the latest events' hashes and disk;
+                                           dead letters, domains' DNS, the latest events' hashes, sending pauses
+                                           and disk;
                                            exit 1 naming what failed and what to do
   deadletters list [--json]                messages the sagas gave up on, with their ids
   deadletters show <id> [--json]           one dead letter: its consumer, event, deliveries and error
@@ -64,6 +66,9 @@ const usage = `Usage: tidings <command>
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
   teams set-broadcast-rate <team> <n>      set a team's broadcast emails per second (or "default")
+  reputation list [--json]                 teams and domains whose sending is paused for their bounce or complaint rate
+  reputation lift --team <team> [--domain <name>]
+                                           lift a team's or a domain's pause, recorded as an event
 
 Every command but serve also runs while an embedded service runs: it is sent to the serving process.
 Settings come from the environment; see README.md.`;
@@ -73,6 +78,7 @@ const options = {
   json: { type: "boolean", default: false },
   all: { type: "boolean", default: false },
   team: { type: "string" },
+  domain: { type: "string" },
   permission: { type: "string" },
   name: { type: "string" },
   at: { type: "string" },
@@ -161,6 +167,8 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
       required(args[1], "a number of emails per second or `default`"),
       out,
     ),
+  "reputation list": ({ runtime, options, out }) => reputationList(runtime, options.json, out),
+  "reputation lift": ({ runtime, options, out }) => reputationLift(runtime, { team: options.team, domain: options.domain }, out),
   "teams set-rate-limit": ({ runtime, args, out }) =>
     teamsSetRateLimit(runtime, required(args[0], "a team name or id"), required(args[1], "a number of requests per second"), out),
 };
