@@ -2,7 +2,7 @@ import { noMetrics, Slots, systemClock, type Clock, type Config, type Logger, ty
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { instrumentBus, type Bus, type Consumer } from "@tidings/bus";
-import { createCheckpointWaiter } from "@tidings/projections";
+import { createCheckpointWaiter, sendingPauseOf } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { bounceAddresses, createMailTransport, instrumentMailTransport } from "@tidings/mail";
 import { emailComposer } from "./delivery/composeEmail.js";
@@ -182,6 +182,7 @@ export async function startSagas({
       clock,
       allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
       suppressed,
+      paused: sendingPauseOf(database),
       logger: logger.child({ saga: "automations" }),
     };
     const poller = startTimerPoller({

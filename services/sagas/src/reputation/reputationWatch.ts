@@ -4,7 +4,7 @@ import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
 import { pauseVerdict, reputationDecider, reputationStream, type PauseScope, type PauseThresholds } from "@tidings/domain";
 import type { EventStore, RecordedEvent } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { NO_DIMENSION, outcomeCounts, readModels, sendingPauseOf } from "@tidings/projections";
+import { NO_DIMENSION, outcomeCounts, readModels, scopePause } from "@tidings/projections";
 import { reputationDurable, reputationEvents } from "../durables.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
 import { reactingTo, sagaMetadata } from "../sagaMetadata.js";
@@ -48,7 +48,7 @@ export async function watchReputation(deps: ReputationWatchDeps, event: Recorded
 }
 
 async function watchScope(deps: ReputationWatchDeps, teamId: string, scope: Scope, event: RecordedEvent): Promise<void> {
-  const { paused, liftedAt } = await sendingPauseOf(deps.database, scope.scopeId);
+  const { paused, liftedAt } = await scopePause(deps.database, scope.scopeId);
   if (paused) return;
   const windowStart = new Date(deps.clock.now().getTime() - deps.windowHours * 3_600_000);
   const since = liftedAt && liftedAt > windowStart ? liftedAt : windowStart;
