@@ -39,14 +39,18 @@ export async function activeSendingPauses(database: Database): Promise<SendingPa
 /** The pause a send from this team, and this domain of it, meets: the team's, or the domain's. */
 export type SendingPauseOf = (teamId: string, domainId: string | null) => Promise<SendingPause | undefined>;
 
+const pausesRead = new WeakMap<Database, () => Promise<SendingPause[]>>();
+
 /**
- * The pauses in force, read at most once a second for every send of the process: the table holds a row per
- * paused team or domain, a few at most, and a send must not pay a round trip for what is nearly always none.
- * A pause or a lift therefore takes effect up to a second after its read model shows it.
+ * The pauses in force, read at most once a second for every send of the process, whichever route or saga
+ * sends: the table holds a row per paused team or domain, a few at most, and a send must not pay a round
+ * trip for what is nearly always none. A pause or a lift therefore takes effect up to a second after its
+ * read model shows it.
  */
 export function sendingPauseOf(database: Database): SendingPauseOf {
-  const pauses = sharedRead(() => activeSendingPauses(database), 1_000);
-  return async (teamId, domainId) => (await pauses()).find((p) => p.teamId === teamId && (p.scope === "team" || p.scopeId === domainId));
+  const read = pausesRead.get(database) ?? sharedRead(() => activeSendingPauses(database), 1_000);
+  pausesRead.set(database, read);
+  return async (teamId, domainId) => (await read()).find((p) => p.teamId === teamId && (p.scope === "team" || p.scopeId === domainId));
 }
 
 /** Whether a scope is paused, and when its last pause was lifted: where the reputation watcher counts from. */
