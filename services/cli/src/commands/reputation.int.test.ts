@@ -3,6 +3,7 @@ import { createLogger, loadConfig } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { reputationStream } from "@tidings/domain";
 import { activeSendingPauses } from "@tidings/projections";
+import { scrape } from "@tidings/metrics/testing";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import type { CheckResult } from "../doctor/installationChecks.js";
 import { runCommand } from "../main.js";
@@ -45,6 +46,7 @@ describe("reputation guardrails", () => {
         // Four emails with an outcome make a sample, and half of them bouncing pauses the team.
         REPUTATION_BOUNCE_RATE_PAUSE: "0.5",
         REPUTATION_MIN_SENDS: "4",
+        METRICS_PORT: "0",
       },
       (undo) => cleanups.push(undo),
     );
@@ -57,6 +59,12 @@ describe("reputation guardrails", () => {
       method: "POST",
       headers: { authorization: `Bearer ${settings.TIDINGS_BOOTSTRAP_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ from: "news@reputation.example", to, subject: "Hello", text: "Hi" }),
+    });
+  /** The paused teams the gauge shows, once it shows `count`: it is read from the read model at most every 5 s. */
+  const gaugeShows = (count: number) =>
+    until(`tidings_sending_paused{scope="team"} ${count}`, async () => {
+      const scraped = await scrape(serving.metricsUrl!);
+      return scraped.total("tidings_sending_paused", { scope: "team" }) === count ? scraped : undefined;
     });
   const cli = async (...argv: string[]) => {
     const printed: string[] = [];
@@ -103,6 +111,9 @@ describe("reputation guardrails", () => {
     expect(check.ok).toBe(false);
     expect(check.detail).toMatch(new RegExp(`^team ${teamId} paused at bounce rate`));
     expect(check.fix).toContain("tidings reputation lift");
+    const scraped = await gaugeShows(1);
+    expect(scraped.total("tidings_sending_paused", { scope: "domain" })).toBe(0);
+    expect(scraped.tidingsLabelValues()).not.toContain(teamId);
 
     expect(await cli("reputation", "lift", "--team", BOOTSTRAP_TEAM_NAME)).toEqual({
       code: 0,
@@ -117,6 +128,7 @@ describe("reputation guardrails", () => {
       { type: "SendingPauseLifted", actor: "cli" },
     ]);
     expect((await cli("reputation", "lift", "--team", teamId)).code).toBe(2);
+    await gaugeShows(0);
 
     const accepted = await until("an accepted send", async () => {
       const res = await send("ada@reputation.example");
