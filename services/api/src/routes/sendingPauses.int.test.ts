@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleCommand, loadState } from "@tidings/commands";
+import { handleCommand } from "@tidings/commands";
 import { formatTimestamp, newId } from "@tidings/core";
-import { domainDecider, domainStream, reputationDecider, reputationStream, type PauseScope } from "@tidings/domain";
+import { reputationDecider, reputationStream, type PauseScope } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, type JsonMethod } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
+import { recordVerified } from "../testing/verifiedDomain.js";
 
 let t: TestServices;
 let app: ApiInstance;
@@ -24,20 +25,11 @@ const call = (method: JsonMethod, url: string, payload?: unknown) =>
   )(method, url, payload);
 const anEmail = (domain: string) => ({ from: `Acme <hello@${domain}>`, to: "ann@example.test", subject: "Hi", html: "<p>Hi</p>" });
 
-/** A verified domain of the team, as if its records had been found (the DNS side is the saga's tests). */
+/** A verified domain of the team. */
 async function aDomain() {
   const name = `p-${newId().slice(0, 8)}.example.test`;
   const { body } = await call("POST", "/domains", { name });
-  const state = await loadState(t.store, domainStream(body.id), domainDecider);
-  const records = state.status === "active" ? state.records : [];
-  const results = records.map((r) => ({ key: r.key, name: r.name, value: r.value, status: "verified" as const }));
-  await handleCommand({
-    store: t.store,
-    streamId: domainStream(body.id),
-    decider: domainDecider,
-    command: { type: "RecordDomainCheck", checkId: newId(), results, now: body.created_at },
-    metadata: { actor: "test" },
-  });
+  await recordVerified(t.store, body.id, body.created_at);
   return { id: body.id as string, name };
 }
 

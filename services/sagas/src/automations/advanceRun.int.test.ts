@@ -157,12 +157,8 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     }
   });
 
-  it("fails the step, and the run, when its template is gone", async () => {
-    const gone = randomUUID();
-    const graph = {
-      ...definition(),
-      steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)),
-    };
+  /** Starts a run of `graph` and advances it: its send step `hello` fails, and the run with it. */
+  async function runFailingAtHello(graph: AutomationDefinition) {
     const runId = randomUUID();
     const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: {} };
     await decideRun(store, runId, { type: "StartRun", runId, automationId, teamId, version: 1, graph, trigger, now: now() }, metadata);
@@ -174,8 +170,18 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
       "AutomationRunStepFailed",
       "AutomationRunEnded",
     ]);
-    expect(events[2]!.data).toMatchObject({ key: "hello", error: `Template \`${gone}\` not found.` });
     expect(events[3]!.data).toMatchObject({ status: "failed", skipped: ["rename", "pause", "bye"] });
+    return { runId, failed: events[2]!.data };
+  }
+
+  it("fails the step, and the run, when its template is gone", async () => {
+    const gone = randomUUID();
+    const graph = {
+      ...definition(),
+      steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)),
+    };
+    const { failed } = await runFailingAtHello(graph);
+    expect(failed).toMatchObject({ key: "hello", error: `Template \`${gone}\` not found.` });
   });
 
   it("fails the send step, and the run, with the refusal a send gets while the team is paused", async () => {
@@ -199,19 +205,8 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
       const giveUpAt = Date.now() + 60_000;
       while (!(await deps.paused(teamId, null)) && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 200));
 
-      const runId = randomUUID();
-      const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: {} };
-      const graph = definition();
-      await decideRun(store, runId, { type: "StartRun", runId, automationId, teamId, version: 1, graph, trigger, now: now() }, metadata);
-      await advanceRun(deps, runId);
-      const events = await store.readStream(automationRunStream(runId));
-      expect(events.map((e) => e.type)).toEqual([
-        "AutomationRunStarted",
-        "AutomationRunStepCompleted",
-        "AutomationRunStepFailed",
-        "AutomationRunEnded",
-      ]);
-      expect(events[2]!.data).toMatchObject({
+      const { runId, failed } = await runFailingAtHello(definition());
+      expect(failed).toMatchObject({
         key: "hello",
         error: expect.stringMatching(`^Sending from team ${teamId} is paused: bounce rate 20\\.0%`),
       });
