@@ -170,7 +170,7 @@ without \`occurredAt\`, \`actor\` or \`correlationId\`):
 | Key | What it holds | Set by |
 |---|---|---|
 | \`teamId\` | the team the event belongs to | every writer that acts for a team: all but the bootstrap's claim on the first key, made before its team exists; the webhook fan-out skips an event without it |
-| \`actor\` | who caused it: \`api:<apiKeyId>\`, \`saga:<name>\` (\`delivery\`, \`scheduler\`, \`webhooks\`, \`automations\`, \`contact-import\`, \`broadcast-fan-out\`, \`broadcast-scheduler\`, \`domain-verification\`), \`cli\`, \`system:bootstrap\`, \`smtp\`, \`recipient\` (opens and clicks), \`contact:<contactId>\` (the preference page), \`feedback-loop\`, \`delivery-status-report\` | every writer |
+| \`actor\` | who caused it: \`api:<apiKeyId>\`, \`saga:<name>\` (\`delivery\`, \`scheduler\`, \`webhooks\`, \`automations\`, \`contact-import\`, \`broadcast-fan-out\`, \`broadcast-scheduler\`, \`domain-verification\`, \`reputation\`), \`cli\`, \`system:bootstrap\`, \`smtp\`, \`recipient\` (opens and clicks), \`contact:<contactId>\` (the preference page), \`feedback-loop\`, \`delivery-status-report\` | every writer |
 | \`requestId\` | the id of the HTTP request, which is also its entry in \`GET /logs\` and its \`x-request-id\` header | the api, on the events a request appends itself |
 | \`correlationId\` | the chain the event belongs to: the id of the request (or other origin, below) that started it | every writer |
 | \`causationId\` | what caused this event: the request id for a request's own events, else the id of an event | every writer |

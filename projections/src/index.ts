@@ -51,6 +51,8 @@ export { broadcastsProjection } from "./readmodels/broadcasts.js";
 export { webhooksProjection } from "./readmodels/webhooks.js";
 export { webhookDeliveriesProjection } from "./readmodels/webhookDeliveries.js";
 export { erasedSuppressionEmail, suppressionIdOf, suppressionsProjection } from "./readmodels/suppressions.js";
+export { sendingPausesProjection } from "./readmodels/sendingPauses.js";
+export * from "./readmodels/reputationReads.js";
 export { contactPropertiesProjection } from "./readmodels/contactProperties.js";
 export { contactSearchText, contactsProjection } from "./readmodels/contacts.js";
 export { segmentsProjection } from "./readmodels/segments.js";

@@ -25,6 +25,12 @@ export const between = (min: number, max: number, fallback: number, what: string
   accepts: `${what}, ${min} to ${max} (default ${shown})`,
 });
 
+/** A share from 0 to 1, `fallback` when unset; 0 turns off what it sets off. */
+export const share = (fallback: number, what: string) => ({
+  schema: z.coerce.number().min(0).max(1).default(fallback),
+  accepts: `${what}, 0 to 1, 0 for never (default ${fallback})`,
+});
+
 /** `true` or `false`, `fallback` when unset. */
 export const flag = (fallback: "true" | "false", accepts: string) => ({
   schema: z

@@ -1,5 +1,17 @@
 import { z } from "zod";
-import { between, dnsLabel, flag, hostname, int, isProxyAddress, isResolverAddress, milliseconds, retention, url } from "./settingKinds.js";
+import {
+  between,
+  dnsLabel,
+  flag,
+  hostname,
+  int,
+  isProxyAddress,
+  isResolverAddress,
+  milliseconds,
+  retention,
+  share,
+  url,
+} from "./settingKinds.js";
 
 /**
  * Settings come only from the environment. Every variable has a description of what it accepts, used
@@ -202,6 +214,22 @@ export const settings = {
     accepts:
       "the most emails of one broadcast handed to delivery and not yet settled, 1 to 100000; fewer while delivery is slow (default 1000)",
   },
+  // README, "Reputation guardrails": why these defaults. A test lowers them to pause after a few bounces.
+  REPUTATION_BOUNCE_RATE_PAUSE: share(
+    0.1,
+    "the hard-bounce rate over REPUTATION_WINDOW_HOURS at which a team's or domain's new sends are paused",
+  ),
+  REPUTATION_COMPLAINT_RATE_PAUSE: share(
+    0.005,
+    "the complaint rate over REPUTATION_WINDOW_HOURS at which a team's or domain's new sends are paused",
+  ),
+  REPUTATION_MIN_SENDS: between(
+    1,
+    1_000_000,
+    100,
+    "emails with an outcome a team or domain needs in the window before a rate can pause it",
+  ),
+  REPUTATION_WINDOW_HOURS: between(1, 720, 24, "hours of outcomes the bounce and complaint rates are taken over"),
   // Below the 10 s a deploy commonly waits after SIGTERM before it kills.
   SHUTDOWN_TIMEOUT_MS: between(
     1000,

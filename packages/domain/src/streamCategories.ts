@@ -13,6 +13,7 @@ import { emailShareStream } from "./emailshare/events.js";
 import { eventDefinitionStream } from "./eventdef/decider.js";
 import { customEventStream } from "./eventdef/events.js";
 import { inboundEmailStream } from "./inboundemail/decider.js";
+import { reputationStream } from "./reputation/events.js";
 import { segmentStream } from "./segment/decider.js";
 import { subjectErasureStream } from "./subjecterasure/events.js";
 import { suppressionStream } from "./suppression/decider.js";
@@ -35,6 +36,7 @@ import type { EmailEvent } from "./email/events.js";
 import type { EmailShareEvent } from "./emailshare/events.js";
 import type { CustomEventReceived, EventDefinitionEvent } from "./eventdef/events.js";
 import type { InboundEmailEvent } from "./inboundemail/events.js";
+import type { ReputationEvent } from "./reputation/events.js";
 import type { SegmentEvent } from "./segment/events.js";
 import type { SubjectErased } from "./subjecterasure/events.js";
 import type { SuppressionEvent } from "./suppression/events.js";
@@ -67,6 +69,7 @@ export interface EventsByCategory {
   eventdef: EventDefinitionEvent;
   import: ContactImportEvent;
   inbound: InboundEmailEvent;
+  reputation: ReputationEvent;
   segment: SegmentEvent;
   subjecterasure: SubjectErased;
   suppression: SuppressionEvent;
@@ -104,6 +107,7 @@ export const streamOfCategory: { [Category in StreamCategory]: (id: string) => s
   eventdef: eventDefinitionStream,
   import: contactImportStream,
   inbound: inboundEmailStream,
+  reputation: reputationStream,
   segment: segmentStream,
   subjecterasure: subjectErasureStream,
   suppression: suppressionStream,

@@ -12,6 +12,7 @@ import { emailClicksProjection } from "./emailClicks.js";
 import { emailMetricsProjection } from "./emailMetrics.js";
 import { inboundEmailsProjection } from "./inboundEmails.js";
 import type { Projection } from "../engine/projection.js";
+import { sendingPausesProjection } from "./sendingPauses.js";
 import { suppressionsProjection } from "./suppressions.js";
 import { teamsProjection } from "./teams.js";
 import { templatesProjection } from "./templates.js";
@@ -32,6 +33,7 @@ export const productProjections: Projection[] = [
   emailMetricsProjection,
   inboundEmailsProjection,
   suppressionsProjection,
+  sendingPausesProjection,
   domainsProjection,
   domainClaimsProjection,
   webhooksProjection,

@@ -17,6 +17,7 @@ import type { eventDefinitionsProjection } from "./eventDefinitions.js";
 import type { inboundEmailsProjection } from "./inboundEmails.js";
 import type { ColumnDefinition, ColumnType, Projection, TableDefinition } from "../engine/projection.js";
 import type { segmentsProjection } from "./segments.js";
+import type { sendingPausesProjection } from "./sendingPauses.js";
 import type { streamsProjection } from "./streams.js";
 import type { suppressionsProjection } from "./suppressions.js";
 import type { teamsProjection } from "./teams.js";
@@ -71,6 +72,7 @@ export type ReadModels = TablesOf<typeof apiKeysProjection> &
   TablesOf<typeof eventDefinitionsProjection> &
   TablesOf<typeof inboundEmailsProjection> &
   TablesOf<typeof segmentsProjection> &
+  TablesOf<typeof sendingPausesProjection> &
   TablesOf<typeof streamsProjection> &
   TablesOf<typeof suppressionsProjection> &
   TablesOf<typeof teamsProjection> &

@@ -83,6 +83,9 @@ export const errorTable: Readonly<Record<string, WireError>> = {
   // docs/wire-compatibility.md §6.11: an action the broadcast's state forbids (cancel of a draft or a sent one, edit of
   // a sent one) is a 403 `validation_error`.
   broadcast_state_conflict: { statusCode: 403, name: "validation_error" },
+  // A send from a team or domain paused for its bounce or complaint rate (README, "Reputation guardrails"): 403, as
+  // trying again changes nothing until an operator lifts it, where a 429 would have clients retry.
+  sending_paused: { statusCode: 403, name: "validation_error" },
   // A signed attachment download URL (docs/wire-compatibility.md §6.2) that is forged or past its expiry.
   invalid_download_url: { statusCode: 403, name: "validation_error" },
 

@@ -16,7 +16,8 @@ const usage = `Usage: tidings <command>
   migrate                                  create or update every schema
   status [--json]                          projections' lag and sagas' dead letters
   doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
-                                           dead letters, domains' DNS, the latest events' hashes and disk;
+                                           dead letters, domains' DNS, the latest events' hashes, sending pauses
+                                           and disk;
                                            exit 1 naming what failed and what to do
   deadletters list [--json]                messages the sagas gave up on, with their ids
   deadletters show <id> [--json]           one dead letter: its consumer, event, deliveries and error
@@ -48,6 +49,9 @@ const usage = `Usage: tidings <command>
                                            create a team's API key and print its token
   teams set-rate-limit <team> <n>          set a team's API requests per second (default 10)
   teams set-broadcast-rate <team> <n>      set a team's broadcast emails per second (or "default")
+  reputation list [--json]                 teams and domains whose sending is paused for their bounce or complaint rate
+  reputation lift --team <team> [--domain <name>]
+                                           lift a team's or a domain's pause, recorded as an event
 
 Every command but serve also runs while an embedded service runs: it is sent to the serving process.
 Settings come from the environment; see README.md.`;
@@ -57,6 +61,7 @@ const options = {
   json: { type: "boolean", default: false },
   all: { type: "boolean", default: false },
   team: { type: "string" },
+  domain: { type: "string" },
   permission: { type: "string" },
   name: { type: "string" },
   at: { type: "string" },
@@ -84,6 +89,7 @@ interface Invocation {
 const deadLetters = () => import("./commands/deadLetters.js");
 const projections = () => import("./commands/projections.js");
 const teams = () => import("./commands/teams.js");
+const reputation = () => import("./commands/reputation.js");
 
 /**
  * Command words → handler, resolving to the exit code. This table is the whole CLI but `serve`: each
@@ -162,6 +168,9 @@ const commands: Record<string, (i: Invocation) => Promise<number>> = {
       required(args[1], "a number of emails per second or `default`"),
       out,
     ),
+  "reputation list": async ({ runtime, options, out }) => (await reputation()).reputationList(runtime, options.json, out),
+  "reputation lift": async ({ runtime, options, out }) =>
+    (await reputation()).reputationLift(runtime, { team: options.team, domain: options.domain }, out),
   "teams set-rate-limit": async ({ runtime, args, out }) =>
     (await teams()).teamsSetRateLimit(
       runtime,

@@ -19,6 +19,10 @@ export const broadcastFanOutDurable = "broadcast-fan-out";
 export const broadcastScheduleEvents = ["BroadcastScheduled", "BroadcastUnscheduled"] as const;
 export const broadcastScheduleDurable = (type: (typeof broadcastScheduleEvents)[number]) => `broadcast-schedule-${type}`;
 
+/** The reputation watcher: the outcomes that can raise a team's or a domain's rate (README, "Reputation guardrails"). */
+export const reputationEvents = ["EmailBounced", "EmailComplained"] as const;
+export const reputationDurable = (type: (typeof reputationEvents)[number]) => `reputation-${type}`;
+
 /** The webhook saga: one fan-out consumer per stream category with webhook types, and one for replays. */
 export const webhookFanOutDurable = (streamCategory: string) => `webhooks-${streamCategory}`;
 export const webhookReplayDurable = "webhooks-replays";
@@ -37,4 +41,5 @@ export const sagaDurables: string[] = [
   automationChangesDurable,
   broadcastFanOutDurable,
   ...broadcastScheduleEvents.map(broadcastScheduleDurable),
+  ...reputationEvents.map(reputationDurable),
 ];

@@ -10,7 +10,8 @@ export type SagaName =
   | "contact-import"
   | "broadcast-fan-out"
   | "broadcast-scheduler"
-  | "domain-verification";
+  | "domain-verification"
+  | "reputation";
 
 /**
  * Where an appended event sits in its chain (docs/events.md, Metadata): `correlationId` is the id of the request

@@ -2,7 +2,7 @@ import { noMetrics, Slots, systemClock, type Clock, type Config, type Logger, ty
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { instrumentBus, type Bus, type Consumer } from "@tidings/bus";
-import { createCheckpointWaiter } from "@tidings/projections";
+import { createCheckpointWaiter, sendingPauseOf } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { bounceAddresses, createMailTransport, instrumentMailTransport } from "@tidings/mail";
 import { emailComposer } from "./delivery/composeEmail.js";
@@ -35,6 +35,7 @@ import { retentionOf } from "./retention/retention.js";
 import { startRetentionSweeps } from "./retention/retentionSweeps.js";
 import { registerTimerMetrics } from "./timers/timerMetrics.js";
 import { sagaDurables } from "./durables.js";
+import { reputationReadModels, startReputationWatch } from "./reputation/reputationWatch.js";
 
 export interface SagaDeps {
   store: EventStore;
@@ -65,7 +66,7 @@ export interface RunningSagas {
 }
 
 /** The read models the sagas look things up in, each after waiting for it to reach the event at hand. */
-const sagaReadModels = ["webhooks", "automations", "audience", "suppressions"];
+const sagaReadModels = ["webhooks", "automations", "audience", "suppressions", ...reputationReadModels];
 
 /** A broadcast's unsubscribe links keep working this long after the email is composed. */
 const UNSUBSCRIBE_LINK_VALID_MS = 365 * 24 * 3600 * 1000;
@@ -181,6 +182,7 @@ export async function startSagas({
       clock,
       allowUnverifiedFrom: config.TIDINGS_ALLOW_UNVERIFIED_FROM,
       suppressed,
+      paused: sendingPauseOf(database),
       logger: logger.child({ saga: "automations" }),
     };
     const poller = startTimerPoller({
@@ -224,6 +226,21 @@ export async function startSagas({
         },
       }),
       ...(await startBroadcastScheduleSaga({ bus, store, timers })),
+      ...(await startReputationWatch({
+        bus,
+        deps: {
+          store,
+          database,
+          clock,
+          readModelsAt: readModels,
+          thresholds: {
+            bounceRate: config.REPUTATION_BOUNCE_RATE_PAUSE,
+            complaintRate: config.REPUTATION_COMPLAINT_RATE_PAUSE,
+            minSends: config.REPUTATION_MIN_SENDS,
+          },
+          windowHours: config.REPUTATION_WINDOW_HOURS,
+        },
+      })),
       await startBroadcastFanOutSaga({
         bus,
         deps: {

@@ -19,12 +19,14 @@ import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type P
 import type { RequestAuth } from "../plugins/auth.js";
 import { sendingDomainFor } from "./prepareEmail.js";
 import type { SendingDomainCache } from "../lookups/sendingDomainCache.js";
+import type { SendingPauseCheck } from "../lookups/sendingPauses.js";
 
 export type BroadcastDeps = {
   store: EventStore;
   clock: Clock;
   config: Pick<Config, "TIDINGS_ALLOW_UNVERIFIED_FROM">;
   domains: SendingDomainCache;
+  paused: SendingPauseCheck;
 };
 
 export interface ChangedBroadcast {
@@ -76,7 +78,8 @@ function scheduledAtOf(text: string | undefined, now: Date): string | null {
 
 /**
  * Decides a send on `state` and checks what the decider cannot: the `from` domain may be used by this key
- * (as for `POST /emails`). Returns the events without appending, so a create can append them with its own.
+ * (as for `POST /emails`), and neither the team nor that domain is paused for its reputation. Returns the
+ * events without appending, so a create can append them with its own.
  */
 async function decideSend(
   deps: BroadcastDeps,
@@ -95,6 +98,7 @@ async function decideSend(
   const verdict = broadcastDecider.decide(command, state);
   if (isDomainError(verdict)) throw new DomainRejection(verdict);
   const domainId = await sendingDomainFor(deps, auth, state.content.from!);
+  await deps.paused(auth.teamId, domainId);
   return broadcastDecider.decide({ ...command, domainId }, state) as BroadcastEvent[];
 }
 

@@ -3,8 +3,9 @@ import type { EventMetadata, EventStore, Position, StreamAppend } from "@tidings
 import { emailQueueAppend, type EmailIdOrigin } from "@tidings/sending";
 import type { PreparedEmail } from "./prepareEmail.js";
 import type { SuppressedRecipients } from "@tidings/sending";
+import type { SendingPauseCheck } from "../lookups/sendingPauses.js";
 
-type SendDeps = { store: EventStore; suppressed: SuppressedRecipients; clock: { now(): Date } };
+type SendDeps = { store: EventStore; suppressed: SuppressedRecipients; paused: SendingPauseCheck; clock: { now(): Date } };
 
 export interface SentEmail {
   id: string;
@@ -14,7 +15,8 @@ export interface SentEmail {
 /**
  * Records a prepared email: queued, or scheduled. Recipients on the team's suppression list make it
  * suppressed in the same append. The list is a read model, consulted as a lookup (docs/architecture.md §1): a bounce
- * recorded a moment ago may not be on it yet, and then this one email is attempted once more.
+ * recorded a moment ago may not be on it yet, and then this one email is attempted once more. A team or
+ * domain paused for its reputation is refused (`sending_paused`), and nothing is recorded.
  */
 export async function sendEmail(
   deps: SendDeps,
@@ -50,6 +52,7 @@ async function queueAppend(
   metadata: EventMetadata,
   origin: EmailIdOrigin,
 ): Promise<StreamAppend> {
+  await deps.paused(content.teamId, content.domainId);
   const suppressed = await deps.suppressed(content.teamId, [...content.to, ...content.cc, ...content.bcc]);
   return emailQueueAppend({ content, scheduledAt, suppressed, now: formatTimestamp(deps.clock.now()), metadata }, origin);
 }

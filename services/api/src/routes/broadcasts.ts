@@ -15,6 +15,7 @@ import { getBroadcast, listBroadcasts, listRecipients, recipientTypes } from "..
 import { created, ok } from "../replies.js";
 import { callerWrites } from "../callerWrites.js";
 import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
+import { sendingPauseCheck } from "../lookups/sendingPauses.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
@@ -39,6 +40,11 @@ const contentShape = {
 };
 /** A draft may change or go; a sent or sending broadcast may not (the decider's `broadcast_state_conflict`). */
 const stateErrors = { broadcast_state_conflict: "The broadcast's state does not allow this (it is sent, or not scheduled)." };
+/** A send, beyond the state: the team or the `from` domain paused for its reputation. */
+const sendErrors = {
+  ...stateErrors,
+  sending_paused: "The team, or the `from` domain, is paused for its bounce or complaint rate (403); the message names the rate.",
+};
 const createBody = z
   .object({
     ...contentShape,
@@ -140,7 +146,13 @@ const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number()
 
 /** `/broadcasts` (docs/wire-compatibility.md §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
-  const deps = { store: services.store, clock: services.clock, config: services.config, domains: sendingDomainCache(services.store) };
+  const deps = {
+    store: services.store,
+    clock: services.clock,
+    config: services.config,
+    domains: sendingDomainCache(services.store),
+    paused: sendingPauseCheck(services.database),
+  };
   const write = callerWrites(services);
 
   return (app) => {
@@ -198,7 +210,7 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
           tags,
           summary: "Send or schedule a draft broadcast",
           params,
-          errors: stateErrors,
+          errors: sendErrors,
           body: z.object({ scheduled_at: scheduledAt.optional() }),
           response: { 200: reference },
         },

@@ -12,6 +12,7 @@ import { cancelEmail, rescheduleEmail } from "../handlers/changeEmail.js";
 import { prepareEmail, type PreparedEmail } from "../handlers/prepareEmail.js";
 import { sendEmail, sendEmails } from "../handlers/sendEmail.js";
 import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
+import { sendingPauseCheck } from "../lookups/sendingPauses.js";
 import { suppressedRecipients } from "@tidings/sending";
 import { bytesResponse } from "../mediaResponses.js";
 import { listQuerySchema, listSchema } from "../pagination.js";
@@ -49,6 +50,7 @@ const emailRef = z.object({ object: z.literal("email"), id: z.uuid() });
 const sendErrors = {
   sending_domain_restricted: "The `from` domain is not verified or has sending disabled, or the key may only send from another domain.",
   invalid_from_address: "`from` is not an address.",
+  sending_paused: "The team, or the `from` domain, is paused for its bounce or complaint rate (403); the message names the rate.",
   invalid_attachment: "An attachment is not valid, or they exceed 40 MB.",
 };
 const batchHeaders = z.object({
@@ -92,6 +94,7 @@ export function emailRoutes(services: ApiServices): ApiRoutes {
   const sendDeps = {
     store: services.store,
     suppressed: suppressedRecipients(services.database, services.hashSubject),
+    paused: sendingPauseCheck(services.database),
     clock: services.clock,
   };
   const write = callerWrites(services);

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleCommand, loadState } from "@tidings/commands";
 import { newId } from "@tidings/core";
-import { domainDecider, domainStream } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { jsonCaller, type JsonMethod } from "../testing/jsonCalls.js";
 import { createTestServices, type TestKey, type TestServices } from "../testing/testServices.js";
 import { SENDING_DOMAIN_TTL_MS } from "../lookups/sendingDomainCache.js";
+import { recordVerified } from "../testing/verifiedDomain.js";
 
 let t: TestServices;
 let lenient: ApiInstance;
@@ -34,18 +33,7 @@ const send = (app: ApiInstance, from: string, key: TestKey = admin) =>
 async function aDomain(key: TestKey, verified: boolean) {
   const name = `s-${newId().slice(0, 8)}.example.test`;
   const { body } = await call(lenient, "POST", "/domains", key, { name });
-  if (verified) {
-    const state = await loadState(t.store, domainStream(body.id), domainDecider);
-    const records = state.status === "active" ? state.records : [];
-    const results = records.map((r) => ({ key: r.key, name: r.name, value: r.value, status: "verified" as const }));
-    await handleCommand({
-      store: t.store,
-      streamId: domainStream(body.id),
-      decider: domainDecider,
-      command: { type: "RecordDomainCheck", checkId: newId(), results, now: body.created_at },
-      metadata: { actor: "test" },
-    });
-  }
+  if (verified) await recordVerified(t.store, body.id, body.created_at);
   return { id: body.id as string, name };
 }
 

@@ -46,6 +46,7 @@ describe("tidings doctor", () => {
       "dead letters",
       "domain DNS",
       "audit",
+      "sending pauses",
       "disk",
     ]);
     expect(checks.find((c) => c.check === "domain DNS")!.detail).toBe("no domains");
@@ -64,7 +65,7 @@ describe("tidings doctor", () => {
     expect(code).toBe(1);
     const failedChecks = checks.filter((c) => !c.ok);
     expect(failedChecks.map((c) => c.check)).toEqual(
-      server ? ["NATS", "SMTP relay", "projection lag", "dead letters", "domain DNS", "audit"] : ["SMTP relay"],
+      server ? ["NATS", "SMTP relay", "projection lag", "dead letters", "domain DNS", "audit", "sending pauses"] : ["SMTP relay"],
     );
     for (const c of failedChecks) expect(c.fix).toBeTruthy();
   });

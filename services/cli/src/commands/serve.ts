@@ -8,6 +8,7 @@ import {
   projectionLagCheck,
   registerEmailOutcomeMetrics,
   registerProjectionLagMetrics,
+  registerSendingPauseMetrics,
   startProjections,
 } from "@tidings/projections";
 import { sagaDurables, startSagas } from "@tidings/sagas";
@@ -80,6 +81,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       registerProjectionLagMetrics({ ...measured, names: projections.map((p) => p.name) });
       registerForwarderLagMetrics(measured);
       registerEmailOutcomeMetrics(measured);
+      registerSendingPauseMetrics(measured);
       if (config.AUDIT_SEAL_INTERVAL_MS > 0) {
         const sealing = startPeriodicSealing(runtime.storedEvents, sealKeys(runtime.secret), config.AUDIT_SEAL_INTERVAL_MS, {
           sealed: (outcome) => {

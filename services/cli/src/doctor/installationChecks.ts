@@ -10,6 +10,7 @@ import { projections } from "../projections.js";
 import { auditCheck } from "./auditCheck.js";
 import { domainDnsCheck } from "./domainDnsCheck.js";
 import { secretStrength } from "./secretStrength.js";
+import { sendingPausesCheck } from "./sendingPausesCheck.js";
 import { smtpEhlo } from "./smtpEhlo.js";
 
 export interface CheckResult {
@@ -137,6 +138,7 @@ async function storeChecks(config: Config, runtime: Runtime | undefined): Promis
       { check: "dead letters", ok: false, detail, fix },
       { check: "domain DNS", ok: false, detail, fix },
       { check: "audit", ok: false, detail, fix },
+      { check: "sending pauses", ok: false, detail, fix },
     ];
   }
   const limit = config.READY_MAX_PROJECTION_LAG_SECONDS || 60;
@@ -170,7 +172,10 @@ async function storeChecks(config: Config, runtime: Runtime | undefined): Promis
   const audit = await auditCheck(runtime.storedEvents, runtime.secret).catch((error: unknown) =>
     failed("audit", error, "run tidings audit verify and read what it says"),
   );
-  return [lag, letters, dns, audit];
+  const pauses = await sendingPausesCheck(runtime.database).catch((error: unknown) =>
+    failed("sending pauses", error, "check that the read models are there (tidings projections status)"),
+  );
+  return [lag, letters, dns, audit, pauses];
 }
 
 async function diskCheck(config: Config): Promise<CheckResult> {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatTimestamp } from "@tidings/core";
+import { createLogger, formatTimestamp } from "@tidings/core";
 import { handleCommand } from "@tidings/commands";
 import {
   automationDecider,
@@ -9,12 +9,15 @@ import {
   automationStream,
   contactStream,
   emailStream,
+  reputationDecider,
+  reputationStream,
   templateDecider,
   templateStream,
   type AutomationDefinition,
 } from "@tidings/domain";
 import { createPostgresEventStore, eventStoreMigrations, type EventStore } from "@tidings/eventstore";
 import { createTestDatabase, migrate, testMode, type TestDatabase } from "@tidings/postgres";
+import { sendingPausesProjection, startProjections } from "@tidings/projections";
 import { createRunContact, runnerDeps } from "../testing/automationFixtures.js";
 import { requestLikeMetadata } from "../testing/expectChain.js";
 import { timerMigrations } from "../timers/index.js";
@@ -154,12 +157,8 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     }
   });
 
-  it("fails the step, and the run, when its template is gone", async () => {
-    const gone = randomUUID();
-    const graph = {
-      ...definition(),
-      steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)),
-    };
+  /** Starts a run of `graph` and advances it: its send step `hello` fails, and the run with it. */
+  async function runFailingAtHello(graph: AutomationDefinition) {
     const runId = randomUUID();
     const trigger = { receivedEventId: randomUUID(), name: "user.signed_up", contactId, payload: {} };
     await decideRun(store, runId, { type: "StartRun", runId, automationId, teamId, version: 1, graph, trigger, now: now() }, metadata);
@@ -171,7 +170,49 @@ describe(`automation runner (${testMode() === "server" ? "PostgreSQL" : "PGlite"
       "AutomationRunStepFailed",
       "AutomationRunEnded",
     ]);
-    expect(events[2]!.data).toMatchObject({ key: "hello", error: `Template \`${gone}\` not found.` });
     expect(events[3]!.data).toMatchObject({ status: "failed", skipped: ["rename", "pause", "bye"] });
+    return { runId, failed: events[2]!.data };
+  }
+
+  it("fails the step, and the run, when its template is gone", async () => {
+    const gone = randomUUID();
+    const graph = {
+      ...definition(),
+      steps: definition().steps.map((s) => (s.key === "hello" ? { ...s, config: { template: { id: gone } } } : s)),
+    };
+    const { failed } = await runFailingAtHello(graph);
+    expect(failed).toMatchObject({ key: "hello", error: `Template \`${gone}\` not found.` });
+  });
+
+  it("fails the send step, and the run, with the refusal a send gets while the team is paused", async () => {
+    const projections = await startProjections({
+      store,
+      database: test.database,
+      projections: [sendingPausesProjection],
+      logger: createLogger("silent"),
+    });
+    try {
+      const pause = { scope: "team" as const, scopeId: teamId, teamId, domainName: null };
+      const { position } = await handleCommand({
+        store,
+        streamId: reputationStream(teamId),
+        decider: reputationDecider,
+        command: { type: "PauseSending", ...pause, metric: "bounce", rate: 0.2, threshold: 0.1, sends: 100, windowHours: 24, now: now() },
+        metadata: { ...metadata, actor: "saga:reputation" },
+      });
+      expect(await projections.waitFor(position!, 60_000)).toBe(true);
+      // The runner reads the pauses at most once a second: until then it may still see none.
+      const giveUpAt = Date.now() + 60_000;
+      while (!(await deps.paused(teamId, null)) && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const { runId, failed } = await runFailingAtHello(definition());
+      expect(failed).toMatchObject({
+        key: "hello",
+        error: expect.stringMatching(`^Sending from team ${teamId} is paused: bounce rate 20\\.0%`),
+      });
+      expect(await store.readStream(emailStream(stepEmailId(runId, "hello")))).toEqual([]);
+    } finally {
+      await projections.stop();
+    }
   });
 });

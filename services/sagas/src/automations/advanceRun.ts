@@ -8,6 +8,7 @@ import type { Timers } from "../timers/index.js";
 import { executeStep } from "./executeStep.js";
 import type { ParkedRuns } from "./parkedRuns.js";
 import { decideOn, decideRun, loadRunAt, runMetadata, runTimerKey, type LoadedRun } from "./runCommands.js";
+import type { SendingPauseOf } from "@tidings/projections";
 
 export interface RunnerDeps {
   store: EventStore;
@@ -18,6 +19,8 @@ export interface RunnerDeps {
   clock: Clock;
   allowUnverifiedFrom: boolean;
   suppressed: SuppressedRecipients;
+  /** A send step of a team or domain paused for its reputation fails (README, "Reputation guardrails"). */
+  paused: SendingPauseOf;
   logger: Logger;
 }
 

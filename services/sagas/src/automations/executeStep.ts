@@ -9,6 +9,7 @@ import type { DataKeys, SubjectHasher } from "@tidings/privacy";
 import { sendStepEmail } from "./sendStepEmail.js";
 import { stepContext } from "./stepContext.js";
 import type { StepOutcome } from "./stepOutcome.js";
+import type { SendingPauseOf } from "@tidings/projections";
 
 export interface StepDeps {
   store: EventStore;
@@ -18,6 +19,7 @@ export interface StepDeps {
   hashSubject: SubjectHasher;
   allowUnverifiedFrom: boolean;
   suppressed: SuppressedRecipients;
+  paused: SendingPauseOf;
 }
 
 const later = (deps: StepDeps, duration: string) => new Date(deps.clock.now().getTime() + parseDuration(duration)!);
@@ -45,7 +47,13 @@ async function runStep(deps: StepDeps, run: ActiveRun, step: AutomationStep, met
   switch (step.type) {
     case "send_email":
       return sendStepEmail(
-        { store: deps.store, allowUnverifiedFrom: deps.allowUnverifiedFrom, suppressed: deps.suppressed, now: () => deps.clock.now() },
+        {
+          store: deps.store,
+          allowUnverifiedFrom: deps.allowUnverifiedFrom,
+          suppressed: deps.suppressed,
+          paused: deps.paused,
+          now: () => deps.clock.now(),
+        },
         run,
         step,
         contact,

@@ -8,6 +8,7 @@ import {
   renderTemplate,
   resolveVariables,
   sendingDomainName,
+  sendingPausedMessage,
   templateDecider,
   templateStream,
   type ActiveRun,
@@ -16,6 +17,7 @@ import {
   type LiveContact,
 } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
+import type { SendingPauseOf } from "@tidings/projections";
 import { queueEmail, textPart } from "@tidings/sending";
 import type { SuppressedRecipients } from "@tidings/sending";
 import type { StepOutcome } from "./stepOutcome.js";
@@ -26,6 +28,8 @@ export interface SendStepDeps {
   allowUnverifiedFrom: boolean;
   /** The team's suppression list: delivery trusts a fresh email's queue to have asked it, as a send does. */
   suppressed: SuppressedRecipients;
+  /** The team's or the domain's pause for its reputation, which fails the step with the refusal a send gets. */
+  paused: SendingPauseOf;
   now(): Date;
 }
 
@@ -87,6 +91,8 @@ export async function sendStepEmail(
     restrictedTo: null,
   });
   if (isDomainError(domain)) return { kind: "fail", error: domain.message };
+  const pause = await deps.paused(run.teamId, domain.domainId);
+  if (pause) return { kind: "fail", error: sendingPausedMessage(pause) };
 
   const now = formatTimestamp(deps.now());
   const content: EmailContent = {

@@ -3,6 +3,7 @@ import { createContact } from "@tidings/audience";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import { createPostgresDataKeys, createSubjectHasher } from "@tidings/privacy";
+import { sendingPauseOf } from "@tidings/projections";
 import { suppressedRecipients } from "@tidings/sending";
 import type { RunnerDeps } from "../automations/advanceRun.js";
 import { parkedRuns } from "../automations/parkedRuns.js";
@@ -22,6 +23,7 @@ export function runnerDeps(database: Database, store: EventStore): RunnerDeps {
     clock: systemClock,
     allowUnverifiedFrom: true,
     suppressed: suppressedRecipients(database, createSubjectHasher(fixtureSecret)),
+    paused: sendingPauseOf(database),
     // Made on first use: only a delete-contact step shreds keys, and the table is migrated by `createPrivacy`.
     keys: createPostgresDataKeys(database, fixtureSecret),
     hashSubject: createSubjectHasher(fixtureSecret),
