@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlpReceiver.js";
+
+/**
+ * Traces of a whole server (every role) with OTEL_EXPORTER_OTLP_ENDPOINT on a real OTLP/HTTP receiver: an
+ * email the resend SDK sends is one trace from its `POST /emails` through the append, the bus's publish and
+ * handling, to the SMTP send, which ends after the relay's 250 (docs/operations.md, "Traces").
+ */
+describe("traces of an email from its request to the relay's 250", () => {
+  let receiver: OtlpReceiver;
+  let mailing: MailingServer;
+  const batchDelay = process.env.OTEL_BSP_SCHEDULE_DELAY;
+
+  beforeAll(async () => {
+    // Read by the SDK's batch processor from the environment, as the specification says: spans go out within 100 ms.
+    process.env.OTEL_BSP_SCHEDULE_DELAY = "100";
+    receiver = await startOtlpReceiver();
+    mailing = await startMailingServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  });
+  afterAll(async () => {
+    await mailing?.stop();
+    await receiver?.close();
+    if (batchDelay === undefined) delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+    else process.env.OTEL_BSP_SCHEDULE_DELAY = batchDelay;
+  });
+
+  /** `span` and its ancestors, nearest first, as far as they have been received. */
+  const ancestry = (span: ReceivedSpan): ReceivedSpan[] => {
+    const chain = [span];
+    for (let at = span; at.parentSpanId !== "";) {
+      const parent = receiver.spans.find((s) => s.traceId === at.traceId && s.spanId === at.parentSpanId);
+      if (!parent) break;
+      chain.push(parent);
+      at = parent;
+    }
+    return chain;
+  };
+
+  it("covers the request, the append, the bus hop and the SMTP send in one trace", async () => {
+    const { resend, sink } = mailing;
+    // The 250 comes a moment after the message, so a send span ended on anything earlier would end before it.
+    sink.delayReplies(300);
+    const sent = await resend.emails.send({ from: "Acme <hello@acme.test>", to: "ann@example.test", subject: "Traced", html: "<p>Hi</p>" });
+    expect(sent.error).toBeNull();
+    const emailId = sent.data!.id;
+    const [message] = await sink.waitForMessages(1, 60_000);
+
+    const deadline = Date.now() + 60_000;
+    let chain: ReceivedSpan[] = [];
+    while (Date.now() < deadline) {
+      const send = receiver.spans.find((s) => s.name === "send smtp" && s.attributes["tidings.email.id"] === emailId);
+      chain = send ? ancestry(send) : [];
+      if (chain.at(-1)?.parentSpanId === "") break;
+      await sleep(100);
+    }
+    expect(receiver.refused).toEqual([]);
+    expect(chain.map((s) => s.name)).toEqual([
+      "send smtp",
+      "process events.email.EmailQueued",
+      "publish events.email.EmailQueued",
+      "append email",
+      "POST /emails",
+    ]);
+    const [send, processed, published, append, request] = chain as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    expect(new Set(chain.map((s) => s.traceId)).size).toBe(1);
+    expect(new Set(chain.map((s) => s.service))).toEqual(new Set(["tidings"]));
+
+    expect(request.kind).toBe(2);
+    expect(request.attributes).toMatchObject({ "http.request.method": "POST", "http.route": "/emails", "http.response.status_code": 200 });
+    expect(append.attributes).toMatchObject({ "tidings.stream.category": "email", "tidings.stream.id": `email-${emailId}` });
+    expect(String(append.attributes["tidings.events.types"]).split(",")).toContain("EmailQueued");
+    expect(published.kind).toBe(4);
+    expect(published.attributes).toMatchObject({ "messaging.destination.name": "events.email.EmailQueued" });
+    expect(processed.kind).toBe(5);
+    expect(processed.attributes).toMatchObject({
+      "messaging.destination.name": "events.email.EmailQueued",
+      "messaging.consumer.group.name": "delivery",
+    });
+    expect(send.kind).toBe(3);
+    expect(send.attributes).toMatchObject({
+      "tidings.mail.transport": "smtp",
+      "tidings.mail.outcome": "delivered",
+      "tidings.smtp.reply_code": 250,
+    });
+    // The sink takes the message down as it answers 250; the span ends once the transport has that answer.
+    expect(send.endNs).toBeGreaterThanOrEqual(BigInt(message!.receivedAt.getTime()) * 1_000_000n);
+    // No span is named for an id or an address: those are attributes.
+    for (const span of receiver.spans) expect(span.name).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}|@/);
+  });
+});
