@@ -17,7 +17,7 @@ describe("traces of an email from its request to the relay's 250", () => {
     // Read by the SDK's batch processor from the environment, as the specification says: spans go out within 100 ms.
     process.env.OTEL_BSP_SCHEDULE_DELAY = "100";
     receiver = await startOtlpReceiver();
-    mailing = await startMailingServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    mailing = await startMailingServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, DELIVERY_RETRY_BACKOFF_MS: "500" });
   });
   afterAll(async () => {
     await mailing?.stop();
@@ -38,6 +38,18 @@ describe("traces of an email from its request to the relay's 250", () => {
     return chain;
   };
 
+  /** The sends of `emailId` received, once `count` of them and their ancestors up to a root are; [] at the deadline. */
+  const sendsOf = async (emailId: string, count: number) => {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const sends = receiver.spans.filter((s) => s.name === "send smtp" && s.attributes["tidings.email.id"] === emailId);
+      const chains = sends.map(ancestry);
+      if (chains.length === count && chains.every((chain) => chain.at(-1)!.parentSpanId === "")) return chains;
+      await sleep(100);
+    }
+    return [];
+  };
+
   it("covers the request, the append, the bus hop and the SMTP send in one trace", async () => {
     const { resend, sink } = mailing;
     // The 250 comes a moment after the message, so a send span ended on anything earlier would end before it.
@@ -47,14 +59,7 @@ describe("traces of an email from its request to the relay's 250", () => {
     const emailId = sent.data!.id;
     const [message] = await sink.waitForMessages(1, 60_000);
 
-    const deadline = Date.now() + 60_000;
-    let chain: ReceivedSpan[] = [];
-    while (Date.now() < deadline) {
-      const send = receiver.spans.find((s) => s.name === "send smtp" && s.attributes["tidings.email.id"] === emailId);
-      chain = send ? ancestry(send) : [];
-      if (chain.at(-1)?.parentSpanId === "") break;
-      await sleep(100);
-    }
+    const [chain = []] = await sendsOf(emailId, 1);
     expect(receiver.refused).toEqual([]);
     expect(chain.map((s) => s.name)).toEqual([
       "send smtp",
@@ -88,5 +93,27 @@ describe("traces of an email from its request to the relay's 250", () => {
     expect(send.endNs).toBeGreaterThanOrEqual(BigInt(message!.receivedAt.getTime()) * 1_000_000n);
     // No span is named for an id or an address: those are attributes.
     for (const span of receiver.spans) expect(span.name).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}|@/);
+  });
+
+  it("continues the email's trace in a retry a timer takes up after a 4xx", async () => {
+    const { resend, sink } = mailing;
+    sink.delayReplies(0);
+    sink.failNext(1, { code: 451, message: "4.3.0 try again later" });
+    const sent = await resend.emails.send({
+      from: "Acme <hello@acme.test>",
+      to: "bob@example.test",
+      subject: "Retried",
+      html: "<p>Hi</p>",
+    });
+    expect(sent.error).toBeNull();
+    const emailId = sent.data!.id;
+    const [deferred = [], delivered = []] = (await sendsOf(emailId, 2)).sort((a, b) => Number(a[0]!.startNs - b[0]!.startNs));
+    expect(deferred[0]?.attributes).toMatchObject({ "tidings.mail.outcome": "deferred", "tidings.smtp.reply_code": 451 });
+    expect(delivered[0]?.attributes).toMatchObject({ "tidings.mail.outcome": "delivered", "tidings.smtp.reply_code": 250 });
+    expect(delivered[0]!.traceId).toBe(deferred[0]!.traceId);
+    // The retry hangs off the deferral's append, which hangs off the first send's handling.
+    expect(delivered.map((s) => s.name).slice(0, 2)).toEqual(["send smtp", "append email"]);
+    expect(delivered.at(-1)!.name).toBe("POST /emails");
+    expect(delivered.some((s) => s.spanId === deferred[1]!.spanId)).toBe(true);
   });
 });

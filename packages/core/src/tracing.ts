@@ -97,9 +97,13 @@ export function activeTraceHeaders(): TraceHeaders {
   return headers;
 }
 
-/** `work` with the trace `traceparent` names as its parent, as a retry taken up later continues its email's trace. */
-export function continuingTrace<T>(traceparent: unknown, work: () => T): T {
-  if (!on || typeof traceparent !== "string") return work();
+/**
+ * `work` under the trace `traceparent` names (from an event's metadata) when no span is active: how work a
+ * timer takes up later (a retry) continues the trace of what it continues. Under an active span, as a
+ * message's handling is, `work` stays in that span's trace.
+ */
+export function continuingTrace<T>(traceparent: string | undefined, work: () => T): T {
+  if (!on || traceparent === undefined || trace.getSpan(context.active()) !== undefined) return work();
   return context.with(parentOf({ traceparent }), work);
 }
 
