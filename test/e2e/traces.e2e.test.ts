@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlpReceiver.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 
 /**
  * Traces of a whole server (every role) with OTEL_EXPORTER_OTLP_ENDPOINT on a real OTLP/HTTP receiver: an
@@ -11,17 +12,24 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../supp
 describe("traces of an email from its request to the relay's 250", () => {
   let receiver: OtlpReceiver;
   let mailing: MailingServer;
+  let hooks: WebhookReceiver;
   const batchDelay = process.env.OTEL_BSP_SCHEDULE_DELAY;
 
   beforeAll(async () => {
     // Read by the SDK's batch processor from the environment, as the specification says: spans go out within 100 ms.
     process.env.OTEL_BSP_SCHEDULE_DELAY = "100";
     receiver = await startOtlpReceiver();
-    mailing = await startMailingServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, DELIVERY_RETRY_BACKOFF_MS: "500" });
+    hooks = await startWebhookReceiver();
+    mailing = await startMailingServer({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      DELIVERY_RETRY_BACKOFF_MS: "500",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+    });
   });
   afterAll(async () => {
     await mailing?.stop();
     await receiver?.close();
+    await hooks?.close();
     if (batchDelay === undefined) delete process.env.OTEL_BSP_SCHEDULE_DELAY;
     else process.env.OTEL_BSP_SCHEDULE_DELAY = batchDelay;
   });
@@ -115,5 +123,27 @@ describe("traces of an email from its request to the relay's 250", () => {
     expect(delivered.map((s) => s.name).slice(0, 2)).toEqual(["send smtp", "append email"]);
     expect(delivered.at(-1)!.name).toBe("POST /emails");
     expect(delivered.some((s) => s.spanId === deferred[1]!.spanId)).toBe(true);
+  });
+
+  it("holds the webhook POSTs of the email's events in its trace", async () => {
+    const { resend } = mailing;
+    const webhook = await resend.webhooks.create({ endpoint: `${hooks.url}/traced`, events: ["email.delivered"] });
+    expect(webhook.error).toBeNull();
+    const sent = await resend.emails.send({ from: "Acme <hello@acme.test>", to: "cy@example.test", subject: "Hooked", html: "<p>Hi</p>" });
+    expect(sent.error).toBeNull();
+    await hooks.waitFor("/traced", 1, 60_000);
+    const [sendChain = []] = await sendsOf(sent.data!.id, 1);
+    const traceId = sendChain[0]?.traceId;
+    const deadline = Date.now() + 60_000;
+    let post: ReceivedSpan | undefined;
+    while (!post && Date.now() < deadline) {
+      post = receiver.spans.find((s) => s.name === "POST" && s.traceId === traceId);
+      if (!post) await sleep(100);
+    }
+    expect(post?.kind).toBe(3);
+    expect(post?.attributes).toMatchObject({ "server.address": "127.0.0.1", "http.response.status_code": 200 });
+    expect(ancestry(post!).at(-1)!.name).toBe("POST /emails");
+    // The endpoint is a customer's: no trace context goes to it.
+    expect(hooks.at("/traced")[0]!.headers.traceparent).toBeUndefined();
   });
 });

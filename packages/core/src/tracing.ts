@@ -7,7 +7,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
  * place at all, and the helpers below call straight through. Span names are operations and templates,
  * never ids or addresses; those go in attributes.
  */
-export type { Attributes, Span };
+export type { Span };
 
 export type SpanKindName = "server" | "client" | "producer" | "consumer" | "internal";
 
@@ -80,7 +80,7 @@ export async function inSpan<T>(
 }
 
 /** Marks `span` failed by `error`. */
-export function failed(span: Span, error: unknown): void {
+function failed(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
