@@ -1,4 +1,5 @@
-import { markTracingEnabled } from "@tidings/core";
+import { context, diag, DiagLogLevel, propagation, trace } from "@opentelemetry/api";
+import { markTracingEnabled, type Logger } from "@tidings/core";
 
 export interface Tracing {
   /** Exports the spans still held, then unregisters the SDK: the process traces nothing more. */
@@ -10,6 +11,8 @@ export interface TracingOptions {
   endpoint: string;
   /** The service name this process reports unless OTEL_SERVICE_NAME says another (`tidings-api`, …). */
   serviceName: string;
+  /** Where the SDK's own warnings and errors go: an export the receiver refused or never answered. */
+  logger: Logger;
 }
 
 /** Where OTLP/HTTP takes traces under a base endpoint: its `v1/traces`, as the OTLP exporter specification says. */
@@ -22,13 +25,19 @@ export const tracesUrl = (endpoint: string) => `${endpoint.replace(/\/+$/, "")}/
  * never loads them. The other OTEL_* variables (service name, resource attributes, exporter headers, batch
  * sizes and delays) are read from the environment by the SDK itself, as the specification says.
  */
-export async function startTracing({ endpoint, serviceName }: TracingOptions): Promise<Tracing> {
+export async function startTracing({ endpoint, serviceName, logger }: TracingOptions): Promise<Tracing> {
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
   ]);
-  const { context, propagation, trace } = await import("@opentelemetry/api");
+  const warn = (message: string, ...args: unknown[]) =>
+    logger.warn(
+      { endpoint, detail: [message, ...args.map(String)].join(" ") },
+      "tracing: the OpenTelemetry SDK reported a problem, such as an export the receiver refused",
+    );
+  const quiet = () => {};
+  diag.setLogger({ error: warn, warn, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ "service.name": serviceName }))
@@ -43,12 +52,16 @@ export async function startTracing({ endpoint, serviceName }: TracingOptions): P
     async shutdown() {
       markTracingEnabled(false);
       try {
-        await provider.shutdown();
+        // A receiver gone at the end costs its last spans, not a failed stop.
+        await provider
+          .shutdown()
+          .catch((error: unknown) => logger.warn({ err: error, endpoint }, "tracing: the last spans could not be exported"));
       } finally {
         // Another start in this process (a test's next server) registers its own provider.
         trace.disable();
         context.disable();
         propagation.disable();
+        diag.disable();
       }
     },
   };

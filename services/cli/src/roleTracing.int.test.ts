@@ -13,10 +13,10 @@ const run = promisify(execFile);
 const probe = `
 import { createRequire } from "node:module";
 import { trace } from "@opentelemetry/api";
-import { loadConfig } from "@tidings/core";
+import { createLogger, loadConfig } from "@tidings/core";
 import "@tidings/cli";
 import { startRoleTracing } from ${JSON.stringify(join(import.meta.dirname, "../dist/roleTracing.js"))};
-const tracing = await startRoleTracing(loadConfig(process.env), "api");
+const tracing = await startRoleTracing(loadConfig(process.env), "api", createLogger("silent"));
 const span = trace.getTracer("probe").startSpan("probe");
 const sdk = Object.keys(createRequire(import.meta.url).cache).filter((path) => /@opentelemetry[\\\\/](sdk-|exporter-|resources|otlp-)/.test(path));
 await tracing?.shutdown();

@@ -55,7 +55,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
   const metrics = prometheus?.metrics ?? noMetrics;
   const parts = new StopOrder();
   // Stopped last, so that the spans of everything stopping before it are exported.
-  const tracing = await startRoleTracing(config, role);
+  const tracing = await startRoleTracing(config, role, logger);
   if (tracing) parts.add("tracing", () => tracing.shutdown());
   const runtime = await openRuntime(config, logger, metrics).catch(async (error: unknown) => {
     await tracing?.shutdown();
