@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyStore } from "@tidings/eventstore";
 import { startMailingServer, type MailingServer } from "../support/mailingServer.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlpReceiver.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
@@ -145,5 +146,13 @@ describe("traces of an email from its request to the relay's 250", () => {
     expect(ancestry(post!).at(-1)!.name).toBe("POST /emails");
     // The endpoint is a customer's: no trace context goes to it.
     expect(hooks.at("/traced")[0]!.headers.traceparent).toBeUndefined();
+  });
+
+  it("keeps the events' hash chain whole with the traceparent in their metadata", async () => {
+    const store = mailing.server.serving.runtime.storedEvents;
+    const queued = await store.readStream(`email-${receiver.spans.find((s) => s.name === "send smtp")!.attributes["tidings.email.id"]}`);
+    expect(queued[0]!.metadata.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const report = await verifyStore(store, { waitMs: 60_000 });
+    expect(report.ok, JSON.stringify(report)).toBe(true);
   });
 });
