@@ -175,6 +175,7 @@ without \`occurredAt\`, \`actor\` or \`correlationId\`):
 | \`correlationId\` | the chain the event belongs to: the id of the request (or other origin, below) that started it | every writer |
 | \`causationId\` | what caused this event: the request id for a request's own events, else the id of an event | every writer |
 | \`occurredAt\` | when the writer decided it, by its clock, in the wire format | every writer |
+| \`traceparent\` | the W3C trace context (\`00-<trace id>-<span id>-<flags>\`) of the append's span, so that the event's handling continues the trace of the request behind it (docs/operations.md, "Traces") | the event store, on every append while \`OTEL_EXPORTER_OTLP_ENDPOINT\` is set; absent otherwise |
 
 **The correlation rule.** A chain starts where something from outside asks for work, and its id is that
 origin's: an API request (the request id, as \`GET /logs\` and \`x-request-id\` give it), an open or click
@@ -203,6 +204,13 @@ batch's BroadcastBatchPlanned; an automation step's emails and contact changes b
 step. So the request id of \`POST /emails\` finds, by \`correlationId\`, the email's events down to
 EmailDelivered and the webhook deliveries of its \`email.*\` events with their attempts, and that of
 \`POST /broadcasts/:id/send\` every email of the broadcast.
+
+\`traceparent\` is set below every writer, by the event store's tracing wrapper, after the writer's metadata
+and before the hash chain takes the event in: it is hashed like every other key, and a verification of the
+chain covers it. It names the trace, not the chain: the forwarder publishes the event with it in the
+message's \`traceparent\` header, the saga that handles the message works in that trace, and what the saga
+appends carries it on. A retry taken up later (a webhook attempt, from its delivery's first event) continues
+it too. An idempotent retry of an append keeps the first append's value, as it keeps the first's events.
 `;
 
 /** The whole of docs/events.md for the schemas `domain` (the `@tidings/domain` module) exports. */

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from "@tidings/eventstore";
 import { describe, expect, it } from "vitest";
-import { forwardedEventSubject, fromForwardedEvent, toForwardedEvent } from "./forwardedEvent.js";
+import { forwardedEventHeaders, forwardedEventSubject, fromForwardedEvent, toForwardedEvent } from "./forwardedEvent.js";
 
 const anEvent = (overrides: Partial<RecordedEvent> = {}): RecordedEvent => ({
   id: "0e7f8d0c-54f5-4a8f-9a51-0d5f4f3b8a10",
@@ -20,6 +20,12 @@ describe("forwarded events", () => {
     expect(forwardedEventSubject(anEvent({ streamId: "unique-team-contact-email-ab12", type: "AddressReserved" }))).toBe(
       "events.unique.AddressReserved",
     );
+  });
+
+  it("are published with the trace context their append recorded, and with no headers when it recorded none", () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    expect(forwardedEventHeaders(anEvent({ metadata: { teamId: "team-1", traceparent } }))).toEqual({ traceparent });
+    expect(forwardedEventHeaders(anEvent())).toBeUndefined();
   });
 
   it("never put a separator or wildcard into a subject token", () => {

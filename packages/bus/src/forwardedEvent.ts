@@ -32,6 +32,15 @@ export function eventSubject(category: string, type: string): string {
 // Subject tokens cannot hold separators, wildcards or spaces; stream categories and event types normally have none.
 const subjectToken = (text: string) => text.replace(/[.*>\s]/g, "_") || "_";
 
+/**
+ * The headers the forwarder publishes an event with: the W3C trace context its append recorded in its
+ * metadata (docs/events.md, Metadata), so that its handling continues the trace of the request behind it.
+ */
+export function forwardedEventHeaders(event: Pick<RecordedEvent, "metadata">): Record<string, string> | undefined {
+  const { traceparent } = event.metadata;
+  return typeof traceparent === "string" ? { traceparent } : undefined;
+}
+
 export function toForwardedEvent(event: RecordedEvent): ForwardedEvent {
   return {
     id: event.id,

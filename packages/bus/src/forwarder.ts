@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from "@tidings/core";
 import { subscriptionBatches, type EventStore, type RecordedEvent, type Subscription } from "@tidings/eventstore";
 import { migrate, type Database } from "@tidings/postgres";
-import { forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
+import { forwardedEventHeaders, forwardedEventSubject, toForwardedEvent } from "./forwardedEvent.js";
 import { forwarderMigrations, pacedCheckpoint, readForwarderCheckpoint } from "./forwarderCheckpoint.js";
 import { interruptibleWait } from "./interruptibleWait.js";
 import type { Bus } from "./port.js";
@@ -53,7 +53,8 @@ export async function startForwarder(options: ForwarderOptions): Promise<Forward
   let subscription: Subscription | undefined;
   const pause = interruptibleWait(() => stopped);
 
-  const publish = (event: RecordedEvent) => bus.publish(forwardedEventSubject(event), toForwardedEvent(event), { msgId: event.id });
+  const publish = (event: RecordedEvent) =>
+    bus.publish(forwardedEventSubject(event), toForwardedEvent(event), { msgId: event.id, headers: forwardedEventHeaders(event) });
 
   /** Forwards from the checkpoint until the subscription ends (on stop) or something fails. */
   const forward = async () => {

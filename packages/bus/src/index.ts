@@ -9,4 +9,5 @@ export { registerForwarderLagMetrics } from "./forwarderMetrics.js";
 export { eventSubject, forwardedEventSubject, fromForwardedEvent, toForwardedEvent, type ForwardedEvent } from "./forwardedEvent.js";
 export { consumeEvents, type ConsumedEvent, type EventConsumerOptions } from "./eventConsumer.js";
 export { instrumentBus, deadLettersCounted } from "./instrumentedBus.js";
+export { traceBus } from "./tracedBus.js";
 export { redeliverDeadLetter, redeliveredFromHeader } from "./redeliverDeadLetter.js";

@@ -65,6 +65,10 @@ describe("loadConfig", () => {
     [{ INBOUND_SMTP_PORT: "70000" }, /^INBOUND_SMTP_PORT must be the port/],
     [{ INBOUND_TLS_CERT: "c.pem" }, /^INBOUND_TLS_KEY must be the PEM private key.*got nothing while the other is set$/],
     [{ INBOUND_MAX_MESSAGE_BYTES: "12" }, /^INBOUND_MAX_MESSAGE_BYTES must be/],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be the http\(s\) base URL of an OTLP\/HTTP receiver.*got "collector:4318"$/,
+    ],
     [{ PORT: "abc" }, /^PORT must be an integer from 1 to 65535.*got "abc"$/],
     [{ MAIL_TRANSPORT: "pigeon" }, /^MAIL_TRANSPORT must be outbox, smtp or mx/],
     [{ EVENTSTORE_URL: "mysql://x" }, /^EVENTSTORE_URL must be postgres:\/\/… or esdb:\/\//],

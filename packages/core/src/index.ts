@@ -11,3 +11,4 @@ export * from "./grouped.js";
 export * from "./slots.js";
 export * from "./stopOrder.js";
 export * from "./metrics.js";
+export * from "./tracing.js";

@@ -251,6 +251,10 @@ export const settings = {
     schema: z.string().min(16).optional(),
     accepts: "at least 16 characters: a scrape of /metrics must send it as a bearer token (default unset: none asked)",
   },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    schema: url(["http:", "https:"]).optional(),
+    accepts: "the http(s) base URL of an OTLP/HTTP receiver; spans go to its /v1/traces as JSON (default unset: no tracing, no SDK loaded)",
+  },
   // Far above the read-your-writes wait (2 s) and a busy burst's lag: at a minute the projector is down or stuck.
   READY_MAX_PROJECTION_LAG_SECONDS: between(
     0,

@@ -40,7 +40,7 @@ export function instrumentEventStore(inner: EventStore, metrics: Metrics): Event
     }
   };
   return {
-    ...bound(inner),
+    ...boundEventStore(inner),
     append: (streamId, events, expected, options) =>
       measured("append", events.length, () => inner.append(streamId, events, expected, options)),
     appendMany: (appends, options) =>
@@ -53,7 +53,7 @@ export function instrumentEventStore(inner: EventStore, metrics: Metrics): Event
 }
 
 /** The store's methods bound to it, to pass through unchanged. */
-function bound(inner: EventStore): EventStore {
+export function boundEventStore(inner: EventStore): EventStore {
   return {
     append: (...args) => inner.append(...args),
     appendMany: (...args) => inner.appendMany(...args),

@@ -42,6 +42,8 @@ export interface EventMetadata {
   actor?: string;
   requestId?: string;
   occurredAt?: string;
+  /** The W3C trace context of the append, when tracing was on (docs/events.md, Metadata). */
+  traceparent?: string;
   [key: string]: unknown;
 }
 

@@ -17,3 +17,4 @@ export * from "./inbound/deliveryStatusReport.js";
 export * from "./bounceAddress.js";
 export * from "./inbound/plainTextBody.js";
 export * from "./instrumentedTransport.js";
+export { traceMailTransport } from "./tracedTransport.js";

@@ -6,7 +6,7 @@ import Fastify, {
   type RawServerDefault,
 } from "fastify";
 import { serializerCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import type { Logger, Metrics } from "@tidings/core";
+import { tracingEnabled, type Logger, type Metrics } from "@tidings/core";
 import { refuseUnstorableText } from "./plugins/storableText.js";
 import { acceptJsonBodies } from "./plugins/jsonBody.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from "./plugins/errors.js";
@@ -17,6 +17,7 @@ import { registerOpenApi } from "./plugins/openapi.js";
 import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
 import { recordRequestMetrics } from "./plugins/requestMetrics.js";
+import { traceRequests } from "./plugins/requestSpans.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
 import { installAuth, type AuthOptions } from "./plugins/auth.js";
 import { dashboardRoutes } from "./dashboard/dashboardRoutes.js";
@@ -114,6 +115,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth" | "deadLetters">, 
   }).withTypeProvider<ZodTypeProvider>() as unknown as ApiInstance;
 
   if (deps.metrics?.enabled) recordRequestMetrics(app, deps.metrics);
+  if (tracingEnabled()) traceRequests(app);
   installWireContract(app);
   // Unstorable text is refused apart from the wire contract: the plugin tests' stand-in app lets it through to them.
   refuseUnstorableText(app);

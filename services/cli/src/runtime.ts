@@ -1,7 +1,14 @@
 import { embeddedSecret, lockDataDir, noMetrics, type Config, type DataDir, type Logger, type Metrics } from "@tidings/core";
 import { migrate, openDatabase, type Database } from "@tidings/postgres";
-import { createPostgresEventStore, eventStoreMigrations, instrumentEventStore, openEventStore, type EventStore } from "@tidings/eventstore";
-import { createInProcessBus, createNatsBus, type Bus } from "@tidings/bus";
+import {
+  createPostgresEventStore,
+  eventStoreMigrations,
+  instrumentEventStore,
+  openEventStore,
+  traceEventStore,
+  type EventStore,
+} from "@tidings/eventstore";
+import { createInProcessBus, createNatsBus, traceBus, type Bus } from "@tidings/bus";
 import { contentRetentionOf, createOpeningBus, createPrivacy, type Privacy } from "@tidings/privacy";
 import { join } from "node:path";
 
@@ -57,7 +64,7 @@ export async function openRuntime(config: Config, logger: Logger, metrics: Metri
       store = opened.store;
       closers.push(() => opened.close());
     }
-    store = instrumentEventStore(store, metrics);
+    store = traceEventStore(instrumentEventStore(store, metrics));
     const privacy = await createPrivacy(database, secret!, { retention: contentRetentionOf(config) });
     let bus: Bus;
     if (config.NATS_URL) {
@@ -72,7 +79,7 @@ export async function openRuntime(config: Config, logger: Logger, metrics: Metri
       bus = await createInProcessBus(database, { logger, retryBackoffMs: config.BUS_RETRY_BACKOFF_MS });
     }
     closers.push(() => bus.close());
-    bus = createOpeningBus(bus, privacy.keyring);
+    bus = createOpeningBus(traceBus(bus, config.NATS_URL ? "nats" : "database"), privacy.keyring);
     logger.debug({ mode: config.mode, eventStore: config.eventStoreKind, bus: config.NATS_URL ? "nats" : "database" }, "runtime open");
     return {
       config,

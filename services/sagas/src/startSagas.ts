@@ -4,7 +4,7 @@ import type { Database } from "@tidings/postgres";
 import { instrumentBus, type Bus, type Consumer } from "@tidings/bus";
 import { createCheckpointWaiter, sendingPauseOf } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
-import { bounceAddresses, createMailTransport, instrumentMailTransport } from "@tidings/mail";
+import { bounceAddresses, createMailTransport, instrumentMailTransport, traceMailTransport } from "@tidings/mail";
 import { emailComposer } from "./delivery/composeEmail.js";
 import { startContactImportSaga } from "./imports/contactImports.js";
 import { startBroadcastFanOutSaga } from "./broadcasts/fanOut.js";
@@ -109,11 +109,14 @@ export async function startSagas({
       : [];
   };
   try {
-    const transport = instrumentMailTransport(
-      createMailTransport(config, logger.child({ component: "mail" })),
-      metrics,
+    const transport = traceMailTransport(
+      instrumentMailTransport(
+        createMailTransport(config, logger.child({ component: "mail" })),
+        metrics,
+        config.MAIL_TRANSPORT,
+        config.MAIL_CONCURRENCY,
+      ),
       config.MAIL_TRANSPORT,
-      config.MAIL_CONCURRENCY,
     );
     closers.push(() => transport.close());
     const checkpoints = await createCheckpointWaiter(database, sagaReadModels);

@@ -16,6 +16,7 @@ import { sealKeys, startPeriodicSealing } from "@tidings/eventstore";
 import { startAdminChannel } from "../adminChannel.js";
 import type { CliOutput } from "../cliOutput.js";
 import { openRuntime, type Runtime } from "../runtime.js";
+import { startRoleTracing } from "../roleTracing.js";
 import { projections } from "../projections.js";
 import { migrateReadDatabase } from "./migrate.js";
 
@@ -53,8 +54,14 @@ export interface ServeOptions {
 export async function serve(config: Config, logger: Logger, role: Role, options: ServeOptions = {}): Promise<Serving> {
   const prometheus = config.METRICS_PORT === undefined ? undefined : createPrometheusMetrics();
   const metrics = prometheus?.metrics ?? noMetrics;
-  const runtime = await openRuntime(config, logger, metrics);
   const parts = new StopOrder();
+  // Stopped last, so that the spans of everything stopping before it are exported.
+  const tracing = await startRoleTracing(config, role, logger);
+  if (tracing) parts.add("tracing", () => tracing.shutdown());
+  const runtime = await openRuntime(config, logger, metrics).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   parts.add("stores", () => runtime.close());
   const stop = () => parts.stop((error, part) => logger.error({ err: error, part }, "stop failed"));
   try {

@@ -1,11 +1,11 @@
 import { deliveryDurable } from "../durables.js";
 import { heldMessages } from "../heldMessages.js";
-import { formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
+import { continuingTrace, formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
 import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
-import { instantOf, loadEmail } from "./emailStream.js";
+import { instantOf, loadEmail, type LoadedEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
 import type { SuppressedRecipients } from "@tidings/sending";
@@ -78,8 +78,13 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping
 }
 
 async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: AbortSignal | undefined): Promise<void> {
+  const loaded = await loadEmail(deps.store, emailId);
+  // A retry's timer carries no trace: the attempt continues the one its stream's last event was appended in.
+  return continuingTrace(loaded.traceparent, () => attemptLoaded(deps, emailId, loaded, stopping));
+}
+
+async function attemptLoaded(deps: DeliveryDeps, emailId: string, loaded: LoadedEmail, stopping: AbortSignal | undefined): Promise<void> {
   const { store, transport, logger } = deps;
-  const loaded = await loadEmail(store, emailId);
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null || loaded.chain === null) return;
   const { chain } = loaded;

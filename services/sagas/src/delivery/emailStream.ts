@@ -13,6 +13,8 @@ export interface LoadedEmail {
   revision: bigint | "no_stream";
   /** The chain what the saga appends next continues: the email's request, caused by the stream's last event; null with no stream. */
   chain: EventChain | null;
+  /** The trace the stream's last event was appended in, which a retry continues (docs/operations.md, "Traces"). */
+  traceparent?: string;
 }
 
 /** The email as its stream says now; sagas decide from this, never from a read model (docs/architecture.md §1). */
@@ -31,7 +33,8 @@ export async function loadEmail(store: EventStore, emailId: string): Promise<Loa
   }
   const revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
   const chain = recorded.length === 0 ? null : continuing(recorded);
-  return { state: fold(emailDecider, events), content, firstDelayedAt, revision, chain };
+  const traceparent = recorded.at(-1)?.metadata.traceparent;
+  return { state: fold(emailDecider, events), content, firstDelayedAt, revision, chain, traceparent };
 }
 
 /** Email events carry times in the wire format (`YYYY-MM-DD HH:MM:SS.ffffff+00`); ISO 8601 is read too. */

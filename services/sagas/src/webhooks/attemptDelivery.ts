@@ -1,4 +1,4 @@
-import { deterministicId, formatTimestamp, parseTimestamp, type Logger, type Sealer, type Clock } from "@tidings/core";
+import { continuingTrace, deterministicId, formatTimestamp, parseTimestamp, type Logger, type Sealer, type Clock } from "@tidings/core";
 import {
   fold,
   isDeliveryDone,
@@ -72,6 +72,8 @@ export interface KnownDelivery {
   target: WebhookTarget;
   /** What the attempt's record continues: the chain of the event the delivery was made for, caused by the stream's last event. */
   chain: EventChain;
+  /** The trace the delivery was made in, which its attempts continue (docs/operations.md, "Traces"). */
+  traceparent?: string;
 }
 
 /**
@@ -120,7 +122,13 @@ async function loadDelivery(deps: AttemptDeps, deliveryId: string, webhookId: st
     return undefined;
   }
   const events = webhookId === state.webhookId && webhookEvents ? webhookEvents : await store.readStream(webhookStream(state.webhookId));
-  return { state, revision: recorded[recorded.length - 1]!.revision, target: targetOf(events), chain: continuing(recorded) };
+  return {
+    state,
+    revision: recorded[recorded.length - 1]!.revision,
+    target: targetOf(events),
+    chain: continuing(recorded),
+    traceparent: recorded[0]!.metadata.traceparent,
+  };
 }
 
 /**
@@ -205,13 +213,15 @@ async function attemptLoaded(
   // all the same can tell the next one by its webhook id, which is the same.
   const handBack = () => timers.schedule(key, deps.clock.now(), deliveryTimerPayload(deliveryId, state.webhookId));
   if (stopping?.aborted) return handBack();
-  const outcome = await (deps.post ?? postWebhook)({
-    url: target.endpoint,
-    headers,
-    body,
-    allowPrivate: deps.allowPrivate,
-    ...(stopping ? { signal: stopping } : {}),
-  });
+  const outcome = await continuingTrace(loaded.traceparent, () =>
+    (deps.post ?? postWebhook)({
+      url: target.endpoint,
+      headers,
+      body,
+      allowPrivate: deps.allowPrivate,
+      ...(stopping ? { signal: stopping } : {}),
+    }),
+  );
   answered();
   if (outcome.statusCode === null && stopping?.aborted) return handBack();
 

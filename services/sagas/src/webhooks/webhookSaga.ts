@@ -1,4 +1,14 @@
-import { createSealer, deterministicId, formatTimestamp, newId, noMetrics, type Logger, type Clock, type Metrics } from "@tidings/core";
+import {
+  activeTraceHeaders,
+  createSealer,
+  deterministicId,
+  formatTimestamp,
+  newId,
+  noMetrics,
+  type Logger,
+  type Clock,
+  type Metrics,
+} from "@tidings/core";
 import {
   isDomainError,
   WEBHOOK_SECRET_SEAL_PURPOSE,
@@ -23,6 +33,7 @@ import { createAttemptLeases } from "./attemptLeases.js";
 import { rememberingOpenedSecrets } from "./openedSecrets.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { measuredPost } from "./measuredPost.js";
+import { tracedPost } from "./tracedPost.js";
 import { postWebhook } from "./postWebhook.js";
 import { createSubscriptions, type SubscribedWebhook } from "./subscriptions.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
@@ -82,7 +93,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
     knownForMs: staleMs / 2,
     targetForMs: Math.min(1_000, staleMs / 2),
     targets: createWebhookTargets(store, Math.min(1_000, staleMs / 2)),
-    post: measuredPost(postWebhook, options.metrics ?? noMetrics),
+    post: tracedPost(measuredPost(postWebhook, options.metrics ?? noMetrics)),
     stopping: stopping.signal,
   };
   const queues = createEndpointQueues<KnownDelivery>({
@@ -129,6 +140,7 @@ export async function startWebhookSaga(options: WebhookSagaOptions): Promise<Web
         state,
         revision: appended.nextExpectedRevision,
         chain: { correlationId: chain.correlationId, causationId: events[events.length - 1]!.id },
+        traceparent: activeTraceHeaders().traceparent,
         target: { endpoint: webhook.endpoint, secrets: webhook.secrets },
       });
     } catch (error) {

@@ -1,0 +1,1 @@
+export { startTracing, tracesUrl, type Tracing, type TracingOptions } from "./startTracing.js";
