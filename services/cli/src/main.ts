@@ -249,6 +249,13 @@ export async function runCommand(argv: string[], runtime: Runtime, out: CliOutpu
 }
 
 async function serveUntilSignal(config: Config, logger: Logger, role: string): Promise<void> {
+  // A signal that comes while the roles start (the api can answer before the others are up) is kept, and
+  // the stop begins once they are: Node's default would end the process there and then.
+  const arrival = signalArrival();
+  let early: { signal: string; at: number } | undefined;
+  let shutdown = (signal: string, at: number) => void (early ??= { signal, at });
+  process.on("SIGTERM", () => shutdown("SIGTERM", arrival.earliest()));
+  process.on("SIGINT", () => shutdown("SIGINT", arrival.earliest()));
   const { roles, serve } = await import("./commands/serve.js");
   if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
   const serving = await serve(config, logger, role as Role, { commands: runCommand });
@@ -264,11 +271,10 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
     console.log(`Dashboard: ${serving.url}/dashboard (sign in with ${key})`);
   }
   let stopping = false;
-  const arrival = signalArrival();
-  const shutdown = (signal: string) => {
+  shutdown = (signal: string, at: number) => {
     if (stopping) return;
     stopping = true;
-    const left = Math.max(0, arrival.earliest() + config.SHUTDOWN_TIMEOUT_MS - Date.now());
+    const left = Math.max(0, at + config.SHUTDOWN_TIMEOUT_MS - Date.now());
     logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, leftMs: left }, "draining and stopping");
     // What is left under way when time runs out is what a crash would leave: each message not acked is
     // delivered again, and every effect is keyed, so the next process finds what was recorded and redoes
@@ -283,8 +289,7 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
     armExitDeadline(left + 250);
     serving.stop().then(() => process.exit(0), fail);
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  if (early) shutdown(early.signal, early.at);
 }
 
 /** Expected failures end with one line on stderr; anything else is a bug and keeps its stack. */
