@@ -194,6 +194,8 @@ async function bench(mode) {
         ...cost,
         load_1m_before: Number(load.toFixed(2)),
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        // The api runs in this process: its peak resident set (VmHWM) is the bench's.
+        peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       };
     }),
   );

@@ -70,7 +70,16 @@ await withServedTeam("metrics", domainNames, async ({ base, key, headers, domain
     const load = loadavg()[0];
     const timed = await time(`${base}${path}`, { Authorization: headers.Authorization });
     console.log(
-      JSON.stringify({ bench: "email-metrics", query, emails, requests, ...timed, ...filled, load_1m_before: Number(load.toFixed(2)) }),
+      JSON.stringify({
+        bench: "email-metrics",
+        query,
+        emails,
+        requests,
+        ...timed,
+        ...filled,
+        load_1m_before: Number(load.toFixed(2)),
+        peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+      }),
     );
   }
 });

@@ -86,7 +86,7 @@ const quantile = (sorted, q) => Number(sorted[Math.min(sorted.length - 1, Math.c
 async function bench(mode) {
   const roles = mode === "server" ? ["projector", "api", "sagas"] : ["all"];
   const run = { ...tidings, mode, label: "events", roles };
-  return withMailingTidings(run, async ({ sink, baseUrl, headers, settings }) => {
+  return withMailingTidings(run, async ({ sink, baseUrl, headers, settings, peakRss }) => {
     await define(baseUrl, headers);
     const url = `${baseUrl}/events/send`;
 
@@ -154,6 +154,7 @@ async function bench(mode) {
       runner_backlog_drain_ms: drainMs,
       load_1m_before: Number(load.toFixed(2)),
       load_1m_before_fixed_rate: Number(loadFixed.toFixed(2)),
+      ...peakRss(),
     };
   });
 }

@@ -63,6 +63,7 @@ async function measure(url, store, batch) {
         events_per_s: Math.round(events / elapsed),
         p99_ms: Number(p99.toFixed(2)),
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       }),
     );
   } finally {

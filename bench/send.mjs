@@ -29,7 +29,7 @@ const wrk = (url, script, duration) => runWrk(url, script, duration, connections
 async function bench(mode, metrics) {
   const split = mode === "server";
   const run = { ...tidings, mode, metrics, label: "send", roles: split ? ["projector", "api"] : ["all"] };
-  return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole, metricsUrls }) => {
+  return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole, metricsUrls, peakRss }) => {
     const body = JSON.stringify({
       from: "Bench <bench@bench.test>",
       to: ["reader@example.test"],
@@ -76,6 +76,7 @@ async function bench(mode, metrics) {
         ? Math.round((accepted - 1) / ((lastAt - firstAt) / 1000))
         : Math.round(accepted / ((lastAt - startedAt) / 1000)),
       load_1m_before: Number(load.toFixed(2)),
+      ...peakRss(),
       metrics,
       // With metrics on, the deliveries the roles' /metrics counted: the run measured recording.
       ...(metrics ? { metrics_deliveries_counted: recorded } : {}),

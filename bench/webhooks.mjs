@@ -15,7 +15,7 @@ import { createLogger, formatTimestamp, loadConfig, randomBase62 } from "@tiding
 import { BOOTSTRAP_TEAM_NAME, teamIdForName } from "@tidings/api";
 import { serve } from "@tidings/cli";
 import { openEventStore } from "@tidings/eventstore";
-import { freePort, prepareBootstrapTeam, startRole, waitUntilReady, withModeSettings } from "./support/servedTidings.mjs";
+import { freePort, peakRssMb, prepareBootstrapTeam, startRole, waitUntilReady, withModeSettings } from "./support/servedTidings.mjs";
 
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -56,7 +56,9 @@ async function started(mode, env) {
   if (mode === "embedded") {
     const config = loadConfig(env);
     const serving = await serve(config, createLogger(config.LOG_LEVEL), "all");
-    return { url: serving.url, store: serving.runtime.store, stop: () => serving.stop() };
+    // Tidings runs in this process: its peak is the bench's too.
+    const peakRss = () => ({ bench_and_all_peak_rss_mb: peakRssMb() });
+    return { url: serving.url, store: serving.runtime.store, peakRss, stop: () => serving.stop() };
   }
   await prepareBootstrapTeam(env);
   const roles = ["projector", "sagas", "api"].map((role) => startRole(role, env, { cpuProfileDir }));
@@ -72,6 +74,7 @@ async function started(mode, env) {
   return {
     url,
     store: opened.store,
+    peakRss: () => Object.fromEntries(roles.map((r) => [`${r.role}_peak_rss_mb`, r.peakRssMb()])),
     async stop() {
       await opened.close();
       for (const role of roles.reverse()) await role.stop();
@@ -186,6 +189,7 @@ async function bench(mode) {
           slow_answer_ms: slowMs,
           load_1m_before: Number(load.toFixed(2)),
           rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+          ...serving.peakRss(),
         };
       } finally {
         await serving.stop();

@@ -29,10 +29,11 @@ export function sendingBenchSettings({ modes, rate }) {
 }
 
 /**
- * Runs `body({ sink, baseUrl, headers, startRole, settings, metricsUrls })` once the api answers with the raised
- * rate limit: `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run,
+ * Runs `body({ sink, baseUrl, headers, startRole, settings, metricsUrls, peakRss })` once the api answers with the
+ * raised rate limit: `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run,
  * `settings` are the mode's store settings, `metricsUrls()` the /metrics of every role started (with
- * `metrics` on). `roles` are started first.
+ * `metrics` on), `peakRss()` each role's peak resident set so far (`<role>_peak_rss_mb`, issue #25's targets).
+ * `roles` are started first.
  * Every role is stopped, in reverse, and the stores and the sink dropped, however the run ends.
  */
 export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir, metrics }, body) {
@@ -69,7 +70,8 @@ export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel
         await waitForRaisedRateLimit(baseUrl, token);
         const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
         const metricsUrls = () => started.map((child) => `http://127.0.0.1:${metricsPorts.get(child.role)}/metrics`);
-        return await body({ sink, baseUrl, headers, startRole: start, settings, metricsUrls });
+        const peakRss = () => Object.fromEntries(started.map((child) => [`${child.role}_peak_rss_mb`, child.peakRssMb()]));
+        return await body({ sink, baseUrl, headers, startRole: start, settings, metricsUrls, peakRss });
       } finally {
         for (const role of started.reverse()) await role.stop();
       }

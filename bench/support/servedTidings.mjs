@@ -61,12 +61,17 @@ export function startRole(role, env, { cpuProfileDir } = {}) {
   const { exited, stop } = childToStop(`the ${role} process (pid ${child.pid})`, child);
   return {
     role,
+    pid: child.pid,
     exited,
     /** The process's peak resident set so far, in MB. */
-    peakRssMb: () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024),
+    peakRssMb: () => peakRssMb(child.pid),
     stop,
   };
 }
+
+/** A process's peak resident set so far (VmHWM), in MB: issue #25 sets targets for it per role. */
+export const peakRssMb = (pid = "self") =>
+  Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
 
 export async function waitUntilReady(baseUrl, deadlineMs = 60_000) {
   const deadline = Date.now() + deadlineMs;

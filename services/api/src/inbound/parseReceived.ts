@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import type { AddressObject, ParsedMail } from "mailparser";
 
 /** A mailbox list header as the wire shows it: `Name <address>` or the bare address, one per mailbox. */
 export function mailboxes(header: AddressObject | AddressObject[] | undefined): string[] {
@@ -27,6 +27,8 @@ export function headerRecord(parsed: ParsedMail): Record<string, string> {
  * Parses a received message. `cid` keeps inline images as `cid:` references; otherwise they are embedded
  * as data URIs (docs/wire-compatibility.md §6.3, `html_format`).
  */
-export function parseReceived(raw: Buffer, htmlFormat: "data_uri" | "cid" = "cid"): Promise<ParsedMail> {
+export async function parseReceived(raw: Buffer, htmlFormat: "data_uri" | "cid" = "cid"): Promise<ParsedMail> {
+  // Imported at the first message: mailparser is resident megabytes a process that receives nothing never uses.
+  const { simpleParser } = await import("mailparser");
   return simpleParser(raw, { keepCidLinks: htmlFormat === "cid" });
 }

@@ -2,7 +2,7 @@ import { createBlobStore } from "@tidings/blobs";
 import type { Logger } from "@tidings/core";
 import { bounceAddresses } from "@tidings/mail";
 import type { ApiServices } from "../services.js";
-import { startInboundSmtp, type InboundSmtpListener } from "./inboundSmtpServer.js";
+import type { InboundSmtpListener } from "./inboundSmtpServer.js";
 import { receiveMessage } from "./receiveMessage.js";
 import { receivingTeams, returnPaths } from "./inboundDomains.js";
 
@@ -17,6 +17,8 @@ export async function startInbound(
 ): Promise<InboundSmtpListener | undefined> {
   const { config } = services;
   if (config.INBOUND_SMTP_PORT === undefined) return undefined;
+  // Imported only for a listener: smtp-server is resident megabytes an api without one never uses.
+  const { startInboundSmtp } = await import("./inboundSmtpServer.js");
   const deps = {
     store: services.store,
     blobs: createBlobStore(services.database),

@@ -1,7 +1,6 @@
 import { noMetrics, StopOrder, type Config, type Logger } from "@tidings/core";
 import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound } from "@tidings/api";
 import { registerForwarderLagMetrics, startForwarder } from "@tidings/bus";
-import { createPrometheusMetrics, startMetricsServer } from "@tidings/metrics";
 import {
   createCheckpointWaiter,
   productProjections,
@@ -52,7 +51,9 @@ export interface ServeOptions {
  * projector process stands by and takes over when the leader goes.
  */
 export async function serve(config: Config, logger: Logger, role: Role, options: ServeOptions = {}): Promise<Serving> {
-  const prometheus = config.METRICS_PORT === undefined ? undefined : createPrometheusMetrics();
+  // Imported only when asked for: prom-client is a dozen megabytes resident that a process without metrics never uses.
+  const prometheusMetrics = config.METRICS_PORT === undefined ? undefined : await import("@tidings/metrics");
+  const prometheus = prometheusMetrics?.createPrometheusMetrics();
   const metrics = prometheus?.metrics ?? noMetrics;
   const parts = new StopOrder();
   // Stopped last, so that the spans of everything stopping before it are exported.
@@ -69,7 +70,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
     const serving: Serving = { runtime, stop, unfinished: () => parts.unfinished() };
     if (prometheus) {
       // One listener per process: in `--role all` it covers every role.
-      const server = await startMetricsServer({
+      const server = await prometheusMetrics!.startMetricsServer({
         registry: prometheus.registry,
         host: config.METRICS_HOST,
         port: config.METRICS_PORT!,
