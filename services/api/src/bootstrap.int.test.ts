@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@tidings/core";
+import { loadConfig, type Config } from "@tidings/core";
 import { settledWrites } from "@tidings/postgres";
 import { newApiKeyToken } from "./apiKeyTokens.js";
 import { bootstrapFirstKey } from "./bootstrap.js";
@@ -7,8 +7,8 @@ import { teamIdForName } from "./handlers/ensureTeam.js";
 import { createTestServices, type TestServices } from "./testing/testServices.js";
 
 const opened: TestServices[] = [];
-const fresh = async () => {
-  const t = await createTestServices();
+const fresh = async (config?: Config) => {
+  const t = await createTestServices(config);
   opened.push(t);
   return t;
 };
@@ -34,6 +34,21 @@ describe("bootstrapFirstKey", () => {
     expect(await bootstrapFirstKey(t.services, embedded)).toBeUndefined();
     expect(await bootstrapFirstKey(t.services, { ...embedded, TIDINGS_BOOTSTRAP_TOKEN: newApiKeyToken() })).toBeUndefined();
     expect(await apiKeyStreams(t)).toEqual([`apikey-${first!.apiKeyId}`]);
+  });
+
+  it("with the projector in this process, returns the key only once the api_keys read model holds it", async () => {
+    // A read-your-writes wait would give up long before the projections are released.
+    const t = await fresh(loadConfig({ READ_YOUR_WRITES_TIMEOUT_MS: "200" }));
+    const app = await t.app();
+    const release = t.holdProjections();
+    let returned = false;
+    const bootstrapping = bootstrapFirstKey(t.services, embedded, { projectorInProcess: true }).finally(() => (returned = true));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(returned).toBe(false);
+    release();
+    const first = await bootstrapping;
+    const res = await app.inject({ method: "GET", url: "/api-keys", headers: { authorization: `Bearer ${first!.token}` } });
+    expect(res.statusCode).toBe(200);
   });
 
   it("does nothing in server mode without TIDINGS_BOOTSTRAP_TOKEN, and makes that exact token the first key, once, when instances start together", async () => {

@@ -1,4 +1,4 @@
-import type { Config } from "@tidings/core";
+import type { Config, Logger } from "@tidings/core";
 import { operationMetadata, reservationStream, reserve } from "@tidings/commands";
 import type { EventStore } from "@tidings/eventstore";
 import { newApiKeyToken } from "./apiKeyTokens.js";
@@ -17,6 +17,17 @@ export interface BootstrapResult {
   source: "generated" | "environment";
 }
 
+export interface BootstrapOptions {
+  /**
+   * This process runs the projector too (`--role all`, embedded defaults): then the key is returned only
+   * once the `api_keys` read model holds it, however long a loaded first start takes, so that the key
+   * printed, and a `/health` that answers after it, mean a key that works. Otherwise the projector runs
+   * elsewhere, may not be up yet, and the wait is the read-your-writes one.
+   */
+  projectorInProcess?: boolean;
+  logger?: Logger;
+}
+
 /** Claimed by the one bootstrap that creates the first key, whichever instance runs it. */
 const firstKeyClaim = reservationStream("global", "bootstrap", "first-api-key");
 
@@ -33,6 +44,7 @@ const firstKeyClaim = reservationStream("global", "bootstrap", "first-api-key");
 export async function bootstrapFirstKey(
   services: ApiServices,
   config: Pick<Config, "mode" | "TIDINGS_BOOTSTRAP_TOKEN">,
+  options: BootstrapOptions = {},
 ): Promise<BootstrapResult | undefined> {
   const given = config.TIDINGS_BOOTSTRAP_TOKEN;
   if (!given && config.mode !== "embedded") return undefined;
@@ -50,8 +62,14 @@ export async function bootstrapFirstKey(
     { teamId, name: "bootstrap", permission: "full_access", domainId: null, token },
     { ...metadata, teamId },
   );
-  const last = key.position ?? teamPosition;
-  if (last) await services.waitFor(last);
+  if (options.projectorInProcess) {
+    while (!(await services.catchUp(["api_keys"]))) {
+      options.logger?.warn("the first API key is created; waiting for the api_keys read model to hold it before serving");
+    }
+  } else {
+    const last = key.position ?? teamPosition;
+    if (last) await services.waitFor(last);
+  }
   return { teamId, apiKeyId: key.id, token, source: given ? "environment" : "generated" };
 }
 

@@ -138,6 +138,9 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
           maxSeconds: config.READY_MAX_PROJECTION_LAG_SECONDS,
         });
       }
+      // Before listening: once `/health` answers, the first key works (a client that waits for it needs no more).
+      const first = await bootstrapFirstKey(services, config, { projectorInProcess: role === "all", logger });
+      if (first?.source === "generated") serving.bootstrapToken = first.token;
       const app = buildApp({ logger, services, readiness, metrics, deadLetters: { bus: runtime.bus, durables: sagaDurables } });
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
@@ -157,8 +160,6 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
         serving.inboundSmtp = { host: inbound.host, port: inbound.port };
         parts.add("inbound SMTP", () => inbound.close());
       }
-      const first = await bootstrapFirstKey(services, config);
-      if (first?.source === "generated") serving.bootstrapToken = first.token;
     }
     const run = options.commands;
     if (run && runtime.dataDir) {
