@@ -5,7 +5,10 @@
 // and one broadcast is sent to the segment. Prints the time from the send to the last message at the
 // sink, emails/s over that time, when the fan-out had handed the last recipient to delivery (`sent_at`),
 // each process's peak RSS (VmHWM, read once at the end: no sampler running during the measurement), and
-// how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink.
+// how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink,
+// and the CPU milliseconds per email each part spent from the send to the last message (each role, the
+// scratch database's PostgreSQL backends, nats-server, and this process as the sink; nats-server is
+// shared, so other work on the machine counts there).
 // Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default 16)
 // SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
 // BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets: ≥ 1,000 emails/s end to
@@ -19,6 +22,7 @@ import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
 import { startSmtpSink } from "@tidings/testkit";
 import { setTeamRateLimit } from "../services/cli/dist/commands/teams.js";
+import { cpuCounter, natsServer, postgresBackend } from "./support/cpuTime.mjs";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 import { freePort, scratchNatsPrefix, startRole, waitUntilReady } from "./support/servedTidings.mjs";
 
@@ -88,6 +92,13 @@ try {
       await sleep(2_000);
 
       const load = loadavg()[0];
+      const processes = Object.fromEntries([...roles, sagas].map((r) => [r.role, (_, pid) => pid === r.pid]));
+      const cpu = cpuCounter({
+        ...processes,
+        postgres: postgresBackend(new URL(url).pathname.slice(1)),
+        nats: natsServer,
+        sink: (_, pid) => pid === process.pid,
+      });
       const started = Date.now();
       const { id } = await ok(
         resend.broadcasts.create({
@@ -108,6 +119,7 @@ try {
         .find((m) => m.messageId?.startsWith(`<${transactional.id}@`))
         .receivedAt.getTime();
       await sink.waitForMessages(contacts + 1, 3_600_000);
+      const cpuMs = cpu.read();
       const lastAt = Math.max(...sink.received.map((m) => m.receivedAt.getTime()));
       const seconds = (lastAt - started) / 1000;
       let broadcast = await ok(resend.broadcasts.get(id));
@@ -132,6 +144,10 @@ try {
           transactional_during_broadcast_s: Number(((transactionalAt - transactionalSentAt) / 1000).toFixed(2)),
           delivered: sink.received.length - 1,
           distinct_message_ids: new Set(sink.received.map((m) => m.messageId)).size - 1,
+          cpu_ms_per_email: Number((Object.values(cpuMs).reduce((a, b) => a + b, 0) / contacts).toFixed(3)),
+          ...Object.fromEntries(
+            Object.entries(cpuMs).map(([name, ms]) => [`${name}_cpu_ms_per_email`, Number((ms / contacts).toFixed(3))]),
+          ),
           ...rss,
           load_1m_before: Number(load.toFixed(2)),
           load_1m_after: Number(loadavg()[0].toFixed(2)),

@@ -15,17 +15,16 @@
 // CPU is read from /proc (this process, the sink, every PostgreSQL backend, nats-server), so it counts
 // the kernel's share too. A target of R emails/s on 2 cores leaves 2000/R ms per email for everything.
 // Runs the built packages: `npx tsc -b && node bench/floors.mjs`. BENCH_UNITS (default 5000) per step.
-import { execFileSync, fork } from "node:child_process";
+import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { connect, AckPolicy, headers } from "nats";
 import pg from "pg";
+import { measured, natsServer, postgresBackend } from "./support/cpuTime.mjs";
 import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 import { childToStop, undoOnExit } from "./support/teardown.mjs";
 
 const units = Number(process.env.BENCH_UNITS ?? 5000);
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const ticksPerMs = Number(execFileSync("getconf", ["CLK_TCK"]).toString()) / 1000;
 
 if (process.argv[2] === "--sink") {
   const { startSmtpSink } = await import("@tidings/testkit");
@@ -35,36 +34,6 @@ if (process.argv[2] === "--sink") {
   // Its parent gone (killed outright), nobody will ask for it again.
   process.on("disconnect", () => process.exit(0));
   await new Promise(() => {});
-}
-
-/** CPU ticks (user + system) of every process whose command line matches, by pid. */
-function ticksOf(match) {
-  const ticks = new Map();
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!match(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "), Number(pid))) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
-
-/** Runs `work` and returns its wall time and the CPU milliseconds each named process group spent meanwhile. */
-async function measured(groups, work) {
-  const before = Object.fromEntries(Object.entries(groups).map(([name, match]) => [name, ticksOf(match)]));
-  const started = performance.now();
-  await work();
-  const wallMs = performance.now() - started;
-  const cpuMs = {};
-  for (const [name, match] of Object.entries(groups)) {
-    let spent = 0;
-    for (const [pid, t] of ticksOf(match)) spent += t - (before[name].get(pid) ?? 0);
-    cpuMs[name] = spent / ticksPerMs;
-  }
-  return { wallMs, cpuMs };
 }
 
 function report(step, count, { wallMs, cpuMs }, extra = {}) {
@@ -93,7 +62,7 @@ async function inParallel(count, width, one) {
 }
 
 const self = (_, pid) => pid === process.pid;
-const postgres = (cmd) => cmd.startsWith("postgres:");
+const postgres = postgresBackend();
 
 async function mailFloor() {
   const { composeMessage, createSmtpTransport, messageIdFor } = await import("@tidings/mail");
@@ -242,18 +211,17 @@ async function busFloor() {
       h.set("Nats-Msg-Id", `${name}-${i}`);
       return js.publish(`${name}.email.EmailSent`, body, { headers: h });
     };
-    const nats = (cmd) => cmd.includes("nats-server");
     report(
       "bus: publish with Nats-Msg-Id, 256 in flight",
       units,
-      await measured({ client: self, nats }, () => inParallel(units, 256, publish)),
+      await measured({ client: self, nats: natsServer }, () => inParallel(units, 256, publish)),
     );
     await jsm.consumers.add(name, { durable_name: "floors", ack_policy: AckPolicy.Explicit, max_ack_pending: 1024 });
     const consumer = await js.consumers.get(name, "floors");
     report(
       "bus: pull consume with ack",
       units,
-      await measured({ client: self, nats }, async () => {
+      await measured({ client: self, nats: natsServer }, async () => {
         const messages = await consumer.consume({ max_messages: 256 });
         let seen = 0;
         for await (const m of messages) {
