@@ -11,7 +11,8 @@
 // shared, so other work on the machine counts there).
 // Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default 16)
 // SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
-// BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. Targets: ≥ 1,000 emails/s end to
+// BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. BENCH_CPU_PROF=<dir> writes a CPU profile
+// of each role there (node --cpu-prof; the sagas one from its restart, so the broadcast's alone). Targets: ≥ 1,000 emails/s end to
 // end, < 400 MB RSS per process.
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -31,6 +32,7 @@ const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
 const rate = process.env.BENCH_RATE ?? "5000";
 const inFlight = process.env.BENCH_IN_FLIGHT ?? "1000";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
 
 const ok = async (call) => {
   const { data, error } = await call;
@@ -64,7 +66,7 @@ try {
     await setTeamRateLimit(first.runtime.store, BOOTSTRAP_TEAM_NAME, 10_000_000);
     await first.stop();
 
-    const roles = [startRole("projector", env), startRole("api", env)];
+    const roles = [startRole("projector", env, { cpuProfileDir }), startRole("api", env, { cpuProfileDir })];
     let sagas = startRole("sagas", env);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -88,7 +90,7 @@ try {
       while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) await sleep(500);
       const importSeconds = (Date.now() - importStarted) / 1000;
       await sagas.stop();
-      sagas = startRole("sagas", env);
+      sagas = startRole("sagas", env, { cpuProfileDir });
       await sleep(2_000);
 
       const load = loadavg()[0];
