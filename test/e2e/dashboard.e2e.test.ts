@@ -3,6 +3,7 @@ import type { Locator, Page } from "playwright-core";
 import { Resend } from "resend";
 import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
 import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
+import { aTeamKey } from "../support/teamKey.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -117,6 +118,39 @@ describe("the dashboard", () => {
     await page.reload();
     expect(await page.getByText(token).count()).toBe(0);
     expect(await page.getByRole("cell", { name: "Made in a browser", exact: true }).count()).toBe(1);
+    await context.close();
+  });
+
+  it("shows another team's email, webhook and broadcast as not found, with a 404", async () => {
+    const other = new Resend(await aTeamKey(t.mailing.server.serving.runtime, "other"), { baseUrl: t.mailing.server.url });
+    const email = await succeeded(() =>
+      other.emails.send({ from: "Other <hi@other.test>", to: "ann@example.test", subject: "Another team's email", html: "<p>Hi</p>" }),
+    );
+    const webhook = await succeeded(() => other.webhooks.create({ endpoint: "https://other.test/hooks", events: ["email.sent"] }));
+    const segment = await succeeded(() => other.segments.create({ name: "Other readers" }));
+    const broadcast = await succeeded(() =>
+      other.broadcasts.create({
+        segmentId: segment.id,
+        from: "Other <hi@other.test>",
+        subject: "Another team's news",
+        html: "<p>News</p>",
+      }),
+    );
+    const context = await newContext(t.browser, t.violations);
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    for (const [path, heading, words] of [
+      [`/dashboard/emails/${email.id}`, "Email not found", "There is no email with this id in your team."],
+      [`/dashboard/webhooks/${webhook.id}`, "Webhook not found", "There is no webhook with this id in your team."],
+      [`/dashboard/broadcasts/${broadcast.id}`, "Broadcast not found", "There is no broadcast with this id in your team."],
+    ] as const) {
+      const response = await page.goto(url(path));
+      expect([path, response?.status()]).toEqual([path, 404]);
+      await page.getByRole("heading", { name: heading }).waitFor();
+      await page.getByRole("alert").getByText(words).waitFor();
+      expect(await page.getByText("Another team's").count()).toBe(0);
+    }
     await context.close();
   });
 
