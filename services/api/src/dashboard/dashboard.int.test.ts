@@ -139,6 +139,35 @@ describe("forms", () => {
   });
 });
 
+describe("the API keys page", () => {
+  it("lists the team's keys 25 at a time, newest first, with pages", async () => {
+    const team = await file.testServices.aKey("dashboard-many-keys", { name: "The oldest key" });
+    for (let i = 0; i < 25; i++) expect((await file.call("POST", "/api-keys", { name: `Paged key ${i}` }, team)).status).toBe(201);
+    const browser = await session(team);
+    const first = await browser.get("/dashboard/api-keys");
+    expect(first.body).toContain("Paged key 24");
+    expect(first.body).not.toContain("The oldest key");
+    expect(first.body).not.toContain("← Newer");
+    const older = /href="(\/dashboard\/api-keys\?after=[^"]+)">Older/.exec(first.body)![1]!;
+    const second = await browser.get(older);
+    expect(second.body).toContain("The oldest key");
+    expect(second.body).not.toContain("Paged key 0");
+    expect(second.body).toContain("← Newer");
+  });
+
+  it("deletes a key, which the API then no longer lists", async () => {
+    const browser = await session();
+    const made = (await file.call("POST", "/api-keys", { name: "Deleted in the dashboard" })).body as { id: string; token: string };
+    const deleted = await browser.post(`/dashboard/api-keys/${made.id}/delete`);
+    expect(deleted).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/api-keys" } });
+    const page = await browser.get("/dashboard/api-keys");
+    expect(page.body).toContain("The key was deleted.");
+    expect(page.body).not.toContain("Deleted in the dashboard");
+    const keys = (await file.call("GET", "/api-keys")).body.data as { id: string }[];
+    expect(keys.map((k) => k.id)).not.toContain(made.id);
+  });
+});
+
 describe("team scoping", () => {
   it("shows another team's email as not found", async () => {
     const { body } = await send({}, file.other);
