@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { handleCommand } from "@tidings/commands";
+import { formatTimestamp } from "@tidings/core";
+import { emailDecider, emailStream, type EmailCommand } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
@@ -263,6 +266,45 @@ describe("an email's actions", () => {
     expect((await browser.post(`/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
     expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
+  });
+});
+
+/** The timeline's items as a person reads them: each event's label, or the gap's words. */
+const timelineItems = (page: string) =>
+  [.../<ol class="timeline">([\s\S]*?)<\/ol>/.exec(page)![1]!.matchAll(/<li[^>]*>(?:<strong>([^<]+)<\/strong>|([^<]+)<\/li>)/g)].map(
+    (m) => m[1] ?? m[2],
+  );
+
+describe("an email's timeline", () => {
+  it("begins with the email's first event and shows its headers past 100 events, a page of 100 at a time", async () => {
+    const { body } = await send({ subject: "Opened a lot", headers: { "X-Entity-Ref-ID": "order-120" } });
+    // What the tracking route records of each open, written as it writes it, through the email's decider.
+    for (let i = 0; i < 120; i++) {
+      const command: EmailCommand = {
+        type: "RecordEmailOpened",
+        ipAddress: "192.0.2.1",
+        userAgent: "Mail",
+        now: formatTimestamp(new Date()),
+      };
+      const metadata = { actor: "test", teamId: file.admin.teamId };
+      await handleCommand({ store: file.testServices.store, streamId: emailStream(body.id), decider: emailDecider, command, metadata });
+    }
+    const browser = await session();
+    const newest = await browser.get(`/dashboard/emails/${body.id}`);
+    expect(newest.statusCode).toBe(200);
+    const opened = (items: (string | undefined)[]) => items.filter((item) => item?.startsWith("Opened")).length;
+    const newestItems = timelineItems(newest.body);
+    expect(newestItems.slice(0, 2)).toEqual(["Queued", "Events between are on the older pages."]);
+    expect(opened(newestItems)).toBe(100);
+    expect(newest.body).toContain('<span class="mono">order-120</span>');
+    const older = /<nav class="pager" aria-label="Timeline pages">[\s\S]*?href="([^"]+)">Older/.exec(newest.body)![1]!;
+    const oldest = await browser.get(older.replaceAll("&amp;", "&"));
+    const oldestItems = timelineItems(oldest.body);
+    expect(oldestItems[0]).toBe("Queued");
+    expect(opened(oldestItems)).toBe(20);
+    expect(oldestItems).not.toContain("Events between are on the older pages.");
+    expect(oldest.body).toContain("← Newer");
+    expect(oldest.body).toContain('<span class="mono">order-120</span>');
   });
 });
 
