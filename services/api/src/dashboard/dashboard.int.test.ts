@@ -267,6 +267,23 @@ describe("an email's actions", () => {
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
     expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
   });
+
+  it("reschedule a scheduled email to a UTC time, which its page then shows", async () => {
+    const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const browser = await session();
+    const local = new Date(Math.ceil((Date.now() + 2 * 86_400_000) / 60_000) * 60_000).toISOString().slice(0, 16);
+    const shown = `<time datetime="${local}:00Z">${local.replace("T", " ")}:00 UTC</time>`;
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).not.toContain(shown);
+    const res = await browser.post(`/dashboard/emails/${body.id}/reschedule`, { scheduled_at: local });
+    expect(res).toMatchObject({ statusCode: 303, headers: { location: `/dashboard/emails/${body.id}` } });
+    const page = await browser.get(`/dashboard/emails/${body.id}`);
+    expect(page.body).toContain("The email is rescheduled.");
+    expect(page.body).toMatch(new RegExp(`<dt>Scheduled for</dt>\\s*<dd>${shown}</dd>`));
+    expect(timelineItems(page.body)).toEqual(["Scheduled", "Rescheduled"]);
+    expect((await file.call("GET", `/emails/${body.id}`)).body.scheduled_at).toMatch(
+      new RegExp(`^${local.replace("T", " ")}:00(\\.0+)?\\+00$`),
+    );
+  });
 });
 
 /** The timeline's items as a person reads them: each event's label, or the gap's words. */
@@ -274,6 +291,28 @@ const timelineItems = (page: string) =>
   [.../<ol class="timeline">([\s\S]*?)<\/ol>/.exec(page)![1]!.matchAll(/<li[^>]*>(?:<strong>([^<]+)<\/strong>|([^<]+)<\/li>)/g)].map(
     (m) => m[1] ?? m[2],
   );
+
+describe("the Suppressions page", () => {
+  it("adds an address to the list, and removes it", async () => {
+    const browser = await session();
+    const email = "suppressed.here@example.test";
+    const added = await browser.post("/dashboard/suppressions", { email });
+    expect(added).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/suppressions" } });
+    const listed = (await file.call("GET", "/suppressions?limit=100")).body.data as { id: string; email: string; origin: string }[];
+    const suppression = listed.find((s) => s.email === email)!;
+    expect(suppression).toMatchObject({ origin: "manual" });
+    const page = await browser.get("/dashboard/suppressions");
+    expect(page.body).toContain(`${email} is suppressed.`);
+    expect(page.body).toContain(`action="/dashboard/suppressions/${suppression.id}/delete"`);
+    const removed = await browser.post(`/dashboard/suppressions/${suppression.id}/delete`);
+    expect(removed).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/suppressions" } });
+    const after = await browser.get("/dashboard/suppressions");
+    expect(after.body).toContain("The address was removed from the list.");
+    expect(after.body).not.toContain(email);
+    const left = (await file.call("GET", "/suppressions?limit=100")).body.data as { email: string }[];
+    expect(left.map((s) => s.email)).not.toContain(email);
+  });
+});
 
 describe("an email's timeline", () => {
   it("begins with the email's first event and shows its headers past 100 events, a page of 100 at a time", async () => {
