@@ -240,6 +240,28 @@ describe("the Overview", () => {
     expect(page.body).toContain('<option value="30" selected>');
   });
 
+  it("says in words when the range has no emails, and not once one is sent", async () => {
+    const team = await file.testServices.aKey("dashboard-overview-quiet");
+    const browser = await session(team);
+    const words = "No emails in the last 7 days: the charts fill in as emails are sent.";
+    expect((await browser.get("/dashboard")).body).toContain(words);
+    const { body } = await send({}, team);
+    // What the delivery worker records once the relay takes the email, through the email's decider.
+    const command: EmailCommand = { type: "RecordEmailSent", now: formatTimestamp(new Date()) };
+    const metadata = { actor: "test", teamId: team.teamId };
+    const { position } = await handleCommand({
+      store: file.testServices.store,
+      streamId: emailStream(body.id),
+      decider: emailDecider,
+      command,
+      metadata,
+    });
+    expect(await file.testServices.projections.waitFor(position!, 60_000)).toBe(true);
+    const page = await browser.get("/dashboard");
+    expect(page.body).toMatch(/aria-label="Sent: 1 over 7 days/);
+    expect(page.body).not.toContain(words);
+  });
+
   it("refuses a range it does not offer", async () => {
     const page = await (await session()).get("/dashboard?range=3650");
     expect(page.statusCode).toBeGreaterThanOrEqual(400);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
-import { errorNotice } from "../layout.js";
+import { emptyState, errorNotice } from "../layout.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { listState } from "../lists.js";
 import { emailTable, noEmails, type EmailListItem } from "./emails.js";
@@ -31,6 +31,7 @@ export function overviewPage(dashboard: Dashboard): void {
       who.api.get<{ data: EmailListItem[] }>(withQuery("/emails", { limit: 10 })),
       who.api.get<{ data: { status: string }[] }>("/domains"),
     ]);
+    const quiet = metrics.ok && chartedMetrics.every((metric) => metrics.body.totals[metric] === 0);
     const verified = domains.ok ? domains.body.data.filter((d) => d.status === "verified").length : 0;
     return who.page(
       title,
@@ -47,7 +48,8 @@ export function overviewPage(dashboard: Dashboard): void {
         </form>
         ${
           metrics.ok
-            ? html`<div class="charts">${chartedMetrics.map((metric) => metricChart(metric, metrics.body))}</div>`
+            ? html`${quiet && emptyState(`No emails in the last ${days} days: the charts fill in as emails are sent.`)}
+                <div class="charts">${chartedMetrics.map((metric) => metricChart(metric, metrics.body))}</div>`
             : errorNotice("The email metrics could not be loaded.", metrics.message)
         }
         <section class="panel" aria-labelledby="domains-heading">
