@@ -201,6 +201,28 @@ describe("the dashboard", () => {
     await context.close();
   });
 
+  it("marks the page busy while a link loads the next one, but not for a link within the page", async () => {
+    const context = await newContext(t.browser, t.violations);
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const busy = () => page.evaluate<string | null>("document.body.getAttribute('aria-busy')");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    expect(await hasFocus(page.getByRole("main"))).toBe(true);
+    expect(await busy()).toBeNull();
+    // What the page was like as the browser left it for the next, kept where the next page can read it.
+    await page.evaluate(`addEventListener("pagehide", () => {
+      const dimmed = document.body.getAttribute("aria-busy") === "true" && document.body.classList.contains("loading");
+      sessionStorage.setItem("busy-when-left", String(dimmed));
+    })`);
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Logs" }).click();
+    await page.getByRole("heading", { name: "Logs" }).waitFor();
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('busy-when-left')")).toBe("true");
+    expect(await busy()).toBeNull();
+    await context.close();
+  });
+
   // A full-page screenshot and an axe-core check of each page in four views: over a minute on a loaded 2-core machine.
   itScreenshots("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
     const email = await succeeded(() =>
