@@ -86,6 +86,16 @@ describe("the draft editor", () => {
     expect(edit.body).toMatch(new RegExp(`<option value="${segmentId}"\\s+selected>Readers</option>`));
   });
 
+  it("offers every segment of the team, past the API's page of 100", async () => {
+    const team = await file.testServices.aKey("dashboard-many-segments");
+    const created: string[] = [];
+    for (let i = 0; i < 101; i++) created.push((await call("POST", "/segments", { name: `Segment ${i}` }, team)).body.id);
+    const form = await (await dashboardSession(file, team)).get("/dashboard/broadcasts/new");
+    const offered = [...form.body.matchAll(/<option value="([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    expect(offered).toHaveLength(101);
+    expect(new Set(offered)).toEqual(new Set(created));
+  });
+
   it("saves changes to a draft through PATCH", async () => {
     const id = await draft();
     const browser = await session();
@@ -135,6 +145,29 @@ describe("the personalised preview", () => {
     expect(page.body).toContain("zed@example.test is not a contact of this broadcast&#39;s segment.");
     expect(page.body).not.toContain("<iframe");
     expect((await browser.get(`/dashboard/broadcasts/${id}/preview?contact=nobody%40example.test`)).statusCode).toBe(404);
+  });
+});
+
+describe("the personalised preview of a contact in many segments", () => {
+  it("finds the broadcast's segment among more than a page of 100 of the contact's", async () => {
+    const team = await file.testServices.aKey("dashboard-many-memberships");
+    const as = (method: "GET" | "POST", path: string, body?: unknown) => call(method, path, body, team);
+    const first = (await as("POST", "/segments", { name: "The first" })).body.id as string;
+    const contact = (await as("POST", "/contacts", { email: "many@example.test", first_name: "Mo", segments: [{ id: first }] })).body.id;
+    for (let i = 0; i < 100; i++) {
+      const segment = (await as("POST", "/segments", { name: `Later ${i}` })).body.id as string;
+      expect((await as("POST", `/contacts/${contact}/segments/${segment}`)).status).toBeLessThan(300);
+    }
+    const broadcast = (
+      await as("POST", "/broadcasts", {
+        segment_id: first,
+        from: "Acme <news@acme.test>",
+        subject: "Hi {{{FIRST_NAME}}}",
+        html: "<p>Hi</p>",
+      })
+    ).body.id;
+    const page = await (await dashboardSession(file, team)).get(`/dashboard/broadcasts/${broadcast}?contact=many%40example.test`);
+    expect(page.body).toContain("<strong>Subject:</strong> Hi Mo");
   });
 });
 
