@@ -244,7 +244,9 @@ describe("the Overview", () => {
     const team = await file.testServices.aKey("dashboard-overview-quiet");
     const browser = await session(team);
     const words = "No emails in the last 7 days: the charts fill in as emails are sent.";
-    expect((await browser.get("/dashboard")).body).toContain(words);
+    const quiet = (await browser.get("/dashboard")).body;
+    expect(quiet).toContain(words);
+    expect(quiet).toContain('No domains yet. <a href="/dashboard/domains/new">Add one</a> to send from it.');
     const { body } = await send({}, team);
     // What the delivery worker records once the relay takes the email, through the email's decider.
     const command: EmailCommand = { type: "RecordEmailSent", now: formatTimestamp(new Date()) };

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { withQuery } from "../apiCalls.js";
+import { withQuery, type ApiAnswer } from "../apiCalls.js";
 import type { Dashboard } from "../dashboard.js";
-import { html } from "../html.js";
+import { html, type Html } from "../html.js";
 import { emptyState, errorNotice } from "../layout.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { listState } from "../lists.js";
@@ -9,6 +9,18 @@ import { emailTable, noEmails, type EmailListItem } from "./emails.js";
 import { chartedMetrics, metricChart, overviewRanges, rangeStart, type MetricsAnswer } from "./metricCharts.js";
 
 const overviewQuery = z.object({ range: z.enum(overviewRanges.map(String) as [string, ...string[]]).optional() });
+
+/** How many of the team's domains are verified, or that it has none yet and where to add one. */
+function domainSummary(domains: ApiAnswer<{ data: { status: string }[] }>): Html {
+  if (!domains.ok) return errorNotice("The domains could not be loaded.", domains.message);
+  const all = domains.body.data;
+  if (all.length === 0) return html`<p>No domains yet. <a href="${dashboardPath}/domains/new">Add one</a> to send from it.</p>`;
+  const verified = all.filter((d) => d.status === "verified").length;
+  return html`<p>
+    ${verified} of ${all.length} ${all.length === 1 ? "domain is" : "domains are"} verified.
+    <a href="${dashboardPath}/domains">See their DNS records</a>.
+  </p>`;
+}
 
 /**
  * The first page after signing in: a chart a day of sent, delivered, bounced, complained, opened and clicked
@@ -32,7 +44,6 @@ export function overviewPage(dashboard: Dashboard): void {
       who.api.get<{ data: { status: string }[] }>("/domains"),
     ]);
     const quiet = metrics.ok && chartedMetrics.every((metric) => metrics.body.totals[metric] === 0);
-    const verified = domains.ok ? domains.body.data.filter((d) => d.status === "verified").length : 0;
     return who.page(
       title,
       "overview",
@@ -54,14 +65,7 @@ export function overviewPage(dashboard: Dashboard): void {
         }
         <section class="panel" aria-labelledby="domains-heading">
           <h2 id="domains-heading">Domains</h2>
-          ${
-            domains.ok
-              ? html`<p>
-                  ${verified} of ${domains.body.data.length} ${domains.body.data.length === 1 ? "domain is" : "domains are"} verified.
-                  <a href="${dashboardPath}/domains">See their DNS records</a>.
-                </p>`
-              : errorNotice("The domains could not be loaded.", domains.message)
-          }
+          ${domainSummary(domains)}
         </section>
         <h2>Latest emails</h2>
         ${listState(emails, "The emails", noEmails, emailTable)}
