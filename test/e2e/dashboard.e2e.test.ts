@@ -237,6 +237,8 @@ describe("the dashboard", () => {
     const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-screenshots.test" }));
     const claim = await succeeded(() => t.resend.post<{ domain_id: string }>("/domains/claim", { name: "dashboard-claimed.test" }));
     await succeeded(() => t.resend.post("/suppressions", { email: "bounced@example.test" }));
+    // More keys than a page holds, so that the API keys page shows its pager.
+    for (let i = 1; i <= 25; i++) await succeeded(() => t.resend.apiKeys.create({ name: `Screenshot key ${i}` }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
       emails: "/dashboard/emails",
@@ -260,6 +262,11 @@ describe("the dashboard", () => {
         await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
         await page.locator("iframe.preview").scrollIntoViewIfNeeded();
       },
+    });
+    // A team that has sent nothing: the Overview's empty state.
+    await screenshotPages(t, {
+      pages: { "overview-empty": "/dashboard" },
+      token: await aTeamKey(t.mailing.server.serving.runtime, "quiet"),
     });
     expect(t.violations).toEqual([]);
     expect(t.inaccessible).toEqual([]);
