@@ -3,6 +3,7 @@ import type { Locator, Page } from "playwright-core";
 import { Resend } from "resend";
 import { newContext, reloadUntil, signIn as signInAs } from "../support/dashboardBrowser.js";
 import { dashboardSuite, itScreenshots, screenshotPages } from "../support/dashboardSuite.js";
+import { aTeamKey } from "../support/teamKey.js";
 import { succeeded } from "../support/wire.js";
 
 /**
@@ -120,6 +121,39 @@ describe("the dashboard", () => {
     await context.close();
   });
 
+  it("shows another team's email, webhook and broadcast as not found, with a 404", async () => {
+    const other = new Resend(await aTeamKey(t.mailing.server.serving.runtime, "other"), { baseUrl: t.mailing.server.url });
+    const email = await succeeded(() =>
+      other.emails.send({ from: "Other <hi@other.test>", to: "ann@example.test", subject: "Another team's email", html: "<p>Hi</p>" }),
+    );
+    const webhook = await succeeded(() => other.webhooks.create({ endpoint: "https://other.test/hooks", events: ["email.sent"] }));
+    const segment = await succeeded(() => other.segments.create({ name: "Other readers" }));
+    const broadcast = await succeeded(() =>
+      other.broadcasts.create({
+        segmentId: segment.id,
+        from: "Other <hi@other.test>",
+        subject: "Another team's news",
+        html: "<p>News</p>",
+      }),
+    );
+    const context = await newContext(t.browser, t.violations);
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    for (const [path, heading, words] of [
+      [`/dashboard/emails/${email.id}`, "Email not found", "There is no email with this id in your team."],
+      [`/dashboard/webhooks/${webhook.id}`, "Webhook not found", "There is no webhook with this id in your team."],
+      [`/dashboard/broadcasts/${broadcast.id}`, "Broadcast not found", "There is no broadcast with this id in your team."],
+    ] as const) {
+      const response = await page.goto(url(path));
+      expect([path, response?.status()]).toEqual([path, 404]);
+      await page.getByRole("heading", { name: heading }).waitFor();
+      await page.getByRole("alert").getByText(words).waitFor();
+      expect(await page.getByText("Another team's").count()).toBe(0);
+    }
+    await context.close();
+  });
+
   it("signs out, after which its pages ask to sign in again", async () => {
     const context = await newContext(t.browser, t.violations);
     const page = await context.newPage();
@@ -167,6 +201,28 @@ describe("the dashboard", () => {
     await context.close();
   });
 
+  it("marks the page busy while a link loads the next one, but not for a link within the page", async () => {
+    const context = await newContext(t.browser, t.violations);
+    const page = await context.newPage();
+    await signIn(page, t.mailing.server.token);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const busy = () => page.evaluate<string | null>("document.body.getAttribute('aria-busy')");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    expect(await hasFocus(page.getByRole("main"))).toBe(true);
+    expect(await busy()).toBeNull();
+    // What the page was like as the browser left it for the next, kept where the next page can read it.
+    await page.evaluate(`addEventListener("pagehide", () => {
+      const dimmed = document.body.getAttribute("aria-busy") === "true" && document.body.classList.contains("loading");
+      sessionStorage.setItem("busy-when-left", String(dimmed));
+    })`);
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Logs" }).click();
+    await page.getByRole("heading", { name: "Logs" }).waitFor();
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('busy-when-left')")).toBe("true");
+    expect(await busy()).toBeNull();
+    await context.close();
+  });
+
   // A full-page screenshot and an axe-core check of each page in four views: over a minute on a loaded 2-core machine.
   itScreenshots("saves a screenshot of every page, at 1280 and 375 pixels wide, light and dark", async () => {
     const email = await succeeded(() =>
@@ -181,6 +237,8 @@ describe("the dashboard", () => {
     const domain = await succeeded(() => t.resend.domains.create({ name: "dashboard-screenshots.test" }));
     const claim = await succeeded(() => t.resend.post<{ domain_id: string }>("/domains/claim", { name: "dashboard-claimed.test" }));
     await succeeded(() => t.resend.post("/suppressions", { email: "bounced@example.test" }));
+    // More keys than a page holds, so that the API keys page shows its pager.
+    for (let i = 1; i <= 25; i++) await succeeded(() => t.resend.apiKeys.create({ name: `Screenshot key ${i}` }));
     const pages: Record<string, string> = {
       overview: "/dashboard",
       emails: "/dashboard/emails",
@@ -204,6 +262,11 @@ describe("the dashboard", () => {
         await page.frameLocator("iframe.preview").getByRole("heading").waitFor();
         await page.locator("iframe.preview").scrollIntoViewIfNeeded();
       },
+    });
+    // A team that has sent nothing: the Overview's empty state.
+    await screenshotPages(t, {
+      pages: { "overview-empty": "/dashboard" },
+      token: await aTeamKey(t.mailing.server.serving.runtime, "quiet"),
     });
     expect(t.violations).toEqual([]);
     expect(t.inaccessible).toEqual([]);

@@ -53,7 +53,7 @@ const views = [
 
 /**
  * Saves a full-page screenshot of each page (name → path on the suite's server) in each of `views`, signed
- * in with the server's key (`signedOut` pages before signing in), and checks it with axe-core into
+ * in with `token`, the server's key unless told (`signedOut` pages before signing in), and checks it with axe-core into
  * `suite.inaccessible`. A page is loaded once and its viewport and colour scheme changed under it: a context
  * and a sign-in a view took as long as the pages themselves. `ready` runs on a page before each screenshot,
  * to wait for what loads after the page does.
@@ -64,9 +64,15 @@ export async function screenshotPages(
     pages,
     signedOut = {},
     ready,
-  }: { pages: Record<string, string>; signedOut?: Record<string, string>; ready?: (name: string, page: Page) => Promise<void> },
+    token = suite.mailing.server.token,
+  }: {
+    pages: Record<string, string>;
+    signedOut?: Record<string, string>;
+    ready?: (name: string, page: Page) => Promise<void>;
+    token?: string;
+  },
 ): Promise<void> {
-  const { url, token } = suite.mailing.server;
+  const { url } = suite.mailing.server;
   const context = await newContext(suite.browser, suite.violations);
   const page = await context.newPage();
   const show = async (name: string, path: string) => {

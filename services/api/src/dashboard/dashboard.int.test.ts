@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { handleCommand } from "@tidings/commands";
+import { formatTimestamp } from "@tidings/core";
+import { emailDecider, emailStream, type EmailCommand } from "@tidings/domain";
 import type { ApiInstance } from "../app.js";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { capturingLogger } from "../testing/capturingLogger.js";
@@ -139,6 +142,35 @@ describe("forms", () => {
   });
 });
 
+describe("the API keys page", () => {
+  it("lists the team's keys 25 at a time, newest first, with pages", async () => {
+    const team = await file.testServices.aKey("dashboard-many-keys", { name: "The oldest key" });
+    for (let i = 0; i < 25; i++) expect((await file.call("POST", "/api-keys", { name: `Paged key ${i}` }, team)).status).toBe(201);
+    const browser = await session(team);
+    const first = await browser.get("/dashboard/api-keys");
+    expect(first.body).toContain("Paged key 24");
+    expect(first.body).not.toContain("The oldest key");
+    expect(first.body).not.toContain("← Newer");
+    const older = /href="(\/dashboard\/api-keys\?after=[^"]+)">Older/.exec(first.body)![1]!;
+    const second = await browser.get(older);
+    expect(second.body).toContain("The oldest key");
+    expect(second.body).not.toContain("Paged key 0");
+    expect(second.body).toContain("← Newer");
+  });
+
+  it("deletes a key, which the API then no longer lists", async () => {
+    const browser = await session();
+    const made = (await file.call("POST", "/api-keys", { name: "Deleted in the dashboard" })).body as { id: string; token: string };
+    const deleted = await browser.post(`/dashboard/api-keys/${made.id}/delete`);
+    expect(deleted).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/api-keys" } });
+    const page = await browser.get("/dashboard/api-keys");
+    expect(page.body).toContain("The key was deleted.");
+    expect(page.body).not.toContain("Deleted in the dashboard");
+    const keys = (await file.call("GET", "/api-keys")).body.data as { id: string }[];
+    expect(keys.map((k) => k.id)).not.toContain(made.id);
+  });
+});
+
 describe("team scoping", () => {
   it("shows another team's email as not found", async () => {
     const { body } = await send({}, file.other);
@@ -208,6 +240,30 @@ describe("the Overview", () => {
     expect(page.body).toContain('<option value="30" selected>');
   });
 
+  it("says in words when the range has no emails, and not once one is sent", async () => {
+    const team = await file.testServices.aKey("dashboard-overview-quiet");
+    const browser = await session(team);
+    const words = "No emails in the last 7 days: the charts fill in as emails are sent.";
+    const quiet = (await browser.get("/dashboard")).body;
+    expect(quiet).toContain(words);
+    expect(quiet).toContain('No domains yet. <a href="/dashboard/domains/new">Add one</a> to send from it.');
+    const { body } = await send({}, team);
+    // What the delivery worker records once the relay takes the email, through the email's decider.
+    const command: EmailCommand = { type: "RecordEmailSent", now: formatTimestamp(new Date()) };
+    const metadata = { actor: "test", teamId: team.teamId };
+    const { position } = await handleCommand({
+      store: file.testServices.store,
+      streamId: emailStream(body.id),
+      decider: emailDecider,
+      command,
+      metadata,
+    });
+    expect(await file.testServices.projections.waitFor(position!, 60_000)).toBe(true);
+    const page = await browser.get("/dashboard");
+    expect(page.body).toMatch(/aria-label="Sent: 1 over 7 days/);
+    expect(page.body).not.toContain(words);
+  });
+
   it("refuses a range it does not offer", async () => {
     const page = await (await session()).get("/dashboard?range=3650");
     expect(page.statusCode).toBeGreaterThanOrEqual(400);
@@ -234,6 +290,84 @@ describe("an email's actions", () => {
     expect((await browser.post(`/dashboard/emails/${body.id}/cancel`)).statusCode).toBe(303);
     expect((await browser.get(`/dashboard/emails/${body.id}`)).body).toContain("The email is canceled");
     expect((await file.call("GET", `/emails/${body.id}`)).body.last_event).toBe("canceled");
+  });
+
+  it("reschedule a scheduled email to a UTC time, which its page then shows", async () => {
+    const { body } = await send({ scheduled_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const browser = await session();
+    const local = new Date(Math.ceil((Date.now() + 2 * 86_400_000) / 60_000) * 60_000).toISOString().slice(0, 16);
+    const shown = `<time datetime="${local}:00Z">${local.replace("T", " ")}:00 UTC</time>`;
+    expect((await browser.get(`/dashboard/emails/${body.id}`)).body).not.toContain(shown);
+    const res = await browser.post(`/dashboard/emails/${body.id}/reschedule`, { scheduled_at: local });
+    expect(res).toMatchObject({ statusCode: 303, headers: { location: `/dashboard/emails/${body.id}` } });
+    const page = await browser.get(`/dashboard/emails/${body.id}`);
+    expect(page.body).toContain("The email is rescheduled.");
+    expect(page.body).toMatch(new RegExp(`<dt>Scheduled for</dt>\\s*<dd>${shown}</dd>`));
+    expect(timelineItems(page.body)).toEqual(["Scheduled", "Rescheduled"]);
+    expect((await file.call("GET", `/emails/${body.id}`)).body.scheduled_at).toMatch(
+      new RegExp(`^${local.replace("T", " ")}:00(\\.0+)?\\+00$`),
+    );
+  });
+});
+
+/** The timeline's items as a person reads them: each event's label, or the gap's words. */
+const timelineItems = (page: string) =>
+  [.../<ol class="timeline">([\s\S]*?)<\/ol>/.exec(page)![1]!.matchAll(/<li[^>]*>(?:<strong>([^<]+)<\/strong>|([^<]+)<\/li>)/g)].map(
+    (m) => m[1] ?? m[2],
+  );
+
+describe("the Suppressions page", () => {
+  it("adds an address to the list, and removes it", async () => {
+    const browser = await session();
+    const email = "suppressed.here@example.test";
+    const added = await browser.post("/dashboard/suppressions", { email });
+    expect(added).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/suppressions" } });
+    const listed = (await file.call("GET", "/suppressions?limit=100")).body.data as { id: string; email: string; origin: string }[];
+    const suppression = listed.find((s) => s.email === email)!;
+    expect(suppression).toMatchObject({ origin: "manual" });
+    const page = await browser.get("/dashboard/suppressions");
+    expect(page.body).toContain(`${email} is suppressed.`);
+    expect(page.body).toContain(`action="/dashboard/suppressions/${suppression.id}/delete"`);
+    const removed = await browser.post(`/dashboard/suppressions/${suppression.id}/delete`);
+    expect(removed).toMatchObject({ statusCode: 303, headers: { location: "/dashboard/suppressions" } });
+    const after = await browser.get("/dashboard/suppressions");
+    expect(after.body).toContain("The address was removed from the list.");
+    expect(after.body).not.toContain(email);
+    const left = (await file.call("GET", "/suppressions?limit=100")).body.data as { email: string }[];
+    expect(left.map((s) => s.email)).not.toContain(email);
+  });
+});
+
+describe("an email's timeline", () => {
+  it("begins with the email's first event and shows its headers past 100 events, a page of 100 at a time", async () => {
+    const { body } = await send({ subject: "Opened a lot", headers: { "X-Entity-Ref-ID": "order-120" } });
+    // What the tracking route records of each open, written as it writes it, through the email's decider.
+    for (let i = 0; i < 120; i++) {
+      const command: EmailCommand = {
+        type: "RecordEmailOpened",
+        ipAddress: "192.0.2.1",
+        userAgent: "Mail",
+        now: formatTimestamp(new Date()),
+      };
+      const metadata = { actor: "test", teamId: file.admin.teamId };
+      await handleCommand({ store: file.testServices.store, streamId: emailStream(body.id), decider: emailDecider, command, metadata });
+    }
+    const browser = await session();
+    const newest = await browser.get(`/dashboard/emails/${body.id}`);
+    expect(newest.statusCode).toBe(200);
+    const opened = (items: (string | undefined)[]) => items.filter((item) => item?.startsWith("Opened")).length;
+    const newestItems = timelineItems(newest.body);
+    expect(newestItems.slice(0, 2)).toEqual(["Queued", "Events between are on the older pages."]);
+    expect(opened(newestItems)).toBe(100);
+    expect(newest.body).toContain('<span class="mono">order-120</span>');
+    const older = /<nav class="pager" aria-label="Timeline pages">[\s\S]*?href="([^"]+)">Older/.exec(newest.body)![1]!;
+    const oldest = await browser.get(older.replaceAll("&amp;", "&"));
+    const oldestItems = timelineItems(oldest.body);
+    expect(oldestItems[0]).toBe("Queued");
+    expect(opened(oldestItems)).toBe(20);
+    expect(oldestItems).not.toContain("Events between are on the older pages.");
+    expect(oldest.body).toContain("← Newer");
+    expect(oldest.body).toContain('<span class="mono">order-120</span>');
   });
 });
 

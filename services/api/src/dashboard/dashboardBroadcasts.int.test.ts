@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { broadcastEmailId } from "@tidings/core";
+import { broadcastStream, emailStream } from "@tidings/domain";
 import { apiTestFile } from "../testing/apiTestFile.js";
 import { dashboardSession } from "../testing/dashboardSessions.js";
 
@@ -83,6 +86,16 @@ describe("the draft editor", () => {
     expect(edit.body).toMatch(new RegExp(`<option value="${segmentId}"\\s+selected>Readers</option>`));
   });
 
+  it("offers every segment of the team, past the API's page of 100", async () => {
+    const team = await file.testServices.aKey("dashboard-many-segments");
+    const created: string[] = [];
+    for (let i = 0; i < 101; i++) created.push((await call("POST", "/segments", { name: `Segment ${i}` }, team)).body.id);
+    const form = await (await dashboardSession(file, team)).get("/dashboard/broadcasts/new");
+    const offered = [...form.body.matchAll(/<option value="([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    expect(offered).toHaveLength(101);
+    expect(new Set(offered)).toEqual(new Set(created));
+  });
+
   it("saves changes to a draft through PATCH", async () => {
     const id = await draft();
     const browser = await session();
@@ -135,6 +148,29 @@ describe("the personalised preview", () => {
   });
 });
 
+describe("the personalised preview of a contact in many segments", () => {
+  it("finds the broadcast's segment among more than a page of 100 of the contact's", async () => {
+    const team = await file.testServices.aKey("dashboard-many-memberships");
+    const as = (method: "GET" | "POST", path: string, body?: unknown) => call(method, path, body, team);
+    const first = (await as("POST", "/segments", { name: "The first" })).body.id as string;
+    const contact = (await as("POST", "/contacts", { email: "many@example.test", first_name: "Mo", segments: [{ id: first }] })).body.id;
+    for (let i = 0; i < 100; i++) {
+      const segment = (await as("POST", "/segments", { name: `Later ${i}` })).body.id as string;
+      expect((await as("POST", `/contacts/${contact}/segments/${segment}`)).status).toBeLessThan(300);
+    }
+    const broadcast = (
+      await as("POST", "/broadcasts", {
+        segment_id: first,
+        from: "Acme <news@acme.test>",
+        subject: "Hi {{{FIRST_NAME}}}",
+        html: "<p>Hi</p>",
+      })
+    ).body.id;
+    const page = await (await dashboardSession(file, team)).get(`/dashboard/broadcasts/${broadcast}?contact=many%40example.test`);
+    expect(page.body).toContain("<strong>Subject:</strong> Hi Mo");
+  });
+});
+
 describe("sending", () => {
   it("schedules a draft at a UTC time, then cancels it back to a draft", async () => {
     const id = await draft();
@@ -161,6 +197,47 @@ describe("sending", () => {
     expect(page.body).toContain('<h2 id="counts-heading">Counts</h2>');
     expect((await browser.post(`/dashboard/broadcasts/${deleted}/delete`)).headers.location).toBe("/dashboard/broadcasts");
     expect((await call("GET", `/broadcasts/${deleted}`)).status).toBe(404);
+  });
+});
+
+describe("a broadcast's clicked links", () => {
+  it("lists each tracked link with its clicks and people, leaving out a scanner's", async () => {
+    const id = await draft({ name: "Clicked news" });
+    expect((await call("POST", `/broadcasts/${id}/send`, {})).status).toBe(200);
+    const contactId = randomUUID();
+    const emailId = broadcastEmailId(id, contactId);
+    const metadata = { teamId: file.admin.teamId, actor: "test" };
+    const seen = (machine: boolean) => ({
+      ipAddress: machine ? "40.94.0.1" : "203.0.113.7",
+      userAgent: "Mozilla/5.0",
+      machine,
+      machineReason: machine ? "microsoft_safe_links" : null,
+    });
+    const click = (link: string, linkIndex: number, machine = false) => ({
+      id: randomUUID(),
+      type: "EmailClicked",
+      data: { emailId, link, linkIndex, clickedAt: "2026-11-23 10:00:00.000000+00", ...seen(machine) },
+      metadata,
+    });
+    // What the broadcast saga plans and the click route records, as they append it: the int app runs neither.
+    const { store, projections } = file.testServices;
+    const recipients = [{ contactId, email: "ann@example.test" }];
+    const planned = { broadcastId: id, teamId: file.admin.teamId, batch: 0, recipients };
+    await store.append(broadcastStream(id), [{ id: randomUUID(), type: "BroadcastBatchPlanned", data: planned, metadata }], "any");
+    const clicks = [
+      click("https://acme.test/pricing", 0),
+      click("https://acme.test/pricing", 0),
+      click("https://acme.test/scanned", 1, true),
+    ];
+    const { position } = await store.append(emailStream(emailId), clicks, "any");
+    expect(await projections.waitFor(position, 60_000)).toBe(true);
+    const page = await (await session()).get(`/dashboard/broadcasts/${id}`);
+    expect(page.statusCode).toBe(200);
+    const links = page.body.slice(page.body.indexOf('id="links-heading"'));
+    const row =
+      /<tr>\s*<td data-label="Link"><span><span class="mono">([^<]+)<\/span><\/span><\/td>\s*<td data-label="Clicks"><span>(\d+)<\/span><\/td>\s*<td data-label="People"><span>(\d+)<\/span><\/td>/g;
+    expect([...links.matchAll(row)].map((m) => m.slice(1))).toEqual([["https://acme.test/pricing", "2", "1"]]);
+    expect(links).not.toContain("No link was clicked yet.");
   });
 });
 

@@ -31,6 +31,25 @@ const chosenAsShown = (shown: Record<string, string>) =>
   Object.fromEntries(Object.entries(shown).map(([name, value]) => [name.replace(/^shown_/, ""), value]));
 
 describe("the Domains pages", () => {
+  it("verify a domain's DNS records again, which puts the domain and its records in pending", async () => {
+    const domain = await aDomain();
+    const browser = await session();
+    const heading = (page: string) => /<h1>[^<]*<span class="badge[^"]*">([^<]+)<\/span><\/h1>/.exec(page)![1];
+    const recordStates = (page: string) =>
+      [...page.matchAll(/<td data-label="Status"><span><span class="badge[^"]*">([^<]+)<\/span>/g)].map((m) => m[1]);
+    const before = await browser.get(`/dashboard/domains/${domain.id}`);
+    expect(heading(before.body)).toBe("not started");
+    const res = await browser.post(`/dashboard/domains/${domain.id}/verify`);
+    expect(res).toMatchObject({ statusCode: 303, headers: { location: `/dashboard/domains/${domain.id}` } });
+    const page = await browser.get(`/dashboard/domains/${domain.id}`);
+    expect(page.body).toContain("Verification started");
+    const got = (await file.call("GET", `/domains/${domain.id}`)).body as { status: string; records: unknown[] };
+    expect(got.status).toBe("pending");
+    expect(heading(page.body)).toBe("pending");
+    expect(recordStates(page.body).length).toBeGreaterThanOrEqual(got.records.length);
+    expect(new Set(recordStates(page.body))).toEqual(new Set(["pending"]));
+  });
+
   it("change a domain's settings, sending only what changed, after which its records follow", async () => {
     const domain = await aDomain();
     const browser = await session();

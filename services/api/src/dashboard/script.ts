@@ -4,6 +4,20 @@
  * while a form or link loads the next page, and the reloading of a page that follows an import.
  */
 export const dashboardJs = `"use strict";
+var busy = function () {
+  document.body.classList.add("loading");
+  document.body.setAttribute("aria-busy", "true");
+};
+// A link to another page dims this one until the next arrives, as a form does; not a link opened
+// elsewhere (a modifier key, another window, a download) or one within the page (the skip link).
+document.addEventListener("click", function (event) {
+  var link = event.target.closest("a[href]");
+  if (!link || event.defaultPrevented || event.button !== 0) return;
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (link.target || link.hasAttribute("download") || link.origin !== location.origin) return;
+  if (link.hash && link.pathname === location.pathname && link.search === location.search) return;
+  busy();
+});
 document.addEventListener("click", function (event) {
   var button = event.target.closest("button[data-copy]");
   if (!button) return;
@@ -38,8 +52,7 @@ document.addEventListener("submit", function (event) {
     button.setAttribute("aria-disabled", "true");
     button.textContent = "Working…";
   }
-  document.body.classList.add("loading");
-  document.body.setAttribute("aria-busy", "true");
+  busy();
 });
 // A page following something in progress (an import) reloads itself until that ends, as a page without
 // it says; not while it is hidden, or while a form on it is being sent.

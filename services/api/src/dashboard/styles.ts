@@ -74,6 +74,7 @@ ol.timeline li{position:relative;padding:0 0 1rem 1.25rem}
 ol.timeline li::before{content:"";position:absolute;left:-.45rem;top:.35rem;width:.8rem;height:.8rem;border-radius:50%;
 background:var(--accent)}
 ol.timeline li.bad::before{background:var(--danger)}ol.timeline li.ok::before{background:var(--ok)}
+ol.timeline li.gap{color:var(--muted);font-style:italic}ol.timeline li.gap::before{background:var(--line)}
 fieldset{border:1px solid var(--line);border-radius:.4rem;margin:.75rem 0;padding:.5rem .75rem;min-width:0}
 legend{font-weight:600;font-size:.9rem;padding:0 .25rem}
 fieldset .field{margin-top:.5rem}

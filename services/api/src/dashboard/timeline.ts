@@ -55,14 +55,25 @@ function describe(event: AuditEventItem): { label: string; detail: string | unde
   }
 }
 
-/** The events oldest first, as a list a screen reader reads in order. */
-export function timeline(eventsNewestFirst: readonly AuditEventItem[]): Html {
-  const items = [...eventsNewestFirst].reverse().map((event) => {
-    const { label, detail, tone } = describe(event);
-    return html`<li${tone ? html` class="${tone}"` : ""}><strong>${label}</strong> <span class="muted">${timestamp(event.occurred_at ?? event.created_at)}</span>
+function timelineItem(event: AuditEventItem): Html {
+  const { label, detail, tone } = describe(event);
+  return html`<li${tone ? html` class="${tone}"` : ""}><strong>${label}</strong> <span class="muted">${timestamp(event.occurred_at ?? event.created_at)}</span>
 ${detail && html`<br /><span class="mono">${detail}</span>`}</li>`;
-  });
+}
+
+/**
+ * A page of the events oldest first, as a list a screen reader reads in order. A page that does not reach
+ * `first`, the email's first event (queued or scheduled), begins with it all the same, and a gap that says
+ * where the events between are: where the email came from stays in view however many opens followed.
+ */
+export function timeline(eventsNewestFirst: readonly AuditEventItem[], first?: AuditEventItem): Html {
+  const events = [...eventsNewestFirst].reverse();
+  const start =
+    first !== undefined &&
+    !events.some((event) => event.id === first.id) &&
+    html`${timelineItem(first)}
+      <li class="gap">Events between are on the older pages.</li>`;
   return html`<ol class="timeline">
-    ${items}
+    ${start}${events.map(timelineItem)}
   </ol>`;
 }

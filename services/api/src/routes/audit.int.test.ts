@@ -154,6 +154,16 @@ describe("GET /audit/streams/:stream", () => {
     expect(await call("GET", `/audit/streams/template-${id}?after=00000000-0000-4000-8000-000000000000`)).toMatchObject({ status: 422 });
   });
 
+  it("lists only the events of the types asked for, and refuses a malformed type", async () => {
+    const { id } = await aTemplate("types");
+    const created = (await call("GET", `/audit/streams/template-${id}?type=TemplateCreated,NoSuchEvent`)).body as Page;
+    expect(created).toMatchObject({ has_more: false, data: [{ revision: 0, type: "TemplateCreated" }] });
+    expect((await call("GET", `/audit/streams/template-${id}?type=NoSuchEvent`)).body).toMatchObject({ has_more: false, data: [] });
+    const bad = await call("GET", `/audit/streams/template-${id}?type=Template%20Created`);
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain("`type`");
+  });
+
   it("answers 404 for a stream with no events", async () => {
     expect(await call("GET", "/audit/streams/template-00000000-0000-4000-8000-000000000000")).toEqual(
       wireError(404, "not_found", "Stream not found"),

@@ -20,6 +20,14 @@ const streamParams = z.object({
     .regex(/^[a-z]+-\S+$/, "`stream` must be a stream id such as `email-<id>`.")
     .describe("A stream id, `<category>-<id>`."),
 });
+const streamQuery = listQuerySchema({
+  type: z
+    .string()
+    .max(1000)
+    .regex(/^[A-Za-z]+(,[A-Za-z]+)*$/, "`type` must be event types separated by commas, such as `EmailQueued,EmailScheduled`.")
+    .optional()
+    .describe("Only the events of these types, comma-separated; the cursors then name events of these types."),
+});
 const page = listSchema(auditEventSchema);
 
 /**
@@ -53,13 +61,14 @@ export function auditRoutes(services: ApiServices): ApiRoutes {
     app.get(
       "/audit/streams/:stream",
       {
-        schema: { tags, summary: "The events of a stream", params: streamParams, querystring: listQuerySchema(), response: { 200: page } },
+        schema: { tags, summary: "The events of a stream", params: streamParams, querystring: streamQuery, response: { 200: page } },
       },
       async (request, reply) => {
         const { teamId } = requireAuth(request);
         const events = (await services.store.readStream(request.params.stream)).filter((e) => eventTeamId(e) === teamId);
         if (events.length === 0) throw new TidingsError("not_found", "Stream not found");
-        return ok(reply, pageOfEvents(events, request.query));
+        const types = request.query.type?.split(",");
+        return ok(reply, pageOfEvents(types ? events.filter((e) => types.includes(e.type)) : events, request.query));
       },
     );
   };

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { field, type Dashboard } from "../dashboard.js";
 import { html } from "../html.js";
 import { csrfField, errorNotice, shownOnce, successNotice, timestamp } from "../layout.js";
-import { confirmedButton, dataTable, listState } from "../lists.js";
+import { confirmedButton } from "../lists.js";
+import { pagedList } from "../pagedList.js";
+import { cursorQuery } from "../pagination.js";
 import { dashboardPath } from "../sessionCookie.js";
 
 interface ApiKeyItem {
@@ -14,11 +16,10 @@ interface ApiKeyItem {
 
 const path = `${dashboardPath}/api-keys`;
 
-/** API keys: the list, a form to create one (its token shown once, on the next page only), and delete. */
+/** API keys: the list, a page at a time; a form to create one (its token shown once, on the next page only); and delete. */
 export function apiKeyPages(dashboard: Dashboard): void {
-  dashboard.page("/api-keys", {}, async (who) => {
+  dashboard.page("/api-keys", { querystring: z.object(cursorQuery) }, async (who, { query }) => {
     const title = "API keys";
-    const answer = await who.api.get<{ data: ApiKeyItem[] }>("/api-keys");
     const csrfToken = who.session.csrfToken;
     const row = (key: ApiKeyItem) => [
       key.name,
@@ -32,6 +33,15 @@ export function apiKeyPages(dashboard: Dashboard): void {
         question: `Delete the key “${key.name}”? Programs using it stop working at once.`,
       }),
     ];
+    const list = await pagedList(who, query, {
+      api: { path: "/api-keys" },
+      page: { path },
+      what: "The API keys",
+      empty: "No API keys.",
+      caption: "API keys",
+      columns: ["Name", "Created", "Last used", ""],
+      row,
+    });
     return who.page(
       title,
       "api-keys",
@@ -53,7 +63,7 @@ export function apiKeyPages(dashboard: Dashboard): void {
             <div class="field"><button type="submit">Create key</button></div>
           </div>
         </form>
-        ${listState(answer, "The API keys", "No API keys.", (keys) => dataTable("API keys", ["Name", "Created", "Last used", ""], keys.map(row)))}`,
+        ${list}`,
     );
   });
 

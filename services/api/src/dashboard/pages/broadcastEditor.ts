@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { withQuery, type ApiAnswer } from "../apiCalls.js";
+import type { ApiAnswer } from "../apiCalls.js";
 import { field, type Dashboard, type FormFields, type SignedIn } from "../dashboard.js";
 import { html, type Html } from "../html.js";
 import { csrfField, errorNotice, successNotice } from "../layout.js";
-import { maxPageSize } from "../../pagination.js";
+import { everyItem } from "../everyItem.js";
 import { broadcastProblem, type BroadcastObject } from "./broadcastObject.js";
 import { previewQuery, previewSection } from "./broadcastPreview.js";
 import { broadcastName, broadcastPath, broadcastsPath } from "./broadcasts.js";
@@ -95,10 +95,7 @@ const textField = (name: keyof DraftFields, label: string, value: string, extra:
   </div>`;
 
 async function editorForm(who: SignedIn, action: string, values: DraftFields): Promise<Html> {
-  const [segments, topics] = await Promise.all([
-    who.api.get<{ data: Choice[] }>(withQuery("/segments", { limit: maxPageSize })),
-    who.api.get<{ data: Choice[] }>(withQuery("/topics", { limit: maxPageSize })),
-  ]);
+  const [segments, topics] = await Promise.all([everyItem<Choice>(who, "/segments"), everyItem<Choice>(who, "/topics")]);
   return html`<form method="post" action="${action}" class="panel">
     ${csrfField(who.session.csrfToken)}
     <div class="fields">

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personalizeBroadcast, type PersonalizedParts } from "@tidings/domain";
-import { maxPageSize } from "../../pagination.js";
+import { everyItem } from "../everyItem.js";
 import { sharedFrameCsp, sharedFrameDocument } from "../../shares/sharedEmailPage.js";
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard, SignedIn } from "../dashboard.js";
@@ -44,10 +44,8 @@ async function personalPreview(who: SignedIn, b: BroadcastObject, email: string)
       message: contact.status === 404 ? `No contact has the address ${email}.` : contact.message,
     };
   const [segments, properties] = await Promise.all([
-    who.api.get<{ data: { id: string }[] }>(withQuery(`/contacts/${contact.body.id}/segments`, { limit: maxPageSize })),
-    who.api.get<{ data: { key: string; fallback_value: string | number | null }[] }>(
-      withQuery("/contact-properties", { limit: maxPageSize }),
-    ),
+    everyItem<{ id: string }>(who, `/contacts/${contact.body.id}/segments`),
+    everyItem<{ id: string; key: string; fallback_value: string | number | null }>(who, "/contact-properties"),
   ]);
   if (!segments.ok) return segments;
   if (!properties.ok) return properties;

@@ -5,6 +5,7 @@ import { html } from "../html.js";
 import { facts } from "../facts.js";
 import { emptyState, errorNotice, timestamp } from "../layout.js";
 import { dataTable, listState } from "../lists.js";
+import { cursorQuery, pager } from "../pagination.js";
 import { frameDocument, frameProblem, sandboxedFrame } from "../sandboxedFrame.js";
 import { dashboardPath } from "../sessionCookie.js";
 import { timeline, type AuditEventItem } from "../timeline.js";
@@ -30,13 +31,19 @@ interface Attachment {
 
 const params = z.object({ id: z.guid() });
 
+/** A timeline's page: the API's most, so that an email's whole timeline is one page unless it was opened or clicked many times. */
+const timelinePageSize = 100;
+
+/** The events an email begins with, one of them: the only ones that record the headers it was sent with. */
+const firstEventTypes = "EmailQueued,EmailScheduled";
+
+const timelineCursors = { after: "after", before: "before", label: "Timeline pages" };
+
 const addresses = (list: string[] | null) => (list && list.length > 0 ? list.join(", ") : undefined);
 
 /** The headers the email was sent with, which only its first event records. */
-function sentHeaders(events: readonly AuditEventItem[]): [string, string][] {
-  const first = events.findLast((e) => e.type === "EmailQueued" || e.type === "EmailScheduled");
-  return Object.entries(((first?.data ?? {}) as { headers?: Record<string, string> }).headers ?? {});
-}
+const sentHeaders = (first: AuditEventItem | undefined): [string, string][] =>
+  Object.entries(((first?.data ?? {}) as { headers?: Record<string, string> }).headers ?? {});
 
 function notFound(who: SignedIn) {
   const title = "Email not found";
@@ -63,14 +70,20 @@ function headerTable(headers: [string, string][]) {
 
 /**
  * One email: its facts, its body in a sandboxed frame, its headers and attachments, and its timeline
- * from the audit API. Another team's email is not found, as in the API, since the API is what answers.
+ * from the audit API, a page at a time. Its first event, with the headers, is asked for on its own (the
+ * stream's `type` filter), as the timeline's newest page of an email opened hundreds of times lacks it.
+ * Another team's email is not found, as in the API, since the API is what answers.
  */
 export function emailDetailPage(dashboard: Dashboard): void {
-  dashboard.page("/emails/:id", { params }, async (who, { params: { id } }) => {
-    const [email, attachments, events] = await Promise.all([
+  dashboard.page("/emails/:id", { params, querystring: z.object(cursorQuery) }, async (who, { params: { id }, query }) => {
+    const stream = `/audit/streams/email-${id}`;
+    const [email, attachments, events, firstEvents] = await Promise.all([
       who.api.get<EmailObject>(`/emails/${id}`),
       who.api.get<{ data: Attachment[] }>(withQuery(`/emails/${id}/attachments`, { limit: 100 })),
-      who.api.get<{ data: AuditEventItem[] }>(withQuery(`/audit/streams/email-${id}`, { limit: 100 })),
+      who.api.get<{ has_more: boolean; data: AuditEventItem[] }>(
+        withQuery(stream, { limit: timelinePageSize, after: query.after, before: query.before }),
+      ),
+      who.api.get<{ data: AuditEventItem[] }>(withQuery(stream, { type: firstEventTypes })),
     ]);
     if (!email.ok && email.status === 404) return notFound(who);
     if (!email.ok)
@@ -81,6 +94,7 @@ export function emailDetailPage(dashboard: Dashboard): void {
           ${errorNotice("The email could not be loaded.", email.message)}`,
       );
     const e = email.body;
+    const first = firstEvents.ok ? firstEvents.body.data.at(-1) : undefined;
     const title = e.subject || "(no subject)";
     const content =
       e.html === null && e.text === null
@@ -106,11 +120,15 @@ export function emailDetailPage(dashboard: Dashboard): void {
           ])}
         </section>
         <h2>Timeline</h2>
-        ${events.ok ? timeline(events.body.data) : errorNotice("The timeline could not be loaded.", events.message)}
+        ${
+          events.ok
+            ? html`${timeline(events.body.data, first)} ${pager(emailPath(id), query, events.body, {}, timelineCursors)}`
+            : errorNotice("The timeline could not be loaded.", events.message)
+        }
         <h2>Content</h2>
         ${content} ${emailActionForms(id, e.last_event, who.session.csrfToken)}
         <h2>Headers</h2>
-        ${events.ok ? headerTable(sentHeaders(events.body.data)) : errorNotice("The headers could not be loaded.", events.message)}
+        ${firstEvents.ok ? headerTable(sentHeaders(first)) : errorNotice("The headers could not be loaded.", firstEvents.message)}
         <h2>Attachments</h2>
         ${listState(attachments, "The attachments", "No attachments.", attachmentTable)}`,
     );
