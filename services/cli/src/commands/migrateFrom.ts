@@ -5,7 +5,7 @@ import { migratedKinds, teamDecider, teamStream, type MigratedKind, type Migrati
 import type { CliOutput } from "../cliOutput.js";
 import type { Runtime } from "../runtime.js";
 import { UsageError } from "../usageError.js";
-import { copyResources, type CopyOutcome } from "../migration/copyResources.js";
+import { copyResources, CopyRefused, type CopyOutcome } from "../migration/copyResources.js";
 import type { DnsChange } from "../migration/dnsChanges.js";
 import { loadMigration, localIdFor, migrationIdFor, nowText, recordMigration, sourceKey } from "../migration/migrationStream.js";
 import { planMigration, type MigrationPlan } from "../migration/plan.js";
@@ -112,7 +112,12 @@ export async function migrateFrom(runtime: Runtime, options: MigrateFromOptions,
         metadata,
       )),
     progress: (line) => out.err(options.json ? JSON.stringify({ progress: line }) : line),
+  }).catch((error: unknown) => {
+    if (!(error instanceof CopyRefused)) throw error;
+    out.err(`tidings: ${error.message}; what was copied before it stays recorded, and apply goes on from there`);
+    return undefined;
   });
+  if (!outcome) return 1;
   const copied = migratedKinds.reduce((sum, kind) => sum + outcome.copied[kind], 0);
   await recordMigration(runtime.store, migrationId, { type: "CompleteMigrationRun", copied, now: nowText() }, metadata);
   const seconds = (Date.now() - started) / 1000;

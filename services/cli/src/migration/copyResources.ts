@@ -1,5 +1,5 @@
-import { systemClock, type Config } from "@tidings/core";
-import { loadState } from "@tidings/commands";
+import { systemClock, TidingsError, type Config } from "@tidings/core";
+import { DomainRejection, loadState } from "@tidings/commands";
 import { createContact, createContactProperty, createSegment, createTopic } from "@tidings/audience";
 import { createDomain, createTemplate, createWebhook, publishTemplate, updateWebhook } from "@tidings/api";
 import {
@@ -67,6 +67,11 @@ export interface CopiedDomain {
   records: DnsChange[];
 }
 
+/** A resource this installation refuses as its API would (a taken email, key, alias or name): the run stops there. */
+export class CopyRefused extends Error {
+  override readonly name = "CopyRefused";
+}
+
 export interface CopyOutcome {
   copied: Record<MigratedKind, number>;
   /** Already copied by an earlier run. */
@@ -111,7 +116,13 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
         continue;
       }
       const localId = ctx.localId(kind, item.id);
-      if (!(await copy(item, localId))) continue;
+      try {
+        if (!(await copy(item, localId))) continue;
+      } catch (error) {
+        if (error instanceof TidingsError || error instanceof DomainRejection)
+          throw new CopyRefused(`the ${kind.replace("_", " ")} ${label(item)} (${item.id}) was refused: ${error.message}`);
+        throw error;
+      }
       await ctx.recordCopied(kind, item.id, localId);
       ctx.mapping[kind][item.id] = localId;
       outcome.copied[kind]++;
