@@ -1,4 +1,5 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { fold } from "../decider.js";
 import { given, now, teamId } from "../testing/scenario.js";
 import { migrationDecider } from "./decider.js";
 import type { MigrationEvent } from "./events.js";
@@ -39,6 +40,12 @@ describe("migration decider", () => {
     given(migrationDecider, [started, copied, completed])
       .when({ type: "CompleteMigrationRun", copied: 0, now })
       .then([{ type: "MigrationCompleted", data: { migrationId, copied: 0, completedAt: now } }]);
+  });
+  it("shows a run under way from its first copy until it completes", () => {
+    const completed: MigrationEvent = { type: "MigrationCompleted", data: { migrationId, copied: 1, completedAt: now } };
+    const later: MigrationEvent = { type: "ResourceCopied", data: { ...copied.data, sourceId: "src-2" } };
+    expect(fold(migrationDecider, [started, copied, completed])).toMatchObject({ status: "completed", runsCompleted: 1, copiedCount: 1 });
+    expect(fold(migrationDecider, [started, copied, completed, later])).toMatchObject({ status: "started", copiedCount: 2 });
   });
   it("takes nothing for a migration never started", () => {
     given(migrationDecider).when(record).thenError("not_found");

@@ -54,8 +54,10 @@ export const migrationDecider: Decider<MigrationCommand, MigrationEvent, Migrati
       case "ResourceCopied": {
         if (state.status === "none") return state;
         const { kind, sourceId, localId } = event.data;
+        // A copy after a completed run is a new run under way, until it completes too.
         return {
           ...state,
+          status: "started",
           mapping: { ...state.mapping, [kind]: { ...state.mapping[kind], [sourceId]: localId } },
           copiedCount: state.copiedCount + 1,
         };

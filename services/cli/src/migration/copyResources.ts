@@ -20,15 +20,16 @@ import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { dnsChanges, type DnsChange } from "./dnsChanges.js";
 import { domainInput, templateContent } from "./sourceFields.js";
 import type { SourceApi } from "./sourceApi.js";
-import type {
-  SourceContact,
-  SourceContactTopic,
-  SourceDomain,
-  SourceProperty,
-  SourceSegment,
-  SourceTemplate,
-  SourceTopic,
-  SourceWebhook,
+import {
+  sourceLists,
+  type SourceContact,
+  type SourceContactTopic,
+  type SourceDomain,
+  type SourceProperty,
+  type SourceSegment,
+  type SourceTemplate,
+  type SourceTopic,
+  type SourceWebhook,
 } from "./sourceResources.js";
 
 /** What the copy writes with: the local stores, as the api's handlers take them. */
@@ -137,7 +138,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "contact_property",
-    await api.list<SourceProperty>("/contact-properties"),
+    await api.list<SourceProperty>(sourceLists.contact_property),
     (p) => p.key,
     async (p, id) => {
       if (!(await exists(deps.store, contactPropertyStream(id))))
@@ -154,7 +155,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "topic",
-    await api.list<SourceTopic>("/topics"),
+    await api.list<SourceTopic>(sourceLists.topic),
     (t) => t.name,
     async (t, id) => {
       if (!(await exists(deps.store, topicStream(id)))) {
@@ -167,7 +168,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "segment",
-    await api.list<SourceSegment>("/segments"),
+    await api.list<SourceSegment>(sourceLists.segment),
     (s) => s.name,
     async (s, id) => {
       if (!(await exists(deps.store, segmentStream(id)))) await createSegment(handlerDeps, teamId, s.name, metadata, id);
@@ -177,7 +178,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "contact",
-    await api.list<SourceContact>("/contacts"),
+    await api.list<SourceContact>(sourceLists.contact),
     (c) => c.email,
     async (listed, id) => {
       if (await exists(deps.store, contactStream(id))) return true;
@@ -209,7 +210,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "template",
-    await api.list<SourceTemplate>("/templates"),
+    await api.list<SourceTemplate>(sourceLists.template),
     (t) => t.name,
     async (listed, id) => {
       if (!(await exists(deps.store, templateStream(id)))) {
@@ -225,7 +226,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "webhook",
-    await api.list<SourceWebhook>("/webhooks"),
+    await api.list<SourceWebhook>(sourceLists.webhook),
     (w) => w.endpoint,
     async (w, id) => {
       let signingSecret: string | null = null;
@@ -242,7 +243,7 @@ export async function copyResources(ctx: CopyContext): Promise<CopyOutcome> {
 
   await each(
     "domain",
-    await api.list<SourceDomain>("/domains"),
+    await api.list<SourceDomain>(sourceLists.domain),
     (d) => d.name,
     async (listed, id) => {
       const domain = await api.get<SourceDomain>(`/domains/${listed.id}`);

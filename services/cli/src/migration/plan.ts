@@ -15,7 +15,7 @@ import type { EventStore } from "@tidings/eventstore";
 import { dnsChanges, localRecords, type DnsChange } from "./dnsChanges.js";
 import { domainInput } from "./sourceFields.js";
 import type { SourceApi } from "./sourceApi.js";
-import type { SourceDomain } from "./sourceResources.js";
+import { sourceLists, type SourceDomain } from "./sourceResources.js";
 
 /** What the source holds of each kind, and how much of it earlier runs copied. */
 export interface KindPlan {
@@ -37,17 +37,6 @@ export interface MigrationPlan {
   resources: Record<MigratedKind, KindPlan>;
   domains: DomainPlan[];
 }
-
-/** Where a kind's list is read. */
-export const sourceLists: Record<MigratedKind, string> = {
-  contact_property: "/contact-properties",
-  topic: "/topics",
-  segment: "/segments",
-  contact: "/contacts",
-  template: "/templates",
-  webhook: "/webhooks",
-  domain: "/domains",
-};
 
 /**
  * Reads every list of the source (one request per page) and each domain's records, and compares them with

@@ -1,3 +1,5 @@
+import type { MigratedKind } from "@tidings/domain";
+
 /**
  * The source's resources as a Resend-compatible API shows them (docs/wire-compatibility.md §6): only the
  * fields a copy needs, each optional where Resend may leave it out.
@@ -78,3 +80,14 @@ export interface SourceDomain {
   records?: SourceDnsRecord[];
   recommended_records?: SourceDnsRecord[];
 }
+
+/** Where a kind's list is read. */
+export const sourceLists: Record<MigratedKind, string> = {
+  contact_property: "/contact-properties",
+  topic: "/topics",
+  segment: "/segments",
+  contact: "/contacts",
+  template: "/templates",
+  webhook: "/webhooks",
+  domain: "/domains",
+};
