@@ -35,6 +35,8 @@ export function createContactProperty(
   teamId: string,
   input: { key: string; type: ContactPropertyType; fallbackValue: ContactPropertyValue | null },
   metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  propertyId?: string,
 ): Promise<Changed> {
   const claim = {
     stream: keyStream(teamId, input.key),
@@ -54,7 +56,7 @@ export function createContactProperty(
     fallbackValue: input.fallbackValue,
     now,
   });
-  return createClaiming(deps, { decider: contactPropertyDecider, run, command }, claim, metadata);
+  return createClaiming(deps, { decider: contactPropertyDecider, run, command }, claim, metadata, propertyId);
 }
 
 const existing = (store: EventStore, teamId: string, id: string): Promise<LiveContactProperty> =>

@@ -11,8 +11,14 @@ const run = commandRunner(segmentStream, segmentDecider);
 export const findSegment = (store: EventStore, teamId: string, segmentId: string): Promise<LiveSegment> =>
   orNotFound(loadLive(store, teamId, segmentId, segmentStream, segmentDecider), "Audience not found");
 
-export function createSegment(deps: Deps, teamId: string, name: string, metadata: EventMetadata): Promise<Changed> {
-  const segmentId = newId();
+export function createSegment(
+  deps: Deps,
+  teamId: string,
+  name: string,
+  metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  segmentId: string = newId(),
+): Promise<Changed> {
   return run(deps.store, segmentId, { type: "CreateSegment", segmentId, teamId, name, now: formatTimestamp(deps.clock.now()) }, metadata);
 }
 

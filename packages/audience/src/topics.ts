@@ -16,8 +16,9 @@ export function createTopic(
   fields: TopicFields,
   defaultSubscription: TopicSubscription,
   metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  topicId: string = newId(),
 ): Promise<Changed> {
-  const topicId = newId();
   return run(
     deps.store,
     topicId,

@@ -40,8 +40,9 @@ export async function createClaiming<Command, Event, State>(
   creation: Creation<Command, Event, State>,
   claim: ValueClaim | null,
   metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  id: string = newId(),
 ): Promise<Changed> {
-  const id = newId();
   const command = creation.command(id, commandNow(deps));
   decideCreate(creation.decider, command);
   if (claim) await claimValue(deps.store, claim, id, metadata);

@@ -76,4 +76,6 @@ export * from "./broadcast/decider.js";
 export * from "./broadcast/personalize.js";
 export * from "./inboundemail/events.js";
 export * from "./inboundemail/decider.js";
+export * from "./migration/events.js";
+export * from "./migration/decider.js";
 export * from "./streamCategories.js";

@@ -13,6 +13,7 @@ import { emailShareStream } from "./emailshare/events.js";
 import { eventDefinitionStream } from "./eventdef/decider.js";
 import { customEventStream } from "./eventdef/events.js";
 import { inboundEmailStream } from "./inboundemail/decider.js";
+import { migrationStream } from "./migration/decider.js";
 import { reputationStream } from "./reputation/events.js";
 import { segmentStream } from "./segment/decider.js";
 import { subjectErasureStream } from "./subjecterasure/events.js";
@@ -36,6 +37,7 @@ import type { EmailEvent } from "./email/events.js";
 import type { EmailShareEvent } from "./emailshare/events.js";
 import type { CustomEventReceived, EventDefinitionEvent } from "./eventdef/events.js";
 import type { InboundEmailEvent } from "./inboundemail/events.js";
+import type { MigrationEvent } from "./migration/events.js";
 import type { ReputationEvent } from "./reputation/events.js";
 import type { SegmentEvent } from "./segment/events.js";
 import type { SubjectErased } from "./subjecterasure/events.js";
@@ -69,6 +71,7 @@ export interface EventsByCategory {
   eventdef: EventDefinitionEvent;
   import: ContactImportEvent;
   inbound: InboundEmailEvent;
+  migration: MigrationEvent;
   reputation: ReputationEvent;
   segment: SegmentEvent;
   subjecterasure: SubjectErased;
@@ -107,6 +110,7 @@ export const streamOfCategory: { [Category in StreamCategory]: (id: string) => s
   eventdef: eventDefinitionStream,
   import: contactImportStream,
   inbound: inboundEmailStream,
+  migration: migrationStream,
   reputation: reputationStream,
   segment: segmentStream,
   subjecterasure: subjectErasureStream,

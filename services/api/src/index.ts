@@ -37,3 +37,9 @@ export {
   type DeadLetterDeps,
   type ListedDeadLetter,
 } from "./handlers/deadLetters.js";
+export { createTemplate } from "./handlers/createTemplate.js";
+export { publishTemplate } from "./handlers/changeTemplate.js";
+export { createWebhook } from "./handlers/createWebhook.js";
+export { updateWebhook } from "./handlers/changeWebhook.js";
+export { createDomain, recordTargets, settingsOf } from "./handlers/createDomain.js";
+export type { CreateDomainInput } from "./handlers/createDomain.js";

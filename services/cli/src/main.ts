@@ -14,6 +14,9 @@ const usage = `Usage: tidings <command>
 
   serve [--role api|projector|sagas|all]   run the service (default role: all)
   migrate                                  create or update every schema
+  migrate --from <base URL> --key <API key> plan | apply | status [--team <name>] [--rate <n>] [--json]
+                                           copy a Resend account (or another Tidings) into a team: plan shows what
+                                           and which DNS records change, apply copies (resumable), status its progress
   status [--json]                          projections' lag and sagas' dead letters
   doctor [--json]                          check settings, secret, PostgreSQL, NATS, the SMTP relay, clock, lag,
                                            dead letters, domains' DNS, the latest events' hashes, sending pauses
@@ -74,6 +77,8 @@ const options = {
   out: { type: "string" },
   file: { type: "string" },
   "public-key": { type: "string" },
+  key: { type: "string" },
+  rate: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -98,7 +103,14 @@ const reputation = () => import("./commands/reputation.js");
  * whole service among them, cost every call about a CPU-second, `--help` and forwarded commands included.
  */
 const commands: Record<string, (i: Invocation) => Promise<number>> = {
-  migrate: async ({ runtime, out }) => (await import("./commands/migrate.js")).migrateCommand(runtime, out),
+  migrate: async ({ runtime, args, options, out }) =>
+    options.from === undefined
+      ? (await import("./commands/migrate.js")).migrateCommand(runtime, out)
+      : (await import("./commands/migrateFrom.js")).migrateFrom(
+          runtime,
+          { action: args[0], from: options.from, key: options.key, team: options.team, rate: options.rate, json: options.json },
+          out,
+        ),
   status: async ({ runtime, options, out }) => (await import("./commands/status.js")).status(runtime, options.json, out),
   doctor: async ({ runtime, options, out }) => (await import("./commands/doctor.js")).doctor(runtime.config, runtime, options.json, out),
   "deadletters list": async ({ runtime, options, out }) => (await deadLetters()).deadLettersList(runtime, options.json, out),

@@ -77,8 +77,9 @@ export async function createDomain(
   teamId: string,
   input: CreateDomainInput,
   metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  domainId: string = newId(),
 ): Promise<CreatedDomain> {
-  const domainId = newId();
   const targets = recordTargets(deps.config);
   const unkeyed: DomainCommand & { type: "CreateDomain" } = {
     type: "CreateDomain",

@@ -13,6 +13,7 @@ function create(
   content: TemplateContent,
   duplicatedFrom: string | null,
   metadata: EventMetadata,
+  templateId?: string,
 ): Promise<Changed> {
   const claim = content.alias === null ? null : templateAliasClaim(deps, teamId, content.alias);
   const command = (templateId: string, now: string): TemplateCommand => ({
@@ -24,11 +25,18 @@ function create(
     duplicatedFrom,
     now,
   });
-  return createClaiming(deps, { decider: templateDecider, run, command }, claim, metadata);
+  return createClaiming(deps, { decider: templateDecider, run, command }, claim, metadata, templateId);
 }
 
-export function createTemplate(deps: CommandDeps, teamId: string, content: TemplateContent, metadata: EventMetadata): Promise<Changed> {
-  return create(deps, teamId, content, null, metadata);
+export function createTemplate(
+  deps: CommandDeps,
+  teamId: string,
+  content: TemplateContent,
+  metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  templateId?: string,
+): Promise<Changed> {
+  return create(deps, teamId, content, null, metadata, templateId);
 }
 
 const copySuffix = " (copy)";

@@ -21,8 +21,9 @@ export async function createWebhook(
   teamId: string,
   input: { endpoint: string; events: string[] },
   metadata: EventMetadata,
+  /** Given by a caller that must create the same resource when it runs again (a resumed migration). */
+  webhookId: string = newId(),
 ): Promise<CreatedWebhook> {
-  const webhookId = newId();
   const signingSecret = newSigningSecret();
   const { position } = await handleCommand({
     store: deps.store,
