@@ -116,6 +116,26 @@ describe("the MCP server through the MCP SDK's client", () => {
     const ann = await simpleParser(messages.find((m) => m.envelope.to[0] === "ann@readers.test")!.raw);
     expect(ann.subject).toBe("Agent news");
     expect(ann.html).toContain("Hi ann");
+
+    const later = json(await call("create_broadcast", { segment_id: segment.id, from: "news@acme.test", subject: "Later", text: "Soon" }));
+    await call("schedule_broadcast", { id: later.id, scheduled_at: "in 1 hour" });
+    expect(json(await call("preview_broadcast", { id: later.id }))).toMatchObject({ status: "scheduled" });
+    await call("cancel_broadcast", { id: later.id });
+    expect(json(await call("preview_broadcast", { id: later.id }))).toMatchObject({ status: "draft" });
+  });
+
+  it("sends a batch, whose array goes under `emails`, and refuses a batch that is not an array naming the field", async () => {
+    const batch = json(
+      await call("send_batch_emails", {
+        emails: ["one", "two"].map((n) => ({ from: "a@acme.test", to: `${n}@batch.test`, subject: n, text: n })),
+        idempotency_key: "mcp-batch-1",
+      }),
+    );
+    expect(batch.data).toHaveLength(2);
+    await sink.waitFor((r) => r.length >= 2);
+    const refused = await client.callTool({ name: "send_batch_emails", arguments: { emails: "not a list" } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/Input validation error.*emails/);
   });
 
   it("gives a sending-access key only the sending tools, and refuses it the others", async () => {

@@ -306,14 +306,15 @@ export const mcpTools: readonly McpTool[] = [
     effect: "destructive",
     requires: ["scheduled_at"],
     description:
-      "Destructive: schedules a draft broadcast to be sent at `scheduled_at` to every eligible contact of its segment; cancel_broadcast stops it until then.",
+      "Destructive: schedules a draft broadcast to be sent at `scheduled_at` (ISO 8601, or a phrase such as `in 1 hour`) to every eligible contact of its segment; until then cancel_broadcast returns it to draft.",
   },
   {
     name: "cancel_broadcast",
     method: "POST",
     path: "/broadcasts/:id/cancel",
     effect: "destructive",
-    description: "Destructive: cancels a scheduled or sending broadcast; contacts not yet sent to get nothing, and it cannot be resumed.",
+    description:
+      "Destructive: cancels a broadcast. A scheduled one returns to draft; a queued or sending one stops for good, and contacts not yet sent to get nothing.",
   },
   {
     name: "delete_broadcast",
