@@ -65,7 +65,7 @@ export function toolInput(tool: McpTool, route: CatalogRoute): ToolInput {
       const search = new URLSearchParams();
       for (const name of Object.keys(query)) {
         const value = args[name];
-        if (value !== undefined) for (const item of [value].flat()) search.set(name, String(item));
+        if (value !== undefined) for (const item of [value].flat()) search.append(name, String(item));
       }
       const text = search.toString();
       const bodyArgs = Object.fromEntries(Object.entries(args).filter(([name]) => name in body));

@@ -18,7 +18,13 @@ const message = z
     path: ["id"],
     message: "`id` is required: only a `notifications/…` message goes without one.",
   });
-const reply = z.looseObject({ jsonrpc: z.literal("2.0"), id: requestId.nullable(), result: z.unknown(), error: z.unknown() });
+/** A JSON-RPC reply: `result`, or `error` (an unknown method, a protocol error) with a 200 all the same. */
+const reply = z.looseObject({
+  jsonrpc: z.literal("2.0"),
+  id: requestId.nullable(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
 
 /**
  * `POST /mcp`: the MCP server for agents (docs/wire-compatibility.md §6.24), one JSON-RPC message per request,
