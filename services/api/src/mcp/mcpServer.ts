@@ -62,6 +62,8 @@ export function mcpHandler(app: FastifyInstance): (call: McpCall) => Promise<Mcp
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
+      // Every reply is one JSON body (enableJsonResponse), so the transport's demand that a client also accept
+      // an event stream would only refuse clients that can read the answer; fastify has already checked the body's type.
       const headers = new Headers({ accept: "application/json, text/event-stream", "content-type": "application/json" });
       if (call.protocolVersion) headers.set("mcp-protocol-version", call.protocolVersion);
       const response = await transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers }), {
