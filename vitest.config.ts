@@ -88,7 +88,19 @@ export default defineConfig({
       // An e2e file's beforeAll starts a whole server, and sometimes a browser: 20 s alone for an embedded one,
       // over 120 s beside the crash tier, the server tiers and a CPU hog on two cores. A test waits for what the
       // sagas do, which such a machine makes minutes of: a test that fails, fails on what it asserts.
-      { ...shared, test: { name: "e2e", isolate, ...e2eFiles, testTimeout: 180_000, hookTimeout: 300_000 } },
+      // eventsource-parser (the MCP SDK's client) publishes its TypeScript sources under the `source` condition
+      // too: inlined, vite compiles them instead of handing Node a `.ts` file.
+      {
+        ...shared,
+        test: {
+          name: "e2e",
+          isolate,
+          ...e2eFiles,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          server: { deps: { inline: ["@modelcontextprotocol/sdk", "eventsource-parser"] } },
+        },
+      },
     ],
   },
 });

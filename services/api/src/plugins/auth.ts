@@ -24,8 +24,11 @@ declare module "fastify" {
   }
 }
 
-/** The only routes a `sending_access` key may call (docs/architecture.md §6). */
-const sendingRoutes = new Set(["POST /emails", "POST /emails/batch"]);
+/**
+ * The only routes a `sending_access` key may call (docs/architecture.md §6). `POST /mcp` lists and calls
+ * only the sending tools for such a key, and each tool calls its route with that same key.
+ */
+const sendingRoutes = new Set(["POST /emails", "POST /emails/batch", "POST /mcp"]);
 
 export const isSendingRoute = (method: string, url: string) => sendingRoutes.has(`${method} ${url}`);
 

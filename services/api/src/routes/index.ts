@@ -25,6 +25,7 @@ import { trackingRoutes } from "./tracking.js";
 import { eventRoutes } from "./events.js";
 import { automationRoutes } from "./automations.js";
 import { broadcastRoutes } from "./broadcasts.js";
+import { mcpRoutes } from "./mcp.js";
 
 /** Routes that need no storage and no key: every app serves them. */
 export function operationRoutes(deps: TransportDeps): ApiRoutes[] {
@@ -61,5 +62,6 @@ export function resourceRoutes(services: ApiServices): ApiRoutes[] {
     automationRoutes(services),
     broadcastRoutes(services),
     auditRoutes(services),
+    mcpRoutes(),
   ];
 }

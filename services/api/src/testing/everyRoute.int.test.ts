@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => t?.dispose());
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const sendingRoutes = new Set(["POST /emails", "POST /emails/batch"]);
+const sendingRoutes = new Set(["POST /emails", "POST /emails/batch", "POST /mcp"]);
 const label = (route: CatalogRoute) => `${route.method} ${route.url}`;
 
 function guardedRoutes(): CatalogRoute[] {
