@@ -18,6 +18,8 @@ export const modeIndependentE2e = [
   "emails",
   "eventMetadata",
   "logs",
+  // The MCP layer calls the API's routes in-process; the sends and broadcast it drives are each proven in both modes by their own files.
+  "mcp",
   "metrics",
   "templates",
   "tracking",
