@@ -66,10 +66,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`${missing} must be ${settings[missing].accepts}; got nothing while the other is set`);
   }
   if (r.SUBMISSION_SMTPS_PORT !== undefined && r.SUBMISSION_TLS_CERT === undefined) {
-    throw new ConfigError(`SUBMISSION_TLS_CERT must be ${settings.SUBMISSION_TLS_CERT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`);
+    throw new ConfigError(
+      `SUBMISSION_TLS_CERT must be ${settings.SUBMISSION_TLS_CERT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`,
+    );
   }
   if (r.SUBMISSION_SMTPS_PORT !== undefined && r.SUBMISSION_SMTP_PORT === undefined) {
-    throw new ConfigError(`SUBMISSION_SMTP_PORT must be ${settings.SUBMISSION_SMTP_PORT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`);
+    throw new ConfigError(
+      `SUBMISSION_SMTP_PORT must be ${settings.SUBMISSION_SMTP_PORT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`,
+    );
   }
   const publicUrl = (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, "");
   const publicHost = new URL(publicUrl).hostname;
