@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
@@ -147,6 +148,53 @@ describe("SMTP submission", () => {
     ]);
     const refused = await failure(client(file.admin).sendMail(message({ headers: { "X-Tags": "not a tag" } })));
     expect(refused).toMatchObject({ responseCode: 550, response: expect.stringMatching(/X-Tags/) });
+  });
+});
+
+/** A raw SMTP session on `port`: `say` sends a line (or nothing) and resolves with the next reply's last line. */
+async function session(port: number) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  let buffered = "";
+  const waiting: ((line: string) => void)[] = [];
+  socket.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let end = buffered.indexOf("\r\n"); end !== -1; end = buffered.indexOf("\r\n")) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      if (/^\d{3} /.test(line)) waiting.shift()?.(line);
+    }
+  });
+  const next = () => new Promise<string>((resolve) => waiting.push(resolve));
+  const say = (line?: string) => {
+    const reply = next();
+    if (line !== undefined) socket.write(`${line}\r\n`);
+    return reply;
+  };
+  await say();
+  return { say, write: (text: string) => socket.write(text), socket };
+}
+
+describe("SMTP submission stopping", () => {
+  it("answers the message under way when it is closed, and takes no new connection", async () => {
+    const own = (await startSubmission(file.testServices.services, logger, 10_000))!;
+    const smtp = await session(own.port);
+    expect(await smtp.say("EHLO client.test")).toMatch(/^250 /);
+    expect(await smtp.say(`AUTH PLAIN ${Buffer.from(`\0resend\0${file.admin.token}`).toString("base64")}`)).toMatch(/^235 /);
+    expect(await smtp.say(`MAIL FROM:<app@${domain.name}>`)).toMatch(/^250 /);
+    expect(await smtp.say("RCPT TO:<ann@example.test>")).toMatch(/^250 /);
+    expect(await smtp.say("DATA")).toMatch(/^354 /);
+    smtp.write(`From: app@${domain.name}\r\nTo: ann@example.test\r\nSubject: Stopping\r\n\r\n`);
+    const closed = own.close();
+    const refused = await new Promise<string>((resolve) =>
+      connect(own.port, "127.0.0.1").once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "")),
+    );
+    expect(refused).toBe("ECONNREFUSED");
+    const reply = await smtp.say("Sent while the listener stops.\r\n.");
+    expect(reply).toMatch(/^250 2\.0\.0 Queued as /);
+    const { status } = await file.call("GET", `/emails/${queuedId(reply)}`);
+    expect(status).toBe(200);
+    await smtp.say("QUIT");
+    await closed;
   });
 });
 

@@ -34,6 +34,8 @@ export async function submitMessage(
   const auth = { teamId: key.teamId, apiKeyId: key.apiKeyId, permission: key.permission, domainId: key.domainId };
   const now = deps.clock.now();
   const prepared = await prepareEmail(deps.prepare, auth, submittedSend(parsed, envelope), now, emailId);
+  // Stored only once the checks have passed: a refused message would leave personal content in the blob
+  // store that no email refers to, where neither retention nor an erasure would find it.
   const stored = { blob: await deps.blobs.put(raw), size: raw.byteLength };
   const email = { ...prepared, content: { ...prepared.content, raw: stored } };
   const requestId = newId();
