@@ -15,20 +15,31 @@
 // BENCH_METRICS=off (default), on, or both: with both, each mode runs four times, metrics off, on, on, off
 // (so a machine that speeds up or slows down during the bench weighs on both alike), and a last line per
 // mode gives what metrics cost: 1 - on / off, of the mean of each pair (issue #26's target: under 5 %).
+// BENCH_SUBMISSION=on adds a third phase after the other two, before delivery is measured: SMTP submission
+// (support/smtpLoad.mjs) at 64 connections for BENCH_SECONDS after a 2 s warm-up, and a line per mode
+// `{"bench":"send-smtp"}` with its accepted emails/s beside the HTTP figure of the same run. Off by default:
+// its emails join the backlog, so delivered/s would then not compare with the runs before it. Here (2 cores
+// shared with other work) server mode took 127 emails/s over SMTP beside 418/s over HTTP in the same run,
+// 56 beside 182 in a more loaded one: a message costs 4 SMTP round trips, a suppression lookup at RCPT, a
+// MIME parse and a blob write more than a POST, and its Node client shares the cores where wrk's C does not.
 import { loadavg } from "node:os";
 import { postScript, sendingBenchSettings, withMailingTidings } from "./support/mailingTidings.mjs";
 import { openLoop } from "./support/openLoop.mjs";
-import { wrk as runWrk } from "./support/servedTidings.mjs";
+import { freePort, wrk as runWrk } from "./support/servedTidings.mjs";
+import { smtpLoad } from "./support/smtpLoad.mjs";
 
 const { seconds, modes, fixedRate, tidings } = sendingBenchSettings({ modes: "embedded,server", rate: 500 });
 const metricsRuns = { off: [false], on: [true], both: [false, true, true, false] }[process.env.BENCH_METRICS ?? "off"];
 if (!metricsRuns) throw new Error("BENCH_METRICS is off, on or both");
+const submission = { off: false, on: true }[process.env.BENCH_SUBMISSION ?? "off"];
+if (submission === undefined) throw new Error("BENCH_SUBMISSION is off or on");
 const connections = 64;
 const wrk = (url, script, duration) => runWrk(url, script, duration, connections);
 
 async function bench(mode, metrics) {
   const split = mode === "server";
-  const run = { ...tidings, mode, metrics, label: "send", roles: split ? ["projector", "api"] : ["all"] };
+  const submissionPort = submission ? await freePort() : undefined;
+  const run = { ...tidings, mode, metrics, label: "send", roles: split ? ["projector", "api"] : ["all"], submissionPort };
   return withMailingTidings(run, async ({ sink, baseUrl, headers, startRole, metricsUrls, peakRss }) => {
     const body = JSON.stringify({
       from: "Bench <bench@bench.test>",
@@ -43,13 +54,20 @@ async function bench(mode, metrics) {
     const warm = await wrk(url, script, 2);
     const measured = await wrk(url, script, seconds);
     const fixed = await openLoop({ url, rate: fixedRate, seconds, headers, body });
-    const accepted = warm.accepted + measured.accepted + fixed.requested - fixed.non2xx - fixed.errors;
+    const smtp = submission ? await smtpPhase(submissionPort, headers.Authorization.slice("Bearer ".length)) : null;
+    const accepted =
+      warm.accepted +
+      measured.accepted +
+      fixed.requested -
+      fixed.non2xx -
+      fixed.errors +
+      (smtp ? smtp.warm.accepted + smtp.measured.accepted : 0);
     if (split) startRole("sagas");
     await sink.waitForMessages(accepted, 600_000);
     const recorded = metrics ? await countedDeliveries(metricsUrls()) : null;
     const firstAt = sink.received[0].receivedAt.getTime();
     const lastAt = sink.received[accepted - 1].receivedAt.getTime();
-    return {
+    const result = {
       bench: "send",
       mode,
       connections,
@@ -81,7 +99,35 @@ async function bench(mode, metrics) {
       // With metrics on, the deliveries the roles' /metrics counted: the run measured recording.
       ...(metrics ? { metrics_deliveries_counted: recorded } : {}),
     };
+    if (!smtp) return { result };
+    const { measured: over } = smtp;
+    const smtpResult = {
+      bench: "send-smtp",
+      mode,
+      connections,
+      seconds,
+      accepted_per_s: Math.round(over.accepted / seconds),
+      http_accepted_per_s: result.accepted_per_s,
+      accept_p50_ms: over.p50Ms,
+      accept_p99_ms: over.p99Ms,
+      refused: smtp.warm.refused + over.refused,
+      ...(over.refusals.length ? { refusals: over.refusals } : {}),
+    };
+    return { result, smtpResult };
   });
+}
+
+/** SMTP submission after the HTTP phases, on the same server: a 2 s warm-up, then BENCH_SECONDS measured. */
+async function smtpPhase(port, token) {
+  const message = {
+    from: "Bench <bench@bench.test>",
+    to: "reader@example.test",
+    subject: "Bench",
+    html: "<p>Hello from <b>bench/send</b> over SMTP</p>",
+  };
+  const warm = await smtpLoad({ port, token, message, connections, seconds: 2 });
+  const measured = await smtpLoad({ port, token, message, connections, seconds });
+  return { warm, measured };
 }
 
 /** The sum of tidings_deliveries_total over every role's scrape. */
@@ -103,8 +149,9 @@ const cost = (runs, field) =>
 for (const mode of modes) {
   const runs = [];
   for (const metrics of metricsRuns) {
-    const result = await bench(mode, metrics);
+    const { result, smtpResult } = await bench(mode, metrics);
     console.log(JSON.stringify(result));
+    if (smtpResult) console.log(JSON.stringify(smtpResult));
     runs.push(result);
   }
   if (new Set(metricsRuns).size === 2)

@@ -33,10 +33,13 @@ export function sendingBenchSettings({ modes, rate }) {
  * raised rate limit: `headers` carry the bootstrap key, `startRole(name)` starts one more role later in the run,
  * `settings` are the mode's store settings, `metricsUrls()` the /metrics of every role started (with
  * `metrics` on), `peakRss()` each role's peak resident set so far (`<role>_peak_rss_mb`, issue #25's targets).
- * `roles` are started first.
+ * `roles` are started first. With `submissionPort`, the api takes SMTP submission on that port.
  * Every role is stopped, in reverse, and the stores and the sink dropped, however the run ends.
  */
-export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir, metrics }, body) {
+export async function withMailingTidings(
+  { mode, label, roles, natsUrl, logLevel, mailConcurrency, cpuProfileDir, metrics, submissionPort },
+  body,
+) {
   const sink = await startSmtpSink();
   try {
     return await withModeSettings(mode, label, natsUrl, async (settings) => {
@@ -51,6 +54,7 @@ export async function withMailingTidings({ mode, label, roles, natsUrl, logLevel
         MAIL_TRANSPORT: "smtp",
         SMTP_URL: sink.url,
         MAIL_CONCURRENCY: mailConcurrency,
+        ...(submissionPort === undefined ? {} : { SUBMISSION_SMTP_PORT: String(submissionPort) }),
       };
       await prepareBootstrapTeam(env);
       // With `metrics`, every role serves /metrics on a port of its own, as compose runs them.

@@ -45,6 +45,18 @@ describe("loadConfig", () => {
       INBOUND_TLS_CERT: "c.pem",
     });
   });
+  it("reads SMTP submission's settings: off unless given a port, 40 MB messages, TLS with a certificate and key", () => {
+    expect(loadConfig({})).toMatchObject({ SUBMISSION_SMTP_PORT: undefined, SUBMISSION_MAX_MESSAGE_BYTES: 40 * 1024 * 1024 });
+    const tls = { SUBMISSION_TLS_CERT: "c.pem", SUBMISSION_TLS_KEY: "k.pem" };
+    expect(
+      loadConfig({ SUBMISSION_SMTP_PORT: "587", SUBMISSION_SMTPS_PORT: "465", SUBMISSION_SMTP_HOST: "0.0.0.0", ...tls }),
+    ).toMatchObject({
+      SUBMISSION_SMTP_PORT: 587,
+      SUBMISSION_SMTPS_PORT: 465,
+      SUBMISSION_SMTP_HOST: "0.0.0.0",
+      SUBMISSION_TLS_CERT: "c.pem",
+    });
+  });
   it("reads how long each kind of content is kept: durations in milliseconds, null for kept for ever", () => {
     expect(loadConfig({})).toMatchObject({
       RETENTION_EMAIL_CONTENT: 90 * 86_400_000,
@@ -65,6 +77,17 @@ describe("loadConfig", () => {
     [{ INBOUND_SMTP_PORT: "70000" }, /^INBOUND_SMTP_PORT must be the port/],
     [{ INBOUND_TLS_CERT: "c.pem" }, /^INBOUND_TLS_KEY must be the PEM private key.*got nothing while the other is set$/],
     [{ INBOUND_MAX_MESSAGE_BYTES: "12" }, /^INBOUND_MAX_MESSAGE_BYTES must be/],
+    [{ SUBMISSION_SMTP_PORT: "-1" }, /^SUBMISSION_SMTP_PORT must be the port the api role takes SMTP submission/],
+    [{ SUBMISSION_TLS_KEY: "k.pem" }, /^SUBMISSION_TLS_CERT must be a PEM certificate.*got nothing while the other is set$/],
+    [
+      { SUBMISSION_SMTP_PORT: "587", SUBMISSION_SMTPS_PORT: "465" },
+      /^SUBMISSION_TLS_CERT must be .*got nothing while SUBMISSION_SMTPS_PORT is set$/,
+    ],
+    [
+      { SUBMISSION_SMTPS_PORT: "465", SUBMISSION_TLS_CERT: "c.pem", SUBMISSION_TLS_KEY: "k.pem" },
+      /^SUBMISSION_SMTP_PORT must be .*got nothing while SUBMISSION_SMTPS_PORT is set$/,
+    ],
+    [{ SUBMISSION_MAX_MESSAGE_BYTES: "100" }, /^SUBMISSION_MAX_MESSAGE_BYTES must be/],
     [
       { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
       /^OTEL_EXPORTER_OTLP_ENDPOINT must be the http\(s\) base URL of an OTLP\/HTTP receiver.*got "collector:4318"$/,

@@ -61,6 +61,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const missing = r.INBOUND_TLS_CERT === undefined ? "INBOUND_TLS_CERT" : "INBOUND_TLS_KEY";
     throw new ConfigError(`${missing} must be ${settings[missing].accepts}; got nothing while the other is set`);
   }
+  if ((r.SUBMISSION_TLS_CERT === undefined) !== (r.SUBMISSION_TLS_KEY === undefined)) {
+    const missing = r.SUBMISSION_TLS_CERT === undefined ? "SUBMISSION_TLS_CERT" : "SUBMISSION_TLS_KEY";
+    throw new ConfigError(`${missing} must be ${settings[missing].accepts}; got nothing while the other is set`);
+  }
+  if (r.SUBMISSION_SMTPS_PORT !== undefined && r.SUBMISSION_TLS_CERT === undefined) {
+    throw new ConfigError(
+      `SUBMISSION_TLS_CERT must be ${settings.SUBMISSION_TLS_CERT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`,
+    );
+  }
+  if (r.SUBMISSION_SMTPS_PORT !== undefined && r.SUBMISSION_SMTP_PORT === undefined) {
+    throw new ConfigError(
+      `SUBMISSION_SMTP_PORT must be ${settings.SUBMISSION_SMTP_PORT.accepts}; got nothing while SUBMISSION_SMTPS_PORT is set`,
+    );
+  }
   const publicUrl = (r.PUBLIC_URL ?? `http://localhost:${r.PORT}`).replace(/\/+$/, "");
   const publicHost = new URL(publicUrl).hostname;
   return {

@@ -167,6 +167,30 @@ export const settings = {
     accepts: "a PEM certificate file the inbound SMTP listener offers STARTTLS with (with INBOUND_TLS_KEY; default: no STARTTLS)",
   },
   INBOUND_TLS_KEY: { schema: z.string().min(1).optional(), accepts: "the PEM private key file of INBOUND_TLS_CERT" },
+  SUBMISSION_SMTP_PORT: {
+    schema: int(0, 65535).optional(),
+    accepts:
+      "the port the api role takes SMTP submission on (mail from applications, authenticated by an API key), 0 for a free one; unset: no listener (default unset; 587 in production)",
+  },
+  SUBMISSION_SMTPS_PORT: {
+    schema: int(0, 65535).optional(),
+    accepts:
+      "the port SMTP submission also takes with implicit TLS, 0 for a free one; needs SUBMISSION_TLS_CERT (default unset: none; 465 in production)",
+  },
+  SUBMISSION_SMTP_HOST: {
+    schema: z.string().min(1).optional(),
+    accepts: "an interface address the SMTP submission listeners take (default: HOST)",
+  },
+  SUBMISSION_MAX_MESSAGE_BYTES: {
+    schema: int(1024, 100 * 1024 * 1024).default(40 * 1024 * 1024),
+    accepts: "the largest message SMTP submission takes, in bytes, 1024 to 104857600 (default 40 MB); larger ones get 552",
+  },
+  SUBMISSION_TLS_CERT: {
+    schema: z.string().min(1).optional(),
+    accepts:
+      "a PEM certificate file SMTP submission offers STARTTLS (and implicit TLS) with; set, AUTH is refused until STARTTLS (with SUBMISSION_TLS_KEY; default: no TLS)",
+  },
+  SUBMISSION_TLS_KEY: { schema: z.string().min(1).optional(), accepts: "the PEM private key file of SUBMISSION_TLS_CERT" },
   TRACKING_HOST: {
     schema: hostname.optional(),
     accepts: "a host name: the CNAME target of domains' tracking subdomains (default: PUBLIC_URL's host)",

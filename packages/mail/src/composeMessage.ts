@@ -102,8 +102,12 @@ export async function composeMessage(input: MessageInput): Promise<Buffer> {
   };
   const composer = new MailComposer(options);
   const unsigned = await composer.compile().build();
-  if (!input.dkim) return unsigned;
+  return input.dkim ? dkimSign(unsigned, input.dkim) : unsigned;
+}
+
+/** The message with a DKIM-Signature header over it, made with `dkim`'s key. */
+export function dkimSign(message: Buffer, dkim: DkimKey): Promise<Buffer> {
   // nodemailer hands the key to crypto's sign(), which takes a KeyObject as well as a PEM string.
-  const privateKey = signingKey(input.dkim.privateKey) as unknown as string;
-  return buffer(new DKIM({ ...input.dkim, privateKey, cacheDir: false }).sign(unsigned));
+  const privateKey = signingKey(dkim.privateKey) as unknown as string;
+  return buffer(new DKIM({ ...dkim, privateKey, cacheDir: false }).sign(message));
 }

@@ -18,3 +18,4 @@ export * from "./bounceAddress.js";
 export * from "./inbound/plainTextBody.js";
 export * from "./instrumentedTransport.js";
 export { traceMailTransport } from "./tracedTransport.js";
+export * from "./submittedMessage.js";

@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import type { Database } from "@tidings/postgres";
 
 /**
- * The blobs that are a subject's content (docs/privacy.md): the attachments of emails sent to the address
- * and the raw messages and attachments received from it. Read from the read models before they are
+ * The blobs that are a subject's content (docs/privacy.md): the attachments and submitted messages of emails
+ * sent to the address and the raw messages and attachments received from it. Read from the read models before they are
  * scrubbed, since the events name the address only sealed. A mailbox matches by its whole address, bare
  * or in angle brackets, so `bada@x.com` never matches `ada@x.com`.
  */
@@ -14,6 +14,10 @@ export async function blobsOfSubject(database: Database, teamId: string, address
   const { rows } = await sql<{ blob: string }>`
     SELECT a.blob FROM email_attachments a JOIN emails e ON e.id = a.email_id
      WHERE e.team_id = ${teamId}
+       AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(e.to_addresses || e.cc || e.bcc) AS r(a) WHERE ${names})
+    UNION
+    SELECT e.raw_blob FROM emails e
+     WHERE e.team_id = ${teamId} AND e.raw_blob IS NOT NULL
        AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(e.to_addresses || e.cc || e.bcc) AS r(a) WHERE ${names})
     UNION
     SELECT i.raw_blob FROM inbound_emails i

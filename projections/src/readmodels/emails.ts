@@ -21,6 +21,7 @@ function created(data: EmailContent, scheduledAt: string | null, context: BatchC
     template_id: data.templateId,
     broadcast_id: data.broadcastId ?? null,
     domain_id: data.domainId,
+    raw_blob: data.raw?.blob ?? null,
     created_at: data.createdAt,
   });
   upsertAttachments(context, "email_attachments", data, data.attachments);
@@ -40,7 +41,8 @@ export const emailSearchText = `(subject || E'\\n' || to_addresses::text || E'\\
 export const emailsProjection = {
   name: "emails",
   // 2: `broadcast_id`. 3: `domain_id` (the sending domain), which GET /emails filters by. 4: the `search` index.
-  version: 4,
+  // 5: `raw_blob`, the message an SMTP submission kept, which erasure and retention delete.
+  version: 5,
   tables: {
     emails: teamResourceTable({
       columns: {
@@ -54,6 +56,7 @@ export const emailsProjection = {
         template_id: { type: "uuid", nullable: true },
         broadcast_id: { type: "uuid", nullable: true },
         domain_id: { type: "uuid", nullable: true },
+        raw_blob: { type: "text", nullable: true },
         created_at: { type: "timestamptz" },
       },
       indexes: {

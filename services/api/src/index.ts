@@ -25,6 +25,8 @@ export { maxIdempotencyKeyLength } from "./plugins/idempotency.js";
 export { databaseRateBuckets, memoryRateBuckets, type RateBuckets, type RateDecision } from "./plugins/rateLimitBuckets.js";
 export { startInbound } from "./inbound/startInbound.js";
 export type { InboundSmtpListener } from "./inbound/inboundSmtpServer.js";
+export { startSubmission } from "./submission/startSubmission.js";
+export type { SubmissionSmtpListener } from "./submission/submissionSmtpServer.js";
 export { resourceReads, type ResourceRead } from "./audit/resourceReads.js";
 export { resourceHistory, stateAt, upTo, type PointInTime, type ResourceHistory } from "./audit/resourceHistory.js";
 export { findAuditRefs, auditKey, type AuditRef } from "./queries/audit.js";

@@ -274,6 +274,10 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
   if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
   else console.log(`Tidings is running (${config.mode} mode, role ${role})`);
   if (serving.inboundSmtp) console.log(`Receiving mail over SMTP on ${serving.inboundSmtp.host}:${serving.inboundSmtp.port}`);
+  if (serving.submissionSmtp) {
+    const { host, port, securePort } = serving.submissionSmtp;
+    console.log(`Taking SMTP submission on ${host}:${port}${securePort === undefined ? "" : ` and ${host}:${securePort} (implicit TLS)`}`);
+  }
   if (serving.bootstrapToken) {
     console.log(`First API key (shown once, keep it): ${serving.bootstrapToken}`);
     console.log(`Try: curl -H "Authorization: Bearer ${serving.bootstrapToken}" ${serving.url}/api-keys`);

@@ -44,6 +44,12 @@ const emailContent = {
   templateVersion: z.number().int().nullable(),
   domainId: z.uuid().nullable(),
   createdAt: z.string(),
+  /**
+   * Set on an email submitted over SMTP: the message as the client wrote it, in the blob store like an
+   * attachment (the hash in clear, the bytes erased and expired with the email's content). Delivery signs
+   * and sends these bytes instead of composing a message from the fields; absent on every other email.
+   */
+  raw: z.object({ blob: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() }).optional(),
   /** Set on the emails a broadcast fans out to (webhooks carry it as `broadcast_id`); absent on every other email. */
   broadcastId: z.uuid().optional(),
 };

@@ -96,3 +96,19 @@ interface Waiting {
   resolve(decision: RateDecision): void;
   reject(error: unknown): void;
 }
+
+const shared = new WeakMap<Database, RateBuckets>();
+
+/**
+ * The buckets of `database`'s teams, one set per process: the API and SMTP submission take from the same
+ * bucket, so a team's limit covers both. In PostgreSQL when the api may run as several instances (server
+ * mode), in memory when PGlite makes it one process.
+ */
+export function rateBucketsFor(database: Database): RateBuckets {
+  let buckets = shared.get(database);
+  if (!buckets) {
+    buckets = database.kind === "postgres" ? databaseRateBuckets(database) : memoryRateBuckets();
+    shared.set(database, buckets);
+  }
+  return buckets;
+}

@@ -5,15 +5,14 @@ import { apiMigrations } from "../apiMigrations.js";
 import type { ApiServices } from "../services.js";
 import { installIdempotency } from "./idempotency.js";
 import { installRateLimit } from "./rateLimit.js";
-import { databaseRateBuckets, memoryRateBuckets } from "./rateLimitBuckets.js";
+import { rateBucketsFor } from "./rateLimitBuckets.js";
 import { installRequestLogs } from "./requestLogs.js";
 import { teamRateLimits } from "./teamRateLimits.js";
 
 /**
  * What applies to every authenticated request, installed right after auth: the rate limit (first, so an
  * over-limit request costs the least), the stored request log, and `Idempotency-Key` on the routes that
- * create. The rate limit's bucket lives in PostgreSQL when the api may run as several instances (server
- * mode), and in memory when PGlite makes it one process.
+ * create. The rate limit's buckets are the process's (`rateBucketsFor`), shared with SMTP submission.
  */
 export function installRequestPolicies(app: FastifyInstance, services: ApiServices): void {
   const { database, config } = services;
@@ -21,7 +20,7 @@ export function installRequestPolicies(app: FastifyInstance, services: ApiServic
     await migrate(database, "api", apiMigrations);
   });
   installRateLimit(app, {
-    buckets: database.kind === "postgres" ? databaseRateBuckets(database) : memoryRateBuckets(),
+    buckets: rateBucketsFor(database),
     limitOf: teamRateLimits(database),
   });
   installRequestLogs(app, { database, logger: app.log, retentionDays: config.LOG_RETENTION_DAYS });

@@ -1,5 +1,5 @@
 import { noMetrics, StopOrder, type Config, type Logger } from "@tidings/core";
-import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound } from "@tidings/api";
+import { bootstrapFirstKey, buildApp, createApiServices, handleShutdownSignals, startInbound, startSubmission } from "@tidings/api";
 import { registerForwarderLagMetrics, startForwarder } from "@tidings/bus";
 import {
   createCheckpointWaiter,
@@ -28,6 +28,8 @@ export interface Serving {
   url?: string;
   /** Where the inbound SMTP listener took connections, when INBOUND_SMTP_PORT started one. */
   inboundSmtp?: { host: string; port: number };
+  /** Where SMTP submission took connections, when SUBMISSION_SMTP_PORT started it (`securePort`: implicit TLS). */
+  submissionSmtp?: { host: string; port: number; securePort?: number };
   /** Where Prometheus scrapes this process, when METRICS_PORT is set. */
   metricsUrl?: string;
   /** The first API key's token, when this start created it. */
@@ -145,7 +147,7 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
       await app.listen({ port: config.PORT, host: config.HOST });
       serving.url = config.PUBLIC_URL;
       // Stops run in reverse, so the api drains its in-flight requests before anything they use closes. The
-      // inbound listener's sessions, then the requests, get a share of the stop's time each; the rest is
+      // SMTP listeners' sessions, then the requests, get a share of the stop's time each; the rest is
       // for what stops after them.
       const drain = handleShutdownSignals({
         app,
@@ -155,11 +157,21 @@ export async function serve(config: Config, logger: Logger, role: Role, options:
         drainTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2,
       });
       parts.add("api", () => drain.shutdown("stop"));
-      const inbound = await startInbound(services, logger, config.SHUTDOWN_TIMEOUT_MS / 4);
+      // Both SMTP listeners close side by side, so they share one quarter of the stop's time.
+      const smtpCloseMs = config.SHUTDOWN_TIMEOUT_MS / 4;
+      const inbound = await startInbound(services, logger, smtpCloseMs);
       if (inbound) {
         serving.inboundSmtp = { host: inbound.host, port: inbound.port };
-        parts.add("inbound SMTP", () => inbound.close());
       }
+      const submission = await startSubmission(services, logger, smtpCloseMs).catch(async (error: unknown) => {
+        await inbound?.close();
+        throw error;
+      });
+      if (submission) {
+        const { host, port, securePort } = submission;
+        serving.submissionSmtp = { host, port, ...(securePort === undefined ? {} : { securePort }) };
+      }
+      if (inbound || submission) parts.add("SMTP listeners", () => Promise.all([inbound?.close(), submission?.close()]).then(() => {}));
     }
     const run = options.commands;
     if (run && runtime.dataDir) {

@@ -1,5 +1,5 @@
 import type { EmailContent } from "@tidings/domain";
-import { composeMessage, messageIdFor, trackEngagement } from "@tidings/mail";
+import { composeMessage, messageIdFor, submittedMessage, trackEngagement } from "@tidings/mail";
 import { instantOf } from "./emailStream.js";
 import type { DeliveryDomain } from "./deliveryDomain.js";
 
@@ -25,6 +25,11 @@ export function emailComposer(options: {
   const keep = (url: string) => Boolean(ownPages && url.startsWith(ownPages));
   return async (content) => {
     const { dkim, tracking } = await options.deliveryDomain(content.domainId);
+    const messageId = messageIdFor(content.emailId, options.host);
+    const date = instantOf(content.createdAt);
+    // Submitted over SMTP: the client's message goes out as written, so its links are not tracked.
+    if (content.raw)
+      return submittedMessage({ raw: await options.blobs.get(content.raw.blob), messageId, date, ...(dkim ? { dkim } : {}) });
     const html =
       tracking && options.secret && content.html !== null
         ? trackEngagement(content.html, { ...tracking, secret: options.secret, emailId: content.emailId, keep })
@@ -48,8 +53,8 @@ export function emailComposer(options: {
       text: content.text,
       headers: content.headers,
       attachments,
-      messageId: messageIdFor(content.emailId, options.host),
-      date: instantOf(content.createdAt),
+      messageId,
+      date,
       ...(dkim ? { dkim } : {}),
     });
   };

@@ -8,8 +8,8 @@ export interface MailExpiry {
 }
 
 /**
- * The blobs still stored that only expired mail refers to: attachments of emails sent before `email`, raw
- * messages and attachments received before `inbound`. Blobs are stored by content, and the same bytes
+ * The blobs still stored that only expired mail refers to: attachments and submitted messages of emails sent
+ * before `email`, raw messages and attachments received before `inbound`. Blobs are stored by content, and the same bytes
  * (a terms-of-service PDF attached to every order) often belong to mail still kept as well, which would
  * lose them: those stay until the last of it expires.
  */
@@ -26,6 +26,8 @@ export async function expiredBlobs(database: Database, expiry: MailExpiry): Prom
   const inboundGone = sql`(${inbound}::timestamptz IS NOT NULL AND i.created_at < ${inbound}::timestamptz)`;
   const referring = sql`
     SELECT a.blob, ${emailGone} AS gone FROM email_attachments a JOIN emails e ON e.id = a.email_id
+    UNION ALL
+    SELECT e.raw_blob, ${emailGone} FROM emails e WHERE e.raw_blob IS NOT NULL
     UNION ALL
     SELECT i.raw_blob, ${inboundGone} FROM inbound_emails i
     UNION ALL

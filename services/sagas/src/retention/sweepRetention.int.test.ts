@@ -60,7 +60,8 @@ const sweep = (retention: Retention, clock?: Clock) => sweepRetention(depsFor(re
 const projected = async () => expect(await running.waitFor(await file.store.headPosition(), 15_000)).toBe(true);
 const event = (type: string, data: Record<string, unknown>): EventToAppend => ({ id: randomUUID(), type, data, metadata: { teamId } });
 
-async function sendEmail(attachments: Buffer[]): Promise<string> {
+/** `submitted`: the message an SMTP client submitted, kept as the email's raw message. */
+async function sendEmail(attachments: Buffer[], submitted?: Buffer): Promise<string> {
   const emailId = randomUUID();
   const stored = await Promise.all(attachments.map((bytes) => blobs.put(bytes)));
   const queued = personalEvents.emailQueued(teamId, emailId, {
@@ -77,6 +78,7 @@ async function sendEmail(attachments: Buffer[]): Promise<string> {
     disposition: "attachment",
     blob,
   }));
+  if (submitted) queued.data.raw = { blob: await blobs.put(submitted), size: submitted.length };
   await store.append(
     emailStream(emailId),
     [queued, event("EmailDelivered", { emailId, deliveredAt: new Date().toISOString(), response: "250 2.0.0 canary queued", code: 250 })],
@@ -196,8 +198,8 @@ describe(`the retention sweep (${testMode()})`, () => {
   });
 
   it("once a kind's retention has passed, shreds its content and scrubs the copies, keeping addresses, statuses and events", async () => {
-    const [own, shared, raw, received] = [randomBytes(64), randomBytes(64), randomBytes(64), randomBytes(64)];
-    const emailId = await sendEmail([own, shared]);
+    const [own, shared, raw, received, submitted] = [randomBytes(64), randomBytes(64), randomBytes(64), randomBytes(64), randomBytes(64)];
+    const emailId = await sendEmail([own, shared], submitted);
     const inboundId = await receiveEmail(raw, received);
     const { importId, sha256: importFile } = await importUnderWay();
     const logId = await logRequest();
@@ -212,7 +214,7 @@ describe(`the retention sweep (${testMode()})`, () => {
 
     expect(swept.keys).toMatchObject({ email: expect.any(Number), inbound: 1, import: 1 });
     expect(swept.keys.email).toBeGreaterThanOrEqual(1);
-    expect(swept.blobs).toBeGreaterThanOrEqual(3);
+    expect(swept.blobs).toBeGreaterThanOrEqual(4);
     expect(swept).toMatchObject({ importsFailed: 1, requestLogBodies: 1 });
 
     const opened = await openedEmail(emailId);
@@ -227,7 +229,7 @@ describe(`the retention sweep (${testMode()})`, () => {
     expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailDelivered"]);
 
     expect(await openedEmail(laterEmailId)).toMatchObject({ subject: "Your canary order" });
-    expect(await storedBlobs([sha256Hex(own), sha256Hex(raw), sha256Hex(received)])).toEqual([]);
+    expect(await storedBlobs([sha256Hex(own), sha256Hex(submitted), sha256Hex(raw), sha256Hex(received)])).toEqual([]);
     expect(await storedBlobs([sha256Hex(shared)])).toHaveLength(1);
 
     const { rows: inbound } = await sql<{ from_address: string; subject: string }>`
