@@ -57,7 +57,14 @@ describe("the MCP server through the MCP SDK's client", () => {
       expect(byName.has(name)).toBe(true);
     for (const name of ["create_contact", "create_segment", "create_topic", "create_contact_property", "create_broadcast"])
       expect(byName.has(name)).toBe(true);
-    for (const name of ["preview_broadcast", "send_broadcast", "schedule_broadcast", "cancel_broadcast", "create_template"])
+    for (const name of [
+      "get_broadcast",
+      "preview_broadcast",
+      "send_broadcast",
+      "schedule_broadcast",
+      "cancel_broadcast",
+      "create_template",
+    ])
       expect(byName.has(name)).toBe(true);
     for (const name of ["list_webhook_deliveries", "add_suppression", "list_logs"]) expect(byName.has(name)).toBe(true);
     for (const tool of tools) {
@@ -107,7 +114,12 @@ describe("the MCP server through the MCP SDK's client", () => {
         html: "<p>Hi {{{contact.first_name|there}}}</p>",
       }),
     );
-    expect(json(await call("preview_broadcast", { id: draft.id }))).toMatchObject({ status: "draft", subject: "Agent news" });
+    expect(json(await call("get_broadcast", { id: draft.id }))).toMatchObject({ status: "draft", subject: "Agent news" });
+    expect(json(await call("preview_broadcast", { id: draft.id, contact: "ann@readers.test" }))).toMatchObject({
+      to: "ann@readers.test",
+      subject: "Agent news",
+      html: "<p>Hi ann</p>",
+    });
     await call("send_broadcast", { id: draft.id });
 
     const messages = await sink.waitFor((r) => r.length >= 2);
@@ -119,9 +131,9 @@ describe("the MCP server through the MCP SDK's client", () => {
 
     const later = json(await call("create_broadcast", { segment_id: segment.id, from: "news@acme.test", subject: "Later", text: "Soon" }));
     await call("schedule_broadcast", { id: later.id, scheduled_at: "in 1 hour" });
-    expect(json(await call("preview_broadcast", { id: later.id }))).toMatchObject({ status: "scheduled" });
+    expect(json(await call("get_broadcast", { id: later.id }))).toMatchObject({ status: "scheduled" });
     await call("cancel_broadcast", { id: later.id });
-    expect(json(await call("preview_broadcast", { id: later.id }))).toMatchObject({ status: "draft" });
+    expect(json(await call("get_broadcast", { id: later.id }))).toMatchObject({ status: "draft" });
   });
 
   it("sends a batch, whose array goes under `emails`, and refuses a batch that is not an array naming the field", async () => {

@@ -275,13 +275,22 @@ export const mcpTools: readonly McpTool[] = [
       "Creates a draft broadcast to a segment. Setting `send: true` makes it destructive: it then sends at once (or at `scheduled_at`) to every eligible contact; prefer creating a draft and calling send_broadcast.",
   },
   {
-    name: "preview_broadcast",
+    name: "get_broadcast",
     method: "GET",
     path: "/broadcasts/:id",
     effect: "read",
     untrusted: true,
     description:
-      "A broadcast as it will go out: sender, subject, segment, topic, HTML and text with their placeholders not yet filled, and its status and counts.",
+      "A broadcast as stored: sender, subject, segment, topic, HTML and text with their placeholders not yet filled, and its status and counts.",
+  },
+  {
+    name: "preview_broadcast",
+    method: "GET",
+    path: "/broadcasts/:id/preview",
+    effect: "read",
+    untrusted: true,
+    description:
+      "A broadcast as one contact of its segment (`contact`: an id or email) would receive it: subject, HTML and text with the contact's fields and the properties' fallbacks filled in, as the send fills them.",
   },
   {
     name: "update_broadcast",

@@ -95,6 +95,45 @@ describe("POST /broadcasts and GET", () => {
   });
 });
 
+describe("GET /broadcasts/:id/preview", () => {
+  it("renders the broadcast for one contact of its segment, by id or email, filling a property's fallback", async () => {
+    await call("POST", "/contact-properties", { key: "plan", type: "string", fallback_value: "free" });
+    const contact = await call("POST", "/contacts", { email: "ada@readers.test", first_name: "Ada", segments: [{ id: segmentId }] });
+    const id = await create({
+      subject: "Hello {{{FIRST_NAME|there}}}",
+      html: '<p>Hi {{{contact.first_name}}} on {{{contact.plan}}}, <a href="{{{SERVICE_UNSUBSCRIBE_URL}}}">leave</a></p>',
+      text: "Hi {{{contact.first_name}}}",
+    });
+    const expected = {
+      object: "broadcast_preview",
+      broadcast_id: id,
+      contact_id: contact.body.id,
+      to: "ada@readers.test",
+      from: "Acme <news@acme.test>",
+      subject: "Hello Ada",
+      html: '<p>Hi Ada on free, <a href="#unsubscribe-link-of-the-recipient">leave</a></p>',
+      text: "Hi Ada",
+    };
+    expect(await call("GET", `/broadcasts/${id}/preview?contact=ada%40readers.test`)).toMatchObject({ status: 200, body: expected });
+    expect((await call("GET", `/broadcasts/${id}/preview?contact=${contact.body.id}`)).body).toEqual(expected);
+  });
+
+  it("refuses a contact outside the segment or the team, a missing contact, and another team's broadcast", async () => {
+    await call("POST", "/contacts", { email: "out@readers.test" });
+    const id = await create();
+    expect(await call("GET", `/broadcasts/${id}/preview?contact=out%40readers.test`)).toEqual(
+      wireError(422, "validation_error", "`contact` is not a contact of the broadcast's segment."),
+    );
+    expect(await call("GET", `/broadcasts/${id}/preview?contact=nobody%40readers.test`)).toEqual(
+      wireError(404, "not_found", "Contact not found"),
+    );
+    expect((await call("GET", `/broadcasts/${id}/preview`)).status).toBe(422);
+    expect(await call("GET", `/broadcasts/${id}/preview?contact=out%40readers.test`, undefined, file.other)).toEqual(
+      wireError(404, "not_found", "Broadcast not found"),
+    );
+  });
+});
+
 describe("the broadcast lifecycle", () => {
   it("updates and deletes drafts only", async () => {
     const id = await create();

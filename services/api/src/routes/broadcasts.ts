@@ -17,6 +17,8 @@ import { callerWrites } from "../callerWrites.js";
 import { sendingDomainCache } from "../lookups/sendingDomainCache.js";
 import { sendingPauseCheck } from "../lookups/sendingPauses.js";
 import { listClickedLinks } from "../queries/broadcastEngagement.js";
+import { previewBroadcast } from "../queries/broadcastPreview.js";
+import { requireAuth } from "../plugins/auth.js";
 import type { ApiServices } from "../services.js";
 import { wireTimestampText } from "../wireTimestamp.js";
 import { mailboxText } from "./documentedText.js";
@@ -143,6 +145,19 @@ const recipient = z.object({
   clicked_links: z.array(z.object({ url: z.string(), clicks: z.number().int() })).optional(),
 });
 const clickedLink = z.object({ id: z.uuid(), url: z.string(), clicks: z.number().int(), unique_clicks: z.number().int() });
+const previewQuery = z.object({
+  contact: z.string().min(1).max(320).describe("The id or email of a contact of the broadcast's segment."),
+});
+const preview = z.object({
+  object: z.literal("broadcast_preview"),
+  broadcast_id: z.uuid(),
+  contact_id: z.uuid(),
+  to: z.string(),
+  from: z.string().nullable(),
+  subject: z.string(),
+  html: z.string().nullable(),
+  text: z.string().nullable(),
+});
 
 /** `/broadcasts` (docs/wire-compatibility.md §6.11). Writes go through the event store; a write replies once the read model shows it. */
 export function broadcastRoutes(services: ApiServices): ApiRoutes {
@@ -263,6 +278,25 @@ export function broadcastRoutes(services: ApiServices): ApiRoutes {
       async (request, reply) => {
         await reads.one(request, getBroadcast, request.params.id, "Broadcast not found");
         return ok(reply, await listRecipients(services.database, request.params.id, request.query));
+      },
+    );
+
+    app.get(
+      "/broadcasts/:id/preview",
+      {
+        schema: {
+          tags,
+          summary: "Preview a broadcast for one contact",
+          description:
+            "The subject, html and text one contact of the broadcast's segment would receive, its placeholders filled as the send fills them; the unsubscribe link is an inert placeholder. A Tidings extension.",
+          params,
+          querystring: previewQuery,
+          response: { 200: preview },
+        },
+      },
+      async (request, reply) => {
+        const broadcast = await reads.one(request, getBroadcast, request.params.id, "Broadcast not found");
+        return ok(reply, await previewBroadcast(services.database, requireAuth(request).teamId, broadcast, request.query.contact));
       },
     );
 

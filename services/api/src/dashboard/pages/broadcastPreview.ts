@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { personalizeBroadcast, type PersonalizedParts } from "@tidings/domain";
-import { everyItem } from "../everyItem.js";
+import type { PersonalizedParts } from "@tidings/domain";
 import { sharedFrameCsp, sharedFrameDocument } from "../../shares/sharedEmailPage.js";
 import { withQuery } from "../apiCalls.js";
 import type { Dashboard, SignedIn } from "../dashboard.js";
@@ -13,59 +12,19 @@ import { broadcastPath } from "./broadcasts.js";
 /** The contact a page previews the broadcast for, by email. */
 export const previewQuery = z.object({ contact: z.string().max(320).optional() });
 
-interface ContactObject {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  properties: Record<string, { value: string | number }>;
-}
-
 type Preview = { ok: true; parts: PersonalizedParts } | { ok: false; status: number; message: string };
 
 /**
- * The unsubscribe link a preview shows. The real one is signed per recipient when the email is made; a
- * preview must not carry one that works, or a click in the dashboard would unsubscribe the contact.
- */
-const previewUnsubscribeUrl = "#unsubscribe-link-of-the-recipient";
-
-/**
- * The broadcast as `email` would receive it, rendered by the broadcast saga's own `personalizeBroadcast`
- * from what the API tells of the contact and of the properties' fallbacks. Only a contact of the
- * broadcast's segment is previewed: no one else would receive it.
+ * The broadcast as `email` would receive it: `GET /broadcasts/:id/preview`, which renders it with the
+ * broadcast saga's own `personalizeBroadcast`, here with the refusals put in a person's words.
  */
 async function personalPreview(who: SignedIn, b: BroadcastObject, email: string): Promise<Preview> {
   if (!b.segment_id) return { ok: false, status: 422, message: "The draft has no segment yet: choose one and save it." };
-  const contact = await who.api.get<ContactObject>(`/contacts/${encodeURIComponent(email)}`);
-  if (!contact.ok)
-    return {
-      ok: false,
-      status: contact.status,
-      message: contact.status === 404 ? `No contact has the address ${email}.` : contact.message,
-    };
-  const [segments, properties] = await Promise.all([
-    everyItem<{ id: string }>(who, `/contacts/${contact.body.id}/segments`),
-    everyItem<{ id: string; key: string; fallback_value: string | number | null }>(who, "/contact-properties"),
-  ]);
-  if (!segments.ok) return segments;
-  if (!properties.ok) return properties;
-  if (!segments.body.data.some((s) => s.id === b.segment_id))
-    return { ok: false, status: 422, message: `${email} is not a contact of this broadcast's segment.` };
-  const c = contact.body;
-  const parts = personalizeBroadcast({
-    subject: b.subject ?? "",
-    html: b.html,
-    text: b.text,
-    contact: {
-      email: c.email,
-      firstName: c.first_name,
-      lastName: c.last_name,
-      properties: Object.fromEntries(Object.entries(c.properties).map(([key, p]) => [key, p.value])),
-    },
-    propertyFallbacks: Object.fromEntries(properties.body.data.map((p) => [p.key, p.fallback_value])),
-    unsubscribeUrl: previewUnsubscribeUrl,
-  });
-  return { ok: true, parts };
+  const preview = await who.api.get<PersonalizedParts>(withQuery(`/broadcasts/${b.id}/preview`, { contact: email }));
+  if (preview.ok) return { ok: true, parts: preview.body };
+  if (preview.status === 404) return { ok: false, status: 404, message: `No contact has the address ${email}.` };
+  if (preview.status === 422) return { ok: false, status: 422, message: `${email} is not a contact of this broadcast's segment.` };
+  return preview;
 }
 
 const framePath = (id: string, email: string) => withQuery(`${broadcastPath(id)}/preview`, { contact: email });
