@@ -6,7 +6,7 @@ import { expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
 import { broadcastEvents, emailStreamShapes, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
 import { mailingRolesForSuite } from "../support/mailingRoles.js";
-import { broadcastToReaders, importReaders } from "../support/readerBroadcast.js";
+import { broadcastToReaders, importReaders, untilImported } from "../support/readerBroadcast.js";
 import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { distinctMessageIds } from "../support/sinkCopies.js";
 import { succeeded } from "../support/wire.js";
@@ -37,16 +37,7 @@ describeKillingSagas("broadcast crash test", "a broadcast with the sagas process
       sagas = roles.startSagas();
       const segmentId = (await succeeded(() => resend.segments.create({ name: "Everyone" }))).id;
       const importId = await importReaders(resend, segmentId, contacts);
-      const members = async () =>
-        Number(
-          (await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db))
-            .rows[0]!.n,
-        );
-      const importDeadline = Date.now() + 60_000 + contacts * 10;
-      while ((await succeeded(() => resend.contacts.imports.get(importId))).status !== "completed" || (await members()) < contacts) {
-        if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
-        await sleep(250);
-      }
+      await untilImported(resend, importId, database, segmentId, contacts, 60_000 + contacts * 10, () => roles.errors("sagas"));
 
       const started = Date.now();
       const id = await broadcastToReaders(resend, segmentId, "News <news@crash.test>");

@@ -1,6 +1,5 @@
 import { type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { sql } from "kysely";
 import { Resend } from "resend";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { broadcastEmailId } from "@tidings/core";
@@ -8,7 +7,7 @@ import { openEventStore, type OpenedEventStore } from "@tidings/eventstore";
 import { openDatabase, type Database } from "@tidings/postgres";
 import { startSmtpSink, type ReceivedMessage, type SmtpSink } from "@tidings/testkit";
 import { broadcastEvents, messageIdsOf, plannedRecipients } from "../support/broadcastEmails.js";
-import { broadcastToReaders, importReaders } from "../support/readerBroadcast.js";
+import { broadcastToReaders, importReaders, untilImported } from "../support/readerBroadcast.js";
 import { describeKillingSagas } from "../support/serverModeOnly.js";
 import { startSplitRoles, type SplitRoles } from "../support/splitRoles.js";
 import { freePort } from "../support/testServer.js";
@@ -84,16 +83,7 @@ describeKillingSagas("scale-out crash test", "2 api, 1 projector and 3 sagas pro
       const [first] = apis as [Resend, Resend];
       const segmentId = (await succeeded(() => first.segments.create({ name: "Everyone" }))).id;
       const importId = await importReaders(first, segmentId, contacts);
-      const members = async () =>
-        Number(
-          (await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db))
-            .rows[0]!.n,
-        );
-      const importDeadline = Date.now() + 120_000 + contacts * 30;
-      while ((await succeeded(() => first.contacts.imports.get(importId))).status !== "completed" || (await members()) < contacts) {
-        if (Date.now() > importDeadline) throw new Error(`the import did not finish: ${roles.errors("sagas")}`);
-        await sleep(500);
-      }
+      await untilImported(first, importId, database, segmentId, contacts, 120_000 + contacts * 30, () => roles.errors("sagas"));
 
       const received = (): ReceivedMessage[] => sinks.flatMap((sink) => sink.received);
       const distinct = () => new Set(received().map((m) => m.messageId)).size;

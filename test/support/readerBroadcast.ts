@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { sql } from "kysely";
 import type { Resend } from "resend";
+import type { Database } from "@tidings/postgres";
 import type { SmtpSink } from "@tidings/testkit";
 import { distinctMessageIds } from "./sinkCopies.js";
 import { succeeded } from "./wire.js";
@@ -15,6 +17,31 @@ export async function importReaders(resend: Resend, segmentId: string, count: nu
     }),
   );
   return id;
+}
+
+/**
+ * Waits until the import has completed and the segment's read model holds its `count` members, for at most
+ * `withinMs`; throws naming `failure()` past it.
+ */
+export async function untilImported(
+  resend: Resend,
+  importId: string,
+  database: Database,
+  segmentId: string,
+  count: number,
+  withinMs: number,
+  failure: () => string,
+): Promise<void> {
+  const members = async () =>
+    Number(
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM contact_segments WHERE segment_id = ${segmentId}`.execute(database.db)).rows[0]!
+        .n,
+    );
+  const deadline = Date.now() + withinMs;
+  while ((await succeeded(() => resend.contacts.imports.get(importId))).status !== "completed" || (await members()) < count) {
+    if (Date.now() > deadline) throw new Error(`the import did not finish: ${failure()}`);
+    await sleep(250);
+  }
 }
 
 /** Sends the segment, at once, a broadcast from `from` that greets each reader by first name; resolves with its id. */
