@@ -9,6 +9,11 @@ import { freePort } from "../support/testServer.js";
 /** `npm start` is `tsc -b && tidings serve`; npm test builds first, so this runs the built CLI as npm start would. */
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
 const dataDir = mkdtempSync(join(tmpdir(), "tidings-start-"));
+/**
+ * A first start runs initdb and every migration, and prints its key only once the projector has applied it;
+ * beside the whole suite and a CPU hog that took over 60 s.
+ */
+const startPatienceMs = 300_000;
 
 interface Started {
   child: ChildProcess;
@@ -33,8 +38,8 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
     // A process that did not start in time is not left behind holding DATA_DIR for the tests after it.
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`no start within 60 s:\n${out}`));
-    }, 60_000);
+      reject(new Error(`no start within ${startPatienceMs / 1000} s:\n${out}`));
+    }, startPatienceMs);
     const check = () => {
       const m = /Tidings is serving (\S+)/.exec(out);
       // The dashboard's line is the last of the start-up lines, each a write of its own that can come apart.
@@ -66,26 +71,30 @@ if (testMode() === "server")
 describe.skipIf(testMode() === "server")("tidings serve on embedded defaults", () => {
   let firstToken = "";
 
-  it("serves /health, prints the URL and a first API key, and keeps its data in DATA_DIR", async () => {
-    const first = await start();
-    try {
-      expect((await fetch(`${first.url}/health`)).status).toBe(200);
-      const token = /First API key \(shown once, keep it\): (re_[0-9A-Za-z]{32,})/.exec(first.output());
-      expect(token).not.toBeNull();
-      firstToken = token![1]!;
-      expect(first.output()).toContain(`Dashboard: ${first.url}/dashboard (sign in with the key above)`);
-      const dashboard = await fetch(`${first.url}/dashboard`, { redirect: "manual" });
-      expect([dashboard.status, dashboard.headers.get("location")]).toEqual([303, "/dashboard/sign-in"]);
-      const keys = await fetch(`${first.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
-      expect(keys.status).toBe(200);
-      expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["pglite", "secret", "tidings.pid"]));
-    } finally {
-      expect(await stop(first), first.output()).toBe(0);
-    }
-    expect(readdirSync(dataDir)).not.toContain("tidings.pid");
-  });
+  it(
+    "serves /health, prints the URL and a first API key, and keeps its data in DATA_DIR",
+    { timeout: startPatienceMs + 60_000 },
+    async () => {
+      const first = await start();
+      try {
+        expect((await fetch(`${first.url}/health`)).status).toBe(200);
+        const token = /First API key \(shown once, keep it\): (re_[0-9A-Za-z]{32,})/.exec(first.output());
+        expect(token).not.toBeNull();
+        firstToken = token![1]!;
+        expect(first.output()).toContain(`Dashboard: ${first.url}/dashboard (sign in with the key above)`);
+        const dashboard = await fetch(`${first.url}/dashboard`, { redirect: "manual" });
+        expect([dashboard.status, dashboard.headers.get("location")]).toEqual([303, "/dashboard/sign-in"]);
+        const keys = await fetch(`${first.url}/api-keys`, { headers: { authorization: `Bearer ${firstToken}` } });
+        expect(keys.status).toBe(200);
+        expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(["pglite", "secret", "tidings.pid"]));
+      } finally {
+        expect(await stop(first), first.output()).toBe(0);
+      }
+      expect(readdirSync(dataDir)).not.toContain("tidings.pid");
+    },
+  );
 
-  it("reuses the data on a second start: no new key, and the first key still works", async () => {
+  it("reuses the data on a second start: no new key, and the first key still works", { timeout: startPatienceMs + 60_000 }, async () => {
     const second = await start();
     try {
       expect(second.output()).not.toContain("First API key");
