@@ -5,6 +5,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import type { InboundEnvelope, IntakeResult } from "./receiveMessage.js";
 import type { ReceivingTeam } from "./inboundDomains.js";
 import { ReportTooEarly } from "./recordOnEmail.js";
+import { readMessageBytes } from "../smtpMessageBytes.js";
 
 export interface InboundSmtpOptions {
   host: string;
@@ -96,40 +97,34 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
       );
     },
     onData(stream: SMTPServerDataStream, session, callback) {
-      const chunks: Buffer[] = [];
-      // smtp-server streams the rest of an oversized message too: keep none of it, answer 552 at the end.
-      stream.on("data", (chunk: Buffer) => {
-        if (!stream.sizeExceeded) chunks.push(chunk);
-      });
-      stream.on("end", () => {
-        if (stream.sizeExceeded) {
-          callback(reply(552, `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes`));
-          return;
-        }
-        const raw = Buffer.concat(chunks);
-        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
-        options.intake({ mailFrom, recipients: recipientsOf(session) }, raw).then(
-          (result) => {
-            if (result.received.length === 0 && result.report === null) {
-              callback(reply(550, "5.7.1 This address takes feedback-loop (ARF) and delivery-status reports only"));
-              return;
-            }
-            logger.info(
-              { received: result.received, report: result.report, bytes: raw.byteLength, remote: session.remoteAddress },
-              "inbound: message accepted",
-            );
-            callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
-          },
-          (error: unknown) => {
-            if (error instanceof ReportTooEarly) {
-              callback(reply(451, "4.3.0 The report is about an email whose delivery is still being recorded, try again later"));
-              return;
-            }
-            logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
-            callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
-          },
-        );
-      });
+      readMessageBytes(
+        stream,
+        (raw) => {
+          const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
+          options.intake({ mailFrom, recipients: recipientsOf(session) }, raw).then(
+            (result) => {
+              if (result.received.length === 0 && result.report === null) {
+                callback(reply(550, "5.7.1 This address takes feedback-loop (ARF) and delivery-status reports only"));
+                return;
+              }
+              logger.info(
+                { received: result.received, report: result.report, bytes: raw.byteLength, remote: session.remoteAddress },
+                "inbound: message accepted",
+              );
+              callback(null, `2.0.0 Accepted${result.received.length > 0 ? ` as ${result.received.join(", ")}` : ""}`);
+            },
+            (error: unknown) => {
+              if (error instanceof ReportTooEarly) {
+                callback(reply(451, "4.3.0 The report is about an email whose delivery is still being recorded, try again later"));
+                return;
+              }
+              logger.error({ err: error, remote: session.remoteAddress }, "inbound: recording a message failed");
+              callback(reply(451, "4.3.0 Temporary failure recording the message, try again later"));
+            },
+          );
+        },
+        () => callback(reply(552, `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes`)),
+      );
     },
   });
   server.on("error", (error) => logger.warn({ err: error }, "inbound: SMTP connection error"));

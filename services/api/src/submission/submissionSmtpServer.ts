@@ -9,6 +9,7 @@ import {
   type SMTPServerSession,
 } from "smtp-server";
 import type { ApiKeyPrincipal } from "../plugins/apiKeyLookup.js";
+import { readMessageBytes } from "../smtpMessageBytes.js";
 import { smtpReplyTo, type SmtpReply } from "./submissionReplies.js";
 
 export interface SubmissionSmtpOptions {
@@ -102,23 +103,17 @@ export async function startSubmissionSmtp(options: SubmissionSmtpOptions): Promi
       );
     },
     onData(stream: SMTPServerDataStream, session, callback) {
-      const chunks: Buffer[] = [];
-      // smtp-server streams the rest of an oversized message too: keep none of it, answer 552 at the end.
-      stream.on("data", (chunk: Buffer) => {
-        if (!stream.sizeExceeded) chunks.push(chunk);
-      });
-      stream.on("end", () => {
-        if (stream.sizeExceeded) {
-          callback(reply({ code: 552, message: `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes` }));
-          return;
-        }
-        const raw = Buffer.concat(chunks);
-        const recipients = session.envelope.rcptTo.map(({ address }) => address);
-        options.submit(keyOf(session), { recipients }, raw).then(
-          (id) => callback(null, `2.0.0 Queued as ${id}`),
-          (error: unknown) => callback(reply(smtpReplyTo(error, logger))),
-        );
-      });
+      readMessageBytes(
+        stream,
+        (raw) => {
+          const recipients = session.envelope.rcptTo.map(({ address }) => address);
+          options.submit(keyOf(session), { recipients }, raw).then(
+            (id) => callback(null, `2.0.0 Queued as ${id}`),
+            (error: unknown) => callback(reply(smtpReplyTo(error, logger))),
+          );
+        },
+        () => callback(reply({ code: 552, message: `5.3.4 Message too big: the limit is ${options.maxMessageBytes} bytes` })),
+      );
     },
   };
 
