@@ -15,7 +15,10 @@
 //             keys a page needs in one lookup, with a cold key cache (a fresh process, as a rebuild is).
 // One JSON line per variant (`"bench": "projection-rebuild-personal"`), then one with the ratios
 // sealed/plain (`"bench": "projection-rebuild-sealing-cost"`); the emails and contacts checksums of the
-// two must match, or the sealed rebuild read something else than was written.
+// two must match, or the sealed rebuild read something else than was written. Beside events/s, each
+// variant gives the rebuilding process's CPU per event read, and the ratio line gives plain/sealed of it
+// (`rebuild_events_per_cpu_s`): on a machine shared with other work, the two rebuilds' wall times are not
+// taken under the same load, their CPU times nearly are. It leaves PostgreSQL's side out, which both share.
 // BENCH_SEALED: `both` (default) runs the synthetic bench and then the comparison; `only` the comparison
 // alone; `off` the synthetic bench alone. BENCH_SEALED_EVENTS (default 100,000, a multiple of 8) sizes the
 // comparison, smaller than BENCH_EVENTS because each variant appends its events one stream at a time (64 in
@@ -167,6 +170,7 @@ async function comparePersonal() {
   for (const name of personalProjections)
     ratios[`${name}_events_per_s`] = ratio(sealed.projections[name].events_per_s, plain.projections[name].events_per_s);
   ratios.append_events_per_s = ratio(sealed.append_events_per_s, plain.append_events_per_s);
+  ratios.rebuild_events_per_cpu_s = ratio(plain.cpu_us_per_event, sealed.cpu_us_per_event);
   console.log(
     JSON.stringify({
       bench: "projection-rebuild-sealing-cost",
@@ -216,7 +220,9 @@ async function rebuildPersonal(url, variant) {
     const results = {};
     let events = 0;
     let seconds = 0;
+    const cpuBefore = process.cpuUsage();
     for (const name of personalProjections) {
+      const cpuAtStart = process.cpuUsage();
       let lastLog = 0;
       const result = await projections.rebuildProjection({
         store,
@@ -230,19 +236,25 @@ async function rebuildPersonal(url, variant) {
           );
         },
       });
+      const cpuUsed = process.cpuUsage(cpuAtStart);
       results[name] = {
         events_per_s: Math.round(result.eventsPerSecond),
+        cpu_us_per_event: Number(((cpuUsed.user + cpuUsed.system) / result.events).toFixed(1)),
         seconds: Number(result.seconds.toFixed(2)),
         checksum: result.checksum.checksum,
       };
       events = result.events;
       seconds += result.seconds;
     }
+    const cpu = process.cpuUsage(cpuBefore);
     console.log(
       JSON.stringify({
         events,
         // Every event read once per projection, over the three rebuilds' time.
         events_per_s: Math.round((events * personalProjections.length) / seconds),
+        // This process's CPU (user and system) per event read: unlike events/s, hardly moved by other load
+        // on the machine, which the plain and sealed rebuilds, one after the other, do not share alike.
+        cpu_us_per_event: Number(((cpu.user + cpu.system) / (events * personalProjections.length)).toFixed(1)),
         seconds: Number(seconds.toFixed(2)),
         peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
         projections: results,

@@ -95,12 +95,24 @@ export interface ReadAllOptions {
   after?: Position;
   maxCount?: number;
   filter?: AllFilter;
+  /**
+   * The event types whose data this reader reads (unset: every type). A store that turns data on its way
+   * out may hand the other events without doing so: the sealing store (docs/privacy.md, "Reading only
+   * what is read") opens no key for them, and their data throws when read.
+   */
+  dataTypes?: ReadonlySet<string>;
 }
 
 export interface SubscribeOptions {
   /** Exclusive: deliver events strictly after this position. Defaults to the start. */
   after?: Position;
   filter?: AllFilter;
+  /**
+   * The event types whose data this reader reads (unset: every type). A store that turns data on its way
+   * out may hand the other events without doing so: the sealing store (docs/privacy.md, "Reading only
+   * what is read") opens no key for them, and their data throws when read.
+   */
+  dataTypes?: ReadonlySet<string>;
 }
 
 /**

@@ -80,6 +80,28 @@ describe("opening sealed events", () => {
     expect(data.tags).toEqual([{ name: "kind", value: "order" }]);
   });
 
+  it("given a reader that reads EmailQueued only, when a page also holding a delivery is opened, then only the queued email's keys are looked up and the delivery's data refuses to be read", async () => {
+    const emailId = randomUUID();
+    const sealed = await sealEvents(deps, `email-${emailId}`, [
+      queued(emailId),
+      ...personalEvents.emailDelivered(teamId, emailId, ["annabel.canary@example.com"]),
+    ]);
+    const looked: string[][] = [];
+    const counting = createKeyring({ ...keys, open: (ids) => (looked.push(ids), keys.open(ids)) });
+
+    const [email, sent, delivery] = await openEvents(counting, sealed, new Set(["EmailQueued"]));
+    expect(sent).toBe(sealed[1]);
+    expect((email!.data as { to: string[] }).to).toEqual(["Annabel <annabel.canary@example.com>"]);
+    expect(() => delivery!.data).toThrow(/EmailDelivered was read by a reader that did not name the type/);
+    const queuedKeys = (sealed[0]!.data as Record<string, { k: string }[]>)[groupsField]!.flatMap((g) => g.k.split(/[:,]/));
+    expect(looked.flat().every((id) => queuedKeys.includes(id))).toBe(true);
+
+    looked.length = 0;
+    const none = await openEvents(counting, sealed, new Set());
+    expect(looked).toEqual([]);
+    expect(none.map((event) => event.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+  });
+
   it("given an event type that holds no personal data, when opened, then it is passed through as it is", async () => {
     const event = { type: "DomainCreated", data: { [groupsField]: "not ours", name: "example.com" } };
     expect((await openEvents(keyring, [event]))[0]).toBe(event);

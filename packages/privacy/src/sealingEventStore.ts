@@ -12,7 +12,7 @@ import type { SubjectHasher } from "./subjectHash.js";
  * so the bus holds no personal value in clear either.
  */
 export function createSealingEventStore(inner: EventStore, deps: { keyring: Keyring; hashSubject: SubjectHasher }): EventStore {
-  const open = (events: RecordedEvent[]) => openEvents(deps.keyring, events);
+  const open = (events: RecordedEvent[], dataTypes?: ReadonlySet<string>) => openEvents(deps.keyring, events, dataTypes);
   const streams = createStreamSubjects(inner);
   const sealing = { ...deps, streamSubjects: (streamId: string, kind: Parameters<typeof streams.of>[1]) => streams.of(streamId, kind) };
   const seal = async (streamId: string, events: Parameters<EventStore["append"]>[1], expected: ExpectedRevision) => {
@@ -33,8 +33,8 @@ export function createSealingEventStore(inner: EventStore, deps: { keyring: Keyr
       streams.learn(streamId, events, !options?.fromRevision && options?.maxCount === undefined);
       return open(events);
     },
-    readAll: async (options) => open(await inner.readAll(options)),
-    subscribeToAll: (options) => openingSubscription(inner.subscribeToAll(options), open),
+    readAll: async (options) => open(await inner.readAll(options), options?.dataTypes),
+    subscribeToAll: (options) => openingSubscription(inner.subscribeToAll(options), (events) => open(events, options?.dataTypes)),
     deleteStream: (streamId) => inner.deleteStream(streamId),
     headPosition: () => inner.headPosition(),
     committedPosition: () => inner.committedPosition(),

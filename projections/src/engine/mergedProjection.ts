@@ -17,5 +17,6 @@ export function mergedProjection(name: string, parts: Projection[]): Projection 
     version: parts.reduce((sum, part) => sum + part.version, 0),
     tables: Object.assign({}, ...parts.map((part) => part.tables)),
     handlers,
+    ...(parts.every((part) => !part.handlers["*"] || part.anyTypeReadsData === false) ? { anyTypeReadsData: false as const } : {}),
   };
 }

@@ -97,4 +97,20 @@ export interface Projection<Tables extends Record<string, TableDefinition> = Rec
   tables: Tables;
   /** Event type → handler. `"*"` sees every event, after the handler for its type if there is one. */
   handlers: Record<string, EventHandler>;
+  /**
+   * False when the `"*"` handler reads no event's data (stream ids, types, positions only): a rebuild then
+   * opens the personal data of the handled types alone (`dataTypesOf`). Unset: it reads every event's data.
+   */
+  anyTypeReadsData?: false;
+}
+
+/**
+ * The event types whose data a projection's handlers read, for the store's `dataTypes` (docs/privacy.md,
+ * "Reading only what is read"): its handlers' types, or every type (undefined) when its `"*"` handler
+ * reads data.
+ */
+export function dataTypesOf(projection: Projection): ReadonlySet<string> | undefined {
+  const types = Object.keys(projection.handlers);
+  if (types.includes("*") && projection.anyTypeReadsData !== false) return undefined;
+  return new Set(types.filter((type) => type !== "*"));
 }

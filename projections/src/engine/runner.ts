@@ -16,7 +16,7 @@ import { createCheckpointWaiter, type CheckpointWaiter } from "./checkpointWaite
 import { CheckpointMovedError, ensureCheckpointTable, readCheckpoints } from "./checkpoints.js";
 import { LiveFeed } from "./liveFeed.js";
 import { rebuildLock, runnerLock } from "./locks.js";
-import type { Projection } from "./projection.js";
+import { dataTypesOf, type Projection } from "./projection.js";
 import { physicalTables } from "./readModelTables.js";
 import { createLive, prepareShadow } from "./readModelVersions.js";
 import { buildShadow, type RebuildProgress } from "./shadowBuild.js";
@@ -115,7 +115,7 @@ export async function startProjections(options: StartProjectionsOptions): Promis
     const shared = feed.join(from);
     if (shared) return follow(shared);
     // Unfiltered on purpose: the checkpoint must pass every event, so a wait on any position resolves.
-    const subscription = store.subscribeToAll({ after: from });
+    const subscription = store.subscribeToAll({ after: from, dataTypes: dataTypesOf(projection) });
     subscriptions.add(subscription);
     // A stop that began before this subscription existed did not reach it, and with no event coming it
     // would wait for ever: a projection that went live just as the runner stopped held the stop up.

@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Database } from "@tidings/postgres";
 import type { EventStore, Position, RecordedEvent } from "@tidings/eventstore";
 import { applyBatch, moveCheckpoint, type BatchTarget } from "./applyBatch.js";
-import type { Projection } from "./projection.js";
+import { dataTypesOf, type Projection } from "./projection.js";
 import { physicalTables } from "./readModelTables.js";
 import { indexShadow, switchToShadow } from "./readModelVersions.js";
 
@@ -51,6 +51,7 @@ export async function buildShadow(options: ShadowBuildOptions): Promise<ShadowBu
     tables: physicalTables(projection, projection.version, true),
   };
   const started = Date.now();
+  const dataTypes = dataTypesOf(projection);
   let position = options.from;
   let events = 0;
   let indexed = false;
@@ -64,7 +65,7 @@ export async function buildShadow(options: ShadowBuildOptions): Promise<ShadowBu
     onProgress({ projection: projection.name, events, eventsPerSecond, fraction, etaSeconds, position });
   };
   const read = (after: Position) => {
-    const page = store.readAll({ after, maxCount: batchSize });
+    const page = store.readAll({ after, maxCount: batchSize, dataTypes });
     // A prefetched page may be abandoned when applying the current one fails.
     page.catch(() => {});
     return page;

@@ -7,7 +7,7 @@ import { rebuildLock } from "./locks.js";
 import { ProjectionUnavailableError } from "./projectionUnavailable.js";
 import { recordFailure, recordOperation } from "./operationLog.js";
 import { projectBatch } from "./projectBatch.js";
-import type { Projection } from "./projection.js";
+import { dataTypesOf, type Projection } from "./projection.js";
 import { createTableSql, dropTableSql, physicalTables } from "./readModelTables.js";
 import { compareTables, type RowDifference } from "./verifyCompare.js";
 import { writeStatements } from "./writeStatements.js";
@@ -56,6 +56,7 @@ const verifyTable = (table: string, version: number) => `${table}_v${version}_ve
 export async function verifyProjection(options: VerifyOptions): Promise<VerifyResult> {
   const { store, database, projection } = options;
   const batchSize = options.batchSize ?? 5_000;
+  const dataTypes = dataTypesOf(projection);
   await ensureCheckpointTable(database);
   // A rebuild's switch drops the live tables: the two never overlap.
   const lock = await database.tryLock(rebuildLock(projection.name));
@@ -86,7 +87,7 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
     for (;;) {
       const target = (await readCheckpoints(database.db, [projection.name])).find((c) => c.state === "live")!.position;
       for (;;) {
-        const page = (await store.readAll({ after: position, maxCount: batchSize })).filter(
+        const page = (await store.readAll({ after: position, maxCount: batchSize, dataTypes })).filter(
           (e) => comparePositions(e.position, target) <= 0,
         );
         if (page.length === 0) break;
@@ -96,7 +97,7 @@ export async function verifyProjection(options: VerifyOptions): Promise<VerifyRe
         // In a serving embedded process PGlite answers within microtasks: the api's requests get their turns.
         await yieldToEventLoop();
       }
-      const pending = await store.readAll({ after: position, maxCount: batchSize });
+      const pending = await store.readAll({ after: position, maxCount: batchSize, dataTypes });
       const compared = await database.db.transaction().execute(async (trx) => {
         const held = (await readCheckpoints(trx, [projection.name], true)).find((c) => c.state === "live")!.position;
         const upToHeld = pending.filter((e) => comparePositions(e.position, held) <= 0);

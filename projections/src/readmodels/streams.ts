@@ -39,6 +39,7 @@ export const streamsProjection = {
       primaryKey: ["type"],
     },
   },
+  anyTypeReadsData: false,
   handlers: {
     "*"(event, context) {
       const category = streamCategory(event.streamId);
