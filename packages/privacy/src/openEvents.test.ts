@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { fromForwardedEvent, toForwardedEvent } from "@tidings/bus";
 import { personalEvents } from "@tidings/domain/testing";
+import { START, type RecordedEvent } from "@tidings/eventstore";
 import type { DataKey, DataKeys } from "./dataKeys.js";
 import { groupsField, isErasedText } from "./envelope.js";
 import { createKeyring } from "./keyring.js";
@@ -100,6 +102,27 @@ describe("opening sealed events", () => {
     const none = await openEvents(counting, sealed, new Set());
     expect(looked).toEqual([]);
     expect(none.map((event) => event.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+  });
+
+  it("given an opened email forwarded to a saga, when the saga's copy is read twice, then it opens then, once, for the copy and the original alike", async () => {
+    const emailId = randomUUID();
+    const [sealed] = await sealEvents(deps, `email-${emailId}`, [queued(emailId)]);
+    const recorded: RecordedEvent = {
+      ...sealed!,
+      metadata: { teamId },
+      streamId: `email-${emailId}`,
+      revision: 0n,
+      position: START,
+      createdAt: new Date(),
+    };
+    const [opened] = await openEvents(keyring, [toForwardedEvent(recorded)]);
+
+    const copy = fromForwardedEvent(opened!);
+    expect(Object.getOwnPropertyDescriptor(opened, "data")!.get).toBeDefined();
+    const data = copy.data as { to: string[] };
+    expect(data.to).toEqual(["Annabel <annabel.canary@example.com>"]);
+    expect(copy.data).toBe(data);
+    expect(Object.getOwnPropertyDescriptor(opened, "data")!.value).toBe(data);
   });
 
   it("given an event type that holds no personal data, when opened, then it is passed through as it is", async () => {

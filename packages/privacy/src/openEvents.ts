@@ -44,15 +44,21 @@ export async function openEvents<E extends WithData>(keyring: Keyring, events: E
     if (groups.length === 0) return event;
     if (dataTypes) return dataTypes.has(event.type) ? { ...event, data: openedData(event.data, groups, keys) } : unopened(event);
     const opened = { ...event };
-    const settle = (data: unknown) =>
+    // The value is kept here as well as on the event: a reader that copies the event with its accessor
+    // (`fromForwardedEvent`) opens it no sooner than it reads it, and no more than once.
+    let value: unknown;
+    let settled = false;
+    const settle = (data: unknown) => {
+      value = data;
+      settled = true;
       Object.defineProperty(opened, "data", { value: data, writable: true, enumerable: true, configurable: true });
+    };
     Object.defineProperty(opened, "data", {
       enumerable: true,
       configurable: true,
       get() {
-        const data = openedData(event.data, groups, keys);
-        settle(data);
-        return data;
+        if (!settled) settle(openedData(event.data, groups, keys));
+        return value;
       },
       set: settle,
     });

@@ -34,14 +34,8 @@ const absent = (value: unknown) => value === null || value === undefined;
 export async function sealEvents(deps: SealingDeps, streamId: string, events: EventToAppend[]): Promise<EventToAppend[]> {
   const planned = events.map((event) => ({ event, plan: sealingPlanOf(event.type), teamId: teamOf(event) }));
   if (planned.every((p) => p.plan === undefined)) return events;
-  // A plan runs twice and names a recipient in several fields: each address is hashed once per call.
-  const hashes = new Map<string, string>();
-  const hashOf = (teamId: string, address: string) => {
-    const name = `${teamId}\u001f${address}`;
-    let hash = hashes.get(name);
-    if (hash === undefined) hashes.set(name, (hash = deps.hashSubject(teamId, address)));
-    return hash;
-  };
+  // A plan runs twice and names a recipient in several fields: the hasher keeps what it hashed lately.
+  const hashOf = deps.hashSubject;
 
   const subjects: SubjectKeyRequest[] = [];
   const kinds = new Set<ContentKind>();

@@ -12,12 +12,23 @@ export type SubjectHasher = (teamId: string, address: string) => string;
 
 export function createSubjectHasher(secret: string): SubjectHasher {
   const key = deriveKey(secret, "subject-hash");
-  return (teamId, address) =>
-    createHmac("sha256", key)
-      .update(`${teamId}\u001f${subjectAddress(address)}`, "utf8")
-      .digest()
-      .subarray(0, 16)
-      .toString("base64url");
+  // Each append that seals names its recipients again (the queued email, then each outcome), and a
+  // mailbox's parse and HMAC cost more than the rest of sealing its address: the hashes met lately are kept.
+  const known = new Map<string, string>();
+  return (teamId, address) => {
+    const name = `${teamId}\u001f${address}`;
+    let hash = known.get(name);
+    if (hash === undefined) {
+      hash = createHmac("sha256", key)
+        .update(`${teamId}\u001f${subjectAddress(address)}`, "utf8")
+        .digest()
+        .subarray(0, 16)
+        .toString("base64url");
+      if (known.size >= 10_000) known.clear();
+      known.set(name, hash);
+    }
+    return hash;
+  };
 }
 
 /** The address a mailbox (`Ada <ada@example.com>`) or a bare address names, lower-cased: one subject, however written. */
