@@ -166,7 +166,9 @@ async function bench(mode) {
         log_level: logLevel,
         bare_rps: bareRun.rps,
         bare_p99_ms: bareRun.p99Ms,
+        bare_cpu_us: bareRun.cpuUs,
         transport_noop_rps: transportRun.rps,
+        transport_cpu_us: transportRun.cpuUs,
         noop_rps: noopRun.rps,
         noop_p99_ms: noopRun.p99Ms,
         api_keys_rps: keysRun.rps,
@@ -174,6 +176,10 @@ async function bench(mode) {
         transport_ratio: Number((transportRun.rps / bareRun.rps).toFixed(3)),
         noop_ratio: Number((noopRun.rps / bareRun.rps).toFixed(3)),
         api_keys_ratio: Number((keysRun.rps / bareRun.rps).toFixed(3)),
+        // The same ratios by this process's CPU per request (bare / other): on a loaded machine every app
+        // waits alike for a core and the req/s ratios drift towards 1; CPU per request follows each one's work.
+        noop_cpu_ratio: Number((bareRun.cpuUs / noopRun.cpuUs).toFixed(3)),
+        api_keys_cpu_ratio: Number((bareRun.cpuUs / keysRun.cpuUs).toFixed(3)),
         metrics_noop_rps: noopMeasuredRun.rps,
         metrics_api_keys_rps: keysMeasuredRun.rps,
         // The share of throughput metrics take: 1 - with / without, in the same run (issue #26's target: under 5 %).
