@@ -8,8 +8,11 @@
 // limit shared across api instances.
 // Runs the built packages: `npx tsc -b && node bench/api-overhead.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) per wrk run; BENCH_MODES=embedded,server; BENCH_LOG_LEVEL (default warn).
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each measured run there (`scripts/cpuProfileSummary.mjs`
+// summarises one); the profiler slows the process, so a profiled run's figures are not the bench's.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -26,6 +29,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const modes = (process.env.BENCH_MODES ?? "embedded,server").split(",");
 const logLevel = process.env.BENCH_LOG_LEVEL ?? "warn";
 const connections = 64;
+const cpuProfileDir = process.env.BENCH_CPU_PROF;
+let profiled = 0;
 
 /** wrk's own report, parsed: requests per second and the 99th percentile latency in milliseconds. */
 async function wrk(url, headers = {}, duration = seconds) {
@@ -52,13 +57,29 @@ async function wrk(url, headers = {}, duration = seconds) {
  * process's CPU time per request of the measured run: on a shared machine throughput follows what the
  * neighbours leave, while the CPU a request takes barely moves.
  */
-async function measure(url, headers) {
+async function measure(url, headers, label) {
   const warm = await wrk(url, headers, 2);
+  const stopProfile = cpuProfileDir ? await startProfile(label) : async () => {};
   const before = process.cpuUsage();
   const measured = await wrk(url, headers);
   const cpu = process.cpuUsage(before);
+  await stopProfile();
   const cpuUs = Number(((cpu.user + cpu.system) / measured.requests).toFixed(1));
   return { ...measured, cpuUs, requests: warm.requests + measured.requests };
+}
+
+/** Profiles this process until the returned function is called, into BENCH_CPU_PROF/<nn>-<label>.cpuprofile. */
+async function startProfile(label) {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    session.disconnect();
+    mkdirSync(cpuProfileDir, { recursive: true });
+    writeFileSync(join(cpuProfileDir, `${String(++profiled).padStart(2, "0")}-${label}.cpuprofile`), JSON.stringify(profile));
+  };
 }
 
 /**
@@ -66,9 +87,11 @@ async function measure(url, headers) {
  * drifts during the bench (a neighbour starting or stopping) then weighs on both alike, where measuring one
  * after the other gave metrics a cost below zero. Each side is the mean of its two runs.
  */
-async function alternated(plainUrl, measuredUrl, headers) {
+async function alternated(plainUrl, measuredUrl, headers, label) {
   const runs = [];
-  for (const url of [plainUrl, measuredUrl, measuredUrl, plainUrl]) runs.push(await measure(url, headers));
+  for (const url of [plainUrl, measuredUrl, measuredUrl, plainUrl]) {
+    runs.push(await measure(url, headers, url === plainUrl ? label : `${label}-metrics`));
+  }
   const merged = (a, b) => ({
     rps: Math.round((a.rps + b.rps) / 2),
     p99Ms: Number(((a.p99Ms + b.p99Ms) / 2).toFixed(2)),
@@ -140,11 +163,11 @@ async function bench(mode) {
       const auth = { Authorization: `Bearer ${key.token}` };
       const appUrl = `http://127.0.0.1:${app.server.address().port}`;
       const load = loadavg()[0];
-      const bareRun = await measure(`http://127.0.0.1:${bare.server.address().port}/bare`);
-      const transportRun = await measure(`http://127.0.0.1:${transport.server.address().port}/noop`);
+      const bareRun = await measure(`http://127.0.0.1:${bare.server.address().port}/bare`, {}, `${mode}-bare`);
+      const transportRun = await measure(`http://127.0.0.1:${transport.server.address().port}/noop`, {}, `${mode}-transport`);
       const measuredUrl = `http://127.0.0.1:${measuredApp.server.address().port}`;
-      const noopRuns = await alternated(`${appUrl}/noop`, `${measuredUrl}/noop`, auth);
-      const keysRuns = await alternated(`${appUrl}/api-keys`, `${measuredUrl}/api-keys`, auth);
+      const noopRuns = await alternated(`${appUrl}/noop`, `${measuredUrl}/noop`, auth, `${mode}-noop`);
+      const keysRuns = await alternated(`${appUrl}/api-keys`, `${measuredUrl}/api-keys`, auth, `${mode}-api-keys`);
       const [noopRun, noopMeasuredRun, keysRun, keysMeasuredRun] = [noopRuns.plain, noopRuns.measured, keysRuns.plain, keysRuns.measured];
       // The requests were counted: the metrics run measured recording, not an instrument left out.
       const counted = (await prometheus.registry.getSingleMetric("tidings_http_requests_total")?.get())?.values.reduce(
@@ -166,7 +189,9 @@ async function bench(mode) {
         log_level: logLevel,
         bare_rps: bareRun.rps,
         bare_p99_ms: bareRun.p99Ms,
+        bare_cpu_us: bareRun.cpuUs,
         transport_noop_rps: transportRun.rps,
+        transport_cpu_us: transportRun.cpuUs,
         noop_rps: noopRun.rps,
         noop_p99_ms: noopRun.p99Ms,
         api_keys_rps: keysRun.rps,
@@ -174,6 +199,10 @@ async function bench(mode) {
         transport_ratio: Number((transportRun.rps / bareRun.rps).toFixed(3)),
         noop_ratio: Number((noopRun.rps / bareRun.rps).toFixed(3)),
         api_keys_ratio: Number((keysRun.rps / bareRun.rps).toFixed(3)),
+        // The same ratios by this process's CPU per request (bare / other): on a loaded machine every app
+        // waits alike for a core and the req/s ratios drift towards 1; CPU per request follows each one's work.
+        noop_cpu_ratio: Number((bareRun.cpuUs / noopRun.cpuUs).toFixed(3)),
+        api_keys_cpu_ratio: Number((bareRun.cpuUs / keysRun.cpuUs).toFixed(3)),
         metrics_noop_rps: noopMeasuredRun.rps,
         metrics_api_keys_rps: keysMeasuredRun.rps,
         // The share of throughput metrics take: 1 - with / without, in the same run (issue #26's target: under 5 %).

@@ -4,13 +4,24 @@
  * microsecond remainder (PostgreSQL keeps microseconds and passes them through).
  */
 export function formatTimestamp(date: Date, microsRemainder = 0): string {
-  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-  const micros = date.getUTCMilliseconds() * 1000 + Math.max(0, Math.min(999, Math.trunc(microsRemainder)));
-  return (
-    `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +
-    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}.${pad(micros, 6)}+00`
-  );
+  const ms = date.getTime();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastPrefix =
+      `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +
+      `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
+    lastSecond = second;
+  }
+  const micros = (ms - second * 1000) * 1000 + Math.max(0, Math.min(999, Math.trunc(microsRemainder)));
+  return `${lastPrefix}.${pad(micros, 6)}+00`;
 }
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+// The date and time to the second of the last call: the request log formats a timestamp per request, and
+// requests arriving within one second share all of it but the fraction, which alone takes a quarter of the time.
+let lastSecond = Number.NaN;
+let lastPrefix = "";
 
 const wireFormat = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6})\+00$/;
 

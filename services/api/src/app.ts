@@ -16,6 +16,7 @@ import { installNotFound } from "./plugins/notFound.js";
 import { registerOpenApi } from "./plugins/openapi.js";
 import { requireJsonReplies } from "./plugins/jsonReplies.js";
 import { RequestLog } from "./plugins/requestLog.js";
+import { requestChildLogger } from "./plugins/requestLogger.js";
 import { recordRequestMetrics } from "./plugins/requestMetrics.js";
 import { traceRequests } from "./plugins/requestSpans.js";
 import { zodValidatorCompiler } from "./plugins/validation.js";
@@ -97,6 +98,7 @@ function createApp(deps: TransportDeps & Pick<ApiDeps, "auth" | "deadLetters">, 
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new RequestLog(),
+    childLoggerFactory: requestChildLogger,
     genReqId: requestId,
     // Behind a proxy every client has the proxy's address, which tracking would record as the opener's.
     trustProxy: trustedProxies(deps.trustProxy ?? services?.config.TRUST_PROXY ?? false),

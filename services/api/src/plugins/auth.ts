@@ -4,7 +4,7 @@ import type { ApiKeyPermission } from "@tidings/domain";
 import { migrate } from "@tidings/postgres";
 import { hashApiKeyToken } from "../apiKeyTokens.js";
 import type { ApiServices } from "../services.js";
-import { ApiKeyLookup } from "./apiKeyLookup.js";
+import { ApiKeyLookup, type ApiKeyPrincipal } from "./apiKeyLookup.js";
 import { API_KEY_USAGE_COMPONENT, ApiKeyUsage, apiKeyUsageMigrations } from "./apiKeyUsage.js";
 import { isDocumentationRoute } from "./documentationRoutes.js";
 
@@ -63,23 +63,32 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   const usage = new ApiKeyUsage(services.database);
   app.decorateRequest("auth", null);
 
-  app.addHook("onRequest", async (request) => {
-    const { url, schema } = request.routeOptions;
-    if (url === undefined || isPublicRoute(url, schema)) return;
-    const token = bearerToken(request.headers.authorization);
-    if (!token) {
-      throw new TidingsError(
-        "missing_api_key",
-        "Missing API key in the authorization header. Include the header `Authorization: Bearer YOUR_API_KEY`.",
-      );
-    }
-    const key = await lookup.find(hashApiKeyToken(token));
-    if (!key) throw new TidingsError("invalid_api_key", "API key is invalid.");
+  const admit = (request: FastifyRequest, url: string, key: ApiKeyPrincipal | undefined): TidingsError | undefined => {
+    if (!key) return new TidingsError("invalid_api_key", "API key is invalid.");
     if (key.permission === "sending_access" && !isSendingRoute(request.method, url)) {
-      throw new TidingsError("restricted_api_key", "This API key is restricted to only send emails.");
+      return new TidingsError("restricted_api_key", "This API key is restricted to only send emails.");
     }
     request.auth = { teamId: key.teamId, apiKeyId: key.apiKeyId, permission: key.permission, domainId: key.domainId };
     usage.touch(key.apiKeyId, services.clock.now());
+    return undefined;
+  };
+  // Written with a callback, as the rate limit is: a key looked up a moment ago is answered from memory,
+  // and the request goes on without waiting for a promise.
+  app.addHook("onRequest", (request, _reply, done) => {
+    const { url, schema } = request.routeOptions;
+    if (url === undefined || isPublicRoute(url, schema)) return done();
+    const token = bearerToken(request.headers.authorization);
+    if (!token) {
+      return done(
+        new TidingsError(
+          "missing_api_key",
+          "Missing API key in the authorization header. Include the header `Authorization: Bearer YOUR_API_KEY`.",
+        ),
+      );
+    }
+    const key = lookup.findNow(hashApiKeyToken(token));
+    if (key instanceof Promise) key.then((found) => done(admit(request, url, found)), done);
+    else done(admit(request, url, key));
   });
 
   const flushEveryMs = options.usageFlushMs ?? 60_000;

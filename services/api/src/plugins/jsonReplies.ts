@@ -7,11 +7,12 @@ import { errorTable } from "../errorTable.js";
  * unexpected error, so the route's own tests fail at once.
  */
 export function requireJsonReplies(app: FastifyInstance): void {
-  app.addHook("onSend", async (request, reply, payload) => {
+  // A callback hook: it runs on every reply and waits for nothing.
+  app.addHook("onSend", (request, reply, payload, done) => {
     const empty = payload === undefined || payload === null || payload === "";
-    if (!empty || request.method === "HEAD" || reply.statusCode === 304) return payload;
+    if (!empty || request.method === "HEAD" || reply.statusCode === 304) return done(null, payload);
     request.log.error({ url: request.url, statusCode: reply.statusCode }, "a route replied without a body");
     reply.code(500).type("application/json");
-    return JSON.stringify({ ...errorTable.application_error, message: "The server produced an empty response." });
+    done(null, JSON.stringify({ ...errorTable.application_error, message: "The server produced an empty response." }));
   });
 }

@@ -16,7 +16,7 @@ export function installNotFound(app: FastifyInstance): void {
     const path = request.url.split("?", 1)[0]!;
     const methods = new Set(app.routeCatalog.map((route) => route.method));
     const allowed = [...methods].filter((method) => method !== request.method && app.findRoute({ method, url: path }));
-    if (allowed.length > 0) refuseMethod(reply, request.method, path, allowed);
+    if (allowed.length > 0) throw methodNotAllowed(reply, request.method, path, allowed);
     throw new TidingsError("not_found", `The route ${request.method} ${path} does not exist.`);
   });
 
@@ -28,20 +28,21 @@ export function installNotFound(app: FastifyInstance): void {
       fixedPaths.set(path, [...(fixedPaths.get(path) ?? []), method]);
     }
   });
-  app.addHook("onRequest", async (request, reply) => {
+  // A callback hook, not an async one: every request runs it, and it has nothing to wait for.
+  app.addHook("onRequest", (request, reply, done) => {
     const template = request.routeOptions.url;
-    if (template === undefined || isFixed(template)) return;
+    if (template === undefined || isFixed(template)) return done();
     const path = withoutTrailingSlash(
       template.replace(/:(\w+)/g, (_, name: string) => String((request.params as Record<string, unknown>)[name] ?? "")),
     );
     const allowed = fixedPaths.get(path);
-    if (allowed) refuseMethod(reply, request.method, path, allowed);
+    done(allowed ? methodNotAllowed(reply, request.method, path, allowed) : undefined);
   });
 }
 
-function refuseMethod(reply: FastifyReply, method: string, path: string, allowed: readonly string[]): never {
+function methodNotAllowed(reply: FastifyReply, method: string, path: string, allowed: readonly string[]): TidingsError {
   reply.header("allow", allowed.join(", "));
-  throw new TidingsError("method_not_allowed", `Method ${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`);
+  return new TidingsError("method_not_allowed", `Method ${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`);
 }
 
 const isFixed = (url: string) => !url.includes(":") && !url.includes("*");

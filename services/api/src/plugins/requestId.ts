@@ -10,8 +10,10 @@ export function requestId(): string {
   return newId();
 }
 
+/** A callback hook, not an async one: every request runs it, and it has nothing to wait for. */
 export function echoRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
 }

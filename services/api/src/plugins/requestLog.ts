@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Logger } from "@tidings/core";
 
 /**
  * One log line per request, written when it completes, instead of fastify's pair of lines (arrival and
@@ -12,6 +13,8 @@ export class RequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // With LOG_LEVEL above `info` a succeeded request's line would be dropped: it is not built either.
+    if (!error && !(reply.log as Logger).isLevelEnabled("info")) return;
     // The path only: a query can hold a credential (the signature of an attachment download URL).
     const line = {
       method: request.method,

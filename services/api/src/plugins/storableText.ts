@@ -31,9 +31,10 @@ export function unstorableTextError(field: string): TidingsError {
   return new TidingsError("validation_error", `\`${field}\` must not contain a NUL character or an unpaired UTF-16 surrogate.`);
 }
 
+/** A callback hook, not an async one: every request runs it, and it has nothing to wait for. */
 export function refuseUnstorableText(app: FastifyInstance): void {
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
     const field = findUnstorableText(request.params) ?? findUnstorableText(request.query) ?? findUnstorableText(request.body);
-    if (field) throw unstorableTextError(field);
+    done(field ? unstorableTextError(field) : undefined);
   });
 }
