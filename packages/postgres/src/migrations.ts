@@ -17,13 +17,6 @@ interface MigrationTables {
 }
 
 export async function migrate(database: Database, component: string, migrations: Migration[]): Promise<string[]> {
-  await database.exec(`
-    CREATE TABLE IF NOT EXISTS schema_migrations (
-      component text NOT NULL,
-      id text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (component, id)
-    )`);
   const applied: string[] = [];
   const ordered = [...migrations].sort((a, b) => a.id.localeCompare(b.id));
   await database
@@ -31,6 +24,15 @@ export async function migrate(database: Database, component: string, migrations:
     .transaction()
     .execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended('schema_migrations', 0))`.execute(trx);
+      // Under the lock: two processes creating it at once on a new database collide on PostgreSQL's catalog
+      // ("duplicate key value violates unique constraint pg_type_typname_nsp_index"), IF NOT EXISTS or not.
+      await sql`
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+          component text NOT NULL,
+          id text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (component, id)
+        )`.execute(trx);
       const done = new Set(
         (await trx.selectFrom("schema_migrations").select("id").where("component", "=", component).execute()).map((r) => r.id),
       );

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { openDatabase, quoteIdent, type Database } from "./database.js";
 import { pgliteTemplate } from "./pgliteTemplate.js";
 
@@ -42,8 +41,10 @@ export async function createTestDatabase(options: { mode?: TestMode; persistent?
   const closeAll = () => Promise.all(handles.splice(0).map((h) => h.close().catch(() => {})));
 
   if (mode === "server") {
+    // Loaded here, as openDatabase does: this module is in the package's index, which embedded processes load.
+    const { Client } = (await import("pg")).default;
     const name = `tidings_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    const admin = new pg.Client({ connectionString: testPostgresUrl() });
+    const admin = new Client({ connectionString: testPostgresUrl() });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
     await admin.end();
@@ -56,7 +57,7 @@ export async function createTestDatabase(options: { mode?: TestMode; persistent?
       reopen: () => track(url),
       async dispose() {
         await closeAll();
-        const c = new pg.Client({ connectionString: testPostgresUrl() });
+        const c = new Client({ connectionString: testPostgresUrl() });
         await c.connect();
         await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
         await c.end();
