@@ -66,8 +66,10 @@ describe.skipIf(testMode() === "server")("the tidings command while an embedded 
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toMatch(/^re_[0-9A-Za-z]{40}$/);
     const keyId = /created API key (\S+)/.exec(created.stderr)![1]!;
-    const keys = await fetch(`${url}/api-keys`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } });
-    expect(keys.status).toBe(200);
+    // The key works once the serving process's projector has applied it (keys.ts), which on a loaded
+    // machine takes more than the moment between the command's exit and this request.
+    const listed = async () => (await fetch(`${url}/api-keys`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } })).status;
+    await expect.poll(listed, { timeout: 30_000 }).toBe(200);
 
     const audit = await tidings("audit", "stream", `apikey-${keyId}`, "--json");
     expect(audit.code).toBe(0);

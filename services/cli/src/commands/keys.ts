@@ -14,7 +14,8 @@ export interface KeysCreateOptions {
 /**
  * `tidings keys create --team <name> [--permission full_access|sending_access] [--name <key name>]`: creates
  * the team on first use and a key of it, and prints the token on stdout, alone, for scripts to capture.
- * The key works once a projector has applied it: at once when `serve` runs, else at its next start.
+ * The key works once a projector has applied it: moments after the command when `serve` runs (longer on a
+ * loaded machine: the command does not wait for it), else at its next start.
  */
 export async function keysCreate(runtime: Runtime, options: KeysCreateOptions, out: CliOutput): Promise<number> {
   if (!options.team) throw new UsageError("keys create needs --team <name>");
