@@ -144,8 +144,9 @@ describe("broadcasts through the resend SDK", () => {
 
   it("cancels a scheduled broadcast back to a draft, and nothing is sent", async () => {
     const { id } = await ok(resend.broadcasts.create(draft("Canceled schedule")));
-    // Far enough ahead for the cancel to come first on a loaded machine; the check waits past the time itself.
-    await ok(resend.broadcasts.send(id, { scheduledAt: "in 5 seconds" }));
+    // Far enough ahead for the cancel to come first on a loaded machine (5 s was not, beside the whole suite
+    // and a CPU hog: the broadcast was sending when the cancel came); the check waits past the time itself.
+    await ok(resend.broadcasts.send(id, { scheduledAt: "in 30 seconds" }));
     const dueAt = Date.parse((await ok(resend.broadcasts.get(id))).scheduled_at!);
     await ok(resend.broadcasts.cancel(id));
     expect(await ok(resend.broadcasts.get(id))).toMatchObject({ status: "draft", scheduled_at: null });
