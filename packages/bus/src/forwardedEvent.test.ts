@@ -37,14 +37,4 @@ describe("forwarded events", () => {
     expect(body).toMatchObject({ revision: "12", position: "9007199254740993/4", createdAt: "2024-05-06T07:08:09.123Z" });
     expect(fromForwardedEvent(JSON.parse(JSON.stringify(body)))).toEqual(anEvent());
   });
-
-  it("carry data that opens on first read as its accessor, unread until the saga reads it", () => {
-    let reads = 0;
-    const body = toForwardedEvent(anEvent());
-    Object.defineProperty(body, "data", { enumerable: true, get: () => (reads++, { to: ["a@example.com"] }) });
-    const event = fromForwardedEvent(body);
-    expect(reads).toBe(0);
-    expect(event.data).toEqual({ to: ["a@example.com"] });
-    expect(reads).toBe(1);
-  });
 });

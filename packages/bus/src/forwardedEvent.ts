@@ -55,23 +55,19 @@ export function toForwardedEvent(event: RecordedEvent): ForwardedEvent {
 }
 
 /**
- * What a saga gets back from a bus message's data (`consumeEvents` types it by its subject). Data that opens
- * on first read (an accessor: docs/privacy.md) is carried over as the accessor, not read: most sagas skip
- * most of the events they consume, and reading it here deciphered every one of them.
+ * What a saga gets back from a bus message's data (`consumeEvents` types it by its subject). Sealed data
+ * comes as a view that opens on the first read of a sealed value (docs/privacy.md): it is carried over
+ * as it is, since most sagas skip most of the events they consume.
  */
 export function fromForwardedEvent(body: ForwardedEvent): RecordedEvent {
-  const event: RecordedEvent = {
+  return {
     id: body.id,
     type: body.type,
     streamId: body.streamId,
     revision: BigInt(body.revision),
     position: parsePosition(body.position),
-    data: undefined,
+    data: body.data,
     metadata: body.metadata,
     createdAt: new Date(body.createdAt),
   };
-  const data = Object.getOwnPropertyDescriptor(body, "data");
-  if (data?.get) Object.defineProperty(event, "data", data);
-  else event.data = body.data;
-  return event;
 }
