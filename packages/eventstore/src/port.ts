@@ -96,9 +96,10 @@ export interface ReadAllOptions {
   maxCount?: number;
   filter?: AllFilter;
   /**
-   * The event types whose data this reader reads (unset: every type). A store that turns data on its way
-   * out may hand the other events without doing so: the sealing store (docs/privacy.md, "Reading only
-   * what is read") opens no key for them, and their data throws when read.
+   * The event types whose data this reader reads (unset: every type). A store may hand the other events
+   * without their data (`withoutData`), and reading it then throws: the PostgreSQL adapter neither sends
+   * nor parses it, and the sealing store opens no key for it (docs/privacy.md, "Reading only what is
+   * read"). Other stores hand it as they keep it.
    */
   dataTypes?: ReadonlySet<string>;
 }
@@ -108,9 +109,10 @@ export interface SubscribeOptions {
   after?: Position;
   filter?: AllFilter;
   /**
-   * The event types whose data this reader reads (unset: every type). A store that turns data on its way
-   * out may hand the other events without doing so: the sealing store (docs/privacy.md, "Reading only
-   * what is read") opens no key for them, and their data throws when read.
+   * The event types whose data this reader reads (unset: every type). A store may hand the other events
+   * without their data (`withoutData`), and reading it then throws: the PostgreSQL adapter neither sends
+   * nor parses it, and the sealing store opens no key for it (docs/privacy.md, "Reading only what is
+   * read"). Other stores hand it as they keep it.
    */
   dataTypes?: ReadonlySet<string>;
 }

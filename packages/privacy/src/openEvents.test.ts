@@ -82,7 +82,7 @@ describe("opening sealed events", () => {
     expect(data.tags).toEqual([{ name: "kind", value: "order" }]);
   });
 
-  it("given a reader that reads EmailQueued only, when a page also holding a delivery is opened, then only the queued email's keys are looked up, and the delivery's sealed values refuse to be read while its values in clear read as stored", async () => {
+  it("given a reader that reads EmailQueued only, when a page also holding a delivery is opened, then only the queued email's keys are looked up and the delivery's data refuses to be read", async () => {
     const emailId = randomUUID();
     const sealed = await sealEvents(deps, `email-${emailId}`, [
       queued(emailId),
@@ -94,10 +94,8 @@ describe("opening sealed events", () => {
     const [email, sent, delivery] = await openEvents(counting, sealed, new Set(["EmailQueued"]));
     expect(sent).toBe(sealed[1]);
     expect((email!.data as { to: string[] }).to).toEqual(["Annabel <annabel.canary@example.com>"]);
-    const delivered = delivery!.data as { emailId: string; recipients: string[] };
-    expect(delivered.emailId).toBe(emailId);
-    expect(() => delivered.recipients).toThrow(/a sealed value of a EmailDelivered was read by a reader that did not name the type/);
-    expect(() => JSON.stringify(delivered)).toThrow(/did not name the type/);
+    expect(() => delivery!.data).toThrow(/the data of a EmailDelivered was read by a reader that did not name the type/);
+    expect(delivery!.id).toBe(sealed[2]!.id);
     const queuedKeys = (sealed[0]!.data as Record<string, { k: string }[]>)[groupsField]!.flatMap((g) => g.k.split(/[:,]/));
     expect(looked.flat().every((id) => queuedKeys.includes(id))).toBe(true);
 

@@ -8,6 +8,7 @@ import {
   type SealedGroup,
   type SealedSlot,
 } from "./envelope.js";
+import { isWithheld, withoutData } from "@tidings/eventstore";
 import type { Keyring } from "./keyring.js";
 import { sealedView } from "./sealedView.js";
 import { sealingPlanOf } from "./personalData.js";
@@ -23,35 +24,33 @@ export const groupsOfEvent = (event: WithData): SealedGroup[] => (sealingPlanOf(
 /**
  * Opens recorded events (docs/privacy.md): one key lookup for every group of the batch, then each event's
  * data as a view that deciphers on the first read of a sealed value (`sealedView`). A reader that reads
- * only what is in clear (a projection of stream heads, a saga that wants an email's id) never pays for
- * the cipher. A value whose key was shredded reads as its erased placeholder. With `dataTypes`, only
- * those types' keys are looked up: the other types' sealed values refuse to be read ("Reading only what
- * is read"), so a rebuild of a read model that reads no personal type opens no key, and a reader that
- * reads more than it named fails loudly instead of writing slots into a read model.
+ * only what is in clear (a saga that wants an email's id, a read model that wants an outcome's email id)
+ * never pays for the cipher. A value whose key was shredded reads as its erased placeholder. With
+ * `dataTypes`, only those types are opened: the others come without their data ("Reading only what is
+ * read", `withoutData`), so a rebuild of a read model that reads no personal type opens no key.
  */
 export async function openEvents<E extends WithData>(keyring: Keyring, events: E[], dataTypes?: ReadonlySet<string>): Promise<E[]> {
+  const read = (event: E) => !dataTypes || dataTypes.has(event.type);
   const refs = new Set<string>();
   let sealed = false;
   for (const event of events) {
+    if (!read(event)) continue;
     const groups = groupsOfEvent(event);
     if (groups.length === 0) continue;
     sealed = true;
-    if (!dataTypes || dataTypes.has(event.type)) for (const group of groups) refs.add(group.k);
+    for (const group of groups) refs.add(group.k);
   }
-  if (!sealed) return events;
+  if (!sealed && !dataTypes) return events;
   const keys = refs.size > 0 ? await keyring.open(refs) : new Map<string, Buffer | undefined>();
   return events.map((event) => {
+    // A store that withholds data did so already; one that does not (EventStoreDB) hands it sealed.
+    if (!read(event)) return isWithheld(event) || groupsOfEvent(event).length === 0 ? event : withoutData<E>(event);
     const groups = groupsOfEvent(event);
     if (groups.length === 0) return event;
     const data = event.data as object;
-    const open = !dataTypes || dataTypes.has(event.type) ? () => openedData(data, groups, keys) as object : refuse(event.type);
-    return { ...event, data: sealedView(data, open) };
+    return { ...event, data: sealedView(data, () => openedData(data, groups, keys) as object) };
   });
 }
-
-const refuse = (type: string) => (): never => {
-  throw new Error(`a sealed value of a ${type} was read by a reader that did not name the type in its dataTypes`);
-};
 
 /**
  * The data with each slot replaced by its value, every group deciphered at once: a getter per value cost

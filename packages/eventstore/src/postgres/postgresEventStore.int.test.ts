@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, migrate, testMode, type Database, type TestDatabase } from "@tidings/postgres";
 import { eventStoreContract, type EventStoreFixture } from "../testing/contract.js";
-import { aCategory, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
+import { aCategory, anEvent, aStreamId, events, readAllUntil, SubscriptionReader } from "../testing/contractBuilders.js";
 import { expectConcurrentAppendsDeliveredOnce } from "../testing/contractConcurrency.js";
-import type { EventStore } from "../port.js";
+import type { EventStore, RecordedEvent } from "../port.js";
+import { isWithheld } from "../withheldData.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 
@@ -62,6 +63,32 @@ describe("PostgreSQL event store", () => {
     await readAllUntil(store, { after: before, filter }, (r) => r.length === 3);
     await store.deleteStream(deleted);
     expect((await store.readAll({ after: before, filter })).map((e) => e.streamId)).toEqual([kept]);
+  });
+
+  it("hands the events of types a reader did not name in dataTypes without their data, in a read and a subscription alike", async () => {
+    const category = aCategory();
+    const before = await store.headPosition();
+    const named = anEvent({ type: "Named" });
+    const other = anEvent({ type: "Other" });
+    await store.append(aStreamId(category), [named, other], "no_stream");
+    const options = { after: before, filter: { streamCategory: [category] }, dataTypes: new Set(["Named"]) };
+    const expectWithheld = (read: RecordedEvent[]) => {
+      expect(read.map((e) => [e.id, e.type])).toEqual([
+        [named.id, "Named"],
+        [other.id, "Other"],
+      ]);
+      expect(read[0]!.data).toEqual(named.data);
+      expect(() => read[1]!.data).toThrow("the data of a Other was read by a reader that did not name the type in its dataTypes");
+      expect(isWithheld(read[1]!)).toBe(true);
+    };
+    expectWithheld(await readAllUntil(store, options, (r) => r.length === 2));
+    const reader = new SubscriptionReader(store.subscribeToAll(options));
+    try {
+      expectWithheld(await reader.take(2, 10_000));
+    } finally {
+      await reader.subscription.stop();
+    }
+    expect((await store.readAll({ ...options, dataTypes: undefined })).map((e) => e.data)).toEqual([named.data, other.data]);
   });
 
   it("refuses an event id that another stream already holds", async () => {

@@ -55,7 +55,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
   // Two, not one: a command's read waits behind at most one set, while a burst of saga reads still groups.
   const readFromStart = groupRead(db, { backwards: false, inFlight: options.readsInFlight ?? 2, max: 500 });
   const readFromEnd = groupRead(db, { backwards: true, inFlight: options.readsInFlight ?? 2, max: 500 });
-  const readPage = sharedPageReads((after, limit, filter) => readAllPage(db, after, limit, filter));
+  const readPage = sharedPageReads((after, limit, filter, dataTypes) => readAllPage(db, after, limit, filter, dataTypes));
   const subscriptions = new Set<Subscription>();
   let listening: Promise<() => Promise<void>> | undefined;
   let closed = false;
@@ -100,7 +100,7 @@ export function createPostgresEventStore(database: Database, options: PostgresEv
 
     async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
       open();
-      const page = await readAllPage(db, options.after ?? START, options.maxCount, options.filter);
+      const page = await readAllPage(db, options.after ?? START, options.maxCount, options.filter, options.dataTypes);
       return page.events;
     },
 

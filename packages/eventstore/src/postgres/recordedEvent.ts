@@ -1,4 +1,5 @@
 import type { RecordedEvent } from "../port.js";
+import { withoutData } from "../withheldData.js";
 
 /** An `eventstore.events` row as the adapter selects it: int8 and xid8 columns as text. */
 export interface EventRow {
@@ -15,11 +16,13 @@ export interface EventRow {
 }
 
 /**
- * The columns of `eventstore.events e`. The text casts keep the column names, so an ORDER BY must name
- * `e.seq`, not `seq`, or it sorts the text.
+ * The columns of `eventstore.events e` but its data. The text casts keep the column names, so an ORDER BY
+ * must name `e.seq`, not `seq`, or it sorts the text.
  */
-export const eventColumns = `e.seq::text AS seq, e.tx_id::text AS tx_id, e.stream_id, e.revision::text AS revision,
-  e.event_id::text AS event_id, e.type, e.data, e.metadata, e.created_at, e.hash`;
+export const eventColumnsButData = `e.seq::text AS seq, e.tx_id::text AS tx_id, e.stream_id, e.revision::text AS revision,
+  e.event_id::text AS event_id, e.type, e.metadata, e.created_at, e.hash`;
+
+export const eventColumns = `${eventColumnsButData}, e.data`;
 
 export function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
@@ -34,3 +37,9 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
     hash: row.hash,
   };
 }
+
+/** The event of a row read with `dataTypes` (allReader.ts): without its data where its type was not named. */
+export const toRecordedEventOf = (dataTypes: ReadonlySet<string> | undefined) =>
+  dataTypes === undefined
+    ? toRecordedEvent
+    : (row: EventRow) => (dataTypes.has(row.type) ? toRecordedEvent(row) : withoutData<RecordedEvent>(toRecordedEvent(row)));

@@ -1,7 +1,12 @@
 import type { AllFilter, Position } from "../port.js";
 import type { AllPage } from "./allReader.js";
 
-export type PageReader = (after: Position, limit: number | undefined, filter?: AllFilter) => Promise<AllPage>;
+export type PageReader = (
+  after: Position,
+  limit: number | undefined,
+  filter?: AllFilter,
+  dataTypes?: ReadonlySet<string>,
+) => Promise<AllPage>;
 
 /**
  * Page reads of `$all` (`readAllPage`), with the identical reads asked in one turn of the event loop made once: the
@@ -12,13 +17,14 @@ export type PageReader = (after: Position, limit: number | undefined, filter?: A
  */
 export function sharedPageReads(read: PageReader): PageReader {
   const asked = new Map<string, Promise<AllPage>>();
-  return (after, limit, filter) => {
-    const key = `${after.commit}:${after.prepare}:${limit ?? ""}:${filter ? JSON.stringify(filter) : ""}`;
+  return (after, limit, filter, dataTypes) => {
+    const types = dataTypes ? [...dataTypes].sort().join(",") : "*";
+    const key = `${after.commit}:${after.prepare}:${limit ?? ""}:${filter ? JSON.stringify(filter) : ""}:${types}`;
     let page = asked.get(key);
     if (!page) {
       page = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         asked.delete(key);
-        return read(after, limit, filter);
+        return read(after, limit, filter, dataTypes);
       });
       asked.set(key, page);
     }

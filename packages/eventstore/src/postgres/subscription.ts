@@ -65,7 +65,7 @@ export function postgresSubscription(
       let blocker: bigint | undefined;
       while (!stopped) {
         notifiedSinceRead = undefined;
-        const read = readPage(cursor, batchSize, options.filter);
+        const read = readPage(cursor, batchSize, options.filter, options.dataTypes);
         reading = read.catch(() => {});
         const page = await read;
         for (const event of page.events) {
