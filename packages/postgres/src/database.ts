@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { initialiseDataDir } from "./initialiseDataDir.js";
+import { shareArrayParsers } from "./pgliteParsers.js";
 import { preparingPool } from "./preparingPool.js";
 import { quoteIdent } from "./quoteIdent.js";
 import { resumingListen } from "./resumingListen.js";
@@ -223,6 +224,7 @@ async function openEmbedded(location: string, initialData: Blob | undefined): Pr
   if (inDirectory && !initialData) await initialiseDataDir(location, startParams);
   const pglite = inDirectory ? new PGlite(location, options) : new PGlite(options);
   await pglite.waitReady;
+  await shareArrayParsers(pglite);
   const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
   // PGlite is a single session, so a session advisory lock would always succeed; the lock file on
   // DATA_DIR already keeps other processes out, and this set keeps duplicate holders out of this one.
