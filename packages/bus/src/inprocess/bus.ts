@@ -17,7 +17,10 @@ export interface InProcessBusOptions {
   dedupWindowMs?: number;
   /** Messages older than this are deleted even if some durable never read them. Defaults to 7 days. */
   maxAgeMs?: number;
-  /** How often an idle consumer checks anyway, in case a wake-up from another process was lost. Defaults to 1 s. */
+  /**
+   * How often an idle consumer checks anyway, in case a wake-up from another process was lost. Defaults to
+   * 1 s on PostgreSQL and 10 s on PGlite, which one process has to itself.
+   */
   pollIntervalMs?: number;
   /** How often acked and expired messages are deleted. Defaults to 1 minute. */
   pruneIntervalMs?: number;
@@ -35,7 +38,10 @@ export async function createInProcessBus(database: Database, options: InProcessB
   await migrate(database, "bus", busMigrations);
   const { db } = database;
   const logger = options.logger ?? createLogger("silent");
-  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  // Embedded, the DATA_DIR lock keeps every other process out, so every publish wakes its consumers here and
+  // none can be lost on the way; the poll is only a backstop, and at 1 s the twenty idle consumers' polls were
+  // most of an idle process's queries (docs/operations.md, "Embedded: one process, one directory").
+  const pollIntervalMs = options.pollIntervalMs ?? (database.kind === "pglite" ? 10_000 : 1_000);
   const backoffMs = backoffFrom(options.retryBackoffMs ?? defaultBusRetryBackoffMs);
   const retention = {
     dedupWindowMs: options.dedupWindowMs ?? 5 * 60_000,
