@@ -9,8 +9,8 @@
 // and the CPU milliseconds per email each part spent from the send to the last message (each role, the
 // scratch database's PostgreSQL backends, nats-server, and this process as the sink; nats-server is
 // shared, so other work on the machine counts there).
-// Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default 16)
-// SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
+// Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default
+// MAIL_CONCURRENCY's own) SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
 // BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. BENCH_CPU_PROF=<dir> writes a CPU profile
 // of each role there (node --cpu-prof; the sagas one from its restart, so the broadcast's alone). Targets: ≥ 1,000 emails/s end to
 // end, < 400 MB RSS per process.
@@ -28,7 +28,7 @@ import { withScratchDatabase } from "./support/scratchDatabase.mjs";
 import { freePort, scratchNatsPrefix, startRole, waitUntilReady } from "./support/servedTidings.mjs";
 
 const contacts = Number(process.env.BENCH_CONTACTS ?? 100_000);
-const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? "16";
+const mailConcurrency = process.env.BENCH_MAIL_CONCURRENCY ?? String(loadConfig({}).MAIL_CONCURRENCY);
 const rate = process.env.BENCH_RATE ?? "5000";
 const inFlight = process.env.BENCH_IN_FLIGHT ?? "1000";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";

@@ -9,7 +9,7 @@
 //      when the sink accepted the email (the SMTP 250), through api, event store, bus, runner, delivery.
 // Runs the built packages: `npx tsc -b && node bench/events.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES (default server);
-// BENCH_MAIL_CONCURRENCY (default 64, as bench/send: the relay's connections); BENCH_LOG_LEVEL (default warn);
+// BENCH_MAIL_CONCURRENCY (default MAIL_CONCURRENCY's own, as bench/send); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
 import { loadavg } from "node:os";
 import { simpleParser } from "mailparser";

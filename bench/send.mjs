@@ -10,8 +10,9 @@
 // delivery path alone, draining the backlog (measured from the first message at the sink to the last).
 // Runs the built packages: `npx tsc -b && node bench/send.mjs`. One JSON line per mode.
 // BENCH_SECONDS (default 10) of each measured phase, after a 2 s warm-up; BENCH_MODES=embedded,server;
-// BENCH_MAIL_CONCURRENCY (default 64) SMTP connections, MAIL_CONCURRENCY's setting for a relay that takes
-// that many (server mode here drained 623–689 emails/s at 16, 824–846/s at 64); BENCH_LOG_LEVEL (default warn);
+// BENCH_MAIL_CONCURRENCY (default MAIL_CONCURRENCY's own, 32) SMTP connections (server mode on 2 shared cores
+// delivered 180 and 199 emails/s at 4, 236 and 269 at 16, 276 and 288 at 32, 279 and 319 at 64, alternated,
+// on 2026-11-28); BENCH_LOG_LEVEL (default warn);
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each Tidings process there (node --cpu-prof).
 // BENCH_METRICS=off (default), on, or both: with both, each mode runs four times, metrics off, on, on, off
 // (so a machine that speeds up or slows down during the bench weighs on both alike), and a last line per

@@ -3,14 +3,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBase62 } from "@tidings/core";
+import { loadConfig, randomBase62 } from "@tidings/core";
 import { startSmtpSink } from "@tidings/testkit";
 import { freePort, prepareBootstrapTeam, startRole, waitForRaisedRateLimit, waitUntilReady, withModeSettings } from "./servedTidings.mjs";
 
 /**
  * The settings of a sending benchmark, from the environment: BENCH_SECONDS (default 10) of each measured phase,
  * BENCH_MODES (default `modes`), BENCH_RATE (default `rate`) of the fixed-rate phase, BENCH_MAIL_CONCURRENCY
- * (default 64), BENCH_LOG_LEVEL (default warn), BENCH_CPU_PROF and NATS_URL. All but the first three are what
+ * (default MAIL_CONCURRENCY's own), BENCH_LOG_LEVEL (default warn), BENCH_CPU_PROF and NATS_URL. All but the first three are what
  * `withMailingTidings` takes besides the run's mode, label and roles.
  */
 export function sendingBenchSettings({ modes, rate }) {
@@ -20,7 +20,7 @@ export function sendingBenchSettings({ modes, rate }) {
     fixedRate: Number(process.env.BENCH_RATE ?? rate),
     tidings: {
       logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
-      mailConcurrency: process.env.BENCH_MAIL_CONCURRENCY ?? "64",
+      mailConcurrency: process.env.BENCH_MAIL_CONCURRENCY ?? String(loadConfig({}).MAIL_CONCURRENCY),
       metrics: false,
       cpuProfileDir: process.env.BENCH_CPU_PROF,
       natsUrl: process.env.NATS_URL ?? "nats://127.0.0.1:4222",

@@ -30,7 +30,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1,::1" }).TRUST_PROXY).toEqual(["10.0.0.0/8", "127.0.0.1", "::1"]);
   });
   it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
-    expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 4, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
+    expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 32, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
     const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });
     expect(c).toMatchObject({
       DNS_SERVERS: ["127.0.0.1:5353", "[::1]:53", "9.9.9.9", "::1"],

@@ -64,7 +64,7 @@ export const settings = {
     schema: url(["smtp:", "smtps:"]).optional(),
     accepts: "smtp://user:pass@host:port or smtps://… (required when MAIL_TRANSPORT=smtp)",
   },
-  MAIL_CONCURRENCY: between(1, 256, 4, "SMTP connections open at once (the relay's pool, or to all MX hosts)"),
+  MAIL_CONCURRENCY: between(1, 256, 32, "SMTP connections open at once (the relay's pool, or to all MX hosts)"),
   DNS_SERVERS: {
     schema: z
       .string()

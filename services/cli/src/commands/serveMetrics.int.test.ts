@@ -54,7 +54,9 @@ describe("a process's metrics", () => {
     expect(scraped.find("tidings_forwarder_lag_events")).toHaveLength(1);
     expect(scraped.find("tidings_saga_pending_messages", { consumer: "delivery" })).toHaveLength(1);
     expect(scraped.find("tidings_saga_dead_letters", { consumer: "delivery" })).toEqual([expect.objectContaining({ value: 0 })]);
-    expect(scraped.find("tidings_smtp_connections_max", { transport: "outbox" })).toEqual([expect.objectContaining({ value: 4 })]);
+    expect(scraped.find("tidings_smtp_connections_max", { transport: "outbox" })).toEqual([
+      expect.objectContaining({ value: loadConfig({}).MAIL_CONCURRENCY }),
+    ]);
     const labelValues = scraped.tidingsLabelValues().join(" ");
     expect(labelValues).not.toContain(emailId);
     expect(labelValues).not.toContain("/nothing");
