@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ApiInstance } from "../app.js";
-import { formFields } from "../formFields.js";
+import { addFormField, formFields } from "../formFields.js";
 import { pageResponse } from "../mediaResponses.js";
 import { errorBody } from "../plugins/errors.js";
 import { apiCalls, type ApiAnswer, type ApiCalls, type UploadedFile } from "./apiCalls.js";
@@ -202,7 +202,7 @@ export function dashboardScope(app: ApiInstance, sessions: DashboardSessions, pu
         const form = (request.isMultipart() ? {} : (request.body ?? {})) as FormFields;
         for await (const part of request.isMultipart() ? request.parts() : []) {
           if (part.type === "field") {
-            (form[part.fieldname] ??= []).push(String(part.value));
+            addFormField(form, part.fieldname, String(part.value));
             continue;
           }
           if (!trusted(request, form)) {
