@@ -111,13 +111,11 @@ export const emailListItem = messageHeaders.extend({
  * An instant a list filter takes: an ISO 8601 datetime with its offset, or a date (UTC midnight), from the year
  * 0001 on. ISO's year 0000 (1 BC) is a valid date to zod, and PostgreSQL refuses to read it as one.
  */
-const instant = (what: string) => {
-  const error = `\`${what}\` must be an ISO 8601 date or datetime from the year 0001 on.`;
-  return z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error })
-    .refine((value) => !value.startsWith("0000"), { error })
+const instant = (what: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: `\`${what}\` must be an ISO 8601 date or datetime.` })
+    .refine((value) => !value.startsWith("0000"), { error: `\`${what}\` must be in the year 0001 or later.` })
     .optional();
-};
 
 /** GET /emails's own filters (Tidings only, docs/wire-compatibility.md §6.1). */
 export const emailListFilters = {

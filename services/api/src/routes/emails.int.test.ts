@@ -152,8 +152,12 @@ describe("GET /emails", () => {
     expect(await call("GET", "/emails?created_after=yesterday")).toEqual(error(422, "validation_error", /`created_after`/));
     expect(await call("GET", "/emails?created_before=2026-13-40")).toEqual(error(422, "validation_error", /`created_before`/));
     // Found by the OpenAPI fuzz (seed 1608921517): a valid ISO date PostgreSQL cannot read answered 500.
-    expect(await call("GET", "/emails?created_before=0000-02-29")).toEqual(error(422, "validation_error", /`created_before`/));
-    expect(await call("GET", "/emails?created_after=0000-12-31T23:00:00-02:00")).toEqual(error(422, "validation_error", /`created_after`/));
+    expect(await call("GET", "/emails?created_before=0000-02-29")).toEqual(
+      error(422, "validation_error", /`created_before` must be in the year 0001/),
+    );
+    expect(await call("GET", "/emails?created_after=0000-12-31T23:00:00-02:00")).toEqual(
+      error(422, "validation_error", /`created_after` must be in the year 0001/),
+    );
     expect(await call("GET", "/emails?domain_id=acme.test")).toEqual(error(422, "validation_error", /domain_id/));
     expect(await call("GET", `/emails?search=${"x".repeat(201)}`)).toEqual(error(422, "validation_error", /search/));
   });
