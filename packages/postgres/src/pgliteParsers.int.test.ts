@@ -1,6 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PGlite } from "@electric-sql/pglite";
 import { shareArrayParsers } from "./pgliteParsers.js";
+import { testMode } from "./testDatabase.js";
+
+// PGlite alone, whatever the tier's stores: one tier is enough, and the server tiers are npm test's longest path.
+const embedded = testMode() === "embedded";
+if (!embedded) console.warn("shareArrayParsers skipped in server mode: it tests PGlite alone; it runs with TIDINGS_TEST_MODE=embedded");
 
 // One row of every kind of value the read models and stores select, scalars and arrays alike.
 const everyKind = `SELECT 1::int4 AS int4, 9007199254740991::int8 AS int8, true AS bool, 1.5::float8 AS float8,
@@ -13,9 +18,13 @@ const everyKind = `SELECT 1::int4 AS int4, 9007199254740991::int8 AS int8, true 
   ARRAY['2026-01-02T03:04:05Z']::timestamptz[] AS timestamptzs, ARRAY['{"d":3}']::jsonb[] AS jsonbs,
   ARRAY[NULL, 'w']::text[] AS with_null, ARRAY[ARRAY[1,2],ARRAY[3,4]] AS nested, '{}'::text[] AS empty`;
 
-describe("shareArrayParsers", () => {
-  const stock = new PGlite();
-  const shared = new PGlite();
+describe.skipIf(!embedded)("shareArrayParsers", () => {
+  let stock: PGlite;
+  let shared: PGlite;
+  beforeAll(() => {
+    stock = new PGlite();
+    shared = new PGlite();
+  });
   afterAll(async () => {
     await Promise.all([stock.close(), shared.close()]);
   });
