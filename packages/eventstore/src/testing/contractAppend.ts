@@ -108,6 +108,31 @@ export function appendContract(context: ContractContext): void {
       expect(await store.readStream(stream)).toHaveLength(1);
     });
 
+    it("lets exactly one of several racing appends of two events at one revision win, and writes only its events", async () => {
+      const store = context.store();
+      // Many streams at once, each raced by several immediate appends: a race decided before the others
+      // began (a connection still opening) proves nothing, so there are enough that some overlap.
+      const raced = await Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const stream = aStreamId();
+          const first = events(1);
+          await store.append(stream, first, "no_stream");
+          const batches = Array.from({ length: 4 }, () => events(2));
+          const outcomes = await Promise.allSettled(batches.map((batch) => store.append(stream, batch, 0n, { immediate: true })));
+          return { stream, first, batches, outcomes };
+        }),
+      );
+      for (const { stream, first, batches, outcomes } of raced) {
+        const won = outcomes.findIndex((o) => o.status === "fulfilled");
+        expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+        expect(outcomes[won]).toMatchObject({ value: { nextExpectedRevision: 2n } });
+        for (const o of outcomes) {
+          if (o.status === "rejected") expect(o.reason).toMatchObject({ name: "WrongExpectedRevisionError", actual: 2n });
+        }
+        expect((await store.readStream(stream)).map((e) => e.id)).toEqual([...first, ...batches[won]!].map((e) => e.id));
+      }
+    });
+
     it("deletes a stream: it reads as empty, and appending with any starts it again", async () => {
       const store = context.store();
       const stream = aStreamId();

@@ -87,6 +87,22 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
       }
     });
 
+    it("chains the events of the winner of racing appends at one revision to the head it found", async () => {
+      const f = await open();
+      const stream = aStreamId("raced");
+      const first = events(1);
+      await f.store.append(stream, first, "no_stream");
+      const batches = Array.from({ length: 4 }, () => events(2));
+      const outcomes = await Promise.allSettled(batches.map((batch) => f.store.append(stream, batch, 0n, { immediate: true })));
+      const written = [...first, ...batches[outcomes.findIndex((o) => o.status === "fulfilled")]!];
+      let previous = GENESIS;
+      for (const event of await f.store.readStream(stream)) {
+        expect(event.hash).toBe(linkHash(previous, stream, event.revision, contentHash(written[Number(event.revision)]!)));
+        previous = event.hash!;
+      }
+      expect(previous).not.toBe(GENESIS);
+    });
+
     it("passes an untouched store with seals and an erasure, and counts what no seal covers yet", async () => {
       const f = await open();
       const { b } = await populate(f.store);
