@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { bareAddresses, type SuppressedAddress, type SuppressionOrigin } from "@tidings/domain";
-import type { Database } from "@tidings/postgres";
+import { isUndefinedTable, type Database } from "@tidings/postgres";
 import type { SubjectHasher } from "@tidings/privacy";
 
 /**
@@ -89,7 +89,7 @@ async function suppressionsOf(database: Database, teams: string[], emails: strin
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     // A process can start before the projector has created the read model: nothing is suppressed yet.
-    if (code === UNDEFINED_TABLE) return [];
+    if (isUndefinedTable(error)) return [];
     // The version before `email_hash` still serves while its successor is built: by address, as it did.
     if (code === UNDEFINED_COLUMN && message?.includes("email_hash")) return (await query(byAddress)).rows;
     throw error;
@@ -102,6 +102,5 @@ interface SuppressedRow {
   origin: SuppressionOrigin;
 }
 
-/** PostgreSQL's SQLSTATEs for a relation, and a column, that does not exist. */
-const UNDEFINED_TABLE = "42P01";
+/** PostgreSQL's SQLSTATE for a column that does not exist. */
 const UNDEFINED_COLUMN = "42703";

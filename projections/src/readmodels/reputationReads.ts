@@ -1,11 +1,8 @@
 import { sql } from "kysely";
 import { sharedRead, type Metrics } from "@tidings/core";
 import { pauseScopes, type OutcomeCounts, type SendingPause } from "@tidings/domain";
-import type { Database } from "@tidings/postgres";
+import { isUndefinedTable, type Database } from "@tidings/postgres";
 import { readModels } from "./readModels.js";
-
-/** PostgreSQL's SQLSTATE for a relation that does not exist. */
-const UNDEFINED_TABLE = "42P01";
 
 /** Every team and domain paused now, as their `SendingPaused` said, oldest first. */
 export async function activeSendingPauses(database: Database): Promise<SendingPause[]> {
@@ -31,7 +28,7 @@ export async function activeSendingPauses(database: Database): Promise<SendingPa
     }));
   } catch (error) {
     // A process can start before the projector has created the read model: nothing is paused yet.
-    if ((error as { code?: string }).code === UNDEFINED_TABLE) return [];
+    if (isUndefinedTable(error)) return [];
     throw error;
   }
 }

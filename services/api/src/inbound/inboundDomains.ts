@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Database } from "@tidings/postgres";
+import { isUndefinedTable, type Database } from "@tidings/postgres";
 
 /** A team that receives mail for a domain. */
 export interface ReceivingTeam {
@@ -23,7 +23,7 @@ export function receivingTeams(database: Database): (domain: string) => Promise<
       return rows.map((r) => ({ teamId: r.team_id, domainId: r.id }));
     } catch (error) {
       // An api can take connections before the projector created the read model: no domain receives yet.
-      if ((error as { code?: string }).code === "42P01") return [];
+      if (isUndefinedTable(error)) return [];
       throw error;
     }
   };
@@ -37,7 +37,7 @@ export function returnPaths(database: Database): (domain: string) => Promise<boo
         SELECT 1 AS found FROM domains WHERE custom_return_path || '.' || name = ${domain.toLowerCase()} LIMIT 1`.execute(database.db);
       return rows.length > 0;
     } catch (error) {
-      if ((error as { code?: string }).code === "42P01") return false;
+      if (isUndefinedTable(error)) return false;
       throw error;
     }
   };

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { TidingsError } from "@tidings/core";
 import { apiKeyStream, type ApiKeyPermission } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
-import type { Database } from "@tidings/postgres";
+import { isUndefinedTable, type Database } from "@tidings/postgres";
 
 /** A live key, as the auth plugin needs it. */
 export interface ApiKeyPrincipal {
@@ -93,8 +93,8 @@ export class ApiKeyLookup {
       if (last?.type === "ApiKeyDeleted") return undefined;
       return { apiKeyId: row.id, teamId: row.team_id, permission: row.permission, domainId: row.domain_id };
     } catch (error) {
-      // 42P01: no `api_keys` view yet, because no projector has run on this database so far.
-      if ((error as { code?: string }).code === "42P01") {
+      // No `api_keys` view yet, because no projector has run on this database so far.
+      if (isUndefinedTable(error)) {
         throw new TidingsError("service_unavailable", "API keys cannot be checked yet: the read models are still being created.");
       }
       throw error;

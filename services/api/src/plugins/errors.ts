@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { TidingsError } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
 import { z } from "zod";
-import { isConnectionLoss } from "@tidings/postgres";
+import { isConnectionLoss, isUndefinedTable } from "@tidings/postgres";
 import { errorTable, unexpectedError, wireErrorNames } from "../errorTable.js";
 
 /** The only error body a client ever sees: three keys, always (docs/wire-compatibility.md §3.1). The OpenAPI document's `Error`. */
@@ -40,7 +40,7 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   }
   // An api process can start before any projector has created the read models (a fresh server-mode
   // install): that is the service not being ready yet, not a failure of this request.
-  if ((error as { code?: unknown }).code === UNDEFINED_TABLE) {
+  if (isUndefinedTable(error)) {
     return { body: { ...errorTable.service_unavailable!, message: readModelsMissing }, unexpected: false };
   }
   // The database restarting or failing over is the service unavailable for a moment, not a fault of
@@ -61,8 +61,6 @@ export function errorBody(error: unknown, request: FastifyRequest): { body: Erro
   return { body: { ...unexpectedError, message: unexpectedMessage }, unexpected: true };
 }
 
-/** PostgreSQL's SQLSTATE for a relation that does not exist. */
-const UNDEFINED_TABLE = "42P01";
 const databaseUnavailable = "The database is unavailable for a moment; retry the request.";
 const readModelsMissing = "The read models are not built yet; start a projector (`tidings serve --role projector`) and retry.";
 
