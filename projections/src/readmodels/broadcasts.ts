@@ -27,11 +27,25 @@ const status =
 /** A recipient of a broadcast: `planned` in the snapshot until its email exists, then that email's status. */
 export type BroadcastRecipientStatus = "planned" | EmailStatus;
 
-/** An email event moves its recipient's ledger row; an email of no broadcast has none, and the update does nothing. */
+/**
+ * An email event moves its recipient's ledger row; an email of no broadcast has none, and the update does
+ * nothing. An outcome's first also counts the recipient settled in `broadcast_settled`, once.
+ */
 const outcome =
   <Data extends { emailId: string }>(value: string, extra: (data: Data) => Record<string, unknown> = () => ({})) =>
-  (data: Data, context: BatchContext) =>
+  (data: Data, context: BatchContext) => {
     context.update("broadcast_recipients", { id: data.emailId }, { status: value, ...extra(data) });
+    context.tally(
+      "broadcast_settled",
+      {
+        table: "broadcast_recipients",
+        key: { id: data.emailId },
+        columns: { broadcast_id: "broadcast_id" },
+        once: { column: "settled_counted", value: true },
+      },
+      { settled: 1 },
+    );
+  };
 
 /**
  * Broadcasts as GET and list show them, and the per-recipient ledger behind their counts and
@@ -40,7 +54,7 @@ const outcome =
  */
 export const broadcastsProjection = {
   name: "broadcasts",
-  version: 1,
+  version: 2,
   tables: {
     broadcasts: teamResourceTable({
       columns: {
@@ -71,9 +85,23 @@ export const broadcastsProjection = {
         status: { type: "text", ...holds<BroadcastRecipientStatus>() },
         sent_at: { type: "timestamptz", nullable: true, merge: "keep" },
         bounce_type: { type: "text", nullable: true },
+        /** Set by the recipient's first outcome, which counted it in `broadcast_settled`. */
+        settled_counted: { type: "boolean", nullable: true },
       },
       primaryKey: ["id"],
       indexes: { by_broadcast: "(broadcast_id, status, rank DESC, id DESC)" },
+    },
+    /**
+     * How many of a broadcast's recipients have an outcome (any status past `queued`): the fan-out's
+     * in-flight window reads it often, and counting the ledger's rows each time cost a scan of every
+     * settled recipient, which grew with the square of the broadcast (docs/scaling.md §3).
+     */
+    broadcast_settled: {
+      columns: {
+        broadcast_id: { type: "uuid" },
+        settled: { type: "bigint", merge: "add" },
+      },
+      primaryKey: ["broadcast_id"],
     },
   },
   handlers: handlersOf<BroadcastEvent | EmailEvent>({
@@ -122,7 +150,7 @@ export const broadcastsProjection = {
       );
     },
     EmailQueued(data, context) {
-      if (data.broadcastId) outcome("queued")(data, context);
+      if (data.broadcastId) context.update("broadcast_recipients", { id: data.emailId }, { status: "queued" });
     },
     EmailSent: outcome("sent", (data) => ({ sent_at: data.sentAt })),
     EmailDelivered: outcome("delivered"),

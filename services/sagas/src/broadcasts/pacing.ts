@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Database } from "@tidings/postgres";
+import { isUndefinedTable, type Database } from "@tidings/postgres";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,10 +54,20 @@ export class InFlightWindow {
 }
 
 /**
- * How many of a broadcast's emails have an outcome in the ledger (any status past `queued`). The ledger
- * lags the event store, so this undercounts: the in-flight window it guards errs on the safe side.
+ * How many of a broadcast's emails have an outcome in the ledger (any status past `queued`), as the
+ * broadcasts projection counts them (`broadcast_settled`, one row). The ledger lags the event store, so this
+ * undercounts: the in-flight window it guards errs on the safe side. While a version of the projection
+ * without that table still serves (its successor being built after an upgrade), the ledger's rows are
+ * counted instead.
  */
 export async function settledEmails(database: Database, broadcastId: string): Promise<number> {
+  try {
+    const { rows } = await sql<{ settled: string }>`
+      SELECT settled FROM broadcast_settled WHERE broadcast_id = ${broadcastId}`.execute(database.db);
+    return Number(rows[0]?.settled ?? 0);
+  } catch (error) {
+    if (!isUndefinedTable(error)) throw error;
+  }
   const { rows } = await sql<{ n: string }>`
     SELECT count(*) AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId} AND status NOT IN ('planned', 'queued')`.execute(
     database.db,
