@@ -139,6 +139,14 @@ describeKillingSagas("scale-out crash test", "2 api, 1 projector and 3 sagas pro
           `${distinct()} distinct Message-IDs in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s; the kill after ${((killedAt - started) / 1000).toFixed(1)} s), ${repeats} repeat(s); ` +
           `shares by sagas process: ${shares.map((n, i) => `#${i + 1}${i === victim ? " (SIGKILLed)" : ""} ${n} (${((100 * n) / received().length).toFixed(1)}%, ${atKill[i]} at the kill)`).join(", ")}`,
       );
+      // Each repeated Message-ID with the sinks (sagas processes) its copies reached and when, from the kill:
+      // a repeat of the crash window has its first copy from the killed process, just before the kill.
+      const copies = new Map<string, string[]>();
+      for (const [i, sink] of sinks.entries())
+        for (const m of sink.received)
+          copies.set(m.messageId ?? "", [...(copies.get(m.messageId ?? "") ?? []), `#${i + 1} ${m.receivedAt.getTime() - killedAt} ms`]);
+      const repeated = [...copies.values()].filter((at) => at.length > 1);
+      if (repeated.length > 0) console.log(`repeats (sagas process, ms from the kill): ${repeated.map((at) => at.join(" & ")).join("; ")}`);
       expect(repeats).toBeLessThanOrEqual(mailConcurrency);
       for (const [i, n] of shares.entries()) {
         if (i === victim) expect(n).toBeGreaterThan(0);

@@ -1,8 +1,9 @@
 import type { Logger } from "@tidings/core";
+import { eventLoopGaps } from "./eventLoopGaps.js";
 import { backoffDelayMs, deadLetterSubject, type BusMessage, type ConsumerOptions, type DeadLetter, type MessageHandler } from "./port.js";
 
 /** One delivery as an adapter sees it: the message plus the adapter's own settlement calls. */
-export interface Delivery extends Omit<BusMessage, "nak" | "stopping"> {
+export interface Delivery extends Omit<BusMessage, "nak" | "stopping" | "stillHeld"> {
   nak(delayMs: number): Promise<void>;
 }
 
@@ -84,6 +85,14 @@ export async function handleDelivery(
     return;
   }
   const isLast = delivery.deliveryCount >= options.maxDeliver;
+  eventLoopGaps.watch();
+  const receivedAt = performance.now();
+  const ackWaitMs = options.ackWaitMs ?? defaultAckWaitMs;
+  // Heartbeats go every third of the ack wait: the bus sees none for the whole wait only after the
+  // process stood still for two thirds of it. Half leaves a margin for the heartbeat's own way there.
+  const stillHeld = () =>
+    (options.heartbeat === true || performance.now() - receivedAt < ackWaitMs / 2) &&
+    !eventLoopGaps.stoodStillSince(receivedAt - ackWaitMs, ackWaitMs / 2);
   let settled = false;
   const settleOnce = async (settle: () => Promise<void>) => {
     if (settled) return;
@@ -102,6 +111,7 @@ export async function handleDelivery(
       if (!settled) await delivery.working();
     },
     stopping,
+    stillHeld,
   };
   const heartbeat = options.heartbeat
     ? setInterval(() => void message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3)

@@ -31,6 +31,15 @@ export interface BusMessage {
    * crash's would.
    */
   stopping: AbortSignal;
+  /**
+   * Whether this delivery is surely still this process's: false once its ack wait may have run out
+   * unseen, as when the process stood still (starved or paused) for half the ack wait since the message
+   * came, or a consumer without heartbeat held it that long. The bus may then have handed the message to
+   * another process, which works on it too. A handler checks it just before an effect that cannot be
+   * taken back, and throws instead: the message goes back, and its next delivery finds what the other
+   * one did (docs/architecture.md §5, "Holding a message").
+   */
+  stillHeld(): boolean;
 }
 
 export interface ConsumerOptions {

@@ -65,10 +65,16 @@ export const deliveriesUnderWay = (): string[] => [...underWay.keys()];
  * wait for the store to take that outcome (see recordOutcome): past it, the email is sent again with its
  * Message-ID, the window a crash leaves too.
  */
-export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping?: AbortSignal): Promise<void> {
+export async function deliverEmail(
+  deps: DeliveryDeps,
+  emailId: string,
+  stopping?: AbortSignal,
+  /** The bus message's `stillHeld`, when a message asked for the email: looked at just before the send. */
+  stillHeld?: () => boolean,
+): Promise<void> {
   for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
   stopping?.throwIfAborted();
-  const delivering = attemptDelivery(deps, emailId, stopping);
+  const delivering = attemptDelivery(deps, emailId, stopping, stillHeld);
   underWay.set(emailId, delivering);
   try {
     await delivering;
@@ -77,13 +83,24 @@ export async function deliverEmail(deps: DeliveryDeps, emailId: string, stopping
   }
 }
 
-async function attemptDelivery(deps: DeliveryDeps, emailId: string, stopping: AbortSignal | undefined): Promise<void> {
+async function attemptDelivery(
+  deps: DeliveryDeps,
+  emailId: string,
+  stopping: AbortSignal | undefined,
+  stillHeld: (() => boolean) | undefined,
+): Promise<void> {
   const loaded = await loadEmail(deps.store, emailId);
   // A retry's timer carries no trace: the attempt continues the one its stream's last event was appended in.
-  return continuingTrace(loaded.traceparent, () => attemptLoaded(deps, emailId, loaded, stopping));
+  return continuingTrace(loaded.traceparent, () => attemptLoaded(deps, emailId, loaded, stopping, stillHeld));
 }
 
-async function attemptLoaded(deps: DeliveryDeps, emailId: string, loaded: LoadedEmail, stopping: AbortSignal | undefined): Promise<void> {
+async function attemptLoaded(
+  deps: DeliveryDeps,
+  emailId: string,
+  loaded: LoadedEmail,
+  stopping: AbortSignal | undefined,
+  stillHeld: (() => boolean) | undefined,
+): Promise<void> {
   const { store, transport, logger } = deps;
   const { state, content, firstDelayedAt } = loaded;
   if (state.status === "none" || content === null || loaded.chain === null) return;
@@ -128,6 +145,10 @@ async function attemptLoaded(deps: DeliveryDeps, emailId: string, loaded: Loaded
   }
   await deps.sending.hold(async () => {
     stopping?.throwIfAborted();
+    // This process stood still long enough for the bus to hand the message to another process, which may be
+    // sending the email from the same state read: both would reach the relay. Nothing is sent or recorded
+    // here; the message goes back, and its next delivery finds the email as the other one left it.
+    if (stillHeld && !stillHeld()) throw new HoldLapsedError(emailId);
     const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
     // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
     // Message-ID); nothing may be awaited before the outcome is recorded.
@@ -151,6 +172,13 @@ async function attemptLoaded(deps: DeliveryDeps, emailId: string, loaded: Loaded
     });
     logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
   }, stopping);
+}
+
+/** An email not sent because its bus message may have gone to another process meanwhile (`BusMessage.stillHeld`). */
+export class HoldLapsedError extends Error {
+  constructor(emailId: string) {
+    super(`email ${emailId} not sent: this process stood still long enough for its message to be redelivered elsewhere`);
+  }
 }
 
 /** How long after acceptance the send path's own suppression check is taken as still good. */
@@ -187,6 +215,13 @@ export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySaga
       ...heldMessages,
       concurrency,
     },
-    (event, message) => deliverEmail(deps, event.data.emailId, message.stopping),
+    async (event, message) => {
+      try {
+        await deliverEmail(deps, event.data.emailId, message.stopping, message.stillHeld);
+      } catch (error) {
+        if (error instanceof HoldLapsedError) deps.logger.warn({ emailId: event.data.emailId }, error.message);
+        throw error;
+      }
+    },
   );
 }

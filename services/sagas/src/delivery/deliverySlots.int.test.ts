@@ -10,7 +10,7 @@ import { createSmtpTransport, type MailTransport } from "@tidings/mail";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { createTestDatabase, migrate, type TestDatabase } from "@tidings/postgres";
 import { bareDeliveryDeps } from "../testing/bareDeliveryDeps.js";
-import { deliverEmail } from "./delivery.js";
+import { deliverEmail, HoldLapsedError } from "./delivery.js";
 import { timerMigrations } from "../timers/index.js";
 
 const teamId = randomUUID();
@@ -112,6 +112,23 @@ it("once stopping, hands no more emails to the relay, and records the outcome of
     expect(sink.received).toHaveLength(2);
   } finally {
     sink.delayReplies(0);
+    await transport.close();
+  }
+});
+
+it("sends nothing and records nothing when its bus message may have gone to another process, and sends once on the next delivery", async () => {
+  sink.reset();
+  const transport = createSmtpTransport({ url: sink.url, maxConnections: 1 });
+  try {
+    const emailId = await queueEmail();
+    const deps = deliveryDeps(store, transport);
+    await expect(deliverEmail(deps, emailId, undefined, () => false)).rejects.toBeInstanceOf(HoldLapsedError);
+    expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued"]);
+    expect(sink.received).toHaveLength(0);
+    await deliverEmail(deps, emailId, undefined, () => true);
+    expect((await store.readStream(emailStream(emailId))).map((e) => e.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
+    expect(sink.received).toHaveLength(1);
+  } finally {
     await transport.close();
   }
 });
