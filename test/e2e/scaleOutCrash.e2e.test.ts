@@ -34,6 +34,8 @@ const batchSize = 100;
 describeKillingSagas("scale-out crash test", "2 api, 1 projector and 3 sagas processes, one sagas process killed mid-send", () => {
   const sinks: SmtpSink[] = [];
   const sagas: ChildProcess[] = [];
+  /** The sagas processes that said they stood still for half their messages' ack wait. */
+  const stoodStill = new Set<number>();
   let roles: SplitRoles;
   let database: Database;
   let events: OpenedEventStore;
@@ -66,7 +68,13 @@ describeKillingSagas("scale-out crash test", "2 api, 1 projector and 3 sagas pro
       if (Date.now() > deadline) throw new Error(`the second api did not start: ${roles.errors("api")}`);
       await sleep(100);
     }
-    for (const sink of sinks) sagas.push(roles.startRole("sagas", { SMTP_URL: sink.url }));
+    for (const sink of sinks) {
+      const child = roles.startRole("sagas", { SMTP_URL: sink.url });
+      const index = sagas.push(child) - 1;
+      child.stdout!.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("this process stood still")) stoodStill.add(index);
+      });
+    }
   }, 300_000);
   afterAll(async () => {
     await database?.close();
@@ -147,7 +155,11 @@ describeKillingSagas("scale-out crash test", "2 api, 1 projector and 3 sagas pro
           copies.set(m.messageId ?? "", [...(copies.get(m.messageId ?? "") ?? []), `#${i + 1} ${m.receivedAt.getTime() - killedAt} ms`]);
       const repeated = [...copies.values()].filter((at) => at.length > 1);
       if (repeated.length > 0) console.log(`repeats (sagas process, ms from the kill): ${repeated.map((at) => at.join(" & ")).join("; ")}`);
-      expect(repeats).toBeLessThanOrEqual(mailConcurrency);
+      // A process that stood still that long has its messages handed to another process, as a killed one does;
+      // what it had with the relay then is the same window (docs/architecture.md §5, "Holding a message").
+      const stalled = [...stoodStill].filter((i) => i !== victim);
+      if (stalled.length > 0) console.log(`sagas processes that stood still: ${stalled.map((i) => `#${i + 1}`).join(", ")}`);
+      expect(repeats).toBeLessThanOrEqual(mailConcurrency * (1 + stalled.length));
       for (const [i, n] of shares.entries()) {
         if (i === victim) expect(n).toBeGreaterThan(0);
         else expect(n - atKill[i]!, `sagas process #${i + 1} took no share after the kill`).toBeGreaterThan(0);

@@ -26,6 +26,19 @@ describe("the event loop's gaps", () => {
     await sleep(50);
     expect(gaps.stoodStillSince(now(), 300)).toBe(false);
   });
+
+  it("are told to a listener when they reach its length", async () => {
+    const gaps = new EventLoopGaps(10, 100);
+    const heard: number[] = [];
+    gaps.onGap(300, (length) => heard.push(length));
+    gaps.watch();
+    await sleep(50);
+    gaps.stoodStillSince(0, 0);
+    standStill(400);
+    await sleep(50);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeGreaterThanOrEqual(300);
+  });
 });
 
 /** One delivery of a message through the port's settlement rules, its handler given the message. */

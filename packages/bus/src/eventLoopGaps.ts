@@ -9,6 +9,7 @@ export class EventLoopGaps {
   /** Gaps of at least `keepMs` in the last `retainMs`, oldest first: where each ended and how long it was, in ms. */
   private readonly gaps: { end: number; length: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly listeners: { minMs: number; listener: (lengthMs: number) => void }[] = [];
 
   constructor(
     private readonly tickMs = 100,
@@ -19,6 +20,13 @@ export class EventLoopGaps {
   /** Starts the watch, once; gaps before it are unknown. */
   watch(): void {
     this.timer ??= setInterval(() => this.tick(), this.tickMs).unref();
+  }
+
+  /** Calls `listener` with each gap of `minMs` or more, once the loop moves again, until the returned function is called. */
+  onGap(minMs: number, listener: (lengthMs: number) => void): () => void {
+    const entry = { minMs, listener };
+    this.listeners.push(entry);
+    return () => void this.listeners.splice(this.listeners.indexOf(entry), 1);
   }
 
   /**
@@ -37,6 +45,7 @@ export class EventLoopGaps {
     if (length < this.keepMs) return;
     this.gaps.push({ end: now, length });
     while (this.gaps[0]!.end < now - this.retainMs) this.gaps.shift();
+    for (const { minMs, listener } of this.listeners) if (length >= minMs) listener(length);
   }
 }
 

@@ -1,5 +1,6 @@
 export * from "./port.js";
 export { subjectMatches } from "./subject.js";
+export { eventLoopGaps } from "./eventLoopGaps.js";
 export { createInProcessBus, type InProcessBusOptions } from "./inprocess/bus.js";
 export { busMigrations } from "./inprocess/migrations.js";
 export type { NatsBusOptions } from "./nats/bus.js";

@@ -1,7 +1,8 @@
 import { noMetrics, Slots, systemClock, type Clock, type Config, type Logger, type Metrics } from "@tidings/core";
 import type { EventStore } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
-import { instrumentBus, type Bus, type Consumer } from "@tidings/bus";
+import { heldMessages } from "./heldMessages.js";
+import { eventLoopGaps, instrumentBus, type Bus, type Consumer } from "@tidings/bus";
 import { createCheckpointWaiter, sendingPauseOf } from "@tidings/projections";
 import { createBlobStore, createStreamedBlobStore } from "@tidings/blobs";
 import { bounceAddresses, createMailTransport, instrumentMailTransport, traceMailTransport } from "@tidings/mail";
@@ -97,6 +98,12 @@ export async function startSagas({
   // use (the mail transport) closes after them.
   const takers: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
+  // Said as it happens: a stall this long may have sent held messages to another process (heldMessages.ts).
+  eventLoopGaps.watch();
+  const unwatch = eventLoopGaps.onGap(heldMessages.ackWaitMs / 2, (ms) =>
+    logger.warn({ stoodStillMs: Math.round(ms) }, "this process stood still: the bus may have handed messages it held to another process"),
+  );
+  closers.push(async () => unwatch());
   const stopFailed = (error: unknown) => logger.error({ err: error }, "saga stop failed");
   const stop = async () => {
     await Promise.all(takers.splice(0).map((s) => s().catch(stopFailed)));
