@@ -74,6 +74,11 @@ export async function handleDelivery(
   deadLetter: DeadLetterSink,
   logger: Logger,
   stopping: AbortSignal,
+  /**
+   * No other process consumes this durable (the in-process bus on PGlite): a redelivery can only come back
+   * here, where the handler's own guard meets it, so the hold never passes elsewhere and `stillHeld` stays true.
+   */
+  sole = false,
 ): Promise<void> {
   const bury = async (error: string) => {
     await deadLetter(delivery, error);
@@ -91,8 +96,9 @@ export async function handleDelivery(
   // Heartbeats go every third of the ack wait: the bus sees none for the whole wait only after the
   // process stood still for two thirds of it. Half leaves a margin for the heartbeat's own way there.
   const stillHeld = () =>
-    (options.heartbeat === true || performance.now() - receivedAt < ackWaitMs / 2) &&
-    !eventLoopGaps.stoodStillSince(receivedAt - ackWaitMs, ackWaitMs / 2);
+    sole ||
+    ((options.heartbeat === true || performance.now() - receivedAt < ackWaitMs / 2) &&
+      !eventLoopGaps.stoodStillSince(receivedAt - ackWaitMs, ackWaitMs / 2));
   let settled = false;
   const settleOnce = async (settle: () => Promise<void>) => {
     if (settled) return;

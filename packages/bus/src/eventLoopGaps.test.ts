@@ -42,7 +42,7 @@ describe("the event loop's gaps", () => {
 });
 
 /** One delivery of a message through the port's settlement rules, its handler given the message. */
-async function deliver(options: Partial<ConsumerOptions>, handler: (message: BusMessage) => Promise<void>): Promise<void> {
+async function deliver(options: Partial<ConsumerOptions>, handler: (message: BusMessage) => Promise<void>, sole = false): Promise<void> {
   const delivery: Delivery = {
     subject: "events.email.EmailQueued",
     data: {},
@@ -60,6 +60,7 @@ async function deliver(options: Partial<ConsumerOptions>, handler: (message: Bus
     async () => {},
     createLogger("silent"),
     new AbortController().signal,
+    sole,
   );
 }
 
@@ -93,5 +94,18 @@ describe("a delivered message's hold", () => {
       held.push(message.stillHeld());
     });
     expect(held).toEqual([false]);
+  });
+
+  it("stands however long the process stood still when no other process consumes the durable", async () => {
+    const held: boolean[] = [];
+    await deliver(
+      { ackWaitMs: 1_000, heartbeat: true },
+      async (message) => {
+        standStill(700);
+        held.push(message.stillHeld());
+      },
+      true,
+    );
+    expect(held).toEqual([true]);
   });
 });

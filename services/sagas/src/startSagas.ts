@@ -99,11 +99,17 @@ export async function startSagas({
   const takers: (() => Promise<void>)[] = [];
   const closers: (() => Promise<void>)[] = [];
   // Said as it happens: a stall this long may have sent held messages to another process (heldMessages.ts).
-  eventLoopGaps.watch();
-  const unwatch = eventLoopGaps.onGap(heldMessages.ackWaitMs / 2, (ms) =>
-    logger.warn({ stoodStillMs: Math.round(ms) }, "this process stood still: the bus may have handed messages it held to another process"),
-  );
-  closers.push(async () => unwatch());
+  // An embedded process has no other process to send them to.
+  if (database.kind === "postgres") {
+    eventLoopGaps.watch();
+    const unwatch = eventLoopGaps.onGap(heldMessages.ackWaitMs / 2, (ms) =>
+      logger.warn(
+        { stoodStillMs: Math.round(ms) },
+        "this process stood still: the bus may have handed messages it held to another process",
+      ),
+    );
+    closers.push(async () => unwatch());
+  }
   const stopFailed = (error: unknown) => logger.error({ err: error }, "saga stop failed");
   const stop = async () => {
     await Promise.all(takers.splice(0).map((s) => s().catch(stopFailed)));

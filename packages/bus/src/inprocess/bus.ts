@@ -74,6 +74,8 @@ export async function createInProcessBus(database: Database, options: InProcessB
         deadLetter,
         logger,
         pollIntervalMs,
+        // A DATA_DIR is one process's (its lock): no other process can take a message this one holds.
+        sole: database.kind === "pglite",
       });
       consumers.add(consumer);
       return {

@@ -23,7 +23,7 @@ export function startInProcessConsumer(
   db: Kysely<unknown>,
   options: ConsumerOptions,
   handler: MessageHandler,
-  context: { deadLetter: DeadLetterSink; logger: Logger; pollIntervalMs: number },
+  context: { deadLetter: DeadLetterSink; logger: Logger; pollIntervalMs: number; sole: boolean },
 ): InProcessConsumer {
   const { durable } = options;
   const ackWaitMs = options.ackWaitMs ?? defaultAckWaitMs;
@@ -51,7 +51,7 @@ export function startInProcessConsumer(
   });
 
   const run = (stored: StoredDelivery) => {
-    const task = handleDelivery(toDelivery(stored), handler, options, context.deadLetter, logger, stopping.signal)
+    const task = handleDelivery(toDelivery(stored), handler, options, context.deadLetter, logger, stopping.signal, context.sole)
       .catch((err) => logger.error({ err, durable, msgId: stored.msgId }, "settling a message failed; it will be redelivered"))
       .finally(() => {
         inFlight.delete(task);
