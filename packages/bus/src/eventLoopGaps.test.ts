@@ -27,6 +27,16 @@ describe("the event loop's gaps", () => {
     expect(gaps.stoodStillSince(now(), 300)).toBe(false);
   });
 
+  it("start with the watch: the time before it, a process's start-up say, is no gap", async () => {
+    const gaps = new EventLoopGaps(10, 100);
+    await sleep(400);
+    expect(gaps.stoodStillSince(0, 200)).toBe(false);
+    gaps.watch();
+    expect(gaps.stoodStillSince(0, 200)).toBe(false);
+    await sleep(50);
+    expect(gaps.stoodStillSince(0, 200)).toBe(false);
+  });
+
   it("are told to a listener when they reach its length", async () => {
     const gaps = new EventLoopGaps(10, 100);
     const heard: number[] = [];

@@ -17,9 +17,11 @@ export class EventLoopGaps {
     private readonly retainMs = 10 * 60_000,
   ) {}
 
-  /** Starts the watch, once; gaps before it are unknown. */
+  /** Starts the watch, once; gaps before it are unknown, and the time since this object was made is none. */
   watch(): void {
-    this.timer ??= setInterval(() => this.tick(), this.tickMs).unref();
+    if (this.timer) return;
+    this.lastTick = performance.now();
+    this.timer = setInterval(() => this.tick(), this.tickMs).unref();
   }
 
   /** Calls `listener` with each gap of `minMs` or more, once the loop moves again, until the returned function is called. */
@@ -34,7 +36,7 @@ export class EventLoopGaps {
    * reading), counting the gap that is only ending now, whose late tick has not run yet.
    */
   stoodStillSince(since: number, minMs: number): boolean {
-    this.tick();
+    if (this.timer) this.tick();
     return this.gaps.some((gap) => gap.end >= since && gap.length >= minMs);
   }
 
