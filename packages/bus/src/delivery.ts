@@ -119,9 +119,7 @@ export async function handleDelivery(
     stopping,
     stillHeld,
   };
-  const heartbeat = options.heartbeat
-    ? setInterval(() => void message.working().catch(() => {}), (options.ackWaitMs ?? defaultAckWaitMs) / 3)
-    : undefined;
+  const heartbeat = options.heartbeat ? setInterval(() => void message.working().catch(() => {}), ackWaitMs / 3) : undefined;
   try {
     await handler(message);
   } catch (error) {

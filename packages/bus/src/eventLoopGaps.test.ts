@@ -48,6 +48,17 @@ describe("the event loop's gaps", () => {
     await sleep(50);
     expect(heard).toHaveLength(1);
     expect(heard[0]).toBeGreaterThanOrEqual(300);
+    // Stopping twice stops only its own listener.
+    const other: number[] = [];
+    const stopFirst = gaps.onGap(300, (length) => other.push(length));
+    const stopSecond = gaps.onGap(300, (length) => other.push(-length));
+    stopFirst();
+    stopFirst();
+    standStill(400);
+    await sleep(50);
+    expect(other).toHaveLength(1);
+    expect(other[0]).toBeLessThan(0);
+    stopSecond();
   });
 });
 

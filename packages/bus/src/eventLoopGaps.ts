@@ -28,7 +28,10 @@ export class EventLoopGaps {
   onGap(minMs: number, listener: (lengthMs: number) => void): () => void {
     const entry = { minMs, listener };
     this.listeners.push(entry);
-    return () => void this.listeners.splice(this.listeners.indexOf(entry), 1);
+    return () => {
+      const at = this.listeners.indexOf(entry);
+      if (at !== -1) this.listeners.splice(at, 1);
+    };
   }
 
   /**
