@@ -207,7 +207,7 @@ export async function startSagas({
       logger: logger.child({ component: "timers" }),
       fire: dispatchTimers<TimerPayload>({
         "send-scheduled": (payload) => queueScheduledEmail(store, clock, payload.emailId),
-        "retry-delivery": (payload, _timer, stopping) => deliverEmail(deps, payload.emailId, stopping),
+        "retry-delivery": (payload, timer, stopping) => deliverEmail(deps, payload.emailId, stopping, timer.stillHeld),
         "check-domain": (payload, timer) => fireDomainCheck(domainChecks, payload, timer.dueAt),
         "webhook-delivery": (payload) => webhooks.fire(payload),
         "automation-step": (payload) => fireRunTimer(automations, payload),

@@ -69,7 +69,10 @@ export async function deliverEmail(
   deps: DeliveryDeps,
   emailId: string,
   stopping?: AbortSignal,
-  /** The bus message's `stillHeld`, when a message asked for the email: looked at just before the send. */
+  /**
+   * Whether what asked for the email still holds it alone, looked at just before the send: the bus
+   * message's `stillHeld`, or a retry timer's lease (`DueTimer.stillHeld`).
+   */
   stillHeld?: () => boolean,
 ): Promise<void> {
   for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
@@ -145,9 +148,10 @@ async function attemptLoaded(
   }
   await deps.sending.hold(async () => {
     stopping?.throwIfAborted();
-    // This process stood still long enough for the bus to hand the message to another process, which may be
-    // sending the email from the same state read: both would reach the relay. Nothing is sent or recorded
-    // here; the message goes back, and its next delivery finds the email as the other one left it.
+    // This process stood still (or, for a retry, waited) long enough for the bus to hand the message, or the
+    // poller the timer, to another process, which may be sending the email from the same state read: both
+    // would reach the relay. Nothing is sent or recorded here; the message or timer goes back, and its next
+    // delivery finds the email as the other one left it.
     if (stillHeld && !stillHeld()) throw new HoldLapsedError(emailId);
     const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
     // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
@@ -174,7 +178,7 @@ async function attemptLoaded(
   }, stopping);
 }
 
-/** An email not sent because its bus message may have gone to another process meanwhile (`BusMessage.stillHeld`). */
+/** An email not sent because its bus message or retry timer may have gone to another process meanwhile. */
 export class HoldLapsedError extends Error {
   constructor(emailId: string) {
     super(`email ${emailId} not sent: this process stood still long enough for its message to be redelivered elsewhere`);

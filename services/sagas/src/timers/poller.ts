@@ -4,6 +4,7 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Logger } from "@tidings/core";
 import type { Database } from "@tidings/postgres";
 import type { DueTimer } from "./timers.js";
+import { holdTimerLease } from "./timerLease.js";
 
 export interface TimerPollerOptions {
   database: Database;
@@ -50,6 +51,7 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
   let wake: (() => void) | undefined;
 
   const claim = async () => {
+    const claimedAt = performance.now();
     const { rows } = await sql<{ key: string; due_at: Date | string; payload: unknown; generation: number; attempts: number }>`
       UPDATE due_timers SET locked_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
       WHERE key IN (
@@ -58,22 +60,29 @@ export function startTimerPoller(options: TimerPollerOptions): TimerPoller {
         ORDER BY due_at LIMIT ${batchSize}
         FOR UPDATE SKIP LOCKED)
       RETURNING key, due_at, payload, generation, attempts`.execute(database.db);
-    return rows;
+    return rows.map((row) => ({ ...row, claimedAt }));
   };
 
   const fireOne = async (row: Awaited<ReturnType<typeof claim>>[number]) => {
     const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload;
+    const lease = holdTimerLease(database, row, leaseMs, row.claimedAt);
     try {
-      await fire({ key: row.key, dueAt: new Date(row.due_at), payload, attempt: row.attempts }, stopping.signal);
+      await fire(
+        { key: row.key, dueAt: new Date(row.due_at), payload, attempt: row.attempts, stillHeld: lease.stillHeld },
+        stopping.signal,
+      );
+      lease.end();
       await sql`DELETE FROM due_timers WHERE key = ${row.key} AND generation = ${row.generation}`.execute(database.db);
     } catch (error) {
+      lease.end();
       // A fire the stop cut short is no failure: its lease ends now, so the next poller (another process,
-      // or this one started again) takes it up at once.
+      // or this one started again) takes it up at once. A lease another poller claimed since is not this
+      // one's to change.
       const retryIn = stopped() ? 0 : retryDelayMs;
       if (!stopped()) logger.error({ err: error, timer: row.key, attempt: row.attempts }, "timer fire failed; retrying later");
       await sql`
         UPDATE due_timers SET locked_until = now() + ${`${retryIn} milliseconds`}::interval
-        WHERE key = ${row.key} AND generation = ${row.generation}`
+        WHERE key = ${row.key} AND generation = ${row.generation} AND attempts = ${row.attempts}`
         .execute(database.db)
         .catch(() => {});
     }

@@ -3,7 +3,7 @@ import { dispatchTimers } from "./timerDispatch.js";
 import type { DueTimer } from "./timers.js";
 
 type Payload = { kind: "ring"; bell: string } | { kind: "knock"; times: number };
-const timer = (payload: unknown): DueTimer => ({ key: "k", dueAt: new Date(0), payload, attempt: 1 });
+const timer = (payload: unknown): DueTimer => ({ key: "k", dueAt: new Date(0), payload, attempt: 1, stillHeld: () => true });
 const stopping = new AbortController().signal;
 
 describe("timer dispatch", () => {

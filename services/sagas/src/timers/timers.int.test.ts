@@ -138,6 +138,77 @@ describe(`durable timers (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`
     expect(firedKeys("t-stopped")[0]!.attempt).toBe(2);
   });
 
+  it("renews the lease of a fire that outlasts it, so no other poller fires the timer meanwhile", async () => {
+    await poller!.stop();
+    const heldAtEnd: boolean[] = [];
+    const slow = startTimerPoller({
+      database,
+      logger,
+      leaseMs: 1_000,
+      intervalMs: 10,
+      async fire(timer) {
+        fired.push({ ...timer, at: Date.now() });
+        await sleep(2_500);
+        heldAtEnd.push(timer.stillHeld());
+      },
+    });
+    await createTimers(database).schedule("t-long-fire", new Date(), {});
+    await waitUntil(() => firedKeys("t-long-fire").length > 0);
+    // Polls every 10 ms: a lease left to run out would be its to claim within the fire.
+    poller = startPoller(database, { intervalMs: 10 });
+    await waitUntil(() => heldAtEnd.length > 0, 10_000);
+    await slow.stop();
+    expect(firedKeys("t-long-fire")).toHaveLength(1);
+    expect(heldAtEnd).toEqual([true]);
+  });
+
+  /** Fires `key` on a poller of its own with `leaseMs`, and answers what `fire` saw its claim's `stillHeld` say. */
+  const heldAsSeenBy = async (key: string, leaseMs: number, fire: (timer: DueTimer) => Promise<void> | void) => {
+    await poller!.stop();
+    poller = undefined;
+    const held: boolean[] = [];
+    const own = startTimerPoller({
+      database,
+      logger,
+      leaseMs,
+      intervalMs: 10,
+      async fire(timer) {
+        held.push(timer.stillHeld());
+        await fire(timer);
+        held.push(timer.stillHeld());
+      },
+    });
+    await createTimers(database).schedule(key, new Date(), {});
+    await waitUntil(() => held.length === 2, 10_000);
+    await own.stop();
+    poller = startPoller();
+    return held;
+  };
+
+  it("tells a fire its claim no longer holds once the process stood still for half the lease", async () => {
+    const held = await heldAsSeenBy("t-stalled", 1_000, () => {
+      // No turn for 600 ms: past half the 1 s lease, no renewal could have been confirmed.
+      const until = performance.now() + 600;
+      while (performance.now() < until);
+    });
+    expect(held).toEqual([true, false]);
+  });
+
+  it("tells a fire its claim no longer holds once another poller claimed the timer, and leaves that claim's lease alone", async () => {
+    const held = await heldAsSeenBy("t-taken", 3_000, async (timer) => {
+      // What another poller's claim leaves: the attempts raised, the lease its own.
+      await sql`UPDATE due_timers SET attempts = attempts + 1, locked_until = now() + interval '1 minute' WHERE key = ${timer.key}`.execute(
+        database.db,
+      );
+      // Past the renewal a second in, well within the half of the 3 s lease a confirmed renewal would have left.
+      await sleep(1_300);
+      const { rows } = await sql<{ left: number }>`
+        SELECT extract(epoch from locked_until - now())::float8 AS left FROM due_timers WHERE key = ${timer.key}`.execute(database.db);
+      expect(rows[0]!.left).toBeGreaterThan(30);
+    });
+    expect(held).toEqual([true, false]);
+  });
+
   it("survives a restart: a timer scheduled before closing fires after reopening", async () => {
     await createTimers(database).schedule("t-restart", new Date(Date.now() + 1_500), { kept: true });
     await poller!.stop();

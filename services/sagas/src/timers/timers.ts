@@ -8,6 +8,11 @@ export interface DueTimer {
   payload: unknown;
   /** 1 on the first firing; more when an earlier firing threw or its process died. */
   attempt: number;
+  /**
+   * Whether this claim still holds the timer with time to spare (`TimerLease.stillHeld`): a fire looks just
+   * before work another poller could repeat if the lease had passed to it, and throws instead when it has.
+   */
+  stillHeld(): boolean;
 }
 
 export interface Timers {
