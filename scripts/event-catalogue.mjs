@@ -175,6 +175,7 @@ without \`occurredAt\`, \`actor\` or \`correlationId\`):
 | \`correlationId\` | the chain the event belongs to: the id of the request (or other origin, below) that started it | every writer |
 | \`causationId\` | what caused this event: the request id for a request's own events, else the id of an event | every writer |
 | \`occurredAt\` | when the writer decided it, by its clock, in the wire format | every writer |
+| \`lane\` | the bus lane the forwarder publishes the event in: \`events.<category>.<Type>.<lane>\` instead of \`events.<category>.<Type>\` ([architecture.md §5](architecture.md), "Lanes"). \`bulk\` on the EmailQueued of a broadcast's emails, which the delivery saga consumes apart from transactional ones; absent on every other event | the broadcast fan-out |
 | \`traceparent\` | the W3C trace context (\`00-<trace id>-<span id>-<flags>\`) of the append's span, so that the event's handling continues the trace of the request behind it (docs/operations.md, "Traces") | the event store, on every append while \`OTEL_EXPORTER_OTLP_ENDPOINT\` is set; absent otherwise |
 
 **The correlation rule.** A chain starts where something from outside asks for work, and its id is that

@@ -14,8 +14,10 @@ export interface EventConsumerOptions<Category extends StreamCategory, Type exte
   "filterSubject"
 > {
   category: Category;
-  /** One event type of the category; omitted, every type of it. */
+  /** One event type of the category; omitted, every type of it (in every lane). */
   type?: Type;
+  /** Only the events of the type that their appender put in this lane (`eventSubject`); omitted, those in none. */
+  lane?: string;
 }
 
 /**
@@ -29,8 +31,9 @@ export function consumeEvents<Category extends StreamCategory, Type extends Even
   options: EventConsumerOptions<Category, Type>,
   handler: (event: ConsumedEvent<Category, Type>, message: BusMessage) => Promise<void>,
 ): Promise<Consumer> {
-  const { category, type, ...consumer } = options;
-  return bus.consume({ ...consumer, filterSubject: eventSubject(category, type ?? ">") }, (message) =>
-    handler(fromForwardedEvent(message.data as ForwardedEvent) as ConsumedEvent<Category, Type>, message),
+  const { category, type, lane, ...consumer } = options;
+  return bus.consume(
+    { ...consumer, filterSubject: eventSubject(category, type ?? ">", type === undefined ? undefined : lane) },
+    (message) => handler(fromForwardedEvent(message.data as ForwardedEvent) as ConsumedEvent<Category, Type>, message),
   );
 }

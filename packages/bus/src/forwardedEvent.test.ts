@@ -1,6 +1,7 @@
 import type { RecordedEvent } from "@tidings/eventstore";
 import { describe, expect, it } from "vitest";
-import { forwardedEventHeaders, forwardedEventSubject, fromForwardedEvent, toForwardedEvent } from "./forwardedEvent.js";
+import { eventSubject, forwardedEventHeaders, forwardedEventSubject, fromForwardedEvent, toForwardedEvent } from "./forwardedEvent.js";
+import { subjectMatches } from "./subject.js";
 
 const anEvent = (overrides: Partial<RecordedEvent> = {}): RecordedEvent => ({
   id: "0e7f8d0c-54f5-4a8f-9a51-0d5f4f3b8a10",
@@ -20,6 +21,16 @@ describe("forwarded events", () => {
     expect(forwardedEventSubject(anEvent({ streamId: "unique-team-contact-email-ab12", type: "AddressReserved" }))).toBe(
       "events.unique.AddressReserved",
     );
+  });
+
+  it("go to events.<category>.<Type>.<lane> when their metadata puts them in a lane, which only that lane's filter and the category's > take", () => {
+    const bulk = forwardedEventSubject(anEvent({ metadata: { teamId: "team-1", lane: "bulk" } }));
+    expect(bulk).toBe("events.email.EmailQueued.bulk");
+    expect(forwardedEventSubject(anEvent({ metadata: { teamId: "team-1", lane: "" } }))).toBe("events.email.EmailQueued");
+    expect(subjectMatches(eventSubject("email", "EmailQueued", "bulk"), bulk)).toBe(true);
+    expect(subjectMatches(eventSubject("email", "EmailQueued"), bulk)).toBe(false);
+    expect(subjectMatches(eventSubject("email", ">"), bulk)).toBe(true);
+    expect(subjectMatches(eventSubject("email", "EmailQueued", "bulk"), "events.email.EmailQueued")).toBe(false);
   });
 
   it("are published with the trace context their append recorded, and with no headers when it recorded none", () => {

@@ -15,18 +15,25 @@ export interface ForwardedEvent {
   createdAt: string;
 }
 
-/** The subject the forwarder publishes an event to (`eventSubject`). */
-export function forwardedEventSubject(event: Pick<RecordedEvent, "streamId" | "type">): string {
-  return eventSubject(streamCategory(event.streamId), event.type);
+/** The subject the forwarder publishes an event to (`eventSubject`), in the lane its metadata names. */
+export function forwardedEventSubject(event: Pick<RecordedEvent, "streamId" | "type" | "metadata">): string {
+  const { lane } = event.metadata;
+  return eventSubject(streamCategory(event.streamId), event.type, typeof lane === "string" && lane !== "" ? lane : undefined);
 }
 
 /**
  * `events.<category>.<Type>` (docs/architecture.md §5): where the forwarder publishes each event, and what a saga's
  * consumer filters on (`consumeEvents`), with a NATS wildcard (`>` or `*`) for every type of the category.
  * One function for both sides, so a subscription cannot name a subject nothing is published to.
+ *
+ * An event whose appender put it in a `lane` (its metadata's `lane`, docs/events.md) goes to
+ * `events.<category>.<Type>.<lane>`: a consumer of the type alone does not see it, so work of one kind (a
+ * broadcast's emails) has a consumer of its own and never queues ahead of the rest (a transactional email).
+ * `events.<category>.>` still takes every lane; `events.<category>.*` only the events in none.
  */
-export function eventSubject(category: string, type: string): string {
-  return `events.${subjectToken(category)}.${type === ">" || type === "*" ? type : subjectToken(type)}`;
+export function eventSubject(category: string, type: string, lane?: string): string {
+  const subject = `events.${subjectToken(category)}.${type === ">" || type === "*" ? type : subjectToken(type)}`;
+  return lane === undefined ? subject : `${subject}.${subjectToken(lane)}`;
 }
 
 // Subject tokens cannot hold separators, wildcards or spaces; stream categories and event types normally have none.

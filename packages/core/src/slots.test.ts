@@ -60,4 +60,24 @@ describe("Slots", () => {
     await expect(slots.hold(async () => "ran", stopping.signal)).rejects.toThrow("stopping");
     expect(await slots.hold(async () => "free again")).toBe("free again");
   });
+
+  it("hands freed slots to those that asked to go first, in their order, before the others, and lets one of them give up its place", async () => {
+    const slots = new Slots(1);
+    const gate = deferred();
+    const stopping = new AbortController();
+    const order: string[] = [];
+    const holding = slots.hold(() => gate.promise);
+    const runs = [
+      slots.hold(async () => void order.push("bulk 1")),
+      slots.hold(async () => void order.push("bulk 2")),
+      slots.hold(async () => void order.push("first 1"), undefined, true),
+      slots.hold(async () => void order.push("first left"), stopping.signal, true),
+      slots.hold(async () => void order.push("first 2"), undefined, true),
+    ];
+    stopping.abort(new Error("stopping"));
+    await expect(runs[3]).rejects.toThrow("stopping");
+    gate.resolve();
+    await Promise.allSettled([holding, ...runs]);
+    expect(order).toEqual(["first 1", "first 2", "bulk 1", "bulk 2"]);
+  });
 });

@@ -5,6 +5,13 @@ import { webhookEventCategories } from "@tidings/domain";
  * `tidings status` lists each one's dead letters (docs/architecture.md §5).
  */
 export const deliveryDurable = "delivery";
+/** The delivery of the emails the broadcast fan-out queues, in their own lane (`bulkLane`). */
+export const deliveryBulkDurable = "delivery-bulk";
+/**
+ * The bus lane of a broadcast's emails (the `lane` of their EmailQueued's metadata, docs/events.md): they
+ * have a delivery consumer of their own, so a transactional email is never queued behind them.
+ */
+export const bulkLane = "bulk";
 export const scheduledEmailEvents = ["EmailScheduled", "EmailRescheduled", "EmailCanceled"] as const;
 export const schedulerDurable = (type: (typeof scheduledEmailEvents)[number]) => `scheduler-${type}`;
 
@@ -32,6 +39,7 @@ const webhookDurables = webhookEventCategories
 
 export const sagaDurables: string[] = [
   deliveryDurable,
+  deliveryBulkDurable,
   ...scheduledEmailEvents.map(schedulerDurable),
   ...webhookDurables,
   webhookReplayDurable,

@@ -219,7 +219,7 @@ export async function startSagas({
       // Twice the sends: with one slot per send, an email's read, compose and record held a connection's
       // slot too, and 16 of them delivered under 200 emails/s on a busy machine (bench/events backed up by
       // seconds); now the next email is ready when a send ends.
-      await startDeliverySaga({ bus, deps, concurrency: 2 * config.MAIL_CONCURRENCY }),
+      ...(await startDeliverySaga({ bus, deps, concurrency: 2 * config.MAIL_CONCURRENCY })),
       ...(await startSchedulerSaga({ bus, store, timers })),
       await startDomainVerificationSaga({ bus, deps: domainChecks }),
       // A run's steps mostly wait on round trips: 16 runs at once held 200 events/s about 4 s behind in

@@ -172,8 +172,8 @@ describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"
     const emails = await Promise.all(
       contacts.map(async (c) => (await store.readStream(emailStream(broadcastEmailId(broadcastId, c.id))))[0]!),
     );
-    // Each email is caused by the plan of its batch.
-    expectChain(emails, { ...chain, causes: emails.map(() => ran[0]!.id) });
+    // Each email is caused by the plan of its batch, and goes in the bulk lane.
+    expectChain(emails, { ...chain, causes: emails.map(() => ran[0]!.id), lane: "bulk" });
   });
 
   it("queues a scheduled broadcast when its timer fires in the chain of the request that scheduled it", async () => {

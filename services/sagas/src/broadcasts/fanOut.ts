@@ -14,7 +14,7 @@ import type { EventStore, Position } from "@tidings/eventstore";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";
-import { broadcastFanOutDurable } from "../durables.js";
+import { broadcastFanOutDurable, bulkLane } from "../durables.js";
 import { consumeLongWork } from "../heldMessages.js";
 import { holdStream, type HeldStream } from "../heldStream.js";
 import type { ReadModelsAt } from "../readModelsAt.js";
@@ -169,7 +169,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   };
   for (let batch = state.queuedBatches; batch < planned.length; batch++) {
     const recipients = planned[batch]!;
-    const batchMetadata = metadataFor(planEvents[batch]!);
+    // The emails go in the bulk lane: a delivery consumer of their own, so none queues ahead of a transactional one.
+    const batchMetadata = () => ({ ...metadataFor(planEvents[batch]!)(), lane: bulkLane });
     const skippedBefore = skipped;
     const suppressed = new Map(
       (

@@ -1,10 +1,10 @@
-import { deliveryDurable } from "../durables.js";
+import { bulkLane, deliveryBulkDurable, deliveryDurable } from "../durables.js";
 import { heldMessages } from "../heldMessages.js";
 import { continuingTrace, formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
-import { consumeEvents, type Bus, type Consumer } from "@tidings/bus";
+import { consumeEvents, type Bus, type BusMessage, type Consumer } from "@tidings/bus";
 import { instantOf, loadEmail, type LoadedEmail } from "./emailStream.js";
 import { recordOutcome } from "./recordOutcome.js";
 import { nextAttemptAt } from "./retryPlan.js";
@@ -146,36 +146,41 @@ async function attemptLoaded(
     });
     return;
   }
-  await deps.sending.hold(async () => {
-    stopping?.throwIfAborted();
-    // This process stood still (or, for a retry, waited) long enough for the bus to hand the message, or the
-    // poller the timer, to another process, which may be sending the email from the same state read: both
-    // would reach the relay. Nothing is sent or recorded here; the message or timer goes back, and its next
-    // delivery finds the email as the other one left it.
-    if (stillHeld && !stillHeld()) throw new HoldLapsedError(emailId);
-    const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
-    // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
-    // Message-ID); nothing may be awaited before the outcome is recorded.
-    const sentAt = deps.clock.now();
-    const results = recipientResults(outcome, envelope.to);
-    const attempt = state.delayedAttempts + 1;
-    let retryAt: Date | null = null;
-    if (results.some((r) => r.kind === "deferred")) {
-      retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? sentAt, now: sentAt, backoffMs: deps.retryBackoffMs });
-      // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
-      // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
-      const payload: RetryTimerPayload = { kind: "retry-delivery", emailId };
-      if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, payload);
-    }
-    await record({
-      type: "RecordDeliveryAttempt",
-      results,
-      attempt,
-      nextAttemptAt: retryAt && formatTimestamp(retryAt),
-      now: formatTimestamp(sentAt),
-    });
-    logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
-  }, stopping);
+  // A transactional email takes the next free connection ahead of a broadcast's waiting ones: someone waits for it.
+  await deps.sending.hold(
+    async () => {
+      stopping?.throwIfAborted();
+      // This process stood still (or, for a retry, waited) long enough for the bus to hand the message, or the
+      // poller the timer, to another process, which may be sending the email from the same state read: both
+      // would reach the relay. Nothing is sent or recorded here; the message or timer goes back, and its next
+      // delivery finds the email as the other one left it.
+      if (stillHeld && !stillHeld()) throw new HoldLapsedError(emailId);
+      const outcome = await transport.send({ emailId, envelope, raw, tls: policy.tls });
+      // The window between the server's 250 and this record is the one a crash turns into a duplicate (same
+      // Message-ID); nothing may be awaited before the outcome is recorded.
+      const sentAt = deps.clock.now();
+      const results = recipientResults(outcome, envelope.to);
+      const attempt = state.delayedAttempts + 1;
+      let retryAt: Date | null = null;
+      if (results.some((r) => r.kind === "deferred")) {
+        retryAt = nextAttemptAt({ attempt, firstAttemptAt: firstDelayedAt ?? sentAt, now: sentAt, backoffMs: deps.retryBackoffMs });
+        // The timer goes in before the deferral is recorded: a crash between the two leaves a timer that
+        // retries, never a delayed email nobody will retry. Null: past the 24 h window, the deferred fail.
+        const payload: RetryTimerPayload = { kind: "retry-delivery", emailId };
+        if (retryAt !== null) await deps.timers.schedule(retryTimerKey(emailId), retryAt, payload);
+      }
+      await record({
+        type: "RecordDeliveryAttempt",
+        results,
+        attempt,
+        nextAttemptAt: retryAt && formatTimestamp(retryAt),
+        now: formatTimestamp(sentAt),
+      });
+      logger.debug({ emailId, outcome: outcome.kind, code: outcome.code }, "email delivery attempted");
+    },
+    stopping,
+    !content.broadcastId,
+  );
 }
 
 /** An email not sent because its bus message or retry timer may have gone to another process meanwhile. */
@@ -208,24 +213,27 @@ export interface DeliverySagaOptions {
   concurrency: number;
 }
 
-/** The delivery saga: one durable consumer on queued emails (docs/architecture.md §5). */
-export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer> {
-  return consumeEvents(
-    bus,
-    {
-      durable: deliveryDurable,
-      category: "email",
-      type: "EmailQueued",
-      ...heldMessages,
-      concurrency,
-    },
-    async (event, message) => {
-      try {
-        await deliverEmail(deps, event.data.emailId, message.stopping, message.stillHeld);
-      } catch (error) {
-        if (error instanceof HoldLapsedError) deps.logger.warn({ emailId: event.data.emailId }, error.message);
-        throw error;
-      }
-    },
-  );
+/**
+ * The delivery saga (docs/architecture.md §5): two durable consumers of queued emails, one for the emails
+ * in no lane (transactional ones) and one for those in the bulk lane (a broadcast's, which the fan-out
+ * puts there). Each has its own place in the bus, so a transactional email never waits behind a
+ * broadcast's backlog, and it takes the next free send slot ahead of them; both share the slots, so
+ * MAIL_CONCURRENCY still bounds the sends.
+ */
+export async function startDeliverySaga({ bus, deps, concurrency }: DeliverySagaOptions): Promise<Consumer[]> {
+  const deliver = async (emailId: string, message: BusMessage) => {
+    try {
+      await deliverEmail(deps, emailId, message.stopping, message.stillHeld);
+    } catch (error) {
+      if (error instanceof HoldLapsedError) deps.logger.warn({ emailId }, error.message);
+      throw error;
+    }
+  };
+  const consumer = (durable: string, lane: string | undefined) =>
+    consumeEvents(
+      bus,
+      { durable, category: "email", type: "EmailQueued", ...(lane === undefined ? {} : { lane }), ...heldMessages, concurrency },
+      (event, message) => deliver(event.data.emailId, message),
+    );
+  return [await consumer(deliveryDurable, undefined), await consumer(deliveryBulkDurable, bulkLane)];
 }

@@ -33,9 +33,9 @@ export interface DeliveryToSink {
 /**
  * For the test file it is called in: every saga running on a pipeline of its own (the suppressions read
  * model among its projections), sending by SMTP into a sink, and retrying deferrals after 300 ms, 600 ms,
- * then a day (so a third deferral fails the email).
+ * then a day (so a third deferral fails the email). `settings` override the configuration.
  */
-export function deliveryToSinkForFile(): DeliveryToSink {
+export function deliveryToSinkForFile(settings: Record<string, string> = {}): DeliveryToSink {
   const pipeline = sagaPipelineForFile({ projections: [suppressionsProjection] });
   const teamId = randomUUID();
   let sagas: RunningSagas | undefined;
@@ -96,6 +96,7 @@ export function deliveryToSinkForFile(): DeliveryToSink {
       SMTP_URL: delivery.sink.url,
       PUBLIC_URL: "https://tidings.test",
       DELIVERY_RETRY_BACKOFF_MS: "300,600,90000000",
+      ...settings,
     });
     sagas = await startSagas({
       store: delivery.store,
