@@ -182,7 +182,9 @@ describe("rate limit", () => {
     expect(allowed.length).toBeGreaterThanOrEqual(10);
     expect(allowed.length).toBeLessThanOrEqual(11);
     const remaining = allowed.map((d) => Math.floor(d.tokens)).sort((a, b) => b - a);
-    expect(new Set(remaining).size).toBe(remaining.length);
+    // An eleventh grant is a token refilled between two statements (a tenth of a second on a loaded
+    // machine), which may give a count already given once; otherwise no two grants share a count.
+    expect(remaining.length - new Set(remaining).size).toBeLessThanOrEqual(allowed.length - 10);
     expect(remaining.at(-1)).toBe(0);
     expect(decisions.filter((d) => !d.allowed).every((d) => d.tokens < 1)).toBe(true);
   });
