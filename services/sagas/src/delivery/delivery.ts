@@ -186,7 +186,9 @@ async function attemptLoaded(
 /** An email not sent because its bus message or retry timer may have gone to another process meanwhile. */
 export class HoldLapsedError extends Error {
   constructor(emailId: string) {
-    super(`email ${emailId} not sent: this process stood still long enough for its message to be redelivered elsewhere`);
+    super(
+      `email ${emailId} not sent: its bus message or retry timer may have passed to another process while this one stood still or waited`,
+    );
   }
 }
 
