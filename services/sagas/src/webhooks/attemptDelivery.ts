@@ -145,14 +145,16 @@ export async function attemptDelivery(
   options: AttemptOptions = {},
 ): Promise<void> {
   const { known } = options;
-  if (known && Date.now() - known.at < deps.knownForMs) {
+  const stillKnown = () => known !== undefined && Date.now() - known.at < deps.knownForMs;
+  if (known && stillKnown()) {
     const target = Date.now() - known.at < deps.targetForMs ? known.target : await deps.targets.get(known.state.webhookId);
-    return attemptLoaded(deps, deliveryId, { ...known, target }, options);
+    return attemptLoaded(deps, deliveryId, { ...known, target }, stillKnown, options);
   }
-  if (!(await deps.leases.claim(deliveryId))) return;
+  const lease = await deps.leases.claim(deliveryId);
+  if (!lease) return;
   try {
     const loaded = await loadDelivery(deps, deliveryId, webhookId);
-    if (loaded) await attemptLoaded(deps, deliveryId, loaded, options);
+    if (loaded) await attemptLoaded(deps, deliveryId, loaded, lease.stillHeld, options);
   } finally {
     // Left in place, the lease would only run out: a retry another process takes up would wait for it.
     await deps.leases
@@ -161,10 +163,15 @@ export async function attemptDelivery(
   }
 }
 
+/**
+ * `stillHeld` says whether no other process can have been handed the delivery yet: the lease's, or, for a
+ * delivery its creator knows, that `knownForMs` has not passed. It is looked at just before the POST.
+ */
 async function attemptLoaded(
   deps: AttemptDeps,
   deliveryId: string,
   loaded: LoadedDelivery,
+  stillHeld: () => boolean,
   { answered = () => {}, stopping }: AttemptOptions,
 ): Promise<void> {
   const { store, timers } = deps;
@@ -213,6 +220,12 @@ async function attemptLoaded(
   // all the same can tell the next one by its webhook id, which is the same.
   const handBack = () => timers.schedule(key, deps.clock.now(), deliveryTimerPayload(deliveryId, state.webhookId));
   if (stopping?.aborted) return handBack();
+  // Past that point another process may be posting it already; a timer due now hands the delivery to a
+  // claim, which reads what the other recorded.
+  if (!stillHeld()) {
+    deps.logger.warn({ deliveryId }, "a webhook attempt's hold ran short before its POST; handed back to a timer, not posted");
+    return handBack();
+  }
   const outcome = await continuingTrace(loaded.traceparent, () =>
     (deps.post ?? postWebhook)({
       url: target.endpoint,

@@ -3,7 +3,17 @@ import { createServer, type Server } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock, createLogger, createSealer, deterministicId, formatTimestamp } from "@tidings/core";
-import { WEBHOOK_SECRET_SEAL_PURPOSE, emailStream, webhookDecider, webhookDeliveryStream, webhookStream } from "@tidings/domain";
+import {
+  WEBHOOK_SECRET_SEAL_PURPOSE,
+  emailStream,
+  fold,
+  webhookDecider,
+  webhookDeliveryDecider,
+  webhookDeliveryStream,
+  webhookStream,
+  type LiveWebhookDelivery,
+  type WebhookDeliveryEvent,
+} from "@tidings/domain";
 import { anEmailContent } from "@tidings/domain/testing";
 import type { EventStore } from "@tidings/eventstore";
 import { refusingAppends } from "@tidings/eventstore/testing";
@@ -14,7 +24,7 @@ import { webhookDeliveriesProjection, webhooksProjection, type RunningProjection
 import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { sagaPipelineForFile } from "../testing/sagaPipeline.js";
 import { createTimers, startTimerPoller, type TimerPoller } from "../timers/index.js";
-import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload } from "./attemptDelivery.js";
+import { attemptDelivery, type AttemptDeps, type DeliveryTimerPayload, type KnownDelivery } from "./attemptDelivery.js";
 import { createAttemptLeases } from "./attemptLeases.js";
 import { createWebhookTargets } from "./webhookTargets.js";
 import { startWebhookSaga, type WebhookSaga } from "./webhookSaga.js";
@@ -198,23 +208,38 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     }
   });
 
+  /** An attempt's dependencies as a second process would have them, beside the running saga. */
+  const secondProcessDeps = (overrides: Partial<AttemptDeps>): AttemptDeps => ({
+    store,
+    clock: systemClock,
+    timers,
+    logger,
+    sealer: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE),
+    allowPrivate: true,
+    scheduleMs: [0, 100],
+    leases: createAttemptLeases(test.database),
+    knownForMs: 250,
+    targetForMs: 250,
+    targets: createWebhookTargets(store, 250),
+    ...overrides,
+  });
+  /** One attempt recorded, and, with time for a second to arrive, one request among those after `before`. */
+  const expectPostedOnce = async (deliveryId: string, before: number) => {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50))
+      if ((await store.readStream(webhookDeliveryStream(deliveryId))).length >= 2) break;
+    await sleep(800);
+    expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
+    expect((await store.readStream(webhookDeliveryStream(deliveryId))).map((e) => e.type)).toEqual([
+      "WebhookDeliveryCreated",
+      "WebhookDeliveryAttempted",
+    ]);
+  };
+
   it("keeps trying to record an attempt the endpoint took while the store refuses it, instead of posting it again", async () => {
     // Three refused appends stand in for the database restarting right after the endpoint's 200.
     const away = refusingAppends(store, 3);
-    const deps: AttemptDeps = {
-      store: away.store,
-      clock: systemClock,
-      timers,
-      logger,
-      sealer: createSealer(secret, WEBHOOK_SECRET_SEAL_PURPOSE),
-      allowPrivate: true,
-      scheduleMs: [0, 100],
-      // Claimed at once, the delivery is out of the running saga's sweeps.
-      leases: createAttemptLeases(test.database),
-      knownForMs: 250,
-      targetForMs: 250,
-      targets: createWebhookTargets(store, 250),
-    };
+    // Claimed at once, the delivery is out of the running saga's sweeps.
+    const deps = secondProcessDeps({ store: away.store });
     const before = received.length;
     const { deliveryId } = await leftBehindDelivery(webhookId);
     await attemptDelivery(deps, deliveryId, webhookId);
@@ -225,6 +250,56 @@ describe(`webhook saga (${testMode() === "server" ? "PostgreSQL and NATS" : "PGl
     ]);
     await sleep(800);
     expect(received.slice(before).map((r) => r.id)).toEqual([`msg_${deliveryId}`]);
+  });
+
+  it("does not post an attempt whose lease may have run out before the POST: the process that took the delivery meanwhile posts it, once", async () => {
+    // What the reads after the claim found arrives 1.5 s later, past the 1 s lease: meanwhile the running
+    // saga's sweep (stale after 500 ms) hands the delivery to a timer, whose claim finds the lease expired
+    // and posts it.
+    const slowReads: EventStore = {
+      ...store,
+      readStream: async (...args) => {
+        const events = await store.readStream(...args);
+        await sleep(1_500);
+        return events;
+      },
+    };
+    const deps = secondProcessDeps({ store: slowReads, leases: createAttemptLeases(test.database, { leaseMs: 1_000 }) });
+    const before = received.length;
+    const { deliveryId } = await leftBehindDelivery(webhookId);
+    await attemptDelivery(deps, deliveryId, webhookId);
+    await expectPostedOnce(deliveryId, before);
+  });
+
+  it("does not post a delivery its creator knew once that knowledge is older than knownForMs: a sweep may have handed it out", async () => {
+    // Its webhook's lookup answers in 1 s, past knownForMs (250 ms) and the running saga's staleMs (500 ms).
+    const slowTargets = createWebhookTargets(store, 0);
+    const deps = secondProcessDeps({
+      targetForMs: 0,
+      targets: {
+        ...slowTargets,
+        get: async (id) => {
+          await sleep(1_000);
+          return slowTargets.get(id);
+        },
+      },
+    });
+    const before = received.length;
+    const { deliveryId } = await leftBehindDelivery(webhookId);
+    const recorded = await store.readStream(webhookDeliveryStream(deliveryId));
+    const state = fold(
+      webhookDeliveryDecider,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as WebhookDeliveryEvent),
+    ) as LiveWebhookDelivery;
+    const known: KnownDelivery = {
+      at: Date.now(),
+      state,
+      revision: recorded[0]!.revision,
+      target: (await slowTargets.get(webhookId))!,
+      chain: { correlationId: requestId, causationId: recorded[0]!.id },
+    };
+    await attemptDelivery(deps, deliveryId, webhookId, { known });
+    await expectPostedOnce(deliveryId, before);
   });
 
   it("takes up, through a sweep, a delivery whose process died before its first attempt", async () => {
