@@ -5,7 +5,8 @@
 // and one broadcast is sent to the segment. Prints the time from the send to the last message at the
 // sink, emails/s over that time, when the fan-out had handed the last recipient to delivery (`sent_at`),
 // each process's peak RSS (VmHWM, read once at the end: no sampler running during the measurement), and
-// how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink,
+// how long a transactional email sent once a fifth of the broadcast was delivered took to reach the sink
+// (and, of that, how long the api took to accept it and how long until the forwarder had it on the bus),
 // and the CPU milliseconds per email each part spent from the send to the last message (each role, the
 // scratch database's PostgreSQL backends, nats-server, and this process as the sink; nats-server is
 // shared, so other work on the machine counts there).
@@ -18,6 +19,7 @@ import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
 import pg from "pg";
+import { connect } from "nats";
 import { createLogger, loadConfig, randomBase62 } from "@tidings/core";
 import { BOOTSTRAP_TEAM_NAME } from "@tidings/api";
 import { serve } from "@tidings/cli";
@@ -41,6 +43,19 @@ const ok = async (call) => {
 };
 
 const { prefix, drop: dropNatsStreams } = scratchNatsPrefix(natsUrl);
+
+/** When JetStream stored the forwarder's publish of a stream's EmailQueued: the last one on the subject of emails in no lane. */
+async function publishedAt(streamId) {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const stored = await jsm.streams.getMessage(`${prefix}_EVENTS`, { last_by_subj: `${prefix}.events.email.EmailQueued` });
+    if (stored.json().streamId !== streamId) throw new Error(`the last transactional EmailQueued on the bus is not ${streamId}'s`);
+    return stored.time.getTime();
+  } finally {
+    await nc.close();
+  }
+}
 const sink = await startSmtpSink();
 try {
   await withScratchDatabase("broadcast", async (url) => {
@@ -117,9 +132,11 @@ try {
       const transactional = await ok(
         resend.emails.send({ from: "Bench <receipts@bench.test>", to: "buyer@example.test", subject: "Your receipt", text: "Thanks" }),
       );
+      const transactionalAcceptedAt = Date.now();
       const transactionalAt = (await sink.waitFor((r) => r.some((m) => m.messageId?.startsWith(`<${transactional.id}@`)), 3_600_000))
         .find((m) => m.messageId?.startsWith(`<${transactional.id}@`))
         .receivedAt.getTime();
+      const transactionalPublishedAt = await publishedAt(`email-${transactional.id}`);
       await sink.waitForMessages(contacts + 1, 3_600_000);
       const cpuMs = cpu.read();
       const lastAt = Math.max(...sink.received.map((m) => m.receivedAt.getTime()));
@@ -144,6 +161,8 @@ try {
           last_delivery_s: Number(seconds.toFixed(1)),
           emails_per_s: Math.round(contacts / seconds),
           transactional_during_broadcast_s: Number(((transactionalAt - transactionalSentAt) / 1000).toFixed(2)),
+          transactional_accepted_s: Number(((transactionalAcceptedAt - transactionalSentAt) / 1000).toFixed(2)),
+          transactional_on_bus_s: Number(((transactionalPublishedAt - transactionalSentAt) / 1000).toFixed(2)),
           delivered: sink.received.length - 1,
           distinct_message_ids: new Set(sink.received.map((m) => m.messageId)).size - 1,
           cpu_ms_per_email: Number((Object.values(cpuMs).reduce((a, b) => a + b, 0) / contacts).toFixed(3)),
