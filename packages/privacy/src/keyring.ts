@@ -14,8 +14,9 @@ export interface Keyring {
   derive(ref: string, stored: Map<string, Buffer>): Buffer | undefined;
 }
 
-export function createKeyring(keys: DataKeys): Keyring {
-  // By reference, with the stored keys it came from: a stored key made again (after an erasure) is another key.
+export function createKeyring(keys: DataKeys, derivedCapacity = 10_000): Keyring {
+  // By reference, with the stored keys it came from: a stored key made again (after an erasure) is another key,
+  // with other bytes (compared by value: the key table's cache may hand the same key in another Buffer).
   const derived = new Map<string, { key: Buffer; from: Buffer[] }>();
   const derive = (ref: string, parsed: ParsedRef | undefined, stored: Map<string, Buffer>): Buffer | undefined => {
     if (!parsed) return undefined;
@@ -23,11 +24,19 @@ export function createKeyring(keys: DataKeys): Keyring {
     const from = keyIdsOf(parsed).map((id) => stored.get(id));
     if (from.some((key) => !key)) return undefined;
     const hit = derived.get(ref);
-    if (hit && hit.from.every((key, i) => key === from[i])) return hit.key;
+    if (hit && hit.from.every((key, i) => key.equals(from[i]!))) {
+      // Most recently used last, so the first entry is the one to forget.
+      derived.delete(ref);
+      derived.set(ref, hit);
+      return hit.key;
+    }
     const [period, ...subjects] = from as Buffer[];
     const key = deriveContentKey(ref, period!, subjects);
-    if (derived.size > 100_000) derived.clear();
+    derived.delete(ref);
     derived.set(ref, { key, from: from as Buffer[] });
+    // A content key per recipient: a broadcast's recipients come once each, so a large cache only holds
+    // keys nobody asks for again (100,000 of them were ~25 MB of live heap in each role).
+    if (derived.size > derivedCapacity) derived.delete(derived.keys().next().value!);
     return key;
   };
   return {

@@ -5,7 +5,7 @@ type Data = Record<string | symbol, unknown>;
 /** What a view stands on: the stored data, how to open it, and what opening gave, once it has. */
 interface View {
   stored: Data;
-  open: () => Data;
+  open: (() => Data) | undefined;
   opened?: Data;
 }
 
@@ -15,7 +15,18 @@ const holdsSlot = (value: unknown): boolean => {
   return Array.isArray(value) ? value.some(holdsSlot) : Object.values(value).some(holdsSlot);
 };
 
-const openedOf = (view: View): Data => (view.opened ??= view.open());
+/**
+ * Once opened, the view lets go of how it opened: `open` closes over the keys of the whole page it was read
+ * with (a broadcast's plan: every recipient's), and the stored data's ciphertext is read no more.
+ */
+const openedOf = (view: View): Data => {
+  if (!view.opened) {
+    view.opened = view.open!();
+    view.open = undefined;
+    view.stored = view.opened;
+  }
+  return view.opened;
+};
 
 function valueOf(view: View, name: string | symbol): unknown {
   if (view.opened) return view.opened[name];
