@@ -1,6 +1,6 @@
 import { newId } from "@tidings/core";
 import { DomainRejection } from "@tidings/commands";
-import { fold, isDomainError, type Decider } from "@tidings/domain";
+import { isDomainError, type Decider } from "@tidings/domain";
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type ExpectedRevision } from "@tidings/eventstore";
 
 export interface HeldStream<Command> {
@@ -20,18 +20,19 @@ export async function holdStream<Command, Event extends { type: string; data: un
   decider: Decider<Command, Event, State>,
   /** Called at each write, so what it says of time (`occurredAt`) is the write's. */
   metadata: () => EventMetadata,
+  /** The stream as the caller just read it, folded: not read again. */
+  known?: { state: State; revision: ExpectedRevision },
 ): Promise<HeldStream<Command>> {
-  let state = decider.initialState;
-  let revision: ExpectedRevision = "no_stream";
+  let state = known?.state ?? decider.initialState;
+  let revision: ExpectedRevision = known?.revision ?? "no_stream";
+  // Only the events after those already folded: a broadcast's stream holds its whole plan, and folding it
+  // again opened every recipient (and fetched every recipient's key) at each conflict.
   const load = async () => {
-    const recorded = await store.readStream(streamId);
-    state = fold(
-      decider,
-      recorded.map((e) => ({ type: e.type, data: e.data }) as Event),
-    );
-    revision = recorded.length === 0 ? "no_stream" : recorded[recorded.length - 1]!.revision;
+    const recorded = await store.readStream(streamId, typeof revision === "bigint" ? { fromRevision: revision + 1n } : undefined);
+    state = recorded.map((e) => ({ type: e.type, data: e.data }) as Event).reduce(decider.evolve, state);
+    if (recorded.length > 0) revision = recorded[recorded.length - 1]!.revision;
   };
-  await load();
+  if (!known) await load();
   return {
     async record(command) {
       for (let attempt = 1; ; attempt++) {

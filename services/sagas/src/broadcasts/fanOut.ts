@@ -118,6 +118,23 @@ async function planSnapshot(
 }
 
 /**
+ * What a run needs of the broadcast's stream. The stored events themselves are not kept: each holds its
+ * batch's recipients twice (sealed, and opened on first read), the whole audience for a whole fan-out.
+ */
+async function readBroadcast(store: EventStore, broadcastId: string) {
+  const recorded = await store.readStream(broadcastStream(broadcastId));
+  const events = recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+  return {
+    state: fold(broadcastDecider, events),
+    revision: recorded.length === 0 ? ("no_stream" as const) : recorded[recorded.length - 1]!.revision,
+    planned: events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : [])),
+    // Only what the run reads of it: an event read with the plan's holds the keys of every recipient until opened.
+    queued: (({ id, metadata, position }) => ({ id, metadata, position }))(recorded.findLast((e) => e.type === "BroadcastQueued")!),
+    planEvents: recorded.filter((e) => e.type === "BroadcastBatchPlanned").map((e) => ({ id: e.id })),
+  };
+}
+
+/**
  * Runs a broadcast's fan-out from where its stream says it is: plans the snapshot if it is not complete,
  * then queues each batch's emails and records the batch. Safe to run again at any point (a redelivery,
  * another sagas process, a restart after SIGKILL): a planned batch is never planned again, an email
@@ -127,23 +144,22 @@ async function planSnapshot(
  */
 export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
-  const recorded = await deps.store.readStream(stream);
-  const events = recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
-  const state = fold(broadcastDecider, events);
+  const { state, revision, planned, queued, planEvents } = await readBroadcast(deps.store, broadcastId);
   if (state.status !== "queued" && state.status !== "sending") return;
-  const planned = events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : []));
   // The run continues the chain of the request that queued the broadcast (or of the timer that did): each
   // batch's emails are caused by the batch's plan, the broadcast's own events by its BroadcastQueued.
-  const queued = recorded.findLast((e) => e.type === "BroadcastQueued")!;
-  const planEvents = recorded.filter((e) => e.type === "BroadcastBatchPlanned");
   const metadataFor = (cause: { id: string }) => () =>
     sagaMetadata(deps.clock, "broadcast-fan-out", { teamId: state.teamId, ...reactingTo(queued), causationId: cause.id });
   const metadata = metadataFor(queued);
-  const held = await holdStream(deps.store, stream, broadcastDecider, metadata);
+  const held = await holdStream(deps.store, stream, broadcastDecider, metadata, { state, revision });
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    if (await planSnapshot(deps, state, queued.position, planned, held, stopping)) await runBroadcastFanOut(deps, broadcastId, stopping);
+    const complete = await planSnapshot(deps, state, queued.position, planned, held, stopping);
+    // This run's copy of the plan goes before the sending run reads the stream's: this frame stays alive
+    // until that run ends, and kept a second copy of every recipient all the while.
+    planned.length = 0;
+    if (complete) await runBroadcastFanOut(deps, broadcastId, stopping);
     return;
   }
 
@@ -229,6 +245,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       handed += chunk.length;
     }
     const emails = recipients.length - (skipped - skippedBefore);
+    // A queued batch is not read again by this run: its recipients go, so the plan held shrinks as it sends.
+    planned[batch] = [];
     if (await held.record({ type: "RecordBroadcastBatchQueued", batch, emails, now: formatTimestamp(deps.clock.now()) }))
       deps.progress?.inc({ stage: "queued" }, emails);
   }
@@ -238,8 +256,23 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
 
 export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: BroadcastFanOutDeps }): Promise<Consumer> {
   const { bus, deps } = options;
-  return consumeLongWork(bus, { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" }, (event, stopping) =>
-    runBroadcastFanOut(deps, event.data.broadcastId, stopping),
+  // A message redelivered while this process still runs its fan-out (its heartbeat late, on a starved
+  // machine) waits for that run: a second one beside it conflicted at every batch it recorded.
+  const running = new Map<string, Promise<void>>();
+  return consumeLongWork(
+    bus,
+    { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" },
+    async (event, stopping) => {
+      const { broadcastId } = event.data;
+      for (let ahead = running.get(broadcastId); ahead; ahead = running.get(broadcastId)) await ahead.catch(() => {});
+      const run = runBroadcastFanOut(deps, broadcastId, stopping);
+      running.set(broadcastId, run);
+      try {
+        await run;
+      } finally {
+        running.delete(broadcastId);
+      }
+    },
   );
 }
 
