@@ -16,14 +16,20 @@ export function startPeriodicSealing(
   keys: SealKeys,
   intervalMs: number,
   report: { sealed(outcome: SealOutcome): void; failed(error: unknown): void },
+  options: { maxEvents?: number } = {},
 ): PeriodicSealing {
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tick = () => {
-    running = sealStore(store, { keys }).then(report.sealed, report.failed);
+    let more = false;
+    running = sealStore(store, { keys, ...options }).then((outcome) => {
+      more = outcome.sealed && outcome.more;
+      report.sealed(outcome);
+    }, report.failed);
+    // A seal that stopped short of the head (MAX_EVENTS_PER_SEAL) is followed by the next at once.
     void running.then(() => {
-      if (!stopped) timer = setTimeout(tick, intervalMs);
+      if (!stopped) timer = setTimeout(tick, more ? 0 : intervalMs);
     });
   };
   tick();

@@ -6,6 +6,8 @@ import { testDatabaseForFile } from "@tidings/postgres/testing";
 import { canonicalJson } from "../integrity/canonicalJson.js";
 import { contentHash } from "../integrity/hashes.js";
 import { sealStore } from "../integrity/seal.js";
+import { startPeriodicSealing } from "../integrity/periodicSeal.js";
+import { committedHead } from "../integrity/storeReading.js";
 import { sealKeys } from "../integrity/signing.js";
 import { verifyStore } from "../integrity/verifyStore.js";
 import { integrityContract, type Tampering } from "../testing/contractIntegrity.js";
@@ -94,6 +96,47 @@ describe("the integrity migration of a store written before hashes", () => {
         await store.close();
       }
     } finally {
+      await test.dispose();
+    }
+  });
+});
+
+describe("periodic sealing", () => {
+  it("follows a seal that stopped at its most events with the next at once, not an interval later, until the head is covered", async () => {
+    const test = await createTestDatabase();
+    const store = createPostgresEventStore(test.database);
+    try {
+      await migrate(test.database, "eventstore", eventStoreMigrations);
+      for (let i = 0; i < 5; i++) await store.append(`long-${randomUUID()}`, [{ id: randomUUID(), type: "E", data: { i } }], "no_stream");
+      // On a server shared with other work, a transaction open elsewhere holds the readable head back.
+      const { until, committed } = await committedHead(store);
+      expect(until).toEqual(committed);
+      const covered: number[] = [];
+      let caughtUp!: () => void;
+      const done = new Promise<void>((resolve) => (caughtUp = resolve));
+      const keys = sealKeys("periodic");
+      const sealing = startPeriodicSealing(
+        store,
+        keys,
+        3_600_000,
+        {
+          sealed: (outcome) => {
+            if (outcome.sealed) covered.push(outcome.seal.events);
+            if (!outcome.sealed || !outcome.more) caughtUp();
+          },
+          failed: caughtUp,
+        },
+        { maxEvents: 2 },
+      );
+      await done;
+      await sealing.stop();
+      // Five events two at a time, and the seals in the stretches after the first (each seal is an event too).
+      expect(covered.length).toBeGreaterThanOrEqual(3);
+      expect(covered.slice(0, -1)).toEqual(covered.slice(0, -1).map(() => 2));
+      expect(covered.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
+      expect(await verifyStore(store, { publicKey: keys.publicKey })).toMatchObject({ ok: true, seals: covered.length });
+    } finally {
+      await store.close();
       await test.dispose();
     }
   });

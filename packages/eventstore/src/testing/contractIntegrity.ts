@@ -127,6 +127,28 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
       expect(await sealStore(f.store, { keys })).toMatchObject({ sealed: false, reason: "nothing new" });
     });
 
+    it("seals a stretch longer than a seal may cover in several seals, each of at most maxEvents, which verify as one chain", async () => {
+      const f = await open();
+      await populate(f.store);
+      await f.store.append(aStreamId("long"), events(7), "no_stream");
+      await readable(f.store);
+      const covered: number[] = [];
+      for (let more = true; more;) {
+        const outcome = await sealStore(f.store, { keys, maxEvents: 4 });
+        if (!outcome.sealed) throw new Error(`not sealed: ${outcome.reason}`);
+        covered.push(outcome.seal.events);
+        more = outcome.more;
+      }
+      // The first seal, the two events after it and the seven: ten at least (a shared store may hold others' too).
+      expect(covered.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(10);
+      expect(covered.slice(0, -1).every((n) => n === 4)).toBe(true);
+      expect(covered.at(-1)).toBeLessThanOrEqual(4);
+      const report = await verify(f);
+      expect(report.break).toBeUndefined();
+      expect(report.ok).toBe(true);
+      expect(report.seals + report.sealsPartial).toBe(1 + covered.length);
+    });
+
     it("fails a seal checked with another key", async () => {
       const f = await open();
       await populate(f.store);

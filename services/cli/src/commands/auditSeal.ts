@@ -1,16 +1,23 @@
 import { sealKeys, sealStore, type EventStore } from "@tidings/eventstore";
 import type { CliOutput } from "../cliOutput.js";
 
-/** `tidings audit seal`: appends a seal now, even when nothing came since the last (docs/operations.md, "Integrity"). */
+/**
+ * `tidings audit seal`: appends a seal now, even when nothing came since the last, and as many more as it
+ * takes to cover the store's head (docs/operations.md, "Integrity").
+ */
 export async function auditSeal(store: EventStore, secret: string, output: CliOutput): Promise<number> {
   const keys = sealKeys(secret);
-  const outcome = await sealStore(store, { keys, force: true });
-  if (!outcome.sealed) {
-    output.err(`not sealed: ${outcome.reason}; run it again`);
-    return 1;
+  // A seal covers at most MAX_EVENTS_PER_SEAL events; as many follow as it takes to reach the head.
+  for (;;) {
+    const outcome = await sealStore(store, { keys, force: true });
+    if (!outcome.sealed) {
+      output.err(`not sealed: ${outcome.reason}; run it again`);
+      return 1;
+    }
+    const { seal } = outcome;
+    output.out(`seal #${seal.sequence} covers ${seal.events} events from ${seal.from ?? "the start"} to ${seal.until}`);
+    if (!outcome.more) break;
   }
-  const { seal } = outcome;
-  output.out(`seal #${seal.sequence} covers ${seal.events} events from ${seal.from ?? "the start"} to ${seal.until}`);
   output.out(`public key ${keys.publicKey}`);
   return 0;
 }
