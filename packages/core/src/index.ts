@@ -9,6 +9,7 @@ export * from "./timestamp.js";
 export * from "./privateAddresses.js";
 export * from "./grouped.js";
 export * from "./slots.js";
+export * from "./oneRunPerKey.js";
 export * from "./stopOrder.js";
 export * from "./metrics.js";
 export * from "./tracing.js";

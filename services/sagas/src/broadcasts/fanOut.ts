@@ -1,5 +1,5 @@
 import { findSegment } from "@tidings/audience";
-import { formatTimestamp, TidingsError, type Logger, type Clock, type Counter } from "@tidings/core";
+import { createOneRunPerKey, formatTimestamp, TidingsError, type Logger, type Clock, type Counter } from "@tidings/core";
 import {
   bareAddresses,
   broadcastDecider,
@@ -258,21 +258,9 @@ export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: Broadc
   const { bus, deps } = options;
   // A message redelivered while this process still runs its fan-out (its heartbeat late, on a starved
   // machine) waits for that run: a second one beside it conflicted at every batch it recorded.
-  const running = new Map<string, Promise<void>>();
-  return consumeLongWork(
-    bus,
-    { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" },
-    async (event, stopping) => {
-      const { broadcastId } = event.data;
-      for (let ahead = running.get(broadcastId); ahead; ahead = running.get(broadcastId)) await ahead.catch(() => {});
-      const run = runBroadcastFanOut(deps, broadcastId, stopping);
-      running.set(broadcastId, run);
-      try {
-        await run;
-      } finally {
-        running.delete(broadcastId);
-      }
-    },
+  const running = createOneRunPerKey();
+  return consumeLongWork(bus, { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" }, (event, stopping) =>
+    running.run(event.data.broadcastId, () => runBroadcastFanOut(deps, event.data.broadcastId, stopping)),
   );
 }
 

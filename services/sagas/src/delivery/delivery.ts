@@ -1,6 +1,6 @@
 import { bulkLane, deliveryBulkDurable, deliveryDurable } from "../durables.js";
 import { heldMessages } from "../heldMessages.js";
-import { continuingTrace, formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
+import { continuingTrace, createOneRunPerKey, formatTimestamp, type Clock, type Logger, type Slots } from "@tidings/core";
 import { hasFinalOutcome, parseMailbox, pendingRecipients, type EmailContent, type EmailCommand, type EmailState } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { BlobNotFoundError } from "@tidings/blobs";
@@ -46,10 +46,10 @@ export const retryTimerKey = (emailId: string) => `email-retry:${emailId}`;
 export type RetryTimerPayload = { kind: "retry-delivery"; emailId: string };
 
 /** The deliveries this process has under way, by email id. */
-const underWay = new Map<string, Promise<void>>();
+const underWay = createOneRunPerKey();
 
 /** The emails this process is delivering now: what a stop cut short by its deadline leaves to be sent again. */
-export const deliveriesUnderWay = (): string[] => [...underWay.keys()];
+export const deliveriesUnderWay = (): string[] => underWay.underWay();
 
 /**
  * Sends one email if it still needs sending, and records what the transport said. Safe to call again for
@@ -75,15 +75,10 @@ export async function deliverEmail(
    */
   stillHeld?: () => boolean,
 ): Promise<void> {
-  for (let ahead = underWay.get(emailId); ahead; ahead = underWay.get(emailId)) await ahead.catch(() => {});
-  stopping?.throwIfAborted();
-  const delivering = attemptDelivery(deps, emailId, stopping, stillHeld);
-  underWay.set(emailId, delivering);
-  try {
-    await delivering;
-  } finally {
-    underWay.delete(emailId);
-  }
+  return underWay.run(emailId, async () => {
+    stopping?.throwIfAborted();
+    await attemptDelivery(deps, emailId, stopping, stillHeld);
+  });
 }
 
 async function attemptDelivery(
