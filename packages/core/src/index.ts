@@ -10,6 +10,7 @@ export * from "./privateAddresses.js";
 export * from "./grouped.js";
 export * from "./slots.js";
 export * from "./oneRunPerKey.js";
+export * from "./newestEntries.js";
 export * from "./stopOrder.js";
 export * from "./metrics.js";
 export * from "./tracing.js";

@@ -1,3 +1,4 @@
+import { newestEntries } from "@tidings/core";
 import type { DataKeys } from "./dataKeys.js";
 import { deriveContentKey, keyIdsOf, parseRef, type ParsedRef } from "./keyRefs.js";
 
@@ -17,7 +18,7 @@ export interface Keyring {
 export function createKeyring(keys: DataKeys, derivedCapacity = 10_000): Keyring {
   // By reference, with the stored keys it came from: a stored key made again (after an erasure) is another key,
   // with other bytes (compared by value: the key table's cache may hand the same key in another Buffer).
-  const derived = new Map<string, { key: Buffer; from: Buffer[] }>();
+  let derived = new Map<string, { key: Buffer; from: Buffer[] }>();
   const derive = (ref: string, parsed: ParsedRef | undefined, stored: Map<string, Buffer>): Buffer | undefined => {
     if (!parsed) return undefined;
     if ("subject" in parsed) return stored.get(parsed.subject);
@@ -36,7 +37,7 @@ export function createKeyring(keys: DataKeys, derivedCapacity = 10_000): Keyring
     derived.set(ref, { key, from: from as Buffer[] });
     // A content key per recipient: a broadcast's recipients come once each, so a large cache only holds
     // keys nobody asks for again (100,000 of them were ~25 MB of live heap in each role).
-    if (derived.size > derivedCapacity) derived.delete(derived.keys().next().value!);
+    if (derived.size > 2 * derivedCapacity) derived = newestEntries(derived, derivedCapacity);
     return key;
   };
   return {

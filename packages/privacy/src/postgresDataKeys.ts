@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { createSealer, deterministicId } from "@tidings/core";
+import { createSealer, deterministicId, newestEntries } from "@tidings/core";
 import type { Database, Migration } from "@tidings/postgres";
 import { periodMsOf, subjectKeyName, type ContentKind, type DataKey, type DataKeys, type SubjectKeyRequest } from "./dataKeys.js";
 
@@ -52,7 +52,7 @@ export interface PostgresDataKeysOptions {
    * event read in that window still opens, as it would have just before the erasure.
    */
   cacheMs?: number;
-  /** Keys kept at most (default 10,000); those remembered longer than cacheMs ago, which no lookup returns, leave first. */
+  /** Keys kept (default 10,000): past twice as many, the newest this many still within cacheMs stay, the rest go. */
   maxCached?: number;
   /** Each content kind's retention in milliseconds (null: for ever), which sets its period (`periodMsOf`). */
   retention?: Partial<Record<ContentKind, number | null>>;
@@ -72,31 +72,27 @@ const columns = sql`id::text, team_id, kind, subject_hash, sealed_key, period_en
 export function createPostgresDataKeys(database: Database, secret: string, options: PostgresDataKeysOptions = {}): DataKeys {
   const sealer = createSealer(secret, "data-keys");
   const cacheMs = options.cacheMs ?? 2_000;
-  const byId = new Map<string, { key: Buffer; at: number }>();
-  const bySubject = new Map<string, { id: string; at: number }>();
+  let byId = new Map<string, { key: Buffer; at: number }>();
+  let bySubject = new Map<string, { id: string; at: number }>();
   const fresh = (at: number) => Date.now() - at < cacheMs;
   const maxCached = options.maxCached ?? 10_000;
-  const dropStale = (cache: Map<string, { at: number }>) => {
-    for (const [name, entry] of cache) {
-      if (cache.size <= maxCached && fresh(entry.at)) break;
-      cache.delete(name);
-    }
-  };
+  // Past twice maxCached, each map keeps its newest maxCached that are still fresh. Kept until 100,000
+  // each, they were a subject key per recipient of a broadcast, ~20 MB of live heap per 100,000.
+  const trimmed = <Entry extends { at: number }>(cache: Map<string, Entry>) =>
+    cache.size > 2 * maxCached ? newestEntries(cache, maxCached, (entry) => fresh(entry.at)) : cache;
   const remember = (row: KeyRow): DataKey => {
     // A batch's rows reach each of its callers: a key opened moments ago is not opened again.
     const at = Date.now();
     const key = byId.get(row.id)?.key ?? sealer.open(row.sealed_key);
-    // Re-inserted, so each map stays in the order its entries were last remembered: the stale ones (past
-    // cacheMs, which no lookup returns) are at the front and leave as new ones come. Kept until 100,000
-    // each, they were a subject key per recipient of a broadcast, ~20 MB of live heap per 100,000.
+    // Re-inserted, so each map stays in the order its entries were last remembered.
     byId.delete(row.id);
     byId.set(row.id, { key, at });
-    dropStale(byId);
+    byId = trimmed(byId);
     if (row.kind === "subject" && row.subject_hash !== null) {
       const name = subjectKeyName(row.team_id, row.subject_hash);
       bySubject.delete(name);
       bySubject.set(name, { id: row.id, at });
-      dropStale(bySubject);
+      bySubject = trimmed(bySubject);
     }
     return { id: row.id, key };
   };
