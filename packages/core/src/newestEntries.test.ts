@@ -16,5 +16,6 @@ describe("newestEntries", () => {
       ["k2", 2],
     ]);
     expect(newestEntries(cache, 3)).not.toBe(cache);
+    expect(newestEntries(cache, 0).size).toBe(0);
   });
 });

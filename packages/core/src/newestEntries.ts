@@ -10,6 +10,6 @@ export function newestEntries<Key, Value>(
   keep: number,
   stillGood: (value: Value) => boolean = () => true,
 ): Map<Key, Value> {
-  const newest = [...cache].slice(-keep).filter(([, value]) => stillGood(value));
+  const newest = keep > 0 ? [...cache].slice(-keep).filter(([, value]) => stillGood(value)) : [];
   return new Map(newest);
 }

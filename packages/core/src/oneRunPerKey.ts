@@ -20,7 +20,7 @@ export function createOneRunPerKey(): OneRunPerKey {
       try {
         await run;
       } finally {
-        running.delete(key);
+        if (running.get(key) === run) running.delete(key);
       }
     },
     underWay: () => [...running.keys()],

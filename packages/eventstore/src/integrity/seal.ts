@@ -19,7 +19,8 @@ export interface SealOptions {
 /**
  * A seal keeps the head of every stream its stretch moved until it is signed: at a broadcast's rate, five
  * minutes of `$all` moved about 100,000 email streams, and sealing them at once took the projector's heap
- * up by 300 MB. Past this many events the seal ends at the last one, and the next seal goes on from there.
+ * up by 300 MB. Once it holds this many entries the seal ends at the last event, and the next seal goes on
+ * from there; erased events merged back in just before that event can take it a few entries past.
  */
 export const MAX_EVENTS_PER_SEAL = 20_000;
 

@@ -1,4 +1,4 @@
-import { sealKeys, sealStore, type EventStore } from "@tidings/eventstore";
+import { comparePositions, parsePosition, sealKeys, sealStore, type EventStore } from "@tidings/eventstore";
 import type { CliOutput } from "../cliOutput.js";
 
 /**
@@ -7,16 +7,20 @@ import type { CliOutput } from "../cliOutput.js";
  */
 export async function auditSeal(store: EventStore, secret: string, output: CliOutput): Promise<number> {
   const keys = sealKeys(secret);
-  // A seal covers at most MAX_EVENTS_PER_SEAL events; as many follow as it takes to reach the head.
-  for (;;) {
+  // A seal covers at most MAX_EVENTS_PER_SEAL events: as many follow as it takes to cover the head as it was
+  // now, however much is appended meanwhile. A periodic sealer may append one in between; the next goes on
+  // after it.
+  const target = await store.headPosition();
+  for (let racedBy = 0; ;) {
     const outcome = await sealStore(store, { keys, force: true });
     if (!outcome.sealed) {
+      if (outcome.reason === "another process sealed first" && ++racedBy < 10) continue;
       output.err(`not sealed: ${outcome.reason}; run it again`);
       return 1;
     }
     const { seal } = outcome;
     output.out(`seal #${seal.sequence} covers ${seal.events} events from ${seal.from ?? "the start"} to ${seal.until}`);
-    if (!outcome.more) break;
+    if (!outcome.more || comparePositions(parsePosition(seal.until), target) >= 0) break;
   }
   output.out(`public key ${keys.publicKey}`);
   return 0;

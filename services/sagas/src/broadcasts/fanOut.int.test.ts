@@ -92,6 +92,12 @@ async function sendBroadcast(
 }
 
 describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
+  it("runs nothing, and appends nothing, for a broadcast id whose stream holds no BroadcastQueued", async () => {
+    const broadcastId = randomUUID();
+    await expect(runBroadcastFanOut(fanOut, broadcastId)).resolves.toBeUndefined();
+    expect(await store.readStream(broadcastStream(broadcastId))).toEqual([]);
+  });
+
   it("leaves out a contact who unsubscribed just before the broadcast was queued, while the audience read model is still behind", async () => {
     const segment = await createSegment(deps(), teamId, "Everyone", metadata);
     await aContact("stays@example.test", segment.id);

@@ -124,12 +124,13 @@ async function planSnapshot(
 async function readBroadcast(store: EventStore, broadcastId: string) {
   const recorded = await store.readStream(broadcastStream(broadcastId));
   const events = recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
+  const queued = recorded.findLast((e) => e.type === "BroadcastQueued");
   return {
     state: fold(broadcastDecider, events),
     revision: recorded.length === 0 ? ("no_stream" as const) : recorded[recorded.length - 1]!.revision,
     planned: events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : [])),
     // Only what the run reads of it: an event read with the plan's holds the keys of every recipient until opened.
-    queued: (({ id, metadata, position }) => ({ id, metadata, position }))(recorded.findLast((e) => e.type === "BroadcastQueued")!),
+    queued: queued && { id: queued.id, metadata: queued.metadata, position: queued.position },
     planEvents: recorded.filter((e) => e.type === "BroadcastBatchPlanned").map((e) => ({ id: e.id })),
   };
 }
@@ -145,7 +146,8 @@ async function readBroadcast(store: EventStore, broadcastId: string) {
 export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
   const { state, revision, planned, queued, planEvents } = await readBroadcast(deps.store, broadcastId);
-  if (state.status !== "queued" && state.status !== "sending") return;
+  // A broadcast not queued or sending has nothing to run (nor has an id whose stream holds no BroadcastQueued).
+  if (!queued || (state.status !== "queued" && state.status !== "sending")) return;
   // The run continues the chain of the request that queued the broadcast (or of the timer that did): each
   // batch's emails are caused by the batch's plan, the broadcast's own events by its BroadcastQueued.
   const metadataFor = (cause: { id: string }) => () =>
@@ -260,7 +262,11 @@ export async function startBroadcastFanOutSaga(options: { bus: Bus; deps: Broadc
   // machine) waits for that run: a second one beside it conflicted at every batch it recorded.
   const running = createOneRunPerKey();
   return consumeLongWork(bus, { durable: broadcastFanOutDurable, category: "broadcast", type: "BroadcastQueued" }, (event, stopping) =>
-    running.run(event.data.broadcastId, () => runBroadcastFanOut(deps, event.data.broadcastId, stopping)),
+    running.run(event.data.broadcastId, () => {
+      // A redelivery that waited for a run the stop cut short reads nothing more.
+      stopping.throwIfAborted();
+      return runBroadcastFanOut(deps, event.data.broadcastId, stopping);
+    }),
   );
 }
 
