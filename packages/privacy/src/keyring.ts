@@ -16,8 +16,8 @@ export interface Keyring {
 }
 
 export function createKeyring(keys: DataKeys, derivedCapacity = 10_000): Keyring {
-  // By reference, with the stored keys it came from: a stored key made again (after an erasure) is another key,
-  // with other bytes (compared by value: the key table's cache may hand the same key in another Buffer).
+  // By key reference, with the stored keys it came from: a stored key made again (after an erasure) has other
+  // bytes, so they are compared by value (the key table's cache may hand the same key in another Buffer).
   let derived = new Map<string, { key: Buffer; from: Buffer[] }>();
   const derive = (ref: string, parsed: ParsedRef | undefined, stored: Map<string, Buffer>): Buffer | undefined => {
     if (!parsed) return undefined;
@@ -26,7 +26,7 @@ export function createKeyring(keys: DataKeys, derivedCapacity = 10_000): Keyring
     if (from.some((key) => !key)) return undefined;
     const hit = derived.get(ref);
     if (hit && hit.from.every((key, i) => key.equals(from[i]!))) {
-      // Most recently used last, so the first entry is the one to forget.
+      // Most recently used last: a trim keeps the newest.
       derived.delete(ref);
       derived.set(ref, hit);
       return hit.key;
