@@ -25,7 +25,7 @@ export interface ErasedKeys {
 }
 
 export interface DataKeys {
-  /** Finds or makes the subjects' keys, by `subjectKeyName`, in one round trip where it can. */
+  /** Finds or makes the subjects' keys, by `subjectKeyName`: one round trip when every one has a key already, two when some need one. */
   subjects(requests: SubjectKeyRequest[]): Promise<Map<string, DataKey>>;
   /** The key of a kind's current period, made when the period begins. */
   period(kind: ContentKind): Promise<DataKey>;
