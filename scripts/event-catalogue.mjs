@@ -154,6 +154,8 @@ once their subject is erased ([privacy](privacy.md)); the tables give them as re
 store adds, in clear, the keyed hash of the address of a suppression: \`emailHash\` on SuppressionAdded and
 SuppressionRemoved, and \`recipientHashes\` (in the order of \`recipients\`) on EmailBounced and
 EmailComplained. An erased address stays suppressed by it. Events recorded without the sealing store lack them.
+A BroadcastBatchPlanned's \`count\` is how many \`recipients\` it holds, in clear, so that the plan is counted
+without opening its addresses; batches planned before it was recorded lack it, and count their \`recipients\`.
 
 This file is generated: \`${regenerateCommand}\` rewrites it, and \`test/docs.test.ts\` fails while it
 differs from what the schemas say.

@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { given, now, otherTeam, teamId } from "../testing/scenario.js";
 import { broadcastDecider } from "./decider.js";
 import type { BroadcastContent, BroadcastEvent } from "./events.js";
@@ -31,7 +31,7 @@ const scheduled: BroadcastEvent = {
 const queued: BroadcastEvent = { type: "BroadcastQueued", data: { broadcastId, teamId, domainId: null, queuedAt: now } };
 const planned = (batch: number): BroadcastEvent => ({
   type: "BroadcastBatchPlanned",
-  data: { broadcastId, teamId, batch, recipients: [{ contactId, email: "ann@example.test" }] },
+  data: { broadcastId, teamId, batch, recipients: [{ contactId, email: "ann@example.test" }], count: 1 },
 });
 const started = (batches: number): BroadcastEvent => ({
   type: "BroadcastSendingStarted",
@@ -155,6 +155,23 @@ describe("broadcast decider: fan-out", () => {
     given(broadcastDecider, sending)
       .when({ type: "RecordBroadcastBatchQueued", batch: 1, emails: 1, now })
       .thenError("broadcast_state_conflict");
+  });
+
+  it("counts the snapshot by each batch's count, reading no recipient, and a batch planned without one by its recipients", () => {
+    // What a sealed plan's recipients are to a reader that must not open them.
+    const unread = (batch: number, count: number): BroadcastEvent => {
+      const data = { broadcastId, teamId, batch, count };
+      return {
+        type: "BroadcastBatchPlanned",
+        data: Object.defineProperty(data, "recipients", {
+          get: () => expect.fail("a recipient was read"),
+        }) as typeof data & { recipients: [] },
+      };
+    };
+    const { count: _count, ...uncounted } = (planned(2) as Extract<BroadcastEvent, { type: "BroadcastBatchPlanned" }>).data;
+    given(broadcastDecider, [created(), queued, unread(0, 500), unread(1, 3), { type: "BroadcastBatchPlanned", data: uncounted }])
+      .when({ type: "StartBroadcastSending", now })
+      .then([{ type: "BroadcastSendingStarted", data: { broadcastId, batches: 3, recipients: 504, startedAt: now } }]);
   });
 
   it("is sent once every batch is queued, not before", () => {

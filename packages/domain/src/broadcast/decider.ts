@@ -1,6 +1,6 @@
 import { DomainError, type Decider } from "../decider.js";
 import type { BroadcastContent, BroadcastEvent, PlannedRecipient } from "./events.js";
-import { broadcastOrigins } from "./events.js";
+import { broadcastOrigins, plannedCount } from "./events.js";
 
 /** docs/wire-compatibility.md §6.11 and §7: the statuses the wire shows. */
 export const wireBroadcastStatuses = ["draft", "scheduled", "queued", "sending", "sent", "canceled", "failed"] as const;
@@ -108,7 +108,7 @@ export const broadcastDecider: Decider<BroadcastCommand, BroadcastEvent, Broadca
         return {
           ...state,
           plannedBatches: state.plannedBatches + 1,
-          plannedRecipients: state.plannedRecipients + event.data.recipients.length,
+          plannedRecipients: state.plannedRecipients + plannedCount(event.data),
         };
       case "BroadcastSendingStarted":
         return { ...state, status: "sending", totalBatches: event.data.batches };
@@ -190,7 +190,12 @@ function decideFanOut(command: Exclude<BroadcastCommand, { teamId: string }>, st
     case "PlanBroadcastBatch":
       if (state.status !== "queued" || command.batch < state.plannedBatches) return [];
       if (command.batch > state.plannedBatches) return conflict(`Batch ${command.batch} planned before batch ${state.plannedBatches}.`);
-      return [{ type: "BroadcastBatchPlanned", data: { broadcastId, teamId, batch: command.batch, recipients: command.recipients } }];
+      return [
+        {
+          type: "BroadcastBatchPlanned",
+          data: { broadcastId, teamId, batch: command.batch, recipients: command.recipients, count: command.recipients.length },
+        },
+      ];
     case "StartBroadcastSending":
       if (state.status !== "queued") return [];
       return [

@@ -67,13 +67,19 @@ export type PlannedRecipient = z.infer<typeof PlannedRecipient>;
 /**
  * The snapshot of the audience, in batches: who the broadcast goes to, fixed when sending starts, so a
  * contact who joins the segment later is never included and a restarted fan-out plans nobody twice.
+ * `count` is how many `recipients` there are, in clear: the recipients' addresses are sealed, and
+ * counting them opened every address of the plan. Batches planned before it was recorded lack it.
  */
 export const BroadcastBatchPlanned = eventSchema("BroadcastBatchPlanned", {
   broadcastId: z.uuid(),
   teamId: z.uuid(),
   batch: z.number().int().nonnegative(),
   recipients: z.array(PlannedRecipient),
+  count: z.number().int().nonnegative().optional(),
 });
+
+/** How many recipients a batch holds, without opening their addresses where the batch says so. */
+export const plannedCount = (data: z.infer<typeof BroadcastBatchPlanned>["data"]): number => data.count ?? data.recipients.length;
 
 /** The snapshot is complete: `batches` planned events hold `recipients` recipients. */
 export const BroadcastSendingStarted = eventSchema("BroadcastSendingStarted", {
