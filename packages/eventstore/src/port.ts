@@ -85,6 +85,12 @@ export interface ReadStreamOptions {
   fromRevision?: bigint | "start" | "end";
   /** At most this many events. Defaults to all. */
   maxCount?: number;
+  /**
+   * The event types whose sealed values this reader does not read: the sealing store hands their data with
+   * its values in clear and looks up no key for it, and reading a sealed value then throws (docs/privacy.md,
+   * "Reading only what is read"). Other stores hand the data as they keep it.
+   */
+  unopenedTypes?: ReadonlySet<string>;
 }
 
 /** Filters `$all` by event-type prefix or by stream category (the part of the stream id before the first `-`). */

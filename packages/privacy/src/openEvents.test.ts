@@ -105,6 +105,19 @@ describe("opening sealed events", () => {
     expect(none.map((event) => event.type)).toEqual(["EmailQueued", "EmailSent", "EmailDelivered"]);
   });
 
+  it("given a type left unopened, when a page holding it is opened, then its values in clear read as stored, none of its keys is looked up and a sealed value refuses to be read", async () => {
+    const recipients = [{ contactId: randomUUID(), email: "annabel.canary@example.com" }];
+    const [, planned] = await sealEvents(deps, `broadcast-${randomUUID()}`, personalEvents.broadcastSent(teamId, randomUUID(), recipients));
+    const looked: string[][] = [];
+    const counting = createKeyring({ ...keys, open: (ids) => (looked.push(ids), keys.open(ids)) });
+
+    const [read] = await openEvents(counting, [planned!], undefined, new Set(["BroadcastBatchPlanned"]));
+    const data = read!.data as { batch: number; recipients: unknown[] };
+    expect(data.batch).toBe(0);
+    expect(() => data.recipients).toThrow(/a sealed value of a BroadcastBatchPlanned was read by a reader that left the type unopened/);
+    expect(looked).toEqual([]);
+  });
+
   it("given an opened email forwarded to a saga, when the saga's copy is read, then it is the same view, opened once for the copy and the original alike", async () => {
     const emailId = randomUUID();
     const [sealed] = await sealEvents(deps, `email-${emailId}`, [queued(emailId)]);

@@ -27,10 +27,17 @@ export const groupsOfEvent = (event: WithData): SealedGroup[] => (sealingPlanOf(
  * only what is in clear (a saga that wants an email's id, a read model that wants an outcome's email id)
  * never pays for the cipher. A value whose key was shredded reads as its erased placeholder. With
  * `dataTypes`, only those types are opened: the others come without their data ("Reading only what is
- * read", `withoutData`), so a rebuild of a read model that reads no personal type opens no key.
+ * read", `withoutData`), so a rebuild of a read model that reads no personal type opens no key. The
+ * `unopenedTypes` come with their data, whose sealed values are never opened nor their keys looked up.
  */
-export async function openEvents<E extends WithData>(keyring: Keyring, events: E[], dataTypes?: ReadonlySet<string>): Promise<E[]> {
+export async function openEvents<E extends WithData>(
+  keyring: Keyring,
+  events: E[],
+  dataTypes?: ReadonlySet<string>,
+  unopenedTypes?: ReadonlySet<string>,
+): Promise<E[]> {
   const read = (event: E) => !dataTypes || dataTypes.has(event.type);
+  const opens = (event: E) => !unopenedTypes?.has(event.type);
   const refs = new Set<string>();
   let sealed = false;
   for (const event of events) {
@@ -38,7 +45,7 @@ export async function openEvents<E extends WithData>(keyring: Keyring, events: E
     const groups = groupsOfEvent(event);
     if (groups.length === 0) continue;
     sealed = true;
-    for (const group of groups) refs.add(group.k);
+    if (opens(event)) for (const group of groups) refs.add(group.k);
   }
   if (!sealed && !dataTypes) return events;
   const keys = refs.size > 0 ? await keyring.open(refs) : new Map<string, Buffer | undefined>();
@@ -48,8 +55,14 @@ export async function openEvents<E extends WithData>(keyring: Keyring, events: E
     const groups = groupsOfEvent(event);
     if (groups.length === 0) return event;
     const data = event.data as object;
-    return { ...event, data: sealedView(data, () => openedData(data, groups, keys) as object) };
+    const open = opens(event) ? () => openedData(data, groups, keys) as object : () => refuseToOpen(event.type);
+    return { ...event, data: sealedView(data, open) };
   });
+}
+
+/** A reader that left a type unopened and reads a sealed value of it anyway is told at once, as for withheld data. */
+function refuseToOpen(type: string): never {
+  throw new Error(`a sealed value of a ${type} was read by a reader that left the type unopened`);
 }
 
 /**

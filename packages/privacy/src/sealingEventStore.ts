@@ -12,7 +12,8 @@ import type { SubjectHasher } from "./subjectHash.js";
  * so the bus holds no personal value in clear either.
  */
 export function createSealingEventStore(inner: EventStore, deps: { keyring: Keyring; hashSubject: SubjectHasher }): EventStore {
-  const open = (events: RecordedEvent[], dataTypes?: ReadonlySet<string>) => openEvents(deps.keyring, events, dataTypes);
+  const open = (events: RecordedEvent[], dataTypes?: ReadonlySet<string>, unopenedTypes?: ReadonlySet<string>) =>
+    openEvents(deps.keyring, events, dataTypes, unopenedTypes);
   const streams = createStreamSubjects(inner);
   const sealing = { ...deps, streamSubjects: (streamId: string, kind: Parameters<typeof streams.of>[1]) => streams.of(streamId, kind) };
   const seal = async (streamId: string, events: Parameters<EventStore["append"]>[1], expected: ExpectedRevision) => {
@@ -31,7 +32,7 @@ export function createSealingEventStore(inner: EventStore, deps: { keyring: Keyr
     readStream: async (streamId, options) => {
       const events = await inner.readStream(streamId, options);
       streams.learn(streamId, events, !options?.fromRevision && options?.maxCount === undefined);
-      return open(events);
+      return open(events, undefined, options?.unopenedTypes);
     },
     readAll: async (options) => open(await inner.readAll(options), options?.dataTypes),
     subscribeToAll: (options) => openingSubscription(inner.subscribeToAll(options), (events) => open(events, options?.dataTypes)),
