@@ -55,4 +55,15 @@ describe(`the key table's cache (${testMode() === "server" ? "PostgreSQL" : "PGl
     for (const [name, key] of a) expect(b.get(name)).toEqual(key);
     expect(a.size).toBe(50);
   });
+
+  it("looks up more keys than one query asks for in several, and finds each of them", async () => {
+    const teamId = randomUUID();
+    const made = await createPostgresDataKeys(test.database, secret).subjects(
+      ["a", "b", "c", "d", "e"].map((subject) => ({ teamId, subjectHash: `${subject}-${randomUUID()}` })),
+    );
+    const keys = createPostgresDataKeys(test.database, secret, { idsPerLookup: 2 });
+    const opened = await keys.open([...made.values()].map((key) => key.id));
+    expect([...made.values()].every((key) => opened.get(key.id)?.equals(key.key))).toBe(true);
+    expect(opened.size).toBe(5);
+  });
 });

@@ -56,6 +56,8 @@ export interface PostgresDataKeysOptions {
   maxCached?: number;
   /** Each content kind's retention in milliseconds (null: for ever), which sets its period (`periodMsOf`). */
   retention?: Partial<Record<ContentKind, number | null>>;
+  /** Key ids one query looks up, at most (default 1,000). */
+  idsPerLookup?: number;
 }
 
 interface KeyRow {
@@ -76,6 +78,7 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
   let bySubject = new Map<string, { id: string; at: number }>();
   const fresh = (at: number) => Date.now() - at < cacheMs;
   const maxCached = options.maxCached ?? 10_000;
+  const idsPerLookup = options.idsPerLookup ?? 1_000;
   // Past twice maxCached, each map keeps its newest maxCached that are still fresh. Kept until 100,000
   // each, they were a subject key per recipient of a broadcast, ~20 MB of live heap per 100,000.
   const trimmed = <Entry extends { at: number }>(cache: Map<string, Entry>) =>
@@ -209,9 +212,13 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
         if (key) opened.set(id, key);
         else wanted.push(id);
       }
-      if (wanted.length === 0) return opened;
-      const { rows } = await sql<KeyRow>`SELECT ${columns} FROM data_keys WHERE id = ANY(${wanted}::uuid[])`.execute(database.db);
-      for (const row of rows) opened.set(row.id, remember(row).key);
+      // In queries of a bounded size: a read of a whole broadcast's plan (a command on its stream, a page of
+      // the projector's feed) names every recipient's key, and asked for 100,000 of them in one array.
+      for (let start = 0; start < wanted.length; start += idsPerLookup) {
+        const ids = wanted.slice(start, start + idsPerLookup);
+        const { rows } = await sql<KeyRow>`SELECT ${columns} FROM data_keys WHERE id = ANY(${ids}::uuid[])`.execute(database.db);
+        for (const row of rows) opened.set(row.id, remember(row).key);
+      }
       return opened;
     },
 
