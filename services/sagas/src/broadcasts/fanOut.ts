@@ -6,11 +6,13 @@ import {
   broadcastStream,
   contactErasureStream,
   fold,
+  plannedCount,
   type BroadcastEvent,
   type BroadcastRecord,
   type PlannedRecipient,
 } from "@tidings/domain";
 import type { EventStore, Position } from "@tidings/eventstore";
+import { isErasedText } from "@tidings/privacy";
 import type { Database } from "@tidings/postgres";
 import type { Bus, Consumer } from "@tidings/bus";
 import { queueEmail } from "@tidings/sending";
@@ -70,9 +72,16 @@ async function forEachLimited<T>(
   stopping?.throwIfAborted();
 }
 
+/**
+ * The broadcast's stream read for its events' types and counts: a planned batch's recipients are not opened,
+ * nor their keys looked up (docs/privacy.md, "Reading only what is read").
+ */
+const planUnopened = { unopenedTypes: new Set(["BroadcastBatchPlanned"]) };
+
 /** Canceled or failed since this run read the stream: the last event says so, and nothing more is queued. */
 async function stopped(store: EventStore, broadcastId: string): Promise<boolean> {
-  const [last] = await store.readStream(broadcastStream(broadcastId), { direction: "backwards", maxCount: 1 });
+  // While planning, the last event is the batch just planned: read opened, it looked up that batch's keys again.
+  const [last] = await store.readStream(broadcastStream(broadcastId), { direction: "backwards", maxCount: 1, ...planUnopened });
   return last?.type === "BroadcastCanceled" || last?.type === "BroadcastFailed";
 }
 
@@ -84,7 +93,7 @@ async function planSnapshot(
   deps: BroadcastFanOutDeps,
   broadcast: BroadcastRecord,
   queued: Position,
-  planned: PlannedRecipient[][],
+  plan: PlannedBatch[],
   held: HeldStream<Parameters<typeof broadcastDecider.decide>[0]>,
   stopping: AbortSignal | undefined,
 ): Promise<boolean> {
@@ -100,7 +109,9 @@ async function planSnapshot(
   // A contact who unsubscribed, or joined the segment, just before the broadcast was queued counts as such.
   await deps.readModelsAt(snapshotReadModels, queued);
   const query = { teamId, segmentId: content.segmentId!, topicId: content.topicId, asOf: broadcast.queuedAt! };
-  let after = planned.at(-1)?.at(-1)?.contactId ?? null;
+  const last = plan.at(-1);
+  let after = last ? (await plannedRecipients(deps.store, broadcast.broadcastId, last)).at(-1)!.contactId : null;
+  let batch = plan.length;
   for (;;) {
     stopping?.throwIfAborted();
     if (await stopped(deps.store, broadcast.broadcastId)) return false;
@@ -109,29 +120,49 @@ async function planSnapshot(
     after = page.at(-1)!.contactId;
     const recipients = await notSuppressed(deps, teamId, page);
     if (recipients.length === 0) continue;
-    if (await held.record({ type: "PlanBroadcastBatch", batch: planned.length, recipients }))
-      deps.progress?.inc({ stage: "planned" }, recipients.length);
-    planned.push(recipients);
+    if (await held.record({ type: "PlanBroadcastBatch", batch, recipients })) deps.progress?.inc({ stage: "planned" }, recipients.length);
+    batch++;
   }
   await held.record({ type: "StartBroadcastSending", now: now() });
   return true;
 }
 
+/** A planned batch as a run keeps it: where its event is, not its recipients. */
+interface PlannedBatch {
+  id: string;
+  revision: bigint;
+  count: number;
+}
+
 /**
- * What a run needs of the broadcast's stream. The stored events themselves are not kept: each holds its
- * batch's recipients twice (sealed, and opened on first read), the whole audience for a whole fan-out.
+ * A batch's recipients, read again and opened when the batch is queued: only its own recipients' keys are
+ * looked up, and the run lets go of them once the batch is queued.
+ */
+async function plannedRecipients(store: EventStore, broadcastId: string, batch: PlannedBatch): Promise<PlannedRecipient[]> {
+  const [planned] = await store.readStream(broadcastStream(broadcastId), { fromRevision: batch.revision, maxCount: 1 });
+  return (planned!.data as Extract<BroadcastEvent, { type: "BroadcastBatchPlanned" }>["data"]).recipients;
+}
+
+/**
+ * What a run needs of the broadcast's stream, the plan unopened. Read opened, the stream looked up every
+ * recipient's key in one query and the fold opened every address, held until its batch was queued.
  */
 async function readBroadcast(store: EventStore, broadcastId: string) {
-  const recorded = await store.readStream(broadcastStream(broadcastId));
+  const stream = broadcastStream(broadcastId);
+  let recorded = await store.readStream(stream, planUnopened);
+  // A batch planned before batches recorded their count is counted by its recipients, so the plan is read opened.
+  if (recorded.some((e) => e.type === "BroadcastBatchPlanned" && (e.data as { count?: number }).count === undefined))
+    recorded = await store.readStream(stream);
   const events = recorded.map((e) => ({ type: e.type, data: e.data }) as BroadcastEvent);
   const queued = recorded.findLast((e) => e.type === "BroadcastQueued");
   return {
     state: fold(broadcastDecider, events),
     revision: recorded.length === 0 ? ("no_stream" as const) : recorded[recorded.length - 1]!.revision,
-    planned: events.flatMap((e) => (e.type === "BroadcastBatchPlanned" ? [e.data.recipients] : [])),
     // Only what the run reads of it: an event read with the plan's holds the keys of every recipient until opened.
     queued: queued && { id: queued.id, metadata: queued.metadata, position: queued.position },
-    planEvents: recorded.filter((e) => e.type === "BroadcastBatchPlanned").map((e) => ({ id: e.id })),
+    plan: events.flatMap((e, i): PlannedBatch[] =>
+      e.type === "BroadcastBatchPlanned" ? [{ id: recorded[i]!.id, revision: recorded[i]!.revision, count: plannedCount(e.data) }] : [],
+    ),
   };
 }
 
@@ -145,7 +176,7 @@ async function readBroadcast(store: EventStore, broadcastId: string) {
  */
 export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId: string, stopping?: AbortSignal): Promise<void> {
   const stream = broadcastStream(broadcastId);
-  const { state, revision, planned, queued, planEvents } = await readBroadcast(deps.store, broadcastId);
+  const { state, revision, plan, queued } = await readBroadcast(deps.store, broadcastId);
   // A broadcast not queued or sending has nothing to run (nor has an id whose stream holds no BroadcastQueued).
   if (!queued || (state.status !== "queued" && state.status !== "sending")) return;
   // The run continues the chain of the request that queued the broadcast (or of the timer that did): each
@@ -157,10 +188,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   if (state.status === "queued") {
     // Sending goes by the plan as the stream holds it, not as this run built it: another run of the same
     // broadcast (a redelivery while this one still ran) may have planned some batches instead.
-    const complete = await planSnapshot(deps, state, queued.position, planned, held, stopping);
-    // This run's copy of the plan goes before the sending run reads the stream's: this frame stays alive
-    // until that run ends, and kept a second copy of every recipient all the while.
-    planned.length = 0;
+    const complete = await planSnapshot(deps, state, queued.position, plan, held, stopping);
     if (complete) await runBroadcastFanOut(deps, broadcastId, stopping);
     return;
   }
@@ -168,7 +196,7 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
   const { teamId } = state;
   const fallbacks = await propertyFallbacks(deps.database, teamId);
   const textTemplate = textTemplateOf(state.content.html);
-  let handed = planned.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.length, 0);
+  let handed = plan.slice(0, state.queuedBatches).reduce((n, batch) => n + batch.count, 0);
   const window = new InFlightWindow(deps.emailsInFlight);
   // Recipients erased before their email was queued get none, and count as settled for the window. A rerun
   // does not know those an earlier run skipped, and starts with a window smaller by that many.
@@ -185,10 +213,10 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       await sleep(50);
     }
   };
-  for (let batch = state.queuedBatches; batch < planned.length; batch++) {
-    const recipients = planned[batch]!;
+  for (let batch = state.queuedBatches; batch < plan.length; batch++) {
+    const recipients = await plannedRecipients(deps.store, broadcastId, plan[batch]!);
     // The emails go in the bulk lane: a delivery consumer of their own, so none queues ahead of a transactional one.
-    const batchMetadata = () => ({ ...metadataFor(planEvents[batch]!)(), lane: bulkLane });
+    const batchMetadata = () => ({ ...metadataFor(plan[batch]!)(), lane: bulkLane });
     const skippedBefore = skipped;
     const suppressed = new Map(
       (
@@ -220,7 +248,8 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
         deps.appendsInFlight,
         async (recipient) => {
           // Erased since the plan: mailing the address the plan holds would bring back what the erasure removed.
-          if (erased.has(recipient.contactId)) {
+          // Its key goes first, so the address may open as erased while the contact is still in the read model.
+          if (erased.has(recipient.contactId) || isErasedText(recipient.email)) {
             skipped++;
             return;
           }
@@ -247,8 +276,6 @@ export async function runBroadcastFanOut(deps: BroadcastFanOutDeps, broadcastId:
       handed += chunk.length;
     }
     const emails = recipients.length - (skipped - skippedBefore);
-    // A queued batch is not read again by this run: its recipients go, so the plan held shrinks as it sends.
-    planned[batch] = [];
     if (await held.record({ type: "RecordBroadcastBatchQueued", batch, emails, now: formatTimestamp(deps.clock.now()) }))
       deps.progress?.inc({ stage: "queued" }, emails);
   }
