@@ -50,13 +50,15 @@ export async function wrk(url, script, duration, connections) {
 
 /**
  * `tidings serve --role <role>` as a child process; `stop()` drains it with SIGTERM, as an operator would.
- * A run that ends without stopping it (interrupted, failed) stops it on its way out.
+ * A run that ends without stopping it (interrupted, failed) stops it on its way out. BENCH_NODE_FLAGS adds
+ * node flags to every role, e.g. `--heapsnapshot-signal=SIGUSR2` to take a heap snapshot of one mid-run.
  */
 export function startRole(role, env, { cpuProfileDir } = {}) {
   const profile = cpuProfileDir
     ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`]
     : [];
-  const args = [...profile, cli, "serve", "--role", role];
+  const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  const args = [...flags, ...profile, cli, "serve", "--role", role];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   const { exited, stop } = childToStop(`the ${role} process (pid ${child.pid})`, child);
   return {
