@@ -28,6 +28,10 @@ if (process.argv[2] === "--project") {
 }
 
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+// The import runs in this process, not in a `tidings serve` sagas role: it gets the heap growth a role has.
+const { loadConfig } = await import("@tidings/core");
+const { limitHeapGrowth } = await import("@tidings/cli");
+limitHeapGrowth(loadConfig(process.env).HEAP_GROWTH_PERCENT);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 

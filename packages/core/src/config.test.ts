@@ -29,6 +29,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
     expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1,::1" }).TRUST_PROXY).toEqual(["10.0.0.0/8", "127.0.0.1", "::1"]);
   });
+  it("reads how far the heap may grow past its live objects: 100% unless told, 0 for V8's own, at most 300%", () => {
+    expect(loadConfig({}).HEAP_GROWTH_PERCENT).toBe(100);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: "0" }).HEAP_GROWTH_PERCENT).toBe(0);
+    expect(() => loadConfig({ HEAP_GROWTH_PERCENT: "301" })).toThrow(ConfigError);
+    expect(() => loadConfig({ HEAP_GROWTH_PERCENT: "301" })).toThrow(/HEAP_GROWTH_PERCENT/);
+  });
+
   it("reads the direct delivery settings: resolvers with their ports, the MX port, certificate checks", () => {
     expect(loadConfig({})).toMatchObject({ MAIL_CONCURRENCY: 32, DNS_SERVERS: [], MX_PORT: 25, MX_TLS_REJECT_UNAUTHORIZED: true });
     const c = loadConfig({ DNS_SERVERS: "127.0.0.1:5353,[::1]:53,9.9.9.9,::1", MX_PORT: "2525", MX_TLS_REJECT_UNAUTHORIZED: "false" });

@@ -95,6 +95,12 @@ export const settings = {
     accepts: "re_ followed by at least 32 base62 characters",
   },
   LOG_LEVEL: { schema: z.enum(logLevels).default("info"), accepts: logLevels.join(", ") + " (default info)" },
+  HEAP_GROWTH_PERCENT: between(
+    0,
+    300,
+    100,
+    "how far past its live objects a serving process's JavaScript heap may grow before a full collection, in percent; 0 leaves it to V8 (up to 300)",
+  ),
   LOG_RETENTION_DAYS: between(1, 3650, 30, "days the API request log (GET /logs) is kept"),
   // Retention (docs/privacy.md): content expires by shredding its key; metadata, counts and events stay.
   RETENTION_EMAIL_CONTENT: retention(

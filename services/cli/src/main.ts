@@ -9,6 +9,7 @@ import { armExitDeadline, signalArrival } from "./exitDeadline.js";
 import type { Runtime } from "./runtime.js";
 import type { Role } from "./commands/serve.js";
 import { UsageError } from "./usageError.js";
+import { limitHeapGrowth } from "./heapGrowth.js";
 
 const usage = `Usage: tidings <command>
 
@@ -270,6 +271,7 @@ async function serveUntilSignal(config: Config, logger: Logger, role: string): P
   process.on("SIGINT", () => shutdown("SIGINT", arrival.earliest()));
   const { roles, serve } = await import("./commands/serve.js");
   if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
+  limitHeapGrowth(config.HEAP_GROWTH_PERCENT);
   const serving = await serve(config, logger, role as Role, { commands: runCommand });
   if (serving.url) console.log(`Tidings is serving ${serving.url} (${config.mode} mode, role ${role})`);
   else console.log(`Tidings is running (${config.mode} mode, role ${role})`);
