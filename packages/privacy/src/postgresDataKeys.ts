@@ -129,6 +129,8 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
 
   // One statement: the rows this call made come back from the insert, the ones made before from the table
   // as this statement's snapshot saw it. A row a concurrent call is making is in neither; ask again for it.
+  // Rows go in one order in every process: an insert waits for another's uncommitted row of the same
+  // subject, and two inserts taking the same subjects in different orders would each wait for the other.
   async function upsertSubjects(requests: SubjectKeyRequest[]): Promise<KeyRow[]> {
     const { rows } = await sql<KeyRow>`
       WITH wanted AS (
@@ -136,7 +138,8 @@ export function createPostgresDataKeys(database: Database, secret: string, optio
           ${requests.map((r) => r.subjectHash)}::text[], ${requests.map(() => sealer.seal(randomBytes(32)))}::text[])
           AS w(id, team_id, subject_hash, sealed_key)
       ), inserted AS (
-        INSERT INTO data_keys (id, team_id, kind, subject_hash, sealed_key) SELECT id, team_id, 'subject', subject_hash, sealed_key FROM wanted
+        INSERT INTO data_keys (id, team_id, kind, subject_hash, sealed_key)
+          SELECT id, team_id, 'subject', subject_hash, sealed_key FROM wanted ORDER BY team_id COLLATE "C", subject_hash COLLATE "C"
         ON CONFLICT DO NOTHING RETURNING ${columns}
       )
       SELECT * FROM inserted
