@@ -1,7 +1,8 @@
 // A broadcast, end to end, in server mode: `tidings serve` child processes per role (api, projector, sagas)
 // on a scratch PostgreSQL database and NATS, relaying to an SMTP sink (smtp-server on loopback) held by
 // this process. BENCH_CONTACTS (default 100,000) generated contacts are imported into one segment through
-// `POST /contacts/imports`; the sagas process is then restarted, so its peak RSS is the broadcast's alone,
+// `POST /contacts/imports`; the sagas process is then restarted, so its peak RSS is the broadcast's alone
+// (the import's, in the process that ran it, is printed apart),
 // and one broadcast is sent to the segment. Prints the time from the send to the last message at the
 // sink, emails/s over that time, when the fan-out had handed the last recipient to delivery (`sent_at`),
 // each process's peak RSS (VmHWM, read once at the end: no sampler running during the measurement), and
@@ -13,8 +14,8 @@
 // Runs the built packages: `npx tsc -b && node bench/broadcast.mjs`. BENCH_MAIL_CONCURRENCY (default
 // MAIL_CONCURRENCY's own) SMTP connections; BENCH_RATE (default 5000) the team's broadcast emails/s (BROADCAST_EMAILS_PER_SECOND);
 // BENCH_IN_FLIGHT (default 1000) BROADCAST_EMAILS_IN_FLIGHT. BENCH_CPU_PROF=<dir> writes a CPU profile
-// of each role there (node --cpu-prof; the sagas one from its restart, so the broadcast's alone). Targets: ≥ 1,000 emails/s end to
-// end, < 400 MB RSS per process.
+// of each role there (node --cpu-prof; the sagas one from its restart, so the broadcast's alone). Targets (issue #25): ≥ 1,500
+// emails/s end to end and a third of bench/floors' mail rate, < 400 MB RSS per process, the transactional email < 1 s.
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Resend } from "resend";
@@ -104,6 +105,8 @@ try {
         Number((await db.query("SELECT count(*) AS n FROM contact_segments WHERE segment_id = $1", [segmentId])).rows[0].n);
       while ((await ok(resend.contacts.imports.get(imported.id))).status !== "completed" || (await members()) < contacts) await sleep(500);
       const importSeconds = (Date.now() - importStarted) / 1000;
+      // The import's own peak, in the sagas process that ran it: the restart below hides it from the broadcast's.
+      const sagasImportPeakRssMb = sagas.peakRssMb();
       await sagas.stop();
       sagas = startRole("sagas", env, { cpuProfileDir });
       await sleep(2_000);
@@ -170,6 +173,7 @@ try {
             Object.entries(cpuMs).map(([name, ms]) => [`${name}_cpu_ms_per_email`, Number((ms / contacts).toFixed(3))]),
           ),
           ...rss,
+          sagas_import_peak_rss_mb: sagasImportPeakRssMb,
           load_1m_before: Number(load.toFixed(2)),
           load_1m_after: Number(loadavg()[0].toFixed(2)),
         }),
