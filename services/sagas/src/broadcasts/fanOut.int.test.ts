@@ -3,8 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { broadcastEmailId, createLogger, formatTimestamp, systemClock } from "@tidings/core";
 import { createContact, createSegment, eraseContact, updateContact } from "@tidings/audience";
-import { handleCommand } from "@tidings/commands";
-import { broadcastDecider, broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
+import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
 import type { EventMetadata, EventStore } from "@tidings/eventstore";
 import { testStoreDatabase } from "@tidings/eventstore/testing";
 import { testMode } from "@tidings/postgres";
@@ -13,6 +12,7 @@ import { createPrivacy, createSubjectHasher, erasedText, subjectTag, type Privac
 import { suppressedRecipients } from "@tidings/sending";
 import { expectChain, requestLikeMetadata } from "../testing/expectChain.js";
 import { heldReadModelsForFile } from "../testing/heldReadModels.js";
+import { sendTestBroadcast } from "../testing/broadcastFixtures.js";
 import { runBroadcastFanOut, type BroadcastFanOutDeps } from "./fanOut.js";
 import { queueScheduledBroadcast } from "./schedule.js";
 import { TeamRates } from "./pacing.js";
@@ -20,7 +20,6 @@ import { TeamRates } from "./pacing.js";
 const teamId = randomUUID();
 const metadata = { teamId, actor: "test" };
 const deps = () => ({ store, clock: systemClock, keys: privacy.keys, hashSubject });
-const now = () => formatTimestamp(new Date());
 
 const hashSubject = createSubjectHasher("fan-out-test-secret-0123456789");
 const file = testStoreDatabase();
@@ -56,40 +55,8 @@ const aContact = (email: string, segmentId: string) =>
     metadata,
   );
 
-async function sendBroadcast(
-  segmentId: string,
-  sendMetadata: EventMetadata = metadata,
-  scheduledAt: string | null = null,
-): Promise<string> {
-  const broadcastId = randomUUID();
-  const content = {
-    name: "News",
-    segmentId,
-    from: "Acme <news@acme.test>",
-    subject: "News",
-    html: "<p>News</p>",
-    text: null,
-    replyTo: null,
-    previewText: null,
-    topicId: null,
-  };
-  const streamId = broadcastStream(broadcastId);
-  await handleCommand({
-    store,
-    streamId,
-    decider: broadcastDecider,
-    command: { type: "CreateBroadcast", broadcastId, teamId, origin: "api", content, duplicatedFrom: null, now: now() },
-    metadata,
-  });
-  await handleCommand({
-    store,
-    streamId,
-    decider: broadcastDecider,
-    command: { type: "SendBroadcast", teamId, scheduledAt, domainId: null, now: now() },
-    metadata: sendMetadata,
-  });
-  return broadcastId;
-}
+const sendBroadcast = (segmentId: string, sendMetadata: EventMetadata = metadata, scheduledAt: string | null = null) =>
+  sendTestBroadcast(store, { teamId, segmentId, metadata, sendMetadata, scheduledAt });
 
 describe(`broadcast fan-out (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
   it("runs nothing, and appends nothing, for a broadcast id whose stream holds no BroadcastQueued", async () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { broadcastEmailId, createLogger, formatTimestamp, systemClock } from "@tidings/core";
+import { broadcastEmailId, createLogger, systemClock } from "@tidings/core";
 import { createContact, createSegment } from "@tidings/audience";
-import { handleCommand } from "@tidings/commands";
-import { broadcastDecider, broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
+import { broadcastStream, emailStream, type BroadcastEvent } from "@tidings/domain";
 import type { EventStore } from "@tidings/eventstore";
 import { testStoreDatabase, type TestStoreDatabase } from "@tidings/eventstore/testing";
 import { testMode } from "@tidings/postgres";
@@ -11,6 +10,7 @@ import { productProjections } from "@tidings/projections";
 import { createKeyring, createPrivacy, createSealingEventStore, type DataKeys, type Privacy } from "@tidings/privacy";
 import { suppressedRecipients } from "@tidings/sending";
 import { heldReadModelsForFile } from "../testing/heldReadModels.js";
+import { sendTestBroadcast } from "../testing/broadcastFixtures.js";
 import { runBroadcastFanOut, type BroadcastFanOutDeps } from "./fanOut.js";
 import { TeamRates } from "./pacing.js";
 
@@ -18,7 +18,6 @@ import { TeamRates } from "./pacing.js";
 const secret = "fan-out-keys-test-secret-0123456789";
 const teamId = randomUUID();
 const metadata = { teamId, actor: "test" };
-const now = () => formatTimestamp(new Date());
 
 const file = testStoreDatabase();
 let privacy: Privacy;
@@ -82,34 +81,7 @@ async function audience(name: string, emails: string[]) {
   return { segmentId: segment.id, contacts };
 }
 
-async function sendBroadcast(segmentId: string): Promise<string> {
-  const broadcastId = randomUUID();
-  const content = {
-    name: "News",
-    segmentId,
-    from: "Acme <news@acme.test>",
-    subject: "News",
-    html: "<p>News</p>",
-    text: null,
-    replyTo: null,
-    previewText: null,
-    topicId: null,
-  };
-  const streamId = broadcastStream(broadcastId);
-  const create = {
-    type: "CreateBroadcast" as const,
-    broadcastId,
-    teamId,
-    origin: "api" as const,
-    content,
-    duplicatedFrom: null,
-    now: now(),
-  };
-  await handleCommand({ store, streamId, decider: broadcastDecider, command: create, metadata });
-  const send = { type: "SendBroadcast" as const, teamId, scheduledAt: null, domainId: null, now: now() };
-  await handleCommand({ store, streamId, decider: broadcastDecider, command: send, metadata });
-  return broadcastId;
-}
+const sendBroadcast = (segmentId: string) => sendTestBroadcast(store, { teamId, segmentId, metadata });
 
 describe(`the broadcast fan-out's key lookups (${testMode() === "server" ? "PostgreSQL" : "PGlite"})`, () => {
   it("looks up the plan's keys a batch at a time, as each batch is queued, never the whole audience's at once", async () => {
