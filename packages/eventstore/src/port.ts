@@ -133,9 +133,10 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
 
 export interface AppendOptions {
   /**
-   * Send the append at once, on its own round trip, instead of letting it wait for company (group commit)
-   * behind a batch in flight: for an append that records an effect already done outside (an SMTP server's
-   * 250), where every millisecond before it is on the wire is a window a crash turns into a repeat.
+   * Never let the append wait behind other appends' group-commit sets: it goes at once, or, while another
+   * immediate append's round trip is on the wire, together with the immediate appends that arrived
+   * meanwhile in the next one. For an append that records an effect already done outside (an SMTP
+   * server's 250), where every millisecond before it is on the wire is a window a crash turns into a repeat.
    */
   immediate?: boolean;
 }

@@ -40,6 +40,13 @@ export interface GroupCommitOptions {
   maxEvents: number;
 }
 
+/** Appends waiting for a round trip, and the round trips in flight, of one kind of append. */
+interface Lane {
+  readonly queue: PendingUnit[];
+  busy: number;
+  readonly inFlight: number;
+}
+
 /**
  * Group commit for the appends of this process. An append that finds a round trip free goes at once,
  * alone; appends that arrive while every round trip is busy wait and then go together through
@@ -55,17 +62,23 @@ export interface GroupCommitOptions {
  * A set of one append to one stream is first tried as one plain statement (`appendAlone`), which is what
  * most appends are when the store is not busy.
  *
- * An `immediate` append skips the queue: it goes at once, alone, even when every round trip is busy.
+ * `immediate` appends have a lane of their own, with one round trip: one goes at once unless another
+ * immediate round trip is on the wire, and those arriving meanwhile go together in the next. So they
+ * never wait behind the other appends' sets (thousands of events a fan-out or an import hands in), and a
+ * burst of them (a delivery's outcomes, one per sending slot) costs one transaction, not one each
+ * (docs/scaling.md §5).
  */
 export class GroupCommit {
-  private readonly queue: PendingUnit[] = [];
-  private busy = 0;
+  private readonly grouped: Lane;
+  private readonly immediate: Lane = { queue: [], busy: 0, inFlight: 1 };
   private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly db: Kysely<unknown>,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.grouped = { queue: [], busy: 0, inFlight: options.inFlight };
+  }
 
   append(appends: StreamAppend[], immediate = false): Promise<AppendResult[]> {
     const streams = appends.map(({ streamId, expectedRevision, events }) => ({
@@ -81,40 +94,41 @@ export class GroupCommit {
       return Promise.reject(new Error("appendMany names a stream more than once"));
     }
     return new Promise((resolve, reject) => {
-      const unit = { streams, count: streams.reduce((n, s) => n + s.count, 0), resolve, reject };
-      if (immediate) this.run([unit]);
-      else {
-        this.queue.push(unit);
-        this.pump();
-      }
+      const lane = immediate ? this.immediate : this.grouped;
+      lane.queue.push({ streams, count: streams.reduce((n, s) => n + s.count, 0), resolve, reject });
+      this.pump(lane);
     });
   }
 
   /** Resolves once every append handed in so far has its outcome. */
   idle(): Promise<void> {
-    if (this.busy === 0 && this.queue.length === 0) return Promise.resolve();
+    if (this.settled()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private pump(): void {
-    while (this.busy < this.options.inFlight && this.queue.length > 0) this.run(this.take());
+  private settled(): boolean {
+    return [this.grouped, this.immediate].every((lane) => lane.busy === 0 && lane.queue.length === 0);
   }
 
-  private run(units: PendingUnit[]): void {
-    this.busy++;
+  private pump(lane: Lane): void {
+    while (lane.busy < lane.inFlight && lane.queue.length > 0) this.run(lane, this.take(lane.queue));
+  }
+
+  private run(lane: Lane, units: PendingUnit[]): void {
+    lane.busy++;
     void this.together(units).finally(() => {
-      this.busy--;
-      this.pump();
-      if (this.busy === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      lane.busy--;
+      this.pump(lane);
+      if (this.settled()) for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
   }
 
-  private take(): PendingUnit[] {
+  private take(queue: PendingUnit[]): PendingUnit[] {
     const taken: PendingUnit[] = [];
     const left: PendingUnit[] = [];
     const named = new Set<string>();
     let events = 0;
-    for (const unit of this.queue) {
+    for (const unit of queue) {
       const fits = taken.length === 0 || events + unit.count <= this.options.maxEvents;
       if (fits && unit.streams.every((s) => !named.has(s.streamId))) {
         taken.push(unit);
@@ -124,7 +138,7 @@ export class GroupCommit {
       for (const s of unit.streams) named.add(s.streamId);
       if (!fits) break;
     }
-    this.queue.splice(0, taken.length + left.length, ...left);
+    queue.splice(0, taken.length + left.length, ...left);
     return taken;
   }
 

@@ -6,7 +6,7 @@ import { testStoreDatabase } from "../testing/testEventStore.js";
 import { contentHash } from "../integrity/hashes.js";
 import { verifyStore } from "../integrity/verifyStore.js";
 import { describeReport } from "../integrity/report.js";
-import { comparePositions, formatPosition, type EventToAppend, type RecordedEvent } from "../port.js";
+import { comparePositions, formatPosition, type EventStore, type EventToAppend, type RecordedEvent } from "../port.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 
 /** One append to a new stream, as the adapter hands it to `eventstore.append_set` from another session. */
@@ -108,14 +108,22 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     }
   });
 
+  /**
+   * A stream at revision 0 whose row this test's session holds, in a transaction left open: the next append
+   * to it stays in flight until that transaction ends.
+   */
+  const heldStream = async (store: EventStore) => {
+    const held = aStreamId();
+    await store.append(held, events(1), "no_stream");
+    await client.query("BEGIN");
+    await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = $1 FOR UPDATE", [held]);
+    return held;
+  };
+
   it("sends an immediate append at once, while the one round trip in flight is blocked and others queue behind it", async () => {
     const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
-    const held = aStreamId();
-    await grouped.append(held, events(1), "no_stream");
     try {
-      // This session holds the stream row that the next append to it must lock: that append stays in flight.
-      await client.query("BEGIN");
-      await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = $1 FOR UPDATE", [held]);
+      const held = await heldStream(grouped);
       const blocked = grouped.append(held, events(1), 0n);
       const queued = grouped.append(aStreamId(), events(1), "no_stream");
       const settled = { blocked: false, queued: false };
@@ -129,6 +137,32 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
 
       await client.query("COMMIT");
       await Promise.all([blocked, queued]);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await grouped.close();
+    }
+  });
+
+  it("sends the immediate appends that arrive while one is on the wire together, in the next round trip", async () => {
+    const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
+    try {
+      const held = await heldStream(grouped);
+      const first = grouped.append(held, events(1), 0n, { immediate: true });
+      const others = [aStreamId(), aStreamId(), aStreamId()];
+      const following = Promise.all(others.map((stream) => grouped.append(stream, events(1), "no_stream", { immediate: true })));
+      let settled = false;
+      void following.then(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // They wait for the immediate round trip on the wire, the price of sharing the next one.
+      expect(settled).toBe(false);
+
+      await client.query("COMMIT");
+      await Promise.all([first, following]);
+      const { rows } = await client.query<{ transactions: string }>(
+        "SELECT count(DISTINCT tx_id)::text AS transactions FROM eventstore.events WHERE stream_id = ANY($1)",
+        [others],
+      );
+      expect(rows[0]!.transactions).toBe("1");
     } finally {
       await client.query("ROLLBACK").catch(() => {});
       await grouped.close();
