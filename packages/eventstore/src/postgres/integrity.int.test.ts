@@ -11,7 +11,7 @@ import { committedHead } from "../integrity/storeReading.js";
 import { sealKeys } from "../integrity/signing.js";
 import { verifyStore } from "../integrity/verifyStore.js";
 import { integrityContract, type Tampering } from "../testing/contractIntegrity.js";
-import { START, type Position } from "../port.js";
+import { START, type EventStore, type Position } from "../port.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { createPostgresEventStore } from "./postgresEventStore.js";
 import type { Kysely } from "kysely";
@@ -53,12 +53,18 @@ integrityContract("PostgreSQL", async () => {
   const test = await createTestDatabase();
   await migrate(test.database, "eventstore", eventStoreMigrations);
   const store = createPostgresEventStore(test.database);
+  const others: EventStore[] = [];
   return {
     store,
     after: START,
     tampering: sqlTampering(test.database.db),
+    another() {
+      const other = createPostgresEventStore(test.database);
+      others.push(other);
+      return other;
+    },
     async dispose() {
-      await store.close();
+      await Promise.all([store, ...others].map((s) => s.close()));
       await test.dispose();
     },
   };

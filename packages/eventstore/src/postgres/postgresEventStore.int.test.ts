@@ -23,18 +23,27 @@ afterAll(async () => {
 async function postgresFixture(): Promise<EventStoreFixture> {
   // The store closes its database, so the contract can hand a PGlite directory to a child process.
   let store = createPostgresEventStore(database, { ownsDatabase: true });
+  const others: EventStore[] = [];
+  const closeOthers = () => Promise.all(others.splice(0).map((other) => other.close()));
   return {
     get store() {
       return store;
     },
     url: test.url,
     async reopen() {
+      await closeOthers();
       await store.close();
       database = await test.reopen();
       store = createPostgresEventStore(database, { ownsDatabase: true });
       return store;
     },
+    another() {
+      const other = createPostgresEventStore(database);
+      others.push(other);
+      return other;
+    },
     async dispose() {
+      await closeOthers();
       await store.close();
     },
   };

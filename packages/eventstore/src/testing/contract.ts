@@ -13,6 +13,12 @@ export interface EventStoreFixture {
   url: string;
   /** Closes `store` (if still open) and opens the same store again, as a restarted process would. */
   reopen(): Promise<EventStore>;
+  /**
+   * Another instance over the same storage, as a second process would open it (closed with the fixture).
+   * One instance may queue its own racing appends one after another (group commit), so only a race between
+   * instances tests the store's locks. Without it, `store` races itself.
+   */
+  another?(): EventStore;
   dispose(): Promise<void>;
 }
 

@@ -110,15 +110,17 @@ export function appendContract(context: ContractContext): void {
 
     it("lets exactly one of several racing appends of two events at one revision win, and writes only its events", async () => {
       const store = context.store();
-      // Many streams at once, each raced by several immediate appends: a race decided before the others
-      // began (a connection still opening) proves nothing, so there are enough that some overlap.
+      // Many streams at once, each raced by immediate appends from several instances of the store: a race
+      // decided before the others began (a connection still opening) proves nothing, so there are enough
+      // that some overlap.
+      const racers = Array.from({ length: 4 }, (_, i) => (i === 0 ? store : (context.fixture().another?.() ?? store)));
       const raced = await Promise.all(
         Array.from({ length: 12 }, async () => {
           const stream = aStreamId();
           const first = events(1);
           await store.append(stream, first, "no_stream");
           const batches = Array.from({ length: 4 }, () => events(2));
-          const outcomes = await Promise.allSettled(batches.map((batch) => store.append(stream, batch, 0n, { immediate: true })));
+          const outcomes = await Promise.allSettled(batches.map((batch, i) => racers[i]!.append(stream, batch, 0n, { immediate: true })));
           return { stream, first, batches, outcomes };
         }),
       );

@@ -28,6 +28,8 @@ export interface IntegrityFixture {
   /** Where this fixture's own events begin in `$all` (START for a store of its own). */
   after: Position;
   tampering?: Tampering;
+  /** As `EventStoreFixture.another`: a second instance over the same storage, for races between them. */
+  another?(): EventStore;
   dispose(): Promise<void>;
 }
 
@@ -93,7 +95,8 @@ export function integrityContract(adapter: string, createFixture: () => Promise<
       const first = events(1);
       await f.store.append(stream, first, "no_stream");
       const batches = Array.from({ length: 4 }, () => events(2));
-      const outcomes = await Promise.allSettled(batches.map((batch) => f.store.append(stream, batch, 0n, { immediate: true })));
+      const racers = batches.map((_, i) => (i === 0 ? f.store : (f.another?.() ?? f.store)));
+      const outcomes = await Promise.allSettled(batches.map((batch, i) => racers[i]!.append(stream, batch, 0n, { immediate: true })));
       const written = [...first, ...batches[outcomes.findIndex((o) => o.status === "fulfilled")]!];
       let previous = GENESIS;
       for (const event of await f.store.readStream(stream)) {
