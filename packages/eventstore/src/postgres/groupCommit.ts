@@ -116,11 +116,17 @@ export class GroupCommit {
 
   private run(lane: Lane, units: PendingUnit[]): void {
     lane.busy++;
-    void this.together(units).finally(() => {
-      lane.busy--;
-      this.pump(lane);
-      if (this.settled()) for (const resolve of this.idleWaiters.splice(0)) resolve();
-    });
+    // `together` settles every unit it can; anything it throws past that settles the rest, so no caller
+    // (a delivery holding its sending slot until its outcome is recorded) waits forever.
+    void this.together(units)
+      .catch((error: unknown) => {
+        for (const unit of units) unit.reject(error);
+      })
+      .finally(() => {
+        lane.busy--;
+        this.pump(lane);
+        if (this.settled()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      });
   }
 
   private take(queue: PendingUnit[]): PendingUnit[] {
