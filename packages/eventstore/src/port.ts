@@ -133,8 +133,8 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
 
 export interface AppendOptions {
   /**
-   * Never let the append wait behind other appends' group-commit sets: it goes at once, or, while another
-   * immediate append's round trip is on the wire, together with the immediate appends that arrived
+   * Never let the append wait behind other appends' group-commit sets: it goes at once, or, while the
+   * immediate appends' round trips are all on the wire, together with the immediate appends that arrived
    * meanwhile in the next one. For an append that records an effect already done outside (an SMTP
    * server's 250), where every millisecond before it is on the wire is a window a crash turns into a repeat.
    */

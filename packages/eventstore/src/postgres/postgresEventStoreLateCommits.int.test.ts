@@ -109,22 +109,22 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
   });
 
   /**
-   * A stream at revision 0 whose row this test's session holds, in a transaction left open: the next append
-   * to it stays in flight until that transaction ends.
+   * Streams at revision 0 whose rows this test's session holds, in a transaction left open: the next append
+   * to each stays in flight until that transaction ends.
    */
-  const heldStream = async (store: EventStore) => {
-    const held = aStreamId();
-    await store.append(held, events(1), "no_stream");
+  const heldStreams = async (store: EventStore, count: number) => {
+    const held = Array.from({ length: count }, () => aStreamId());
+    for (const stream of held) await store.append(stream, events(1), "no_stream");
     await client.query("BEGIN");
-    await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = $1 FOR UPDATE", [held]);
+    await client.query("SELECT revision FROM eventstore.streams WHERE stream_id = ANY($1) FOR UPDATE", [held]);
     return held;
   };
 
   it("sends an immediate append at once, while the one round trip in flight is blocked and others queue behind it", async () => {
     const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
     try {
-      const held = await heldStream(grouped);
-      const blocked = grouped.append(held, events(1), 0n);
+      const [held] = await heldStreams(grouped, 1);
+      const blocked = grouped.append(held!, events(1), 0n);
       const queued = grouped.append(aStreamId(), events(1), "no_stream");
       const settled = { blocked: false, queued: false };
       void blocked.then(() => (settled.blocked = true));
@@ -143,21 +143,26 @@ describe.skipIf(serverOnly)("PostgreSQL event store with a transaction committed
     }
   });
 
-  it("sends the immediate appends that arrive while one is on the wire together, in the next round trip", async () => {
+  it("sends an immediate append at once while one immediate round trip is held up, and those arriving while two are together", async () => {
     const grouped = createPostgresEventStore(test.database, { appendsInFlight: 1 });
     try {
-      const held = await heldStream(grouped);
-      const first = grouped.append(held, events(1), 0n, { immediate: true });
+      const held = await heldStreams(grouped, 2);
+      const first = grouped.append(held[0]!, events(1), 0n, { immediate: true });
+      const alone = aStreamId();
+      await grouped.append(alone, events(1), "no_stream", { immediate: true });
+      expect(await grouped.readStream(alone)).toHaveLength(1);
+
+      const second = grouped.append(held[1]!, events(1), 0n, { immediate: true });
       const others = [aStreamId(), aStreamId(), aStreamId()];
       const following = Promise.all(others.map((stream) => grouped.append(stream, events(1), "no_stream", { immediate: true })));
       let settled = false;
       void following.then(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 200));
-      // They wait for the immediate round trip on the wire, the price of sharing the next one.
+      // Both immediate round trips are held up: these wait for one, the price of sharing the next.
       expect(settled).toBe(false);
 
       await client.query("COMMIT");
-      await Promise.all([first, following]);
+      await Promise.all([first, second, following]);
       const { rows } = await client.query<{ transactions: string }>(
         "SELECT count(DISTINCT tx_id)::text AS transactions FROM eventstore.events WHERE stream_id = ANY($1)",
         [others],

@@ -8,7 +8,7 @@ import { untilRecorded } from "../untilRecorded.js";
 /**
  * Records what the transport said as an `immediate` append, because this runs inside the window a crash
  * turns into a duplicate send: it is never queued behind other appends' group commit, and goes at once or
- * with the other outcomes answered while one is on the wire (docs/architecture.md, "The one inherent
+ * with the other outcomes answered while two are on the wire (docs/architecture.md, "The one inherent
  * duplicate"). The stream was read just before the send, and only the delivery saga writes to a queued
  * email, so the revision read is normally still the stream's; when it is not, handleCommand reads and
  * decides again. Event ids derive from the email and the revision they follow: a retried append of
