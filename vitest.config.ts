@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { modeIndependentE2e } from "./scripts/modeIndependentE2e.mjs";
+import { modeIndependentE2e, modeIndependentInt } from "./scripts/modeIndependentFiles.mjs";
 
 // Workspace packages resolve to their TypeScript sources through the `source` export condition, so tests
 // run on a clean clone without a build.
@@ -38,8 +38,10 @@ class CrashTestsLast extends BaseSequencer {
 const crashTests = "test/e2e/**/*Crash.e2e.test.ts";
 const crashOnly = process.env.TIDINGS_TEST_CRASH === "only";
 // `npm test` sets TIDINGS_TEST_EMBEDDED=mode-dependent on its embedded tier when the server tier runs too
-// (scripts/modeIndependentE2e.mjs says which files and why).
-const leftToServerMode = process.env.TIDINGS_TEST_EMBEDDED === "mode-dependent" ? modeIndependentE2e : [];
+// (scripts/modeIndependentFiles.mjs says which files and why).
+const modeDependentOnly = process.env.TIDINGS_TEST_EMBEDDED === "mode-dependent";
+const leftToServerMode = modeDependentOnly ? modeIndependentE2e : [];
+const intLeftToServerMode = modeDependentOnly ? modeIndependentInt : [];
 const e2eFiles = crashOnly
   ? { include: [crashTests], exclude: ignored }
   : {
@@ -83,7 +85,14 @@ export default defineConfig({
       // CPU hog and the other tiers, where its whole file takes 49 s on a quiet machine.
       {
         ...shared,
-        test: { name: "int", isolate, include: ["**/*.int.test.ts"], exclude: ignored, testTimeout: 180_000, hookTimeout: 180_000 },
+        test: {
+          name: "int",
+          isolate,
+          include: ["**/*.int.test.ts"],
+          exclude: [...ignored, ...intLeftToServerMode],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
       },
       // An e2e file's beforeAll starts a whole server, and sometimes a browser: 20 s alone for an embedded one,
       // over 120 s beside the crash tier, the server tiers and a CPU hog on two cores. A test waits for what the

@@ -12,7 +12,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { modeIndependentE2e } from "./modeIndependentE2e.mjs";
+import { modeIndependentE2e, modeIndependentInt } from "./modeIndependentFiles.mjs";
 
 const postgresUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -151,15 +151,16 @@ const printed = (tier) => {
 const unit = vitest("unit", ["unit"], {});
 
 const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUrl, 4222));
-// With the server tier running, the e2e files whose behaviour does not depend on the mode run there only:
-// the embedded tier was the longest, and its PGlite the most CPU, of `npm test`.
+// With the server tier running, the int and e2e files whose behaviour does not depend on the mode run there
+// only: the embedded tier's PGlite is the most CPU of `npm test`, and two cores are the limit.
 const embedded = { TIDINGS_TEST_MODE: "embedded", ...(serverUp ? { TIDINGS_TEST_EMBEDDED: "mode-dependent" } : {}) };
 const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded)];
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
   console.log(
     `embedded mode leaves ${modeIndependentE2e.length} e2e files to server mode, as their behaviour does not depend on the mode ` +
-      `(scripts/modeIndependentE2e.mjs): ${modeIndependentE2e.map((file) => basename(file, ".e2e.test.ts")).join(", ")}`,
+      `(scripts/modeIndependentFiles.mjs): ${modeIndependentE2e.map((file) => basename(file, ".e2e.test.ts")).join(", ")}; ` +
+      `and the api's int files that drive its routes and pages: ${modeIndependentInt.join(", ")}`,
   );
   const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
   // The int and the e2e files run side by side, one file each: both mostly wait on round trips. The crash

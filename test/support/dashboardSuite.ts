@@ -94,7 +94,7 @@ export async function screenshotPages(
 
 /**
  * Whether this run leaves the screenshot tests to server mode: `npm test` sets TIDINGS_TEST_EMBEDDED=mode-dependent
- * on its embedded tier when the server tier runs too (scripts/modeIndependentE2e.mjs). The pages are the same
+ * on its embedded tier when the server tier runs too (scripts/modeIndependentFiles.mjs). The pages are the same
  * HTML in either mode, so their screenshots and the checks made on them (CSP, axe-core, overflow) are taken
  * once; the browser tests of what a person does run in both modes.
  */

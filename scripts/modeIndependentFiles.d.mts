@@ -1,1 +1,2 @@
 export declare const modeIndependentE2e: string[];
+export declare const modeIndependentInt: string[];
