@@ -133,13 +133,17 @@ if (checks.includes(false)) {
   console.log("tests: 0 passed, 1 failed");
   process.exit(1);
 }
-// The format check and the type-aware linter (one program over the whole tree, about a minute) run beside
-// the tests, in the background; either failing fails `npm test`, and test/lint proves they catch what they
-// are for.
-const style = Promise.all([
-  check("format (prettier --check)", "nice", ["-n", "10", "npx", "prettier", "--check", "."]),
-  check("lint (eslint)", "nice", ["-n", "10", "npx", "eslint", "."]),
-]);
+// The format check and the type-aware linter (one program over the whole tree, about a minute and a half of
+// CPU) run in the background; either failing fails `npm test`, and test/lint proves they catch what they are
+// for. With server mode they start once the int and e2e tiers end, beside the crash tests: those mostly wait
+// on kills and restarts and leave the cores half idle, where beside the other tiers, which keep both cores
+// busy, the linter's CPU came out of their time. At nice 10 they leave a crash test's processes the CPU
+// whenever these want it.
+const styleChecks = () =>
+  Promise.all([
+    check("format (prettier --check)", "nice", ["-n", "10", "npx", "prettier", "--check", "."]),
+    check("lint (eslint)", "nice", ["-n", "10", "npx", "eslint", "."]),
+  ]);
 const printed = (tier) => {
   console.log(`\n== ${tier.label} ==`);
   process.stdout.write(readFileSync(tier.log));
@@ -154,7 +158,9 @@ const serverUp = (await reachable(postgresUrl, 5432)) && (await reachable(natsUr
 // With the server tier running, the int and e2e files whose behaviour does not depend on the mode run there
 // only: the embedded tier's PGlite is the most CPU of `npm test`, and two cores are the limit.
 const embedded = { TIDINGS_TEST_MODE: "embedded", ...(serverUp ? { TIDINGS_TEST_EMBEDDED: "mode-dependent" } : {}) };
-const tiers = [vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded)];
+const embeddedTier = vitest("integration + e2e, embedded mode", ["int", "e2e"], embedded);
+const tiers = [embeddedTier];
+let style;
 if (serverUp) {
   console.log("\nintegration + e2e run in embedded and server mode at once; each prints when it ends");
   console.log(
@@ -165,20 +171,25 @@ if (serverUp) {
   const server = { TIDINGS_TEST_MODE: "server", TEST_POSTGRES_URL: postgresUrl, NATS_URL: natsUrl };
   // The int and the e2e files run side by side, one file each: both mostly wait on round trips. The crash
   // tests wait on kills, restarts and one email in flight; they get that latency best alone, after the rest.
+  const serverTiers = Promise.all([
+    vitest("integration, server mode (PostgreSQL + NATS)", ["int"], server),
+    vitest("e2e, server mode (PostgreSQL + NATS)", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }),
+  ]);
   tiers.push(
-    Promise.all([
-      vitest("integration, server mode (PostgreSQL + NATS)", ["int"], server),
-      vitest("e2e, server mode (PostgreSQL + NATS)", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "none" }),
-    ]).then(async (both) => [
+    serverTiers.then(async (both) => [
       ...both,
       await vitest("crash tests, server mode, one at a time", ["e2e"], { ...server, TIDINGS_TEST_CRASH: "only" }),
     ]),
   );
-} else if (process.env.CI) {
-  console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
-  failedRuns++;
+  style = Promise.all([embeddedTier, serverTiers]).then(styleChecks);
 } else {
-  console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
+  if (process.env.CI) {
+    console.log(`\nserver mode: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer, and CI must run it`);
+    failedRuns++;
+  } else {
+    console.log(`\nserver mode skipped: PostgreSQL (${postgresUrl}) or NATS (${natsUrl}) does not answer`);
+  }
+  style = styleChecks();
 }
 printed(await unit);
 for (const tier of (await Promise.all(tiers)).flat()) printed(tier);
