@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm test`: type-check (and build, for the child processes that run built code), then at once the format
-// check, the linter, the unit tier and the integration and e2e tiers in embedded mode and in server mode
-// against PostgreSQL and NATS.
+// `npm test`: type-check (and build, for the child processes that run built code), then at once the unit
+// tier and the integration and e2e tiers in embedded mode and in server mode against PostgreSQL and NATS.
 // The two modes share nothing (PGlite in temporary directories, against databases and NATS streams of
 // their own), and together they keep both cores busy: the embedded tier is CPU-bound on PGlite, the server
-// tier mostly waits, an int and an e2e file at a time, then the crash tests one at a time. Each tier's
-// output is printed whole when it ends.
+// tier mostly waits, an int and an e2e file at a time, then the crash tests one at a time, with the format
+// check and the linter beside them (at once, without server mode). Each tier's output is printed whole
+// when it ends.
 // Prints one closing line "tests: N passed, N failed" summed over every run.
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
