@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testMode } from "@tidings/postgres";
 import { readAdminAddress } from "@tidings/cli";
+import { seedMigratedDatabase } from "@tidings/cli/testing";
 import { freePort } from "../support/testServer.js";
 
 const cli = join(import.meta.dirname, "../../services/cli/dist/main.js");
@@ -29,6 +30,7 @@ if (testMode() === "server") console.warn("CLI through a serving process skipped
 describe.skipIf(testMode() === "server")("the tidings command while an embedded tidings serve runs", () => {
   beforeAll(async () => {
     const port = await freePort();
+    await seedMigratedDatabase(dataDir);
     serving = spawn(process.execPath, [cli, "serve"], {
       env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],

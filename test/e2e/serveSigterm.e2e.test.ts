@@ -9,7 +9,7 @@ import { randomBase62 } from "@tidings/core";
 import { testMode } from "@tidings/postgres";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { broadcastToReaders, importReaders, repeatsOfHeldSends, untilRelayHolds } from "../support/readerBroadcast.js";
-import { seedMigratedDatabase } from "../support/migratedDataDir.js";
+import { seedMigratedDatabase } from "@tidings/cli/testing";
 import { untilSinkHolds } from "../support/sinkCopies.js";
 import { freePort } from "../support/testServer.js";
 import { paced, succeeded } from "../support/wire.js";

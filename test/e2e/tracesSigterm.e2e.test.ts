@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
-import { seedMigratedDatabase } from "../support/migratedDataDir.js";
+import { seedMigratedDatabase } from "@tidings/cli/testing";
 import { startOtlpReceiver, type OtlpReceiver } from "../support/otlpReceiver.js";
 import { deleteNatsStreams, freePort, serverModeStores } from "../support/testServer.js";
 

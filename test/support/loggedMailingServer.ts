@@ -8,7 +8,7 @@ import { runCommand, serve } from "@tidings/cli";
 import { startSmtpSink, type SmtpSink } from "@tidings/testkit";
 import { raiseBootstrapTeamRateLimit } from "./rateLimit.js";
 import { deleteNatsStreams, freePort, serverModeStores, type TestServer } from "./testServer.js";
-import { seedMigratedDatabase } from "./migratedDataDir.js";
+import { seedMigratedDatabase } from "@tidings/cli/testing";
 
 /** A mailing server (mailingServer.ts) whose own log lines go to a file, for a test that searches them. */
 export interface LoggedMailingServer {

@@ -6,7 +6,7 @@ import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgr
 import { runCommand, serve, type Serving } from "@tidings/cli";
 import { connect } from "nats";
 import { freePort } from "@tidings/testkit";
-import { seedMigratedDatabase } from "./migratedDataDir.js";
+import { seedMigratedDatabase } from "@tidings/cli/testing";
 
 export interface TestServer {
   /** Base URL, e.g. for `new Resend(token, { baseUrl })`. */

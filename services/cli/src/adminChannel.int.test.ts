@@ -8,6 +8,7 @@ import { adminFile, readAdminAddress, startAdminChannel } from "./adminChannel.j
 import { forwardToServing } from "./forwardCommand.js";
 import { runCommand } from "./main.js";
 import { openRuntime, type Runtime } from "./runtime.js";
+import { seedMigratedDatabase } from "./testing/migratedDataDir.js";
 
 const logger = createLogger("silent");
 const dataDir = mkdtempSync(join(tmpdir(), "tidings-channel-"));
@@ -31,6 +32,7 @@ if (testMode() === "server") console.warn("admin channel tests skipped in server
 
 describe.skipIf(testMode() === "server")("the admin channel of an embedded serving process", () => {
   beforeAll(async () => {
+    await seedMigratedDatabase(dataDir);
     runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir }), logger);
     channel = await startAdminChannel(runtime.dataDir!, (argv, out) => runCommand(argv, runtime, out), logger);
   }, 120_000);

@@ -6,6 +6,7 @@ import { createLogger, loadConfig, sha256Hex, type Config } from "@tidings/core"
 import { createTestDatabase, settledWrites, testMode, type TestDatabase } from "@tidings/postgres";
 import { teamIdForName } from "@tidings/api";
 import { openRuntime } from "../runtime.js";
+import { seedMigratedDatabase } from "../testing/migratedDataDir.js";
 import { keysCreate } from "./keys.js";
 
 const logger = createLogger("silent");
@@ -23,6 +24,7 @@ async function freshConfig(): Promise<Config> {
   }
   const dir = mkdtempSync(join(tmpdir(), "tidings-keys-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  await seedMigratedDatabase(dir);
   return loadConfig({ DATA_DIR: dir });
 }
 

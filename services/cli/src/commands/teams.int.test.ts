@@ -6,6 +6,7 @@ import { createLogger, loadConfig, systemClock, type Config } from "@tidings/cor
 import { createTestDatabase, testMode, type TestDatabase } from "@tidings/postgres";
 import { ensureTeam, teamIdForName } from "@tidings/api";
 import { openRuntime, type Runtime } from "../runtime.js";
+import { seedMigratedDatabase } from "../testing/migratedDataDir.js";
 import type { CliOutput } from "../cliOutput.js";
 import { UsageError } from "../usageError.js";
 import { teamsSetBroadcastRate, teamsSetRateLimit } from "./teams.js";
@@ -22,6 +23,7 @@ beforeAll(async () => {
   } else {
     const dir = mkdtempSync(join(tmpdir(), "tidings-teams-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    await seedMigratedDatabase(dir);
     config = loadConfig({ DATA_DIR: dir });
   }
   const runtime = await openRuntime(config, logger);

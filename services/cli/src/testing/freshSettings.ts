@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { randomBase62 } from "@tidings/core";
 import { createTestDatabase, testMode } from "@tidings/postgres";
 import { freePort } from "@tidings/testkit";
+import { seedMigratedDatabase } from "./migratedDataDir.js";
 
 /**
- * The settings of a fresh installation in the tier's mode, `env` over them: a DATA_DIR of its own, a
- * port, a bootstrap token, and in server mode a database of its own, NATS under a fresh prefix and a
- * secret. `cleanup` gets what undoes them.
+ * The settings of a fresh installation in the tier's mode, `env` over them: a DATA_DIR of its own (in
+ * embedded mode a migrated database in it, `seedMigratedDatabase`), a port, a bootstrap token, and in
+ * server mode a database of its own, NATS under a fresh prefix and a secret. `cleanup` gets what undoes them.
  */
 export async function freshSettings(env: Record<string, string>, cleanup: (undo: () => Promise<void> | void) => void) {
   const dataDir = mkdtempSync(join(tmpdir(), "tidings-cli-"));
@@ -21,7 +22,10 @@ export async function freshSettings(env: Record<string, string>, cleanup: (undo:
     // (a domain created through a served api was once not listed 2 s later, the default).
     READ_YOUR_WRITES_TIMEOUT_MS: "60000",
   };
-  if (testMode() !== "server") return { ...base, ...env };
+  if (testMode() !== "server") {
+    await seedMigratedDatabase(dataDir);
+    return { ...base, ...env };
+  }
   const test = await createTestDatabase();
   cleanup(() => test.dispose());
   return {

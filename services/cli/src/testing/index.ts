@@ -1,0 +1,2 @@
+export { freshSettings } from "./freshSettings.js";
+export { seedMigratedDatabase } from "./migratedDataDir.js";
